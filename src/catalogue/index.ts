@@ -1,0 +1,79 @@
+/**
+ * The field catalogue: data re-exported from the per-document files, plus the look-ups every
+ * consumer needs (by name or response alias, secrets, "did you mean").
+ */
+import { SETTINGS } from './application-settings.js';
+import type { SettingSpec } from './types.js';
+
+export * from './types.js';
+export * from './application-settings.js';
+export * from './resources.js';
+
+let byName: ReadonlyMap<string, SettingSpec> | undefined;
+let current: readonly string[] | undefined;
+
+/** Name and response alias → spec. Names win over aliases (no alias equals another name). */
+function index(): ReadonlyMap<string, SettingSpec> {
+  if (!byName) {
+    const map = new Map<string, SettingSpec>();
+    for (const s of SETTINGS) if (s.responseName) map.set(s.responseName, s);
+    for (const s of SETTINGS) map.set(s.name, s);
+    byName = map;
+  }
+  return byName;
+}
+
+/** The setting called `name`, or whose response name is `name`; `undefined` when unknown. */
+export function settingByName(name: string): SettingSpec | undefined {
+  return index().get(name);
+}
+
+/** Names of the current settings (removed ones excluded), in spec order. */
+export function settingNames(): readonly string[] {
+  current ??= SETTINGS.filter((s) => !s.removed).map((s) => s.name);
+  return current;
+}
+
+/** True for a known setting whose value is secret (write-only for plumb). */
+export function isSecretSetting(name: string): boolean {
+  return settingByName(name)?.secret === true;
+}
+
+/** The name a response uses for the setting `name` (itself unless the spec gives an alias). */
+export function responseNameOf(name: string): string {
+  return settingByName(name)?.responseName ?? name;
+}
+
+/** Levenshtein edit distance (insertions, deletions, substitutions each cost 1). */
+export function editDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The current setting name closest to `typo`, when it is within max(2, ⌊length/3⌋) edits; ties go to
+ * the non-deprecated name, then to spec order. `undefined` when nothing is that close.
+ */
+export function suggestSettingName(typo: string): string | undefined {
+  const limit = Math.max(2, Math.floor(typo.length / 3));
+  let best: SettingSpec | undefined;
+  let bestDistance = Infinity;
+  for (const name of settingNames()) {
+    const spec = settingByName(name)!;
+    const d = editDistance(typo, name);
+    if (d < bestDistance || (d === bestDistance && best?.deprecated && !spec.deprecated)) {
+      best = spec;
+      bestDistance = d;
+    }
+  }
+  return best && bestDistance <= limit ? best.name : undefined;
+}

@@ -1,0 +1,84 @@
+/**
+ * The desired state: what a validated configuration asks for, per instance. Plain data with the JSON
+ * pointer of every resource, so later stages (plan, apply errors) can point back at the YAML line.
+ */
+
+export interface DesiredValue {
+  readonly value: unknown;
+  /** Came from interpolation or is a secret setting: never shown, compared only by fingerprint. */
+  readonly secret: boolean;
+  readonly pointer: string;
+}
+
+export type TokenSink =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'command'; readonly argv: readonly string[] }
+  | { readonly kind: 'stdout' };
+
+export interface DesiredAccessToken {
+  readonly name: string;
+  readonly pointer: string;
+  readonly description?: string;
+  readonly scopes: readonly string[];
+  readonly accessLevel: number;
+  /** Fixed expiry (YYYY-MM-DD), or undefined with a rotation policy. */
+  readonly expiresAt?: string;
+  readonly rotation?: { readonly lifetimeDays: number; readonly rotateBeforeDays: number };
+  readonly sink?: TokenSink;
+  /** plumb's own credential: rotated through `self`. */
+  readonly self: boolean;
+}
+
+export interface DesiredGroup {
+  /** Numeric id or full path, as written. */
+  readonly ref: string;
+  readonly pointer: string;
+  readonly pruneAccessTokens: boolean;
+  readonly accessTokens: readonly DesiredAccessToken[];
+}
+
+export interface DesiredFile {
+  readonly path: string;
+  readonly pointer: string;
+  /** Empty means the project's default branch. */
+  readonly branches: readonly string[];
+  readonly state: 'present' | 'absent';
+  /** Content exactly as it must be in the repository (decoded when written as base64). */
+  readonly content?: Buffer;
+  readonly encoding: 'text' | 'base64';
+  readonly executeFilemode?: boolean;
+  readonly commitMessage?: string;
+  readonly authorName?: string;
+  readonly authorEmail?: string;
+  readonly secret: boolean;
+}
+
+export interface DesiredPages {
+  readonly pointer: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+export interface DesiredProject {
+  readonly ref: string;
+  readonly pointer: string;
+  readonly files: readonly DesiredFile[];
+  readonly pages?: DesiredPages;
+}
+
+export interface DesiredInstance {
+  readonly name: string;
+  readonly pointer: string;
+  readonly url: string;
+  readonly tokenEnv: string;
+  /** Absolute path of a PEM bundle. */
+  readonly caBundle?: string;
+  readonly allowInsecureHttp: boolean;
+  readonly settingsVerifySeconds: number;
+  readonly settings: ReadonlyMap<string, DesiredValue>;
+  readonly groups: readonly DesiredGroup[];
+  readonly projects: readonly DesiredProject[];
+}
+
+export interface DesiredConfig {
+  readonly instances: readonly DesiredInstance[];
+}

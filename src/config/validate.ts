@@ -1,0 +1,722 @@
+import { readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ErrorObject } from 'ajv';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { hasErrors } from '../diagnostics/index.js';
+import { settingByName, SETTING_RULES, GROUP_TOKEN_SCOPES, ACCESS_LEVELS } from '../catalogue/index.js';
+import { validate as generatedValidate } from '../generated/config-validator.js';
+import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
+import { closestMatch } from '../util/suggest.js';
+import { loadSources, resolveConfigFiles, describePointer } from './load.js';
+import type { LoadedSources, LoadOptions } from './load.js';
+import { joinPointer, splitPointer } from './pointer.js';
+import type {
+  DesiredAccessToken,
+  DesiredConfig,
+  DesiredFile,
+  DesiredGroup,
+  DesiredInstance,
+  DesiredProject,
+  DesiredValue,
+  TokenSink,
+} from './model.js';
+
+/** The ajv standalone validator generated at build time (no schema compilation at start-up). */
+const validateSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+export interface ValidateOptions extends LoadOptions {
+  /** Today's date for date checks (YYYY-MM-DD); defaults to the current UTC date. */
+  readonly today?: string;
+}
+
+export interface ConfigResult {
+  /** Present only when there are no errors. */
+  readonly config?: DesiredConfig;
+  readonly diagnostics: Diagnostic[];
+  readonly sources: LoadedSources;
+}
+
+/** Loads, merges, validates and resolves a configuration; never touches the network. */
+export function loadConfig(paths: readonly string[], opts: ValidateOptions = {}): ConfigResult {
+  const cwd = opts.cwd ?? process.cwd();
+  const resolved = resolveConfigFiles(paths, cwd);
+  const sources = loadSources(resolved.files, opts);
+  const diagnostics: Diagnostic[] = [...resolved.diagnostics, ...sources.diagnostics];
+  const files = new Map(resolved.files.map((abs) => [displayOf(abs, cwd), abs]));
+  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd };
+  if (!validateSchema(sources.data)) {
+    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
+  }
+  const config = resolveConfig(sources.data, ctx);
+  if (hasErrors(diagnostics)) return { diagnostics, sources };
+  return { config, diagnostics, sources };
+}
+
+function displayOf(abs: string, cwd: string): string {
+  const rel = path.relative(cwd, abs);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
+}
+
+interface Ctx {
+  readonly sources: LoadedSources;
+  readonly diagnostics: Diagnostic[];
+  readonly today: string;
+  /** display name → absolute path, to resolve paths relative to the file that wrote them. */
+  readonly files: Map<string, string>;
+  readonly cwd: string;
+}
+
+function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {
+  const l = ctx.sources.locations.get(pointer);
+  if (!l) return undefined;
+  return on === 'key' ? (l.key ?? l.value) : l.value;
+}
+
+function push(ctx: Ctx, d: Omit<Diagnostic, 'location'> & { on?: 'key' | 'value' }): void {
+  const { on, ...rest } = d;
+  ctx.diagnostics.push({ ...rest, location: d.pointer !== undefined ? at(ctx, d.pointer, on) : undefined });
+}
+
+/** One error per place and keyword; ajv repeats some errors for every branch it tried. */
+function dedupeErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const seen = new Set<string>();
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'if') continue; // the `then` error that follows says it better
+    const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+  }
+  return out;
+}
+
+let schemaCache: Record<string, unknown> | undefined;
+/** The committed config schema, read only on the error path (for did-you-mean suggestions). */
+function configSchemaJson(): Record<string, unknown> {
+  if (!schemaCache) {
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const file = path.resolve(here, '../../schemas/plumb-config.schema.json');
+    schemaCache = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  }
+  return schemaCache;
+}
+
+function knownKeys(schemaPath: string): string[] {
+  // e.g. "#/definitions/instance/additionalProperties" → definitions.instance.properties
+  const segs = schemaPath.replace(/^#\//, '').split('/').slice(0, -1);
+  let node: unknown = configSchemaJson();
+  for (const s of segs) node = (node as Record<string, unknown> | undefined)?.[s];
+  const props = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
+  return props ? Object.keys(props) : [];
+}
+
+function isSettingsPointer(pointer: string): boolean {
+  const s = splitPointer(pointer);
+  return s.length === 3 && s[0] === 'instances' && s[2] === 'settings';
+}
+
+function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
+  const where = describePointer(e.instancePath);
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const key = (e.params as { additionalProperty: string }).additionalProperty;
+      const pointer = joinPointer(e.instancePath, key);
+      if (isSettingsPointer(e.instancePath)) return unknownSetting(key, pointer, ctx);
+      if (key === 'token' && splitPointer(e.instancePath).length === 2) {
+        return push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_TOKEN_INLINE',
+          summary: 'The access token is written in the configuration',
+          detail: 'A token in a Git repository is a leaked token. plumb reads it from an environment variable instead.',
+          suggestion: 'replace `token:` with `token_env: NAME` and export NAME (revoke the token that was committed)',
+          pointer,
+          on: 'key',
+        });
+      }
+      const guess = closestMatch(key, knownKeys(e.schemaPath));
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_UNKNOWN_KEY',
+        summary: `Unknown key "${key}"`,
+        detail: `Allowed here: ${knownKeys(e.schemaPath).join(', ') || '(none)'}.`,
+        suggestion: guess ? `did you mean "${guess}"?` : 'remove it',
+        pointer,
+        on: 'key',
+      });
+    }
+    case 'required': {
+      const missing = (e.params as { missingProperty: string }).missingProperty;
+      const rule = ruleOf(e.schemaPath);
+      if (rule && rule.kind !== 'not-in-list') {
+        const trigger = rule.kind === 'required-when-enabled' ? rule.flag : rule.field;
+        const triggerPointer = joinPointer(e.instancePath, trigger);
+        return push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_DEPENDENCY_MISSING',
+          summary: `"${missing}" is required when "${trigger}" is ${rule.kind === 'required-when-enabled' ? 'true' : 'set'}`,
+          detail: `The instance rejects an update that sets ${trigger}${rule.kind === 'required-when-enabled' ? ': true' : ''} without ${rule.requires.join(', ')} in the same request.`,
+          suggestion: `add "${missing}" next to "${trigger}"${settingByName(missing)?.secret ? ' (as ${env:NAME}: it is a secret)' : ''}, or set "${trigger}" to false`,
+          pointer: triggerPointer,
+          on: 'key',
+        });
+      }
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_MISSING_FIELD',
+        summary: `${where || 'The configuration'} lacks the required key "${missing}"`,
+        suggestion: `add "${missing}"`,
+        pointer: e.instancePath,
+        on: 'key',
+      });
+    }
+    case 'not': {
+      const rule = ruleOf(e.schemaPath);
+      if (rule?.kind === 'not-in-list') {
+        const listPointer = joinPointer(splitPointer(e.instancePath).slice(0, -1).reduce((p, s) => joinPointer(p, s), ''), rule.list);
+        return push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_VISIBILITY_CONFLICT',
+          summary: `"${rule.field}" is a level listed in "${rule.list}"`,
+          detail: `A default visibility cannot be a restricted level; the instance rejects this combination.`,
+          suggestion: `choose another ${rule.field} or remove that level from ${rule.list}`,
+          pointer: e.instancePath,
+          related: [{ message: `${rule.list} is set here`, location: at(ctx, listPointer) }],
+        });
+      }
+      break;
+    }
+    case 'type':
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TYPE_MISMATCH',
+        summary: `${where} must be ${article((e.params as { type: string | string[] }).type)}`,
+        detail: `Found ${describeValue(valueAt(ctx, e.instancePath))}.`,
+        suggestion: typeHint((e.params as { type: string | string[] }).type, valueAt(ctx, e.instancePath)),
+        pointer: e.instancePath,
+      });
+    case 'enum':
+    case 'const': {
+      const allowed = e.keyword === 'enum' ? (e.params as { allowedValues: unknown[] }).allowedValues : [(e.params as { allowedValue: unknown }).allowedValue];
+      const v = valueAt(ctx, e.instancePath);
+      const guess = typeof v === 'string' ? closestMatch(v, allowed.map(String)) : undefined;
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_ENUM_VALUE',
+        summary: `${where} has a value that is not allowed: ${JSON.stringify(v)}`,
+        detail: `Allowed: ${allowed.map((a) => JSON.stringify(a)).join(', ')}.`,
+        suggestion: guess ? `did you mean ${JSON.stringify(guess)}?` : `use one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+        pointer: e.instancePath,
+      });
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+    case 'multipleOf': {
+      const p = e.params as { comparison?: string; limit?: number; multipleOf?: number };
+      const bound = e.keyword === 'multipleOf' ? `a multiple of ${p.multipleOf}` : `${p.comparison} ${p.limit}`;
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_OUT_OF_RANGE',
+        summary: `${where} is out of range: ${JSON.stringify(valueAt(ctx, e.instancePath))}`,
+        detail: `It must be ${bound}${rangeOf(e.instancePath)}.`,
+        suggestion: `use a value ${bound}`,
+        pointer: e.instancePath,
+      });
+    }
+    case 'maxItems':
+    case 'minItems':
+    case 'uniqueItems':
+      return push(ctx, {
+        severity: 'error',
+        code: e.keyword === 'uniqueItems' ? 'PLUMB_DUPLICATE_ITEM' : 'PLUMB_ARRAY_SIZE',
+        summary: `${where} ${e.message ?? 'has the wrong number of items'}`,
+        suggestion: e.keyword === 'uniqueItems' ? 'remove the repeated item' : 'adjust the number of items',
+        pointer: e.instancePath,
+      });
+    case 'pattern':
+    case 'minLength':
+    case 'maxLength':
+    case 'format':
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_STRING_FORMAT',
+        summary: `${where} is not in the expected form`,
+        detail: formatDetail(e),
+        suggestion: formatSuggestion(e),
+        pointer: e.instancePath,
+      });
+    case 'minProperties':
+    case 'maxProperties':
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SINK_INVALID',
+        summary: `${where} must name exactly one of file, command or stdout`,
+        suggestion: 'keep one way of delivering the secret, e.g. `sink: {file: secrets/deployer.token}`',
+        pointer: e.instancePath,
+      });
+    case 'propertyNames':
+      return;
+    default:
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SCHEMA',
+        summary: `${where} ${e.message ?? 'is invalid'}`,
+        pointer: e.instancePath,
+      });
+  }
+}
+
+function ruleOf(schemaPath: string) {
+  const m = /\/settings\/allOf\/(\d+)\//.exec(schemaPath);
+  if (!m) return undefined;
+  const idx = SETTINGS_RULE_INDEX[Number(m[1])];
+  return idx === undefined ? undefined : SETTING_RULES[idx];
+}
+
+function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
+  const spec = settingByName(key);
+  if (spec?.removed) {
+    return push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SETTING_REMOVED',
+      summary: `Setting "${key}" was removed from the interface in ${spec.removed.version}`,
+      detail: 'The instance ignores it; keeping it would hide that the configuration no longer does anything.',
+      suggestion: spec.removed.replacement ? `use "${spec.removed.replacement}" instead` : 'remove it',
+      pointer,
+      on: 'key',
+    });
+  }
+  if (spec && spec.name !== key) {
+    return push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SETTING_RESPONSE_NAME',
+      summary: `"${key}" is the name the instance uses in responses; updates use "${spec.name}"`,
+      suggestion: `rename it to "${spec.name}"`,
+      pointer,
+      on: 'key',
+    });
+  }
+  const guess = closestMatch(key, settingNamesForSuggest());
+  push(ctx, {
+    severity: 'error',
+    code: 'PLUMB_UNKNOWN_SETTING',
+    summary: `Unknown application setting "${key}"`,
+    detail: 'See docs/settings.md for every setting plumb knows.',
+    suggestion: guess ? `did you mean "${guess}"?` : 'check the spelling against docs/settings.md',
+    pointer,
+    on: 'key',
+  });
+}
+
+let settingNameList: string[] | undefined;
+function settingNamesForSuggest(): string[] {
+  settingNameList ??= knownKeys('#/definitions/settings/additionalProperties');
+  return settingNameList;
+}
+
+function valueAt(ctx: Ctx, pointer: string): unknown {
+  let node: unknown = ctx.sources.data;
+  for (const s of splitPointer(pointer)) node = (node as Record<string, unknown> | undefined)?.[s];
+  return node;
+}
+
+function article(t: string | string[]): string {
+  const list = Array.isArray(t) ? t : [t];
+  const words = list.map((x) => (x === 'integer' ? 'an integer' : x === 'array' ? 'a list' : x === 'object' ? 'a mapping' : x === 'null' ? 'null' : `a ${x}`));
+  return words.join(' or ');
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function typeHint(t: string | string[], v: unknown): string {
+  const list = Array.isArray(t) ? t : [t];
+  if (list.includes('boolean') && typeof v === 'string' && /^(true|false|yes|no|on|off)$/i.test(v)) return `write ${/^(true|yes|on)$/i.test(v) ? 'true' : 'false'} without quotes`;
+  if ((list.includes('integer') || list.includes('number')) && typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return `write ${v} without quotes`;
+  if (list.includes('integer') && typeof v === 'number') return `use a whole number such as ${Math.round(v)}`;
+  if (list.includes('array') && !Array.isArray(v)) return `write a list, e.g. [${v === undefined ? '' : JSON.stringify(v)}]`;
+  if (list.includes('string') && typeof v !== 'string') return 'quote the value';
+  return `change it to ${article(t)}`;
+}
+
+function rangeOf(pointer: string): string {
+  const s = splitPointer(pointer);
+  if (s[2] !== 'settings' || s.length !== 4) return '';
+  const spec = settingByName(s[3]!);
+  if (!spec) return '';
+  const lo = spec.minimum;
+  const hi = spec.maximum;
+  return lo !== undefined && hi !== undefined ? ` (allowed ${lo}–${hi})` : '';
+}
+
+function formatDetail(e: ErrorObject): string {
+  const p = e.params as { pattern?: string; limit?: number };
+  if (e.keyword === 'pattern') return `It must match ${p.pattern}.`;
+  return `It ${e.message ?? 'has the wrong length'}.`;
+}
+
+function formatSuggestion(e: ErrorObject): string {
+  const last = splitPointer(e.instancePath).at(-1);
+  if (last === 'expires_at') return 'write the date as YYYY-MM-DD';
+  if (last === 'url') return 'write the base URL with its scheme, e.g. https://code.example.com';
+  if (last === 'token_env') return 'write the name of an environment variable, e.g. PLUMB_TOKEN';
+  return 'fix the value';
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic checks and resolution into the desired-state model
+
+function obj(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
+  const instances: DesiredInstance[] = [];
+  for (const [name, raw] of Object.entries(obj(data.instances))) {
+    const p = joinPointer('/instances', name);
+    const inst = obj(raw);
+    const caBundle = typeof inst.ca_bundle === 'string' ? relativeToFile(ctx, joinPointer(p, 'ca_bundle'), inst.ca_bundle) : undefined;
+    if (caBundle !== undefined && !existsSync(caBundle)) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_FILE_MISSING',
+        summary: `CA bundle "${String(inst.ca_bundle)}" does not exist`,
+        suggestion: 'give the path of a PEM file, relative to this YAML file',
+        pointer: joinPointer(p, 'ca_bundle'),
+      });
+    }
+    if (inst.url === undefined && Object.keys(inst).length > 0) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_MISSING_FIELD',
+        summary: `Instance "${name}" has no url`,
+        suggestion: 'add `url: https://code.example.com` to the instance',
+        pointer: p,
+        on: 'key',
+      });
+    }
+    if (inst.token_env === undefined && inst.token === undefined && Object.keys(inst).length > 0) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_MISSING_FIELD',
+        summary: `Instance "${name}" does not say where its access token comes from`,
+        suggestion: 'add `token_env: PLUMB_TOKEN` (the name of an environment variable holding an administrator token)',
+        pointer: p,
+        on: 'key',
+      });
+    }
+    instances.push({
+      name,
+      pointer: p,
+      url: typeof inst.url === 'string' ? inst.url.replace(/\/+$/, '') : '',
+      tokenEnv: typeof inst.token_env === 'string' ? inst.token_env : '',
+      caBundle,
+      allowInsecureHttp: inst.allow_insecure_http === true,
+      settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
+      settings: resolveSettings(obj(inst.settings), joinPointer(p, 'settings'), ctx),
+      groups: Object.entries(obj(inst.groups)).map(([ref, g]) => resolveGroup(ref, obj(g), joinPointer(p, 'groups', ref), ctx)),
+      projects: Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx)),
+    });
+  }
+  if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
+    ctx.diagnostics.push({
+      severity: 'warning',
+      code: 'PLUMB_NOTHING_DECLARED',
+      summary: 'The configuration declares no instance',
+      suggestion: 'add an `instances:` mapping (see docs/config.md)',
+    });
+  }
+  return { instances };
+}
+
+function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ctx): Map<string, DesiredValue> {
+  const out = new Map<string, DesiredValue>();
+  for (const [key, value] of Object.entries(raw)) {
+    const spec = settingByName(key);
+    if (!spec || spec.name !== key || spec.removed) continue; // reported by the schema pass
+    const pointer = joinPointer(p, key);
+    if (spec.deprecated) {
+      push(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_SETTING_DEPRECATED',
+        summary: `Setting "${key}" is deprecated${spec.deprecated.since ? ` since ${spec.deprecated.since}` : ''}`,
+        detail: spec.deprecated.note,
+        suggestion: spec.deprecated.replacement ? `use "${spec.deprecated.replacement}" instead` : 'plan to remove it',
+        pointer,
+        on: 'key',
+      });
+    }
+    if (spec.readOnly) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SETTING_READ_ONLY',
+        summary: `Setting "${key}" cannot be updated through the interface`,
+        detail: 'The instance ignores it in an update, so declaring it would report a perpetual difference.',
+        suggestion: 'remove it from the configuration',
+        pointer,
+        on: 'key',
+      });
+    }
+    const interpolated = ctx.sources.secrets.isSecretPointer(pointer);
+    if (spec.secret && !interpolated && value !== null && value !== '') {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SECRET_INLINE',
+        summary: `Secret setting "${key}" is written in clear in the configuration`,
+        detail: 'Secrets in a Git repository are leaked secrets. plumb reads them from the environment or a file.',
+        suggestion: `write it as \${env:${key.toUpperCase()}} and provide that variable when running plumb`,
+        pointer,
+      });
+    }
+    out.set(key, { value, secret: !!spec.secret || interpolated, pointer });
+  }
+  return out;
+}
+
+function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredGroup {
+  checkRef(ref, p, 'group', ctx);
+  const tokens: DesiredAccessToken[] = [];
+  for (const [name, t] of Object.entries(obj(raw.access_tokens))) {
+    const token = resolveToken(name, obj(t), joinPointer(p, 'access_tokens', name), ctx);
+    if (token) tokens.push(token);
+  }
+  const selfTokens = tokens.filter((t) => t.self);
+  if (selfTokens.length > 1) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_TWICE',
+      summary: `Group "${ref}" marks ${selfTokens.length} tokens as plumb's own credential`,
+      suggestion: 'mark only the token plumb authenticates with as `self: true`',
+      pointer: selfTokens[1]!.pointer,
+      on: 'key',
+    });
+  }
+  return { ref, pointer: p, pruneAccessTokens: raw.prune_access_tokens === true, accessTokens: tokens };
+}
+
+function checkRef(ref: string, p: string, kind: 'group' | 'project', ctx: Ctx): void {
+  const ok = /^\d+$/.test(ref) || /^[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)*$/.test(ref);
+  if (!ok || ref.split('/').some((s) => s === '..' || s === '.')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_RESOURCE_REF',
+      summary: `"${ref}" is neither a numeric ${kind} id nor a ${kind} full path`,
+      suggestion: `write the ${kind}'s full path (e.g. platform/infra) or its numeric id`,
+      pointer: p,
+      on: 'key',
+    });
+  }
+}
+
+const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));
+
+function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredAccessToken | undefined {
+  const scopes = Array.isArray(raw.scopes) ? raw.scopes.filter((s): s is string => typeof s === 'string') : [];
+  scopes.forEach((s, i) => {
+    if (!(GROUP_TOKEN_SCOPES as readonly string[]).includes(s)) {
+      const guess = closestMatch(s, GROUP_TOKEN_SCOPES);
+      push(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_TOKEN_SCOPE_UNKNOWN',
+        summary: `Scope "${s}" is not a known group access token scope`,
+        detail: `Known scopes: ${GROUP_TOKEN_SCOPES.join(', ')}. Newer instances may accept more; the instance decides.`,
+        suggestion: guess ? `did you mean "${guess}"?` : 'check the scope name',
+        pointer: joinPointer(p, 'scopes', i),
+      });
+    }
+  });
+  const hasExpiry = raw.expires_at !== undefined;
+  const hasRotation = raw.rotation !== undefined;
+  if (hasExpiry === hasRotation) {
+    push(ctx, {
+      severity: 'error',
+      code: hasExpiry ? 'PLUMB_TOKEN_EXPIRY_BOTH' : 'PLUMB_TOKEN_EXPIRY_MISSING',
+      summary: hasExpiry
+        ? `Token "${name}" has both a fixed expires_at and a rotation policy`
+        : `Token "${name}" has neither expires_at nor a rotation policy`,
+      suggestion: 'keep exactly one: `expires_at: YYYY-MM-DD` or `rotation: {lifetime_days: 90, rotate_before_days: 14}`',
+      pointer: p,
+      on: 'key',
+    });
+  }
+  let expiresAt: string | undefined;
+  if (typeof raw.expires_at === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw.expires_at)) {
+    const ep = joinPointer(p, 'expires_at');
+    if (!isRealDate(raw.expires_at)) {
+      push(ctx, { severity: 'error', code: 'PLUMB_DATE_INVALID', summary: `"${raw.expires_at}" is not a calendar date`, suggestion: 'use an existing date, YYYY-MM-DD', pointer: ep });
+    } else if (raw.expires_at <= ctx.today) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_EXPIRES_IN_PAST',
+        summary: `Token "${name}" would expire on ${raw.expires_at}, which is not after today (${ctx.today})`,
+        suggestion: 'choose a future date, or use a rotation policy',
+        pointer: ep,
+      });
+    }
+    expiresAt = raw.expires_at;
+  }
+  let rotation: DesiredAccessToken['rotation'];
+  const rot = obj(raw.rotation);
+  if (typeof rot.lifetime_days === 'number') {
+    const before = typeof rot.rotate_before_days === 'number' ? rot.rotate_before_days : 7;
+    if (before >= rot.lifetime_days) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_ROTATION_WINDOW',
+        summary: `rotate_before_days (${before}) must be smaller than lifetime_days (${rot.lifetime_days})`,
+        detail: 'Otherwise every run would rotate the token again.',
+        suggestion: 'shorten rotate_before_days or lengthen lifetime_days',
+        pointer: joinPointer(p, 'rotation', rot.rotate_before_days === undefined ? 'lifetime_days' : 'rotate_before_days'),
+      });
+    }
+    rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before };
+  }
+  let sink: TokenSink | undefined;
+  const s = obj(raw.sink);
+  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file) };
+  else if (Array.isArray(s.command)) sink = { kind: 'command', argv: s.command.map(String) };
+  else if (s.stdout === true) sink = { kind: 'stdout' };
+  if (raw.sink === undefined) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SINK_MISSING',
+      summary: `Token "${name}" has no sink for its secret`,
+      detail: 'The instance shows a token secret exactly once, when it is created or rotated; plumb must know where to deliver it before it asks for one.',
+      suggestion: 'add `sink: {file: secrets/NAME.token}`, `sink: {command: [...]}` or `sink: {stdout: true}`',
+      pointer: p,
+      on: 'key',
+    });
+  }
+  const self = raw.self === true;
+  if (self && !scopes.includes('api') && !scopes.includes('self_rotate')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_SCOPE',
+      summary: `Token "${name}" is marked self but can rotate itself only with scope api or self_rotate`,
+      suggestion: 'add "self_rotate" to its scopes',
+      pointer: joinPointer(p, 'scopes'),
+    });
+  }
+  const level = typeof raw.access_level === 'number' ? raw.access_level : typeof raw.access_level === 'string' ? ROLE_TO_LEVEL[raw.access_level] : 40;
+  return {
+    name,
+    pointer: p,
+    description: typeof raw.description === 'string' ? raw.description : undefined,
+    scopes,
+    accessLevel: level ?? 40,
+    expiresAt,
+    rotation,
+    sink,
+    self,
+  };
+}
+
+function isRealDate(d: string): boolean {
+  const t = new Date(d + 'T00:00:00Z');
+  return !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === d;
+}
+
+function resolveProject(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredProject {
+  checkRef(ref, p, 'project', ctx);
+  const files: DesiredFile[] = [];
+  for (const [filePath, f] of Object.entries(obj(raw.files))) {
+    const file = resolveFile(filePath, obj(f), joinPointer(p, 'files', filePath), ctx);
+    if (file) files.push(file);
+  }
+  const pages = raw.pages !== undefined ? { pointer: joinPointer(p, 'pages'), fields: obj(raw.pages) } : undefined;
+  return { ref, pointer: p, files, pages };
+}
+
+function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredFile | undefined {
+  const segments = filePath.split('/');
+  if (filePath.startsWith('/') || segments.some((s) => s === '..' || s === '.' || s === '') || filePath.includes('\\') || filePath.includes('\0')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_PATH_TRAVERSAL',
+      summary: `File path "${filePath}" is not a plain path inside the repository`,
+      detail: 'Paths must be relative, without "..", "." or empty segments; the instance rejects directory traversal.',
+      suggestion: 'write the path from the repository root, e.g. docs/README.md',
+      pointer: p,
+      on: 'key',
+    });
+    return undefined;
+  }
+  const state = raw.state === 'absent' ? 'absent' : 'present';
+  const encoding = raw.encoding === 'base64' ? 'base64' : 'text';
+  let content: Buffer | undefined;
+  let secret = ctx.sources.secrets.isSecretPointer(joinPointer(p, 'content'));
+  if (state === 'present') {
+    const hasContent = typeof raw.content === 'string';
+    const hasSource = typeof raw.source === 'string';
+    if (hasContent === hasSource) {
+      push(ctx, {
+        severity: 'error',
+        code: hasContent ? 'PLUMB_FILE_CONTENT_BOTH' : 'PLUMB_FILE_CONTENT_MISSING',
+        summary: hasContent ? `File "${filePath}" has both content and source` : `File "${filePath}" has no content`,
+        suggestion: 'give exactly one of `content:` (inline) or `source:` (a local file)',
+        pointer: p,
+        on: 'key',
+      });
+    } else if (hasContent) {
+      content = decode(raw.content as string, encoding, joinPointer(p, 'content'), ctx);
+    } else {
+      const src = relativeToFile(ctx, joinPointer(p, 'source'), raw.source as string);
+      try {
+        const bytes = readFileSync(src);
+        content = encoding === 'base64' ? decode(bytes.toString('utf8'), 'base64', joinPointer(p, 'source'), ctx) : bytes;
+      } catch (err) {
+        push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_FILE_MISSING',
+          summary: `Cannot read source "${String(raw.source)}": ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+          suggestion: 'give a path relative to this YAML file',
+          pointer: joinPointer(p, 'source'),
+        });
+      }
+      secret = false;
+    }
+  }
+  return {
+    path: filePath,
+    pointer: p,
+    branches: Array.isArray(raw.branches) ? raw.branches.map(String) : [],
+    state,
+    content,
+    encoding,
+    executeFilemode: typeof raw.execute_filemode === 'boolean' ? raw.execute_filemode : undefined,
+    commitMessage: typeof raw.commit_message === 'string' ? raw.commit_message : undefined,
+    authorName: typeof raw.author_name === 'string' ? raw.author_name : undefined,
+    authorEmail: typeof raw.author_email === 'string' ? raw.author_email : undefined,
+    secret,
+  };
+}
+
+function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx: Ctx): Buffer | undefined {
+  if (encoding === 'text') return Buffer.from(text, 'utf8');
+  const compact = text.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_BASE64',
+      summary: 'Content is declared as base64 but is not valid base64',
+      suggestion: 'fix the content, or remove `encoding: base64` to write it as text',
+      pointer,
+    });
+    return undefined;
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+/** Resolves a path written in a YAML file relative to that file's directory. */
+function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
+  const file = ctx.sources.locations.get(pointer)?.value.file;
+  const abs = file ? ctx.files.get(file) : undefined;
+  return path.resolve(abs ? path.dirname(abs) : ctx.cwd, p);
+}
