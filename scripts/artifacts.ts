@@ -34,9 +34,27 @@ export const AJV_OPTIONS = {
   code: { source: true, esm: true, lines: false },
 } as const;
 
+const ANNOTATIONS = new Set(['description', 'default', 'examples', 'title', 'writeOnly', 'readOnly', '$comment', 'deprecated']);
+const SCHEMA_MAPS = new Set(['properties', 'definitions', 'patternProperties']);
+
+/**
+ * The schema without annotations: the precompiled validator only needs assertions, and leaving the
+ * ~400 descriptions out keeps the generated module (loaded on every `plumb validate`) small.
+ */
+export function stripAnnotations(schema: unknown, isMap = false): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => stripAnnotations(s));
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (!isMap && ANNOTATIONS.has(k)) continue;
+    out[k] = isMap ? stripAnnotations(v) : stripAnnotations(v, SCHEMA_MAPS.has(k));
+  }
+  return out;
+}
+
 function compileStandalone(schema: JsonSchema): string {
   const ajv = new Ajv.default(AJV_OPTIONS);
-  const validate = ajv.compile(schema);
+  const validate = ajv.compile(stripAnnotations(schema) as JsonSchema);
   let code = standaloneCode.default(ajv, validate);
   // Node's ESM resolver needs the file extension for ajv's runtime helpers (ajv has no exports map).
   code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9_]+)"\)/gi, (_m, name: string) => {

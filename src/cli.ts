@@ -7,10 +7,18 @@ const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration 
 
 Usage:
   plumb validate [PATHS...] [--json]        check configuration offline (exit 0 valid, 1 invalid)
+  plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
+                                            show what apply would change (exit 0; 2 = changes with
+                                            --detailed-exitcode; 1 = error)
+  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--json]
+                                            carry out a saved plan, or plan and apply (asks on a TTY)
+  plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb --version
 
 PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/).
+Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
+--state FILE (or PLUMB_STATE; default .plumb/state.json).
 Documentation: README.md and docs/ in the plumb repository.
 `;
 
@@ -42,6 +50,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         const { runValidate } = await import('./commands/validate.js');
         return runValidate(positionals, { json: !!values.json, today: values.today }, io);
       }
+      case 'plan':
+      case 'apply':
+      case 'drift':
+        return await runReconcile(command, rest, io);
       case 'emulator': {
         const { runEmulatorCommand } = await import('./emulator/cli.js');
         return await runEmulatorCommand([...rest]);
@@ -57,4 +69,73 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     }
     throw err;
   }
+}
+
+const COMMON_OPTIONS = {
+  config: { type: 'string', short: 'c', multiple: true },
+  now: { type: 'string' },
+  state: { type: 'string' },
+  instance: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {
+  const { runPlan, runApply, runDrift } = await import('./commands/reconcile.js');
+  if (command === 'plan') {
+    const { values, positionals } = parseArgs({
+      args: [...rest],
+      allowPositionals: true,
+      options: {
+        ...COMMON_OPTIONS,
+        out: { type: 'string' },
+        markdown: { type: 'string' },
+        report: { type: 'string' },
+        'detailed-exitcode': { type: 'boolean', default: false },
+      },
+    });
+    return runPlan(
+      {
+        config: [...(values.config ?? []), ...positionals],
+        now: values.now,
+        state: values.state,
+        instance: values.instance,
+        json: !!values.json,
+        out: values.out,
+        markdown: values.markdown,
+        report: values.report,
+        detailedExitcode: !!values['detailed-exitcode'],
+      },
+      io,
+    );
+  }
+  if (command === 'apply') {
+    const { values, positionals } = parseArgs({
+      args: [...rest],
+      allowPositionals: true,
+      options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false } },
+    });
+    // A positional ending in .json is a saved plan; anything else is configuration.
+    const planFiles = positionals.filter((p) => p.endsWith('.json'));
+    if (planFiles.length > 1) {
+      io.stderr('plumb: apply takes one plan file\n');
+      return 1;
+    }
+    return runApply(
+      {
+        config: [...(values.config ?? []), ...positionals.filter((p) => !p.endsWith('.json'))],
+        planFile: planFiles[0],
+        now: values.now,
+        state: values.state,
+        instance: values.instance,
+        json: !!values.json,
+        autoApprove: !!values['auto-approve'],
+      },
+      io,
+    );
+  }
+  const { values, positionals } = parseArgs({ args: [...rest], allowPositionals: true, options: COMMON_OPTIONS });
+  return runDrift(
+    { config: [...(values.config ?? []), ...positionals], now: values.now, state: values.state, instance: values.instance, json: !!values.json },
+    io,
+  );
 }

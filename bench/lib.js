@@ -1,0 +1,30 @@
+// Shared helpers for the benchmarks: timing child processes and printing one table.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Runs `node args…` `runs` times; returns the median and best wall time in ms. */
+export function timeNode(args, { runs = 10, env = {}, cwd = root } = {}) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0 && r.status !== 2) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], best: times[0] };
+}
+
+export function printTable(rows) {
+  const head = ['benchmark', 'measured', 'target', 'ok'];
+  const all = [head, ...rows.map((r) => [r.name, r.measured, r.target, r.ok === undefined ? '' : r.ok ? 'yes' : 'NO'])];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
+  const line = (r) => '| ' + r.map((c, i) => String(c).padEnd(widths[i])).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const r of all.slice(1)) console.log(line(r));
+}

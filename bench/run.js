@@ -1,0 +1,31 @@
+// `npm run bench`: plumb's speed and memory targets, printed as one table. Not part of `npm test`.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root, timeNode, printTable } from './lib.js';
+import { writeLargeConfig } from './generate-config.js';
+
+const rows = [];
+const env = { PLUMB_TOKEN: 'bench-token' };
+
+const version = timeNode(['bin/plumb.js', '--version'], { env });
+rows.push({ name: 'cold start: plumb --version (median of 10)', measured: `${version.median.toFixed(0)} ms`, target: '< 150 ms', ok: version.median < 150 });
+
+const small = timeNode(['bin/plumb.js', 'validate', 'examples/plumb'], { env });
+rows.push({ name: 'cold start: plumb validate examples/plumb (median of 10)', measured: `${small.median.toFixed(0)} ms`, target: '< 150 ms', ok: small.median < 150 });
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-'));
+const { resources } = writeLargeConfig(dir, 5000);
+const r = spawnSync(process.execPath, [path.join(root, 'bench/validate-runner.js'), dir], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
+const big = JSON.parse(r.stdout.trim().split('\n').pop());
+rows.push({ name: `validate ${resources} resources: time (in-process)`, measured: `${big.ms.toFixed(0)} ms`, target: '< 1000 ms', ok: big.ms < 1000 && big.exit === 0 });
+rows.push({ name: `validate ${resources} resources: peak RSS`, measured: `${big.maxRssMb.toFixed(0)} MB`, target: '< 150 MB', ok: big.maxRssMb < 150 });
+
+const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err) => {
+  if (err.code === 'ERR_MODULE_NOT_FOUND') return [];
+  throw err;
+});
+rows.push(...extra);
+
+printTable(rows);

@@ -1,0 +1,231 @@
+/**
+ * `plumb plan`, `plumb apply` and `plumb drift`: load and validate the configuration offline, then
+ * talk to the instance. Exit codes: plan 0 (or 2 with --detailed-exitcode when there are changes),
+ * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
+ */
+import { readFileSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { loadConfig } from '../config/validate.js';
+import type { ConfigResult } from '../config/validate.js';
+import type { DesiredConfig } from '../config/model.js';
+import { hasErrors } from '../diagnostics/index.js';
+import { renderDiagnosticsHuman } from '../diagnostics/render.js';
+import { makePlan, applyPlan, openSession } from '../engine/engine.js';
+import type { ApplyReport, EngineOptions } from '../engine/engine.js';
+import { checkPlanFile, hasChanges } from '../engine/plan.js';
+import type { Plan } from '../engine/plan.js';
+import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
+import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import type { Io } from './output.js';
+import { useColor } from './output.js';
+
+export interface CommonFlags {
+  readonly config: readonly string[];
+  readonly now?: string;
+  readonly state?: string;
+  readonly instance?: string;
+  readonly json: boolean;
+}
+
+export interface PlanFlags extends CommonFlags {
+  readonly out?: string;
+  readonly markdown?: string;
+  readonly report?: string;
+  readonly detailedExitcode: boolean;
+}
+
+export interface ApplyFlags extends CommonFlags {
+  readonly planFile?: string;
+  readonly autoApprove: boolean;
+  /** Answers the TTY prompt (tests); defaults to reading a line from stdin. */
+  readonly confirm?: () => Promise<boolean>;
+}
+
+export interface RunHooks {
+  /** Test hook: replaces real sleeping (settings cache waits). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+function parseNow(flag: string | undefined, io: Io): Date | string {
+  const raw = flag ?? io.env.PLUMB_NOW;
+  if (!raw) return new Date();
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? raw + 'T12:00:00Z' : raw);
+  if (Number.isNaN(d.getTime())) return `--now/PLUMB_NOW "${raw}" is not a date (use YYYY-MM-DD or an ISO date-time)`;
+  return d;
+}
+
+interface Loaded {
+  readonly loaded: ConfigResult;
+  readonly config: DesiredConfig;
+  readonly engine: EngineOptions;
+  readonly redact: (s: string) => string;
+}
+
+function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
+  const now = parseNow(flags.now, io);
+  if (typeof now === 'string') {
+    io.stderr(`plumb: ${now}\n`);
+    return 1;
+  }
+  const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const redact = (s: string) => loaded.sources.secrets.redact(s);
+  if (loaded.diagnostics.length > 0 && (hasErrors(loaded.diagnostics) || !flags.json)) {
+    io.stderr(redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(io) })));
+  }
+  if (!loaded.config) {
+    if (flags.json) io.stdout(JSON.stringify({ error: 'configuration is invalid', diagnostics: loaded.diagnostics.length }) + '\n');
+    return 1;
+  }
+  const stateFile = path.resolve(io.cwd, flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json');
+  const engine: EngineOptions = {
+    env: io.env,
+    now,
+    stateFile,
+    instance: flags.instance,
+    log: (m) => io.stderr(redact(m) + '\n'),
+    sleep: hooks.sleep,
+  };
+  return { loaded, config: loaded.config, engine, redact };
+}
+
+function writeAtomic(file: string, content: string, mode = 0o644): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, content, { mode });
+  renameSync(tmp, file);
+}
+
+export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  const l = load(flags, io, hooks);
+  if (typeof l === 'number') return l;
+  const plan = await makePlan(l.loaded, l.config, l.engine);
+  emitPlan(plan, flags, io, l.redact);
+  if (!plan.applicable) return 1;
+  if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
+  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan)));
+  if (flags.report) writeAtomic(path.resolve(io.cwd, flags.report), JSON.stringify(renderPlanReport(plan)) + '\n');
+  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+}
+
+function emitPlan(plan: Plan, flags: CommonFlags, io: Io, redact: (s: string) => string): void {
+  if (flags.json) io.stdout(redact(JSON.stringify(plan, null, 2)) + '\n');
+  else io.stdout(redact(renderPlanHuman(plan, { color: useColor(io) })));
+}
+
+async function askOnTty(io: Io): Promise<boolean> {
+  io.stdout('\nDo you want to perform these actions? Only "yes" will be accepted.\n  Enter a value: ');
+  const rl = createInterface({ input: process.stdin });
+  const answer = await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
+  rl.close();
+  return answer.trim() === 'yes';
+}
+
+export async function runApply(flags: ApplyFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  const l = load(flags, io, hooks);
+  if (typeof l === 'number') return l;
+  let plan: Plan;
+  let fromFile = false;
+  if (flags.planFile) {
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
+    } catch (err) {
+      io.stderr(`plumb: cannot read plan file ${flags.planFile}: ${(err as Error).message}\n`);
+      return 1;
+    }
+    const problem = checkPlanFile(data);
+    if (problem) {
+      io.stderr(`plumb: ${flags.planFile}: ${problem}\n`);
+      return 1;
+    }
+    plan = data as Plan;
+    fromFile = true;
+  } else {
+    if (!flags.autoApprove && !io.isTTY && !flags.confirm) {
+      io.stderr('plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n');
+      return 1;
+    }
+    const session = openSession(l.loaded, l.config, l.engine);
+    try {
+      plan = await makePlan(l.loaded, l.config, l.engine, session);
+      emitPlan(plan, { ...flags, json: false }, { ...io, stdout: flags.json ? io.stderr : io.stdout }, l.redact);
+      if (!plan.applicable) return 1;
+      if (!hasChanges(plan)) {
+        if (flags.json) io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');
+        return 0;
+      }
+      if (!flags.autoApprove) {
+        const yes = await (flags.confirm ?? (() => askOnTty(io)))();
+        if (!yes) {
+          io.stderr('Apply cancelled; nothing was changed.\n');
+          return 1;
+        }
+      }
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false }, session);
+      return emitReport(report, flags, io, l.redact);
+    } finally {
+      await session.close();
+    }
+  }
+  if (!hasChanges(plan)) {
+    io.stdout('The saved plan has no changes.\n');
+    return 0;
+  }
+  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile });
+  return emitReport(report, flags, io, l.redact);
+}
+
+function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s: string) => string): number {
+  if (flags.json) {
+    io.stdout(redact(JSON.stringify(report, null, 2)) + '\n');
+    return report.ok ? 0 : 1;
+  }
+  const lines: string[] = [];
+  if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
+  for (const o of report.outcomes) {
+    const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+    lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
+  }
+  for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
+  const applied = report.outcomes.filter((o) => o.status === 'applied').length;
+  const failed = report.outcomes.filter((o) => o.status === 'failed').length;
+  const skipped = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+  lines.push(`Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} not attempted.`);
+  (report.ok ? io.stdout : io.stderr)(redact(lines.join('\n')) + '\n');
+  return report.ok ? 0 : 1;
+}
+
+export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  const l = load(flags, io, hooks);
+  if (typeof l === 'number') return l;
+  const plan = await makePlan(l.loaded, l.config, l.engine);
+  const drifted = plan.drift.filter((d) => !d.informational);
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  const inSync = drifted.length === 0 && !hasChanges(plan);
+  if (flags.json) {
+    const report = {
+      formatVersion: plan.formatVersion,
+      checkedAt: new Date().toISOString(),
+      inSync: errors.length === 0 ? inSync : null,
+      drift: plan.drift,
+      pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      diagnostics: plan.diagnostics,
+    };
+    io.stdout(l.redact(JSON.stringify(report, null, 2)) + '\n');
+  } else {
+    const out: string[] = [];
+    if (errors.length > 0) out.push('Drift check failed:');
+    else if (inSync) out.push('In sync: the instance matches the configuration.');
+    else out.push(`Drift detected: ${drifted.length} resource(s) differ from the configuration.`, '');
+    for (const d of plan.drift) {
+      out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
+      for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
+    }
+    for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+    if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
+    io.stdout(l.redact(out.join('\n')) + '\n');
+  }
+  if (errors.length > 0) return 1;
+  return inSync ? 0 : 2;
+}

@@ -1,0 +1,339 @@
+/**
+ * The reconcile engine: desired state + live state → plan; plan → apply. Apply executes exactly the
+ * plan's changes (from memory or a saved file) and never re-diffs; a saved plan is refused when the
+ * live state it was made from has moved.
+ */
+import { readFileSync } from 'node:fs';
+import { ApiClient } from '../api/client.js';
+import { isApiError } from '../api/errors.js';
+import type { DesiredConfig, DesiredInstance } from '../config/model.js';
+import type { ConfigResult } from '../config/validate.js';
+import { VERSION } from '../version.js';
+import { stateFingerprint } from './fingerprint.js';
+import { PLAN_FORMAT_VERSION, summarize } from './plan.js';
+import type { Plan, PlanDiagnostic, ResourceChange, DriftEntry } from './plan.js';
+import type { InstanceContext } from './resource.js';
+import { planDiagnostic } from './resource.js';
+import { StateStore } from './state.js';
+import { PROVIDERS, providerFor } from '../resources/index.js';
+
+export interface EngineOptions {
+  readonly env: NodeJS.ProcessEnv;
+  /** Current time; `--now` / PLUMB_NOW override it. */
+  readonly now: Date;
+  /** Path of plumb's state file (write-only fingerprints). */
+  readonly stateFile: string;
+  /** Only this instance, when given. */
+  readonly instance?: string;
+  readonly log: (message: string) => void;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Client tuning (tests, benchmarks). */
+  readonly concurrency?: number;
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+}
+
+export interface Session {
+  readonly contexts: ReadonlyMap<string, InstanceContext>;
+  readonly diagnostics: PlanDiagnostic[];
+  close(): Promise<void>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Opens one client per selected instance. Missing tokens are diagnostics, before any request. */
+export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions): Session {
+  const contexts = new Map<string, InstanceContext>();
+  const diagnostics: PlanDiagnostic[] = [];
+  const locate = (pointer: string) => {
+    const l = loaded.sources.locations.get(pointer);
+    return l ? (l.key ?? l.value) : undefined;
+  };
+  const state = StateStore.open(opts.stateFile);
+  const selected = config.instances.filter((i) => !opts.instance || i.name === opts.instance);
+  if (opts.instance && selected.length === 0) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_INSTANCE_UNKNOWN',
+      summary: `No instance named "${opts.instance}" in the configuration`,
+      suggestion: `use one of: ${config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
+    });
+  }
+  for (const instance of selected) {
+    const token = opts.env[instance.tokenEnv];
+    if (!token) {
+      diagnostics.push(
+        planDiagnostic({ locate }, {
+          severity: 'error',
+          code: 'PLUMB_TOKEN_ENV_MISSING',
+          summary: `Environment variable ${instance.tokenEnv} (the token for instance "${instance.name}") is not set`,
+          suggestion: `export ${instance.tokenEnv} with an administrator's access token`,
+          pointer: instance.pointer + '/token_env',
+        }),
+      );
+      continue;
+    }
+    loaded.sources.secrets.add(token);
+    let client: ApiClient;
+    try {
+      client = new ApiClient({
+        baseUrl: instance.url,
+        token,
+        caBundle: instance.caBundle ? readFileSync(instance.caBundle, 'utf8') : undefined,
+        allowInsecureHttp: instance.allowInsecureHttp,
+        onWarning: (m) => opts.log(`warning: ${m}`),
+        ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
+        ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
+        ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
+      });
+    } catch (err) {
+      diagnostics.push(
+        planDiagnostic({ locate }, {
+          severity: 'error',
+          code: isApiError(err) ? err.code : 'PLUMB_CLIENT',
+          summary: err instanceof Error ? err.message : String(err),
+          pointer: instance.pointer + '/url',
+        }),
+      );
+      continue;
+    }
+    contexts.set(instance.name, {
+      instance,
+      client,
+      today: opts.now.toISOString().slice(0, 10),
+      now: opts.now,
+      secrets: loaded.sources.secrets,
+      state,
+      locate,
+      log: opts.log,
+      sleep: opts.sleep ?? defaultSleep,
+    });
+  }
+  return {
+    contexts,
+    diagnostics,
+    close: async () => {
+      await Promise.all([...contexts.values()].map((c) => c.client.close()));
+    },
+  };
+}
+
+/** Fingerprint of the configuration: the merged data with secret values left out (they have their own fingerprints). */
+export function configFingerprint(loaded: ConfigResult): string {
+  const strip = (v: unknown, pointer: string): unknown => {
+    if (loaded.sources.secrets.isSecretPointer(pointer)) return '(secret)';
+    if (Array.isArray(v)) return v.map((x, i) => strip(x, `${pointer}/${i}`));
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strip(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)]));
+    }
+    return v;
+  };
+  return stateFingerprint(strip(loaded.sources.data, ''));
+}
+
+/** Describes an API failure during planning or apply as a diagnostic naming the call. */
+export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string): PlanDiagnostic {
+  if (isApiError(err)) {
+    return {
+      severity: 'error',
+      code: err.code,
+      summary: redact(err.message),
+      detail: `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
+      suggestion: suggestionFor(err.code),
+      address,
+    };
+  }
+  return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
+}
+
+function suggestionFor(code: string): string | undefined {
+  switch (code) {
+    case 'PLUMB_API_UNAUTHORIZED':
+      return 'check that the token in the environment variable is valid, not expired and not revoked';
+    case 'PLUMB_API_FORBIDDEN':
+      return 'the token lacks the role or scope this call needs (settings need an administrator; token creation needs Owner)';
+    case 'PLUMB_API_NOT_FOUND':
+      return 'check the group or project path, and that the token can see it';
+    case 'PLUMB_API_NETWORK':
+    case 'PLUMB_API_TIMEOUT':
+      return 'check the instance URL and that it is reachable from here';
+    case 'PLUMB_API_AMBIGUOUS':
+      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
+    default:
+      return undefined;
+  }
+}
+
+export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {
+  const own = session ?? openSession(loaded, config, opts);
+  const redact = (s: string) => loaded.sources.secrets.redact(s);
+  const changes: ResourceChange[] = [];
+  const drift: DriftEntry[] = [];
+  const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map((d) => toPlanDiagnostic(d))];
+  try {
+    const perInstance = await Promise.all(
+      [...own.contexts.values()].map(async (ctx) => {
+        const out: { changes: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] } = { changes: [], drift: [], diagnostics: [] };
+        for (const provider of PROVIDERS) {
+          if (!provider.declares(ctx.instance)) continue;
+          try {
+            const r = await provider.plan(ctx);
+            out.changes.push(...r.changes);
+            out.drift.push(...r.drift);
+            out.diagnostics.push(...r.diagnostics);
+          } catch (err) {
+            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
+          }
+        }
+        return out;
+      }),
+    );
+    for (const r of perInstance) {
+      changes.push(...r.changes);
+      drift.push(...r.drift);
+      diagnostics.push(...r.diagnostics);
+    }
+  } finally {
+    if (!session) await own.close();
+  }
+  const selected = config.instances.filter((i: DesiredInstance) => !opts.instance || i.name === opts.instance);
+  for (const instance of selected) diagnostics.push(...unmanagedKinds(instance));
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    plumbVersion: VERSION,
+    createdAt: new Date().toISOString(),
+    today: opts.now.toISOString().slice(0, 10),
+    configFingerprint: configFingerprint(loaded),
+    instances: selected.map((i) => ({ name: i.name, url: i.url })),
+    changes,
+    drift,
+    diagnostics,
+    summary: summarize(changes),
+    applicable: !diagnostics.some((d) => d.severity === 'error'),
+  };
+}
+
+/** Kinds the configuration declares that this version of plumb does not plan yet. */
+function unmanagedKinds(instance: DesiredInstance): PlanDiagnostic[] {
+  const declared: [ResourceChange['kind'], boolean][] = [
+    ['application_settings', instance.settings.size > 0],
+    ['group_access_token', instance.groups.some((g) => g.accessTokens.length > 0 || g.pruneAccessTokens)],
+    ['repository_file', instance.projects.some((p) => p.files.length > 0)],
+    ['pages', instance.projects.some((p) => p.pages !== undefined)],
+  ];
+  return declared
+    .filter(([kind, yes]) => yes && !providerFor(kind))
+    .map(([kind]) => ({
+      severity: 'warning' as const,
+      code: 'PLUMB_KIND_NOT_MANAGED',
+      summary: `Instance "${instance.name}" declares ${kind} resources, which this version of plumb validates but does not plan or apply yet`,
+      suggestion: 'see CHANGELOG.md for when they are managed; they are left untouched',
+    }));
+}
+
+function toPlanDiagnostic(d: ConfigResult['diagnostics'][number]): PlanDiagnostic {
+  return {
+    severity: d.severity,
+    code: d.code,
+    summary: d.summary,
+    ...(d.detail !== undefined && { detail: d.detail }),
+    ...(d.suggestion !== undefined && { suggestion: d.suggestion }),
+    ...(d.location && { file: d.location.file, line: d.location.line, column: d.location.column }),
+  };
+}
+
+export interface ApplyOutcome {
+  readonly address: string;
+  readonly action: ResourceChange['action'];
+  readonly status: 'applied' | 'failed' | 'not-attempted';
+  readonly notes: readonly string[];
+}
+
+export interface ApplyReport {
+  readonly ok: boolean;
+  /** Why nothing was written, when apply refused before the first write. */
+  readonly refused?: string;
+  readonly outcomes: readonly ApplyOutcome[];
+  readonly diagnostics: readonly PlanDiagnostic[];
+}
+
+export interface ApplyOptions extends EngineOptions {
+  /** The plan came from a file: check it still matches the configuration and the live state. */
+  readonly fromFile: boolean;
+}
+
+/** Executes a plan's changes in order; stops at the first failure and reports every change's fate. */
+export async function applyPlan(plan: Plan, loaded: ConfigResult, config: DesiredConfig, opts: ApplyOptions, session?: Session): Promise<ApplyReport> {
+  const own = session ?? openSession(loaded, config, opts);
+  const redact = (s: string) => loaded.sources.secrets.redact(s);
+  const todo = plan.changes.filter((c) => c.action !== 'no-op');
+  const refuse = (why: string, diagnostics: PlanDiagnostic[] = []): ApplyReport => ({
+    ok: false,
+    refused: why,
+    outcomes: todo.map((c) => ({ address: c.address, action: c.action, status: 'not-attempted', notes: [] })),
+    diagnostics,
+  });
+  try {
+    if (own.diagnostics.some((d) => d.severity === 'error')) return refuse('the session could not be opened', own.diagnostics);
+    if (!plan.applicable) return refuse('the plan has errors; fix them and plan again', [...plan.diagnostics]);
+    if (opts.fromFile) {
+      if (plan.configFingerprint !== configFingerprint(loaded)) {
+        return refuse('the configuration changed since this plan was made; make a new plan', [
+          { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
+        ]);
+      }
+      const stale: PlanDiagnostic[] = [];
+      for (const change of todo) {
+        const ctx = own.contexts.get(change.instance);
+        const provider = providerFor(change.kind);
+        if (!ctx || !provider) {
+          stale.push({ severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address });
+          continue;
+        }
+        try {
+          const now = await provider.liveFingerprint(ctx, change);
+          if (now !== change.liveFingerprint) {
+            stale.push({
+              severity: 'error',
+              code: 'PLUMB_PLAN_STALE',
+              summary: `${change.address} changed on the instance since the plan was made`,
+              detail: 'Applying the saved plan could undo that change unseen.',
+              suggestion: 'run `plumb plan` again and review the new plan',
+              address: change.address,
+            });
+          }
+        } catch (err) {
+          stale.push(apiFailure(err, change.address, redact));
+        }
+      }
+      if (stale.length > 0) return refuse('the live state moved since the plan was made; nothing was applied', stale);
+    }
+
+    const outcomes: ApplyOutcome[] = [];
+    const diagnostics: PlanDiagnostic[] = [];
+    let failed = false;
+    for (const change of todo) {
+      if (failed) {
+        outcomes.push({ address: change.address, action: change.action, status: 'not-attempted', notes: [] });
+        continue;
+      }
+      const ctx = own.contexts.get(change.instance)!;
+      const provider = providerFor(change.kind)!;
+      opts.log(`${change.address}: ${change.action}…`);
+      try {
+        const r = await provider.apply(ctx, change);
+        diagnostics.push(...r.diagnostics);
+        outcomes.push({ address: change.address, action: change.action, status: r.applied ? 'applied' : 'failed', notes: r.notes });
+        if (!r.applied) failed = true;
+      } catch (err) {
+        diagnostics.push(apiFailure(err, change.address, redact));
+        outcomes.push({ address: change.address, action: change.action, status: 'failed', notes: [] });
+        failed = true;
+      }
+    }
+    return { ok: !failed, outcomes, diagnostics };
+  } finally {
+    if (!session) await own.close();
+  }
+}
+

@@ -1,0 +1,137 @@
+/**
+ * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
+ * executes exactly its changes and never re-diffs. Fields marked "cosmetic" exist to explain things
+ * to people: apply must not read them.
+ */
+
+/** Bumped whenever a consumer of the JSON plan must change. */
+export const PLAN_FORMAT_VERSION = '1.0';
+
+export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
+
+/** Why an action was planned. Cosmetic. */
+export type Reason =
+  | 'missing-in-live'
+  | 'field-changed'
+  | 'write-only-changed'
+  | 'write-only-unknown'
+  | 'expiring-soon'
+  | 'expiry-changed'
+  | 'revoked-out-of-band'
+  | 'expired-out-of-band'
+  | 'immutable-field-changed'
+  | 'not-in-config'
+  | 'secret-not-received'
+  | 'absent-requested';
+
+export type ResourceKindName = 'application_settings' | 'group_access_token' | 'repository_file' | 'pages';
+
+/** A value as the plan shows it: masked when sensitive or write-only. */
+export type ShownValue = unknown;
+
+export interface AttributeChange {
+  readonly name: string;
+  /** Live value (masked when sensitive). `undefined` when absent. */
+  readonly before?: ShownValue;
+  /** Desired value (masked when sensitive). */
+  readonly after?: ShownValue;
+  /** The value is secret: shown as "(sensitive value)". */
+  readonly sensitive?: boolean;
+  /** The instance never returns it; plumb knows only whether it changed. */
+  readonly writeOnly?: boolean;
+}
+
+export interface ResourceChange {
+  /** Stable address, e.g. `local.application_settings` or `local.group["platform"].access_token["ci"]`. */
+  readonly address: string;
+  readonly instance: string;
+  readonly kind: ResourceKindName;
+  readonly action: Action;
+  /** Cosmetic. */
+  readonly reasons: readonly Reason[];
+  /** Cosmetic: per-attribute before/after, masked. */
+  readonly attributes: readonly AttributeChange[];
+  /** JSON pointer of the declaration in the configuration. Cosmetic. */
+  readonly pointer?: string;
+  /**
+   * What apply needs, kind-specific and free of secrets (a secret is referenced by its config
+   * pointer and fingerprint, and resolved again from the configuration at apply time).
+   */
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** Fingerprint of the live state this change was planned against. */
+  readonly liveFingerprint: string;
+}
+
+/** A difference between the instance and the configuration that arose outside plumb. */
+export interface DriftEntry {
+  readonly address: string;
+  readonly instance: string;
+  readonly kind: ResourceKindName;
+  readonly summary: string;
+  readonly attributes: readonly AttributeChange[];
+  /** Information only (e.g. undeclared tokens while pruning is off): not counted as drift. */
+  readonly informational?: boolean;
+}
+
+export interface PlanDiagnostic {
+  readonly severity: 'error' | 'warning' | 'info';
+  readonly code: string;
+  readonly summary: string;
+  readonly detail?: string;
+  readonly suggestion?: string;
+  readonly address?: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export interface PlanSummary {
+  readonly create: number;
+  readonly update: number;
+  readonly replace: number;
+  readonly rotate: number;
+  readonly delete: number;
+  readonly noop: number;
+}
+
+export interface Plan {
+  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  readonly plumbVersion: string;
+  /** ISO datetime. Cosmetic. */
+  readonly createdAt: string;
+  /** The date rotation decisions were made against (YYYY-MM-DD). */
+  readonly today: string;
+  /** Fingerprint of the configuration the plan was made from (secrets included only as hashes). */
+  readonly configFingerprint: string;
+  readonly instances: readonly { readonly name: string; readonly url: string }[];
+  readonly changes: readonly ResourceChange[];
+  readonly drift: readonly DriftEntry[];
+  readonly diagnostics: readonly PlanDiagnostic[];
+  readonly summary: PlanSummary;
+  /** Whether the plan can be applied (no error diagnostics). */
+  readonly applicable: boolean;
+}
+
+export function summarize(changes: readonly ResourceChange[]): PlanSummary {
+  const s = { create: 0, update: 0, replace: 0, rotate: 0, delete: 0, noop: 0 };
+  for (const c of changes) {
+    if (c.action === 'no-op') s.noop++;
+    else s[c.action]++;
+  }
+  return s;
+}
+
+export function hasChanges(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action !== 'no-op');
+}
+
+/** Validates the shape of a plan read from a file; returns a message when it cannot be used. */
+export function checkPlanFile(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return 'the file does not hold a JSON object';
+  const p = data as Partial<Plan>;
+  if (p.formatVersion !== PLAN_FORMAT_VERSION) {
+    return `plan format ${JSON.stringify(p.formatVersion)} is not supported (this plumb reads ${PLAN_FORMAT_VERSION}); make a new plan`;
+  }
+  if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
+  return undefined;
+}

@@ -1,0 +1,107 @@
+/**
+ * The human view of a plan, in the conventions admins know from Terraform: `+` create, `~` update,
+ * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
+ * Reads only the public JSON plan.
+ */
+import type { Action, AttributeChange, Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
+
+export interface HumanOptions {
+  readonly color?: boolean;
+}
+
+const SYMBOL: Record<Action, string> = {
+  'no-op': ' ',
+  create: '+',
+  update: '~',
+  delete: '-',
+  replace: '-/+',
+  rotate: '↻',
+};
+
+const VERB: Record<Action, string> = {
+  'no-op': 'is unchanged',
+  create: 'will be created',
+  update: 'will be updated in place',
+  delete: 'will be destroyed',
+  replace: 'will be replaced (new one first, then the old one revoked)',
+  rotate: 'will be rotated',
+};
+
+const COLOR: Record<Action, string> = { 'no-op': '0', create: '32', update: '33', delete: '31', replace: '35', rotate: '36' };
+
+const REASON_TEXT: Record<string, string> = {
+  'missing-in-live': 'it does not exist on the instance',
+  'field-changed': 'declared values differ from the instance',
+  'write-only-changed': 'a write-only value changed since it was last applied',
+  'write-only-unknown': 'a write-only value is not known to have been applied',
+  'expiring-soon': 'it expires within the rotation window',
+  'expiry-changed': 'the declared expiry date changed',
+  'revoked-out-of-band': 'it was revoked outside plumb',
+  'expired-out-of-band': 'it expired',
+  'immutable-field-changed': 'an attribute that cannot change in place differs',
+  'not-in-config': 'it is not declared and pruning is on',
+  'secret-not-received': 'its secret was never received',
+  'absent-requested': 'the configuration asks for it to be absent',
+};
+
+export function formatValue(v: unknown): string {
+  if (v === undefined) return '(not set)';
+  if (typeof v === 'string') return JSON.stringify(v);
+  return JSON.stringify(v);
+}
+
+function attrLine(a: AttributeChange, action: Action): string {
+  const before = a.writeOnly && a.before === undefined ? '(write-only)' : formatValue(a.before);
+  const after = formatValue(a.after);
+  if (action === 'create') return `      + ${a.name} = ${after}`;
+  if (action === 'delete') return `      - ${a.name} = ${before}`;
+  return `      ~ ${a.name} = ${before} -> ${after}`;
+}
+
+export function renderChange(c: ResourceChange, color: boolean): string {
+  const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
+  const why = c.reasons.map((r) => REASON_TEXT[r] ?? r).join('; ');
+  const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`, paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`)];
+  for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
+  lines.push('    }');
+  return lines.join('\n');
+}
+
+export function summaryLine(plan: Plan): string {
+  const s = plan.summary;
+  const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
+  const replace = s.replace ? `, ${s.replace} to replace` : '';
+  return `Plan: ${s.create} to add, ${s.update} to change, ${s.delete} to destroy${rotate}${replace}.`;
+}
+
+export function renderDiagnosticLine(d: PlanDiagnostic): string {
+  const where = d.file ? ` (${d.file}:${d.line}:${d.column})` : d.address ? ` (${d.address})` : '';
+  const lines = [`${d.severity}[${d.code}]: ${d.summary}${where}`];
+  if (d.detail) lines.push(`  ${d.detail}`);
+  if (d.suggestion) lines.push(`  help: ${d.suggestion}`);
+  return lines.join('\n');
+}
+
+export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
+  const color = opts.color ?? false;
+  const out: string[] = [];
+  const changes = plan.changes.filter((c) => c.action !== 'no-op');
+  if (changes.length === 0) {
+    out.push('No changes. The instance matches the configuration.');
+  } else {
+    out.push('plumb will perform the following actions:', '');
+    for (const c of changes) out.push(renderChange(c, color), '');
+    out.push(summaryLine(plan));
+  }
+  const info = plan.drift.filter((d) => d.informational);
+  if (info.length > 0) {
+    out.push('', 'Notes:');
+    for (const d of info) out.push(`  - ${d.address}: ${d.summary}`);
+  }
+  if (plan.diagnostics.length > 0) {
+    out.push('');
+    for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+  }
+  if (!plan.applicable) out.push('', 'This plan has errors and cannot be applied.');
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,39 @@
+/**
+ * A merge-request comment: a concise summary, a table of changed resources, and the full human plan
+ * in a collapsible block, kept within the size a comment allows.
+ */
+import type { Plan } from '../engine/plan.js';
+import { renderChange, renderDiagnosticLine, summaryLine } from './human.js';
+
+/** Comfortably below the smallest common comment limit (65,536 characters). */
+export const MARKDOWN_LIMIT = 60_000;
+
+export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
+  const changes = plan.changes.filter((c) => c.action !== 'no-op');
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  const head: string[] = [];
+  const status = errors.length > 0 ? '❌ plumb plan has errors' : changes.length === 0 ? '✅ plumb plan: no changes' : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}`;
+  head.push(`### ${status}`, '');
+  if (changes.length > 0) {
+    head.push('| Action | Resource | Why |', '|---|---|---|');
+    for (const c of changes) head.push(`| ${c.action} | \`${c.address}\` | ${c.reasons.join(', ')} |`);
+    head.push('');
+  }
+  if (plan.diagnostics.length > 0) {
+    head.push('<details><summary>Diagnostics</summary>', '', '```', ...plan.diagnostics.map(renderDiagnosticLine), '```', '</details>', '');
+  }
+  let body = changes.map((c) => renderChange(c, false)).join('\n\n');
+  const frame = (b: string) => (b ? ['<details><summary>Show plan</summary>', '', '```diff', b, '```', '</details>', ''].join('\n') : '');
+  const fixed = head.join('\n');
+  if (fixed.length + frame(body).length > limit) {
+    const room = Math.max(0, limit - fixed.length - 200);
+    body = body.slice(0, room) + '\n… (truncated; run `plumb plan` for the full plan)';
+  }
+  return (fixed + frame(body) + `<sub>plumb ${plan.plumbVersion}, plan format ${plan.formatVersion}</sub>\n`).slice(0, limit);
+}
+
+/** The `{create, update, delete}` report merge-request widgets read (replace counts as both). */
+export function renderPlanReport(plan: Plan): { create: number; update: number; delete: number } {
+  const s = plan.summary;
+  return { create: s.create + s.replace, update: s.update + s.rotate, delete: s.delete + s.replace };
+}
