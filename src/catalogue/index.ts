@@ -4,6 +4,7 @@
  */
 import { SETTINGS } from './application-settings.js';
 import type { SettingSpec } from './types.js';
+import { editDistance } from '../util/suggest.js';
 
 export * from './types.js';
 export * from './application-settings.js';
@@ -42,21 +43,6 @@ export function isSecretSetting(name: string): boolean {
 /** The name a response uses for the setting `name` (itself unless the spec gives an alias). */
 export function responseNameOf(name: string): string {
   return settingByName(name)?.responseName ?? name;
-}
-
-/** Levenshtein edit distance (insertions, deletions, substitutions each cost 1). */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }
 
 /**

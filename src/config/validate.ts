@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
-import { settingByName, SETTING_RULES, GROUP_TOKEN_SCOPES, ACCESS_LEVELS } from '../catalogue/index.js';
+import { settingByName, suggestSettingName, SETTING_RULES, GROUP_TOKEN_SCOPES, ACCESS_LEVELS } from '../catalogue/index.js';
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
@@ -299,7 +299,7 @@ function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
       on: 'key',
     });
   }
-  const guess = closestMatch(key, settingNamesForSuggest());
+  const guess = suggestSettingName(key);
   push(ctx, {
     severity: 'error',
     code: 'PLUMB_UNKNOWN_SETTING',
@@ -309,12 +309,6 @@ function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
     pointer,
     on: 'key',
   });
-}
-
-let settingNameList: string[] | undefined;
-function settingNamesForSuggest(): string[] {
-  settingNameList ??= knownKeys('#/definitions/settings/additionalProperties');
-  return settingNameList;
 }
 
 function valueAt(ctx: Ctx, pointer: string): unknown {

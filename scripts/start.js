@@ -1,0 +1,73 @@
+// `npm start`: plumb's main job end to end against the embedded emulator, narrated step by step.
+//
+//   1. start the emulator (a local instance) seeded from examples/emulator-seed.yaml on port 8929;
+//   2. plumb validate, plan and apply the configuration in examples/plumb/;
+//   3. plan again: nothing to do (no perpetual diff);
+//   4. change a setting out of band, as an admin clicking in the UI would;
+//   5. plumb drift catches it (exit 2), and apply converges again.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { startEmulator } from '../dist/emulator/index.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const seedFile = path.join(root, 'examples/emulator-seed.yaml');
+const port = Number(process.env.PLUMB_EMULATOR_PORT ?? 8929);
+
+const seed = parse(readFileSync(seedFile, 'utf8'));
+const admin = seed.users.find((u) => u.admin);
+const adminToken = admin.personal_access_tokens.find((t) => t.scopes.includes('api')).token;
+
+const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${s}\u001b[0m` : s);
+let failures = 0;
+
+const env = {
+  ...process.env,
+  PLUMB_TOKEN: adminToken,
+  PLUMB_STATE: path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-start-')), 'state.json'),
+};
+
+function step(title, args, expectCode) {
+  console.log(`\n${bold(`── ${title}`)}\n$ plumb ${args.join(' ')}\n`);
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/plumb.js'), ...args], { cwd: root, env, stdio: 'inherit' });
+  const ok = r.status === expectCode;
+  console.log(`${ok ? '✔' : '✘'} exit code ${r.status}${ok ? '' : ` (expected ${expectCode})`}`);
+  if (!ok) failures++;
+  return r.status;
+}
+
+let emulator;
+try {
+  emulator = await startEmulator({ seed: seedFile, port });
+} catch (err) {
+  console.error(`Could not start the emulator on port ${port}: ${err.message}\nSet PLUMB_EMULATOR_PORT to a free port (and change the url in examples/plumb/instance.yaml).`);
+  process.exit(1);
+}
+console.log(`${bold('Emulator')} listening at ${emulator.url}/api/v4 (seed: examples/emulator-seed.yaml)`);
+
+try {
+  step('1. Validate the configuration offline', ['validate', 'examples/plumb'], 0);
+  step('2. Plan: what would change on the instance', ['plan', 'examples/plumb'], 0);
+  step('3. Apply it', ['apply', 'examples/plumb', '--auto-approve'], 0);
+  step('4. Plan again: the instance now matches, nothing to do', ['plan', 'examples/plumb', '--detailed-exitcode'], 0);
+
+  console.log(`\n${bold('── 5. Someone changes a setting by hand')}\nPUT /application/settings signup_enabled=true (out of band)`);
+  const res = await fetch(`${emulator.url}/api/v4/application/settings`, {
+    method: 'PUT',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ signup_enabled: true }),
+  });
+  console.log(`→ ${res.status}`);
+
+  step('6. Scheduled drift detection catches it (exit 2 = drift)', ['drift', 'examples/plumb'], 2);
+  step('7. Apply converges again', ['apply', 'examples/plumb', '--auto-approve'], 0);
+  step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
+} finally {
+  await emulator.close();
+}
+
+console.log(failures === 0 ? `\n${bold('All steps behaved as expected.')}` : `\n${failures} step(s) did not behave as expected.`);
+process.exit(failures === 0 ? 0 : 1);
