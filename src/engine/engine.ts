@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
-import { isApiError } from '../api/errors.js';
+import { ApiError } from '../api/errors.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
@@ -26,6 +26,8 @@ export interface EngineOptions {
   /** Only this instance, when given. */
   readonly instance?: string;
   readonly log: (message: string) => void;
+  /** Where `sink: {stdout: true}` writes issued secrets (one JSON line each); never redacted. */
+  readonly stdout?: (s: string) => void;
   readonly sleep?: (ms: number) => Promise<void>;
   /** Client tuning (tests, benchmarks). */
   readonly concurrency?: number;
@@ -90,7 +92,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       diagnostics.push(
         planDiagnostic({ locate }, {
           severity: 'error',
-          code: isApiError(err) ? err.code : 'PLUMB_CLIENT',
+          code: err instanceof ApiError ? err.code : 'PLUMB_CLIENT',
           summary: err instanceof Error ? err.message : String(err),
           pointer: instance.pointer + '/url',
         }),
@@ -107,6 +109,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       locate,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,
+      env: opts.env,
+      ...(opts.stdout && { stdout: opts.stdout }),
     });
   }
   return {
@@ -133,7 +137,7 @@ export function configFingerprint(loaded: ConfigResult): string {
 
 /** Describes an API failure during planning or apply as a diagnostic naming the call. */
 export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string): PlanDiagnostic {
-  if (isApiError(err)) {
+  if (err instanceof ApiError) {
     return {
       severity: 'error',
       code: err.code,
