@@ -175,6 +175,8 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
       continue;
     }
     mergeInto(data, value, '', ctx.locations, locations, diagnostics);
+    // First definition wins: a duplicate's own locations stay reachable through its diagnostic.
+    for (const [p, l] of ctx.locations) if (!locations.has(p)) locations.set(p, l);
   }
   return { data, diagnostics, texts, locations, secrets, files: shown };
 }
@@ -312,12 +314,10 @@ function mergeInto(
   targetLocs: Map<string, NodeLocation>,
   diagnostics: Diagnostic[],
 ): void {
-  if (!targetLocs.has(pointer) && sourceLocs.has(pointer)) targetLocs.set(pointer, sourceLocs.get(pointer)!);
   for (const [key, value] of Object.entries(source)) {
     const child = joinPointer(pointer, key);
     if (!(key in target)) {
       target[key] = value;
-      for (const [p, l] of sourceLocs) if (p === child || p.startsWith(child + '/')) targetLocs.set(p, l);
       continue;
     }
     const existing = target[key];
