@@ -1,0 +1,139 @@
+/**
+ * `plumb emulator --port N --seed FILE [--host H] [--tier T] [--cache-seconds S]`: runs the local
+ * emulator until SIGINT/SIGTERM. Prints the base URL and the names of the seeded tokens (never
+ * their values: those are in the seed file the user wrote).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SeedError } from './seed.js';
+import { startEmulator } from './server.js';
+import type { EmulatorTier } from './types.js';
+
+const USAGE = `Usage: plumb emulator [--seed FILE] [--port N] [--host H] [--tier free|premium|ultimate] [--cache-seconds S]
+
+Runs a local emulator of the instance's API at http://HOST:PORT/api/v4, seeded from a YAML or JSON
+file (see docs/emulator.md and examples/emulator-seed.yaml). Stops on Ctrl-C (SIGINT) or SIGTERM.
+
+Options:
+  --seed FILE          seed file (YAML or JSON; default: the packaged examples/emulator-seed.yaml)
+  --port N             port to listen on (default 0: any free port)
+  --host H             address to bind (default 127.0.0.1)
+  --tier T             free, premium or ultimate (default ultimate)
+  --cache-seconds S    settings cache interval after an update (default 0)
+`;
+
+export interface EmulatorCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Resolves when the process is asked to stop (default: SIGINT or SIGTERM). */
+  waitForStop?(): Promise<string>;
+}
+
+const defaultIo: EmulatorCommandIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+};
+
+/** The example seed shipped with plumb (examples/ is next to src/ or dist/). */
+export function exampleSeedPath(): string | undefined {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = path.join(dir, 'examples', 'emulator-seed.yaml');
+    if (existsSync(candidate)) return candidate;
+    dir = path.dirname(dir);
+  }
+  return undefined;
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo = defaultIo): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string', short: 'p' },
+        seed: { type: 'string', short: 's' },
+        host: { type: 'string' },
+        tier: { type: 'string' },
+        'cache-seconds': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    io.stderr(`plumb emulator: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values['help']) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  const problems: string[] = [];
+  const port = values['port'] === undefined ? 0 : Number(values['port']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`--port must be an integer 0-65535, got "${String(values['port'])}"`);
+  const tier = (values['tier'] ?? 'ultimate') as string;
+  if (!['free', 'premium', 'ultimate'].includes(tier)) problems.push(`--tier must be free, premium or ultimate, got "${tier}"`);
+  const cache = values['cache-seconds'] === undefined ? 0 : Number(values['cache-seconds']);
+  if (!Number.isFinite(cache) || cache < 0) problems.push(`--cache-seconds must be a number >= 0, got "${String(values['cache-seconds'])}"`);
+  const seed = typeof values['seed'] === 'string' && values['seed'] !== '' ? values['seed'] : exampleSeedPath();
+  if (seed === undefined) problems.push('--seed FILE is required (the example seed was not found)');
+  if (problems.length > 0) {
+    io.stderr(`plumb emulator: ${problems.join('\nplumb emulator: ')}\n\n${USAGE}`);
+    return 2;
+  }
+
+  let emulator;
+  try {
+    emulator = await startEmulator({
+      seed: seed!,
+      port,
+      ...(typeof values['host'] === 'string' ? { host: values['host'] } : {}),
+      tier: tier as EmulatorTier,
+      settingsCacheSeconds: cache,
+    });
+  } catch (e) {
+    if (e instanceof SeedError) {
+      io.stderr(`plumb emulator: ${e.message}\n`);
+      return 1;
+    }
+    io.stderr(`plumb emulator: cannot start: ${(e as Error).message}\n`);
+    return 1;
+  }
+
+  const { state } = emulator;
+  const lines = [
+    `plumb emulator listening on ${emulator.url} (API at ${emulator.url}/api/v4, tier ${tier})`,
+    `  seed: ${seed!}`,
+  ];
+  for (const user of state.users.filter((u) => !u.bot)) {
+    for (const t of state.tokens.filter((x) => x.userId === user.id)) {
+      lines.push(`  ${user.admin ? 'admin' : 'user'} ${user.username}: personal access token "${t.name}" [${t.scopes.join(', ')}] (value from the seed file)`);
+    }
+  }
+  for (const group of state.groups) {
+    for (const t of state.tokens.filter((x) => x.groupId === group.id)) {
+      lines.push(`  group ${group.fullPath}: access token "${t.name}" [${t.scopes.join(', ')}] (value from the seed file)`);
+    }
+  }
+  lines.push('Press Ctrl-C to stop.');
+  io.stdout(`${lines.join('\n')}\n`);
+
+  const signal = await (io.waitForStop ?? waitForSignal)();
+  await emulator.close();
+  io.stdout(`plumb emulator stopped (${signal})\n`);
+  return 0;
+}

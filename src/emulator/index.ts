@@ -1,0 +1,35 @@
+/**
+ * A faithful, stateful local emulator of the service's interface (application settings, group
+ * access tokens, repository files, Pages) for tests and local runs. See docs/emulator.md.
+ */
+export { startEmulator, type RunningEmulator } from './server.js';
+export { createEmulatorState, loadSeedFile, validateSeed, SeedError, type StateOptions } from './seed.js';
+export {
+  EmulatorState,
+  type GroupRecord,
+  type PagesRecord,
+  type ProjectRecord,
+  type TokenRecord,
+  type UserRecord,
+} from './state.js';
+export type {
+  EmulatorOptions,
+  EmulatorSeed,
+  EmulatorTier,
+  FaultAction,
+  FaultRule,
+  RecordedRequest,
+  SeedBranch,
+  SeedDeployment,
+  SeedFile,
+  SeedGroup,
+  SeedGroupToken,
+  SeedInstance,
+  SeedMember,
+  SeedPages,
+  SeedPagesDomain,
+  SeedPersonalToken,
+  SeedProject,
+  SeedUser,
+  Visibility,
+} from './types.js';

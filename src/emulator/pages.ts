@@ -1,0 +1,102 @@
+/** Project Pages: GET settings, PATCH settings, DELETE (unpublish). Maintainer or administrator. */
+import { PAGES_UPDATE_FIELDS } from '../catalogue/index.js';
+import { findProject, requireCaller, type Caller } from './auth.js';
+import { badRequest, forbidden, json, noContent, notFound, paramErrors, type ApiResponse, type Params } from './http.js';
+import type { EmulatorState, PagesRecord, ProjectRecord } from './state.js';
+import { isoDateTime } from './time.js';
+
+export interface PagesCtx {
+  readonly state: EmulatorState;
+  readonly caller: Caller | null;
+  readonly params: Params;
+}
+
+function pagesUrl(state: EmulatorState, project: ProjectRecord, pages: PagesRecord): string {
+  const scheme = state.instance.pagesHttps ? 'https' : 'http';
+  if (pages.uniqueDomainEnabled) return `${scheme}://${pages.uniqueDomain}`;
+  const [top, ...rest] = project.pathWithNamespace.split('/');
+  return `${scheme}://${top!.toLowerCase()}.${state.instance.pagesHost}/${rest.join('/')}`;
+}
+
+export function renderPages(state: EmulatorState, project: ProjectRecord, pages: PagesRecord): Record<string, unknown> {
+  const url = pagesUrl(state, project, pages);
+  return {
+    url,
+    is_unique_domain_enabled: pages.uniqueDomainEnabled,
+    force_https: pages.httpsOnly,
+    primary_domain: pages.primaryDomain,
+    deployments: pages.deployments.map((d) => ({
+      created_at: isoDateTime(d.createdAt),
+      url: d.pathPrefix ? `${url}/${d.pathPrefix}` : url,
+      path_prefix: d.pathPrefix,
+      root_directory: d.rootDirectory,
+    })),
+  };
+}
+
+/** Pages on the instance, the project visible, the caller Maintainer+, Pages enabled for the project. */
+function access(ctx: PagesCtx, projectRef: string): { project: ProjectRecord; pages: PagesRecord } {
+  if (!ctx.state.instance.pagesEnabled) throw notFound();
+  const caller = requireCaller(ctx.caller);
+  const project = findProject(ctx.state, caller, projectRef);
+  if (!caller.admin && ctx.state.projectAccess(caller.user.id, project) < 40) throw forbidden();
+  if (!project.pages) throw notFound();
+  return { project, pages: project.pages };
+}
+
+export function getPages(ctx: PagesCtx, projectRef: string): ApiResponse {
+  const { project, pages } = access(ctx, projectRef);
+  return json(200, renderPages(ctx.state, project, pages));
+}
+
+const TRUE = ['true', 't', '1', 'yes', 'y', 'on'];
+const FALSE = ['false', 'f', '0', 'no', 'n', 'off'];
+
+export function patchPages(ctx: PagesCtx, projectRef: string): ApiResponse {
+  // As the real API: Pages-enabled and authentication checks, then parameter validation, then the
+  // project and role checks.
+  if (!ctx.state.instance.pagesEnabled) throw notFound();
+  requireCaller(ctx.caller);
+  const errors: string[] = [];
+  const values: Record<string, boolean | string | null> = {};
+  for (const field of PAGES_UPDATE_FIELDS) {
+    const raw = ctx.params[field.name];
+    if (raw === undefined) continue;
+    if (field.type === 'boolean') {
+      if (raw === null || raw === '') continue;
+      const s = String(raw).toLowerCase();
+      if (typeof raw === 'boolean') values[field.name] = raw;
+      else if (TRUE.includes(s)) values[field.name] = true;
+      else if (FALSE.includes(s)) values[field.name] = false;
+      else errors.push(`${field.name} is invalid`);
+    } else if (raw === null || typeof raw === 'string') {
+      values[field.name] = raw === '' ? null : raw;
+    } else {
+      errors.push(`${field.name} is invalid`);
+    }
+  }
+  if (errors.length > 0) throw paramErrors(errors);
+  const { project, pages } = access(ctx, projectRef);
+
+  const next: PagesRecord = { ...pages };
+  if ('pages_unique_domain_enabled' in values) next.uniqueDomainEnabled = values['pages_unique_domain_enabled'] as boolean;
+  if ('pages_https_only' in values) next.httpsOnly = values['pages_https_only'] as boolean;
+  if ('pages_primary_domain' in values) {
+    const domain = values['pages_primary_domain'] as string | null;
+    if (domain !== null && !pages.domains.some((d) => d.domain.toLowerCase() === domain.toLowerCase())) {
+      throw badRequest(`Pages primary domain '${domain}' is not one of the project's Pages domains`);
+    }
+    next.primaryDomain = domain === null ? null : pages.domains.find((d) => d.domain.toLowerCase() === domain.toLowerCase())!.domain;
+  }
+  if (next.httpsOnly && !pages.httpsOnly && pages.domains.some((d) => !d.certificate)) {
+    throw badRequest('Pages https only cannot be enabled unless all domains have TLS certificates');
+  }
+  project.pages = next;
+  return json(200, renderPages(ctx.state, project, next));
+}
+
+export function deletePages(ctx: PagesCtx, projectRef: string): ApiResponse {
+  const { pages } = access(ctx, projectRef);
+  pages.deployments = [];
+  return noContent();
+}

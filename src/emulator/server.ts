@@ -1,0 +1,302 @@
+/**
+ * The HTTP server: routing under /api/v4, authentication, scope checks, HEAD handling, faults,
+ * request recording. Handlers return an ApiResponse (or throw an ApiError), so a `drop after` fault
+ * can perform the request and then throw the response away.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { authenticate, requireCaller, requireScope, type Caller } from './auth.js';
+import { FaultInjector } from './faults.js';
+import { blame, createFile, deleteFile, getFile, headFile, raw, updateFile } from './files.js';
+import {
+  ApiError,
+  forbidden,
+  parseBody,
+  parseQueryString,
+  readBody,
+  type ApiResponse,
+  type Params,
+} from './http.js';
+import { deletePages, getPages, patchPages } from './pages.js';
+import { loadSeedFile, createEmulatorState } from './seed.js';
+import { getSettings, putSettings } from './settings.js';
+import type { EmulatorState } from './state.js';
+import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, revokeToken, rotateToken } from './tokens.js';
+import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
+
+export interface RunningEmulator {
+  /** Base URL without /api/v4, e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  readonly state: EmulatorState;
+  readonly requests: readonly RecordedRequest[];
+  addFault(rule: FaultRule): void;
+  clearFaults(): void;
+  resetRequests(): void;
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api/v4';
+const BODY_LIMIT = 64 * 1024 * 1024;
+
+interface Ctx {
+  readonly state: EmulatorState;
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly params: Params;
+  readonly caller: Caller | null;
+  /** Absolute URL of this endpoint without query (for Link headers). */
+  readonly endpointUrl: string;
+}
+
+interface Route {
+  readonly method: string;
+  readonly pattern: RegExp;
+  /** Scopes accepted besides `api` (and `read_api` on GET/HEAD). */
+  readonly extraScopes?: readonly string[];
+  /** Scope check done by the handler itself. */
+  readonly ownScopes?: boolean;
+  readonly handler: (ctx: Ctx, args: string[]) => ApiResponse;
+}
+
+const SEG = '([^/]+)';
+const FILES = `^/projects/${SEG}/repository/files/${SEG}`;
+const READ_REPO = ['read_repository'];
+
+const ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    pattern: /^\/application\/settings$/,
+    handler: (ctx) => {
+      requireAdmin(ctx.caller);
+      return getSettings(ctx.state);
+    },
+  },
+  {
+    method: 'PUT',
+    pattern: /^\/application\/settings$/,
+    handler: (ctx) => {
+      requireAdmin(ctx.caller);
+      const lifetimeBefore = maxLifetimeDays(ctx.state);
+      const { response } = putSettings(ctx.state, ctx.params);
+      // Lowering the maximum lifetime revokes the tokens beyond it.
+      if (maxLifetimeDays(ctx.state) < lifetimeBefore) enforceMaxLifetime(ctx.state);
+      return response;
+    },
+  },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(tokenCtx(ctx), g!) },
+  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(tokenCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(tokenCtx(ctx), g!, t!) },
+  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(tokenCtx(ctx), g!, t!) },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}/rotate$`),
+    ownScopes: true,
+    handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
+  },
+  { method: 'GET', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, false) },
+  { method: 'HEAD', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, true) },
+  { method: 'GET', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => raw(ctx, p!, f!) },
+  { method: 'GET', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => getFile(ctx, p!, f!) },
+  { method: 'HEAD', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => headFile(ctx, p!, f!) },
+  { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
+  { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
+  { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
+  { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
+];
+
+function requireAdmin(caller: Caller | null): void {
+  const c = requireCaller(caller);
+  if (!c.admin) throw forbidden();
+}
+
+function tokenCtx(ctx: Ctx) {
+  return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: { url: ctx.endpointUrl, query: ctx.query } };
+}
+
+function decodeSegment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function findRoute(method: string, path: string): { route: Route; args: string[]; head: boolean } | 'method' | undefined {
+  const lookup = (m: string): { route: Route; args: string[] } | undefined => {
+    for (const route of ROUTES) {
+      if (route.method !== m) continue;
+      const match = route.pattern.exec(path);
+      if (match) return { route, args: match.slice(1).map(decodeSegment) };
+    }
+    return undefined;
+  };
+  const direct = lookup(method);
+  if (direct) return { ...direct, head: false };
+  if (method === 'HEAD') {
+    const get = lookup('GET');
+    if (get) return { ...get, head: true };
+  }
+  return ROUTES.some((r) => r.pattern.test(path)) ? 'method' : undefined;
+}
+
+function errorResponse(e: unknown): ApiResponse {
+  if (e instanceof ApiError) return { status: e.status, headers: { ...e.headers }, body: e.body };
+  return { status: 500, headers: {}, body: { message: '500 Internal Server Error' } };
+}
+
+/** Runs one request through routing, auth and the handler; never throws. */
+async function dispatch(state: EmulatorState, req: IncomingMessage, path: string, query: string, baseUrl: string): Promise<ApiResponse> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  try {
+    const body = await readBody(req, BODY_LIMIT);
+    const found = findRoute(method, path);
+    if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };
+    if (found === 'method') return { status: 405, headers: {}, body: { error: '405 Not Allowed' } };
+    const caller = authenticate(state, req.headers, path);
+    const { route, args, head } = found;
+    if (!route.ownScopes) {
+      const readOnly = method === 'GET' || method === 'HEAD';
+      requireScope(caller, ['api', ...(readOnly ? ['read_api'] : []), ...(route.extraScopes ?? [])]);
+    }
+    const params: Params = { ...parseQueryString(query), ...(method === 'GET' || method === 'HEAD' ? {} : (parseBody(body, req.headers['content-type']) ?? {})) };
+    const ctx: Ctx = { state, method, path, query, params, caller, endpointUrl: `${baseUrl}${API_PREFIX}${path}` };
+    const response = route.handler(ctx, args);
+    return head ? { status: response.status, headers: response.headers } : response;
+  } catch (e) {
+    return errorResponse(e);
+  }
+}
+
+function write(res: ServerResponse, response: ApiResponse, head: boolean): void {
+  let payload: Buffer | undefined;
+  const headers: Record<string, string> = { ...response.headers };
+  if (response.raw !== undefined) payload = response.raw;
+  else if (response.body !== undefined) {
+    payload = Buffer.from(JSON.stringify(response.body));
+    headers['content-type'] ??= 'application/json';
+  }
+  if (payload !== undefined) headers['content-length'] = String(payload.length);
+  else if (response.status !== 204) headers['content-length'] = '0';
+  res.writeHead(response.status, headers);
+  res.end(head || response.status === 204 ? undefined : payload);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Starts an emulator on loopback (or `host`), seeded from an object or a YAML/JSON file. */
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const seed = typeof opts.seed === 'string' ? await loadSeedFile(opts.seed) : opts.seed;
+  const state = createEmulatorState(seed ?? {}, {
+    ...(opts.tier ? { tier: opts.tier } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+    settingsCacheSeconds: opts.settingsCacheSeconds ?? 0,
+  });
+  const faults = new FaultInjector(opts.faults ?? [], opts.faultSeed ?? 1);
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const host = opts.host ?? '127.0.0.1';
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const fullPath = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const inApi = fullPath === API_PREFIX || fullPath.startsWith(`${API_PREFIX}/`);
+    const path = inApi ? fullPath.slice(API_PREFIX.length) : fullPath;
+    const record = (status: number): void => {
+      requests.push({ method, path, query, status, at: state.now() });
+    };
+    const baseUrl = `http://${req.headers.host ?? `${host}:${(server.address() as AddressInfo).port}`}`;
+
+    const decision = faults.decide(method, path, decodeSegment(path));
+    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    const action = decision.action;
+    if (action?.kind === 'drop' && action.when === 'before') {
+      record(0);
+      req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'status') {
+      req.resume();
+      const headers: Record<string, string> = {};
+      if (action.retryAfter !== undefined) headers['retry-after'] = String(action.retryAfter);
+      const body = action.body ?? { message: `${action.status} ${statusText(action.status)}` };
+      const response: ApiResponse =
+        typeof body === 'string'
+          ? { status: action.status, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, raw: Buffer.from(body) }
+          : { status: action.status, headers, body };
+      record(action.status);
+      write(res, response, method === 'HEAD');
+      return;
+    }
+    const response = inApi
+      ? await dispatch(state, req, path, query, baseUrl)
+      : (req.resume(), { status: 404, headers: {}, body: { message: '404 Not Found' } });
+    if (action?.kind === 'drop' && action.when === 'after') {
+      record(0);
+      req.socket.destroy();
+      return;
+    }
+    record(response.status);
+    write(res, response, method === 'HEAD');
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) write(res, { status: 500, headers: {}, body: { message: '500 Internal Server Error' } }, false);
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost}:${address.port}`;
+
+  return {
+    url,
+    state,
+    requests,
+    addFault: (rule) => faults.add(rule),
+    clearFaults: () => faults.clear(),
+    resetRequests: () => {
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function statusText(status: number): string {
+  const texts: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    409: 'Conflict',
+    422: 'Unprocessable Entity',
+    429: 'Too Many Requests',
+    500: 'Internal Server Error',
+    502: 'Bad Gateway',
+    503: 'Service Unavailable',
+    504: 'Gateway Timeout',
+  };
+  return texts[status] ?? 'Error';
+}

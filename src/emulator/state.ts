@@ -1,0 +1,273 @@
+/**
+ * The emulator's live state: settings, users, tokens, groups, projects (with their repositories and
+ * Pages). Plain data, so tests can inspect it and change it out of band
+ * (`emulator.state.settings.signup_enabled = false`).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { makeBlob, type Person, type Repository } from './git.js';
+import { addDays } from './time.js';
+import type { EmulatorTier, Visibility } from './types.js';
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  admin: boolean;
+  /** Bot user behind a group access token. */
+  bot: boolean;
+}
+
+export interface TokenRecord {
+  id: number;
+  userId: number;
+  name: string;
+  description: string | null;
+  scopes: string[];
+  /** SHA-256 of the secret value; the value itself is never stored. */
+  digest: string;
+  createdAt: Date;
+  /** YYYY-MM-DD or null. The token works through the end of that (UTC) day. */
+  expiresAt: string | null;
+  revoked: boolean;
+  lastUsedAt: Date | null;
+  /** The token this one replaced by rotation (the token family link). */
+  previousId: number | null;
+  kind: 'personal' | 'group';
+  /** For group tokens: the group the bot user belongs to. */
+  groupId: number | null;
+}
+
+export interface GroupRecord {
+  id: number;
+  fullPath: string;
+  path: string;
+  name: string;
+  parentId: number | null;
+  visibility: Visibility;
+  /** user id -> access level */
+  members: Map<number, number>;
+}
+
+export interface PagesDomain {
+  domain: string;
+  certificate: boolean;
+}
+
+export interface PagesDeployment {
+  createdAt: Date;
+  pathPrefix: string;
+  rootDirectory: string | null;
+}
+
+export interface PagesRecord {
+  uniqueDomain: string;
+  uniqueDomainEnabled: boolean;
+  httpsOnly: boolean;
+  primaryDomain: string | null;
+  domains: PagesDomain[];
+  deployments: PagesDeployment[];
+}
+
+export interface ProjectRecord {
+  id: number;
+  pathWithNamespace: string;
+  path: string;
+  name: string;
+  namespaceId: number;
+  visibility: Visibility;
+  defaultBranch: string;
+  members: Map<number, number>;
+  repo: Repository;
+  protectedBranches: Set<string>;
+  /** null: the Pages feature is disabled for the project. */
+  pages: PagesRecord | null;
+  /** LFS objects by sha256 oid. */
+  lfsObjects: Map<string, Buffer>;
+}
+
+export interface InstanceRecord {
+  pagesEnabled: boolean;
+  pagesHost: string;
+  pagesHttps: boolean;
+}
+
+export interface SettingsCache {
+  /** The values GET keeps returning until `until` (epoch ms). */
+  values: Record<string, unknown>;
+  updatedAt: Date;
+  until: number;
+}
+
+export function tokenDigest(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export type IdKind = 'user' | 'token' | 'group' | 'project';
+
+const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
+
+export class EmulatorState {
+  /** Settings by catalogue (request) name. */
+  settings: Record<string, unknown> = {};
+  /** Response-only fields (id, created_at, updated_at, ...). */
+  settingsRecord: Record<string, unknown> = {};
+  settingsCache: SettingsCache | null = null;
+  /** >0: GET /application/settings keeps returning the pre-PUT values this long after a PUT. */
+  settingsCacheSeconds = 0;
+  instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true };
+  users: UserRecord[] = [];
+  tokens: TokenRecord[] = [];
+  groups: GroupRecord[] = [];
+  projects: ProjectRecord[] = [];
+  tier: EmulatorTier = 'ultimate';
+  now: () => Date = () => new Date();
+  /** Fixed-window rate-limit counters: key -> window. */
+  readonly rateLimits = new Map<string, { start: number; count: number }>();
+  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1 };
+
+  nextId(kind: IdKind): number {
+    return this.counters[kind]++;
+  }
+
+  /** Makes sure generated ids do not collide with seeded ones. */
+  reserveId(kind: IdKind, id: number): void {
+    if (id >= this.counters[kind]) this.counters[kind] = id + 1;
+  }
+
+  today(): string {
+    return addDays(this.now(), 0);
+  }
+
+  // --- users and tokens -----------------------------------------------------------------------
+
+  userById(id: number): UserRecord | undefined {
+    return this.users.find((u) => u.id === id);
+  }
+
+  userByUsername(username: string): UserRecord | undefined {
+    return this.users.find((u) => u.username === username);
+  }
+
+  tokenById(id: number): TokenRecord | undefined {
+    return this.tokens.find((t) => t.id === id);
+  }
+
+  tokenByValue(value: string): TokenRecord | undefined {
+    const digest = tokenDigest(value);
+    return this.tokens.find((t) => t.digest === digest);
+  }
+
+  isExpired(token: TokenRecord): boolean {
+    return token.expiresAt !== null && token.expiresAt < this.today();
+  }
+
+  isActive(token: TokenRecord): boolean {
+    return !token.revoked && !this.isExpired(token);
+  }
+
+  /** A new random token value: the `personal_access_token_prefix` setting when set, else `svc-`. */
+  generateTokenValue(): string {
+    const prefix = this.settings['personal_access_token_prefix'];
+    const bytes = randomBytes(20);
+    let body = '';
+    for (const b of bytes) body += TOKEN_ALPHABET[b % TOKEN_ALPHABET.length];
+    return `${typeof prefix === 'string' && prefix !== '' ? prefix : 'svc-'}${body}`;
+  }
+
+  /** Every token of the family `token` belongs to (linked through rotation). */
+  tokenFamily(token: TokenRecord): TokenRecord[] {
+    let root = token;
+    while (root.previousId !== null) {
+      const prev = this.tokenById(root.previousId);
+      if (!prev) break;
+      root = prev;
+    }
+    const family = [root];
+    for (let i = 0; i < family.length; i++) {
+      const id = family[i]!.id;
+      for (const t of this.tokens) if (t.previousId === id) family.push(t);
+    }
+    return family;
+  }
+
+  // --- groups and projects --------------------------------------------------------------------
+
+  groupById(id: number): GroupRecord | undefined {
+    return this.groups.find((g) => g.id === id);
+  }
+
+  /** A group by numeric id or full path (already URL-decoded). */
+  groupByRef(ref: string): GroupRecord | undefined {
+    if (/^\d+$/.test(ref)) return this.groupById(Number(ref));
+    return this.groups.find((g) => g.fullPath.toLowerCase() === ref.toLowerCase());
+  }
+
+  projectByRef(ref: string): ProjectRecord | undefined {
+    if (/^\d+$/.test(ref)) return this.projects.find((p) => p.id === Number(ref));
+    return this.projects.find((p) => p.pathWithNamespace.toLowerCase() === ref.toLowerCase());
+  }
+
+  /** The group and its ancestors, nearest first. */
+  groupChain(group: GroupRecord): GroupRecord[] {
+    const chain: GroupRecord[] = [];
+    let g: GroupRecord | undefined = group;
+    while (g) {
+      chain.push(g);
+      g = g.parentId === null ? undefined : this.groupById(g.parentId);
+    }
+    return chain;
+  }
+
+  /** Effective membership level in a group (inherited from ancestors); 0 when none. */
+  groupAccess(userId: number, group: GroupRecord): number {
+    let level = 0;
+    for (const g of this.groupChain(group)) level = Math.max(level, g.members.get(userId) ?? 0);
+    return level;
+  }
+
+  projectAccess(userId: number, project: ProjectRecord): number {
+    const ns = this.groupById(project.namespaceId);
+    return Math.max(project.members.get(userId) ?? 0, ns ? this.groupAccess(userId, ns) : 0);
+  }
+
+  /** Whether the user is a member of the group's subtree (descendant groups or projects). */
+  hasDescendantMembership(userId: number, group: GroupRecord): boolean {
+    const inSubtree = (g: GroupRecord): boolean => this.groupChain(g).includes(group);
+    return (
+      this.groups.some((g) => inSubtree(g) && g.members.has(userId)) ||
+      this.projects.some((p) => {
+        const ns = this.groupById(p.namespaceId);
+        return ns !== undefined && inSubtree(ns) && p.members.has(userId);
+      })
+    );
+  }
+
+  /**
+   * Test helper: commits one file change straight into a project's repository (out of band, as a
+   * push would), returning the new commit id. `content: null` deletes the file.
+   */
+  pushFile(
+    projectRef: string | number,
+    file: { branch?: string; path: string; content: string | Buffer | null; executable?: boolean; message?: string; author?: Person },
+  ): string {
+    const project = this.projectByRef(String(projectRef));
+    if (!project) throw new Error(`no project ${projectRef}`);
+    const branch = file.branch ?? project.defaultBranch;
+    const parent = project.repo.branchHead(branch);
+    const author = file.author ?? { name: 'Emulator', email: 'emulator@example.test' };
+    const blob =
+      file.content === null
+        ? null
+        : makeBlob(typeof file.content === 'string' ? Buffer.from(file.content) : file.content, file.executable ?? false);
+    return project.repo.commit({
+      branch,
+      ...(parent ? { parent } : {}),
+      changes: new Map([[file.path, blob]]),
+      author,
+      committer: author,
+      message: file.message ?? `Update ${file.path}`,
+      date: this.now(),
+    }).id;
+  }
+}

@@ -1,0 +1,179 @@
+/** Public types of the emulator: options, faults, recorded requests and the seed format. */
+
+export type EmulatorTier = 'free' | 'premium' | 'ultimate';
+export type Visibility = 'private' | 'internal' | 'public';
+
+export type FaultAction =
+  | { kind: 'latency'; ms: number }
+  | { kind: 'status'; status: number; retryAfter?: number; body?: unknown }
+  | { kind: 'drop'; when: 'before' | 'after' };
+
+export interface FaultRule {
+  /** HTTP method, case-insensitive; any method when absent. */
+  method?: string;
+  /**
+   * Matched against the path after `/api/v4` (as sent, percent-encoding kept, and decoded). A string
+   * is an exact path or a glob: `*` matches within one segment, `**` across segments.
+   */
+  path?: string | RegExp;
+  /** Only the nth matching request (1-based), then `times` requests from there. */
+  nth?: number;
+  /** How many matching requests to affect (default unlimited, or 1 when `nth` is set). */
+  times?: number;
+  /** 0..1: each otherwise-eligible request is affected with this probability (seeded PRNG). */
+  probability?: number;
+  action: FaultAction;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path after `/api/v4`, as sent (percent-encoding kept). */
+  readonly path: string;
+  /** Raw query string without `?` ('' when none). */
+  readonly query: string;
+  /** Response status; 0 when the connection was dropped by a fault. */
+  readonly status: number;
+  readonly at: Date;
+}
+
+export interface EmulatorOptions {
+  /** Seed object, or path to a YAML/JSON seed file. */
+  seed?: EmulatorSeed | string;
+  host?: string;
+  port?: number;
+  tier?: EmulatorTier;
+  /** >0: GET /application/settings returns the pre-PUT values for this many seconds after a PUT. */
+  settingsCacheSeconds?: number;
+  /** Clock for token expiry/creation, commit dates, rate-limit windows and the settings cache. */
+  now?: () => Date;
+  faults?: FaultRule[];
+  faultSeed?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seed format (docs/emulator.md)
+// ---------------------------------------------------------------------------------------------
+
+export interface SeedPersonalToken {
+  name: string;
+  /** The secret value the client will send in PRIVATE-TOKEN. */
+  token: string;
+  scopes: string[];
+  id?: number;
+  description?: string;
+  /** YYYY-MM-DD, or null for no expiry. */
+  expires_at?: string | null;
+  revoked?: boolean;
+  created_at?: string;
+  last_used_at?: string | null;
+}
+
+export interface SeedGroupToken extends SeedPersonalToken {
+  /** 10, 15, 20, 30, 40 or 50; default 40. */
+  access_level?: number;
+}
+
+export interface SeedUser {
+  username: string;
+  id?: number;
+  name?: string;
+  email?: string;
+  admin?: boolean;
+  personal_access_tokens?: SeedPersonalToken[];
+}
+
+export interface SeedMember {
+  username: string;
+  access_level: number;
+}
+
+export interface SeedGroup {
+  /** `platform` or `platform/infra` (the parent must be seeded too). */
+  full_path: string;
+  id?: number;
+  name?: string;
+  visibility?: Visibility;
+  members?: SeedMember[];
+  access_tokens?: SeedGroupToken[];
+}
+
+/** File content: a string (UTF-8 text) or an object. */
+export type SeedFile =
+  | string
+  | {
+      content?: string;
+      /** Binary content, Base64-encoded (instead of `content`). */
+      content_base64?: string;
+      /** Executable bit (mode 100755). */
+      execute?: boolean;
+      /** Store the file as a Git LFS pointer to this content. */
+      lfs_content?: string;
+    };
+
+export interface SeedBranch {
+  /** Branch to start from (default: the default branch). */
+  from?: string;
+  /** Files changed on this branch (null deletes); committed as one commit. */
+  files?: Record<string, SeedFile | null>;
+  message?: string;
+}
+
+export interface SeedPagesDomain {
+  domain: string;
+  /** Whether the domain has a TLS certificate (default true). */
+  certificate?: boolean;
+}
+
+export interface SeedDeployment {
+  /** '' (default) for the main deployment; set for parallel deployments. */
+  path_prefix?: string;
+  root_directory?: string | null;
+  created_at?: string;
+}
+
+export interface SeedPages {
+  /** Pages feature enabled for the project (default true when the key is present). */
+  enabled?: boolean;
+  unique_domain?: string;
+  unique_domain_enabled?: boolean;
+  https_only?: boolean;
+  primary_domain?: string | null;
+  domains?: (string | SeedPagesDomain)[];
+  deployments?: SeedDeployment[];
+}
+
+export interface SeedProject {
+  /** `group/sub/project`; the namespace must be a seeded group. */
+  path_with_namespace: string;
+  id?: number;
+  name?: string;
+  visibility?: Visibility;
+  default_branch?: string;
+  members?: SeedMember[];
+  /** Files of the initial commit on the default branch. */
+  files?: Record<string, SeedFile>;
+  branches?: Record<string, SeedBranch>;
+  /** Tag name -> branch name or commit-ish. */
+  tags?: Record<string, string>;
+  /** Branches only Maintainers may push to (default: the default branch). */
+  protected_branches?: string[];
+  pages?: SeedPages;
+}
+
+export interface SeedInstance {
+  /** The Pages feature on the instance (default true). */
+  pages_enabled?: boolean;
+  /** Pages host name (default `pages.example.test`). */
+  pages_host?: string;
+  /** Pages served over HTTPS (default true). */
+  pages_https?: boolean;
+}
+
+export interface EmulatorSeed {
+  instance?: SeedInstance;
+  /** Initial application settings, by request or response name. */
+  settings?: Record<string, unknown>;
+  users?: SeedUser[];
+  groups?: SeedGroup[];
+  projects?: SeedProject[];
+}

@@ -1,0 +1,562 @@
+/** Conformance: application settings (GET/PUT /application/settings), spec sections 2, 2.1, 2.2, 4, 5, 8. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RESPONSE_ONLY_SETTINGS, SETTING_RULES, SETTINGS, type SettingSpec } from '../../src/catalogue/index.js';
+import { createEmulatorState } from '../../src/emulator/index.js';
+import { ADMIN, ADMIN_READ, OWNER, SEED, start, type Api, type Clock } from './helpers.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+
+const current = SETTINGS.filter((s) => !s.removed);
+const responseName = (s: SettingSpec): string => s.responseName ?? s.name;
+const tierOf = (s: SettingSpec): 'free' | 'premium' | 'ultimate' =>
+  s.tiers?.includes('TT') ? 'ultimate' : s.tiers?.includes('HT') ? 'premium' : 'free';
+const isAlias = (s: SettingSpec): boolean => {
+  const r = s.deprecated?.replacement;
+  return r !== undefined && SETTINGS.some((x) => x.name === r);
+};
+/** Settings a test may write directly (not aliases, not read-only). */
+const writable = current.filter((s) => !s.readOnly && !isAlias(s));
+
+let emulator: RunningEmulator;
+let api: Api;
+let clock: Clock;
+
+beforeAll(async () => {
+  ({ emulator, api, clock } = await start());
+});
+afterAll(() => emulator.close());
+
+describe('GET /application/settings', () => {
+  it('returns 200 with every current, non-secret setting under its response name', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    expect(r.status).toBe(200);
+    for (const s of current) {
+      if (s.secret) continue;
+      expect(r.body, s.name).toHaveProperty(responseName(s));
+    }
+  });
+
+  it('omits the settings removed from the interface', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    for (const s of SETTINGS.filter((x) => x.removed)) expect(r.body).not.toHaveProperty(s.name);
+  });
+
+  it('omits secret settings from the response', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    const secrets = current.filter((s) => s.secret);
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const s of secrets) expect(r.body).not.toHaveProperty(responseName(s));
+  });
+
+  it('includes the response-only fields id, created_at, updated_at and the prompt-cache flags', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    for (const f of RESPONSE_ONLY_SETTINGS) expect(r.body).toHaveProperty(f.name);
+    expect(r.body.id).toBe(1);
+    expect(r.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('names the SSH key limits users_api_limit_ssh_keys and users_api_limit_ssh_key in responses', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    expect(r.body.users_api_limit_ssh_keys).toBe(120);
+    expect(r.body.users_api_limit_ssh_key).toBe(120);
+    expect(r.body).not.toHaveProperty('users_api_limit_keys');
+  });
+
+  it('returns the catalogue default of every setting that has one', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    for (const s of writable.filter((x) => 'default' in x && !x.secret)) {
+      expect(r.body[responseName(s)], s.name).toEqual(s.default);
+    }
+  });
+
+  it('returns a value of the right type for settings without a stated default', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    for (const s of writable.filter((x) => !('default' in x) && !x.secret)) {
+      const v = r.body[responseName(s)];
+      if (v === null) continue;
+      if (s.type === 'boolean') expect(typeof v, s.name).toBe('boolean');
+      if (s.type === 'integer') expect(Number.isInteger(v), s.name).toBe(true);
+      if (s.type === 'float') expect(typeof v, s.name).toBe('number');
+      if (s.type === 'string' || s.type === 'text') expect(typeof v, s.name).toBe('string');
+      if (s.type.endsWith('[]')) expect(Array.isArray(v), s.name).toBe(true);
+      if (s.type === 'hash' || s.type === 'object') expect(typeof v, s.name).toBe('object');
+    }
+  });
+
+  it('shows a deprecated alias with the value of the setting it stands for', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    expect(r.body.signin_enabled).toBe(r.body.password_authentication_enabled_for_web);
+    expect(r.body.admin_notification_email).toBe(r.body.abuse_notification_email);
+  });
+
+  it('is refused with 401 without a token', async () => {
+    const r = await api.get('/application/settings');
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ message: '401 Unauthorized' });
+  });
+
+  it('is refused with 401 for an unknown token', async () => {
+    const r = await api.get('/application/settings', { token: 'nope-nope-nope' });
+    expect(r.status).toBe(401);
+  });
+
+  it('is refused with 403 for a non-administrator', async () => {
+    const r = await api.get('/application/settings', { token: OWNER });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ message: '403 Forbidden' });
+  });
+
+  it('is allowed with a read_api token of an administrator', async () => {
+    expect((await api.get('/application/settings', { token: ADMIN_READ })).status).toBe(200);
+  });
+
+  it('accepts the Authorization: Bearer header as well as PRIVATE-TOKEN', async () => {
+    const r = await api.get('/application/settings', { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(r.status).toBe(200);
+  });
+});
+
+describe('PUT /application/settings: encodings and coercion', () => {
+  beforeEach(() => {
+    emulator.state.settingsCache = null;
+  });
+
+  it('accepts a JSON body and returns 200 with the full updated object', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { signup_enabled: false, max_login_attempts: 7 } });
+    expect(r.status).toBe(200);
+    expect(r.body.signup_enabled).toBe(false);
+    expect(r.body.max_login_attempts).toBe(7);
+    expect(Object.keys(r.body).length).toBeGreaterThan(300);
+    expect(emulator.state.settings['signup_enabled']).toBe(false);
+  });
+
+  it('accepts query-string parameters as in the reference request', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, query: 'signup_enabled=true&max_login_attempts=9' });
+    expect(r.status).toBe(200);
+    expect(r.body.signup_enabled).toBe(true);
+    expect(r.body.max_login_attempts).toBe(9);
+  });
+
+  it('accepts a form body with key[]= arrays and key[sub]= hashes', async () => {
+    const r = await api.put('/application/settings', {
+      token: ADMIN,
+      form: {
+        'import_sources[]': ['git', 'manifest'],
+        'diagram_render_formats[bpmn]': 'true',
+        'repository_storages_weighted[default]': '100',
+        first_day_of_week: '1',
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.import_sources).toEqual(['git', 'manifest']);
+    expect(r.body.diagram_render_formats).toEqual({ bpmn: 'true' });
+    expect(r.body.repository_storages_weighted).toEqual({ default: '100' });
+    expect(r.body.first_day_of_week).toBe(1);
+  });
+
+  it('accepts a multipart form body', async () => {
+    const form = new FormData();
+    form.append('after_sign_up_text', 'Welcome!');
+    const res = await fetch(`${emulator.url}/api/v4/application/settings`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN }, body: form });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Record<string, unknown>)['after_sign_up_text']).toBe('Welcome!');
+  });
+
+  it("coerces 'true'/'false', '1'/'0' and numeric strings like the real API", async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, query: 'signup_enabled=0&user_oauth_applications=1&max_artifacts_size=250&polling_interval_multiplier=1.5' });
+    expect(r.status).toBe(200);
+    expect(r.body.signup_enabled).toBe(false);
+    expect(r.body.user_oauth_applications).toBe(true);
+    expect(r.body.max_artifacts_size).toBe(250);
+    expect(r.body.polling_interval_multiplier).toBe(1.5);
+  });
+
+  it('splits a comma-separated string for an array setting', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, query: 'domain_denylist=a.test,b.test' });
+    expect(r.body.domain_denylist).toEqual(['a.test', 'b.test']);
+  });
+
+  it('ignores unknown parameters', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { no_such_setting: 1, session_expire_delay: 100 } });
+    expect(r.status).toBe(200);
+    expect(r.body).not.toHaveProperty('no_such_setting');
+    expect(r.body.session_expire_delay).toBe(100);
+  });
+
+  it('ignores read-only settings (outbound_local_requests_whitelist cannot be updated)', async () => {
+    const before = (await api.get('/application/settings', { token: ADMIN })).body.outbound_local_requests_whitelist;
+    const r = await api.put('/application/settings', { token: ADMIN, json: { outbound_local_requests_whitelist: ['10.0.0.1'] } });
+    expect(r.status).toBe(200);
+    expect(r.body.outbound_local_requests_whitelist).toEqual(before);
+  });
+
+  it('ignores settings removed from the interface', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { user_email_lookup_limit: 5, delayed_project_deletion: true } });
+    expect(r.status).toBe(200);
+    expect(r.body).not.toHaveProperty('user_email_lookup_limit');
+    expect(r.body).not.toHaveProperty('delayed_project_deletion');
+  });
+
+  it('accepts the response name users_api_limit_ssh_keys as well as users_api_limit_keys', async () => {
+    let r = await api.put('/application/settings', { token: ADMIN, json: { users_api_limit_keys: 50 } });
+    expect(r.body.users_api_limit_ssh_keys).toBe(50);
+    r = await api.put('/application/settings', { token: ADMIN, json: { users_api_limit_ssh_keys: 60 } });
+    expect(r.body.users_api_limit_ssh_keys).toBe(60);
+  });
+
+  it('writes a deprecated alias through to its replacement (admin_notification_email)', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { admin_notification_email: 'abuse@example.test' } });
+    expect(r.body.abuse_notification_email).toBe('abuse@example.test');
+    expect(r.body.admin_notification_email).toBe('abuse@example.test');
+  });
+
+  it('coerces a deprecated string alias with its replacement type (signin_enabled)', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, query: 'signin_enabled=false' });
+    expect(r.body.password_authentication_enabled_for_web).toBe(false);
+    await api.put('/application/settings', { token: ADMIN, json: { password_authentication_enabled_for_web: true } });
+  });
+
+  it('stores null for a nullable setting and reports can\'t be blank for one with a default', async () => {
+    let r = await api.put('/application/settings', { token: ADMIN, json: { domain_allowlist: null } });
+    expect(r.status).toBe(200);
+    expect(r.body.domain_allowlist).toBeNull();
+    r = await api.put('/application/settings', { token: ADMIN, json: { deletion_adjourned_period: null } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: { deletion_adjourned_period: ["can't be blank"] } });
+  });
+
+  it('bumps updated_at when something changed', async () => {
+    const before = (await api.get('/application/settings', { token: ADMIN })).body.updated_at;
+    clock.advance(1000);
+    const r = await api.put('/application/settings', { token: ADMIN, json: { home_page_url: `https://x.test/${Date.now()}` } });
+    expect(r.body.updated_at).not.toBe(before);
+  });
+
+  it('is refused with 403 for a non-administrator, changing nothing', async () => {
+    const r = await api.put('/application/settings', { token: OWNER, json: { signup_enabled: false } });
+    expect(r.status).toBe(403);
+  });
+
+  it('is refused with 403 insufficient_scope for an administrator read_api token', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN_READ, json: { signup_enabled: false } });
+    expect(r.status).toBe(403);
+    expect(r.body.error).toBe('insufficient_scope');
+  });
+});
+
+describe('PUT /application/settings: validation, row by row', () => {
+  const byType = (t: string) => writable.filter((s) => s.type === t && !s.enum);
+
+  it.each(byType('boolean').slice(0, 5).map((s) => [s.name]))('rejects a non-boolean for %s with {"error":"<name> is invalid"}', async (name) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: 'maybe' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: `${name} is invalid` });
+  });
+
+  it.each(byType('integer').slice(0, 5).map((s) => [s.name]))('rejects a non-integer for %s with {"error":"<name> is invalid"}', async (name) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: '12abc' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: `${name} is invalid` });
+  });
+
+  it.each(writable.filter((s) => s.maximum !== undefined).map((s) => [s.name, s.maximum!, s]))(
+    'rejects %s above its maximum %s with a field-keyed message',
+    async (name, maximum, spec) => {
+      const value = spec.type === 'float' ? maximum + 0.001 : maximum + 1;
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: value } });
+      expect(r.status).toBe(400);
+      expect(r.body.message[responseName(spec)]).toContain(`must be less than or equal to ${maximum}`);
+    },
+  );
+
+  it.each(writable.filter((s) => s.maximum !== undefined).map((s) => [s.name, s.maximum!]))('accepts %s at its maximum %s', async (name, maximum) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: maximum } });
+    expect(r.status).toBe(200);
+  });
+
+  it.each(writable.filter((s) => s.minimum !== undefined).map((s) => [s.name, s.minimum!, s]))(
+    'rejects %s below its minimum %s with a field-keyed message',
+    async (name, minimum, spec) => {
+      const value = spec.type === 'float' ? minimum - 0.001 : minimum - 1;
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: value } });
+      expect(r.status).toBe(400);
+      expect(r.body.message[responseName(spec)]).toContain(`must be greater than or equal to ${minimum}`);
+    },
+  );
+
+  it.each(writable.filter((s) => s.minimum !== undefined).map((s) => [s.name, s.minimum!]))('accepts %s at its minimum %s', async (name, minimum) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: minimum } });
+    expect(r.status).toBe(200);
+  });
+
+  it.each(writable.filter((s) => s.enum && !s.type.endsWith('[]')).map((s) => [s.name, s]))(
+    'rejects a value of %s outside its enumeration with "does not have a valid value"',
+    async (name, spec) => {
+      const bad = spec.type === 'integer' ? 99 : 'not-a-value';
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: bad } });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: `${name} does not have a valid value` });
+    },
+  );
+
+  it.each(writable.filter((s) => s.enum && s.type.endsWith('[]')).map((s) => [s.name]))(
+    'rejects an item of %s outside its enumeration',
+    async (name) => {
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: ['not-a-value'] } });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: `${name} does not have a valid value` });
+    },
+  );
+
+  it('accepts every enumerated value of first_day_of_week and email_confirmation_setting', async () => {
+    for (const s of writable.filter((x) => x.name === 'first_day_of_week' || x.name === 'email_confirmation_setting')) {
+      for (const v of s.enum!) {
+        const r = await api.put('/application/settings', { token: ADMIN, json: { [s.name]: v } });
+        expect(r.status, `${s.name}=${v}`).toBe(200);
+      }
+    }
+  });
+
+  it.each(writable.filter((s) => s.multipleOf !== undefined).map((s) => [s.name, s.multipleOf!, s]))(
+    'rejects %s off its step %s',
+    async (name, step, spec) => {
+      const value = (spec.minimum ?? 0) + step * 1.5;
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: value } });
+      expect(r.status).toBe(400);
+      expect(r.body.message[name]).toContain(`must be a multiple of ${step}`);
+      const ok = await api.put('/application/settings', { token: ADMIN, json: { [name]: (spec.minimum ?? 0) + step * 2 } });
+      expect(ok.status).toBe(200);
+    },
+  );
+
+  it.each(writable.filter((s) => s.maxItems !== undefined).map((s) => [s.name, s.maxItems!, s]))(
+    'rejects %s with more than %s entries',
+    async (name, max, spec) => {
+      const items = Array.from({ length: max + 1 }, (_, i) => (spec.type === 'integer[]' ? i + 1 : `user${i}`));
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: items } });
+      expect(r.status).toBe(400);
+      expect(r.body.message[name][0]).toMatch(/too long/);
+      const ok = await api.put('/application/settings', { token: ADMIN, json: { [name]: items.slice(0, max) } });
+      expect(ok.status).toBe(200);
+    },
+  );
+
+  it.each(writable.filter((s) => s.pattern !== undefined).map((s) => [s.name]))('rejects a value of %s that does not match its pattern', async (name) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: '-Bad Value-' } });
+    expect(r.status).toBe(400);
+    expect(r.body.message[name]).toContain('is invalid');
+  });
+
+  it('enforces the length bounds of search_engine_prefix', async () => {
+    const spec = writable.find((s) => s.name === 'search_engine_prefix')!;
+    const r = await api.put('/application/settings', { token: ADMIN, json: { search_engine_prefix: 'a'.repeat(spec.maxLength! + 1) } });
+    expect(r.status).toBe(400);
+    expect(r.body.message.search_engine_prefix[0]).toMatch(/too long/);
+    expect((await api.put('/application/settings', { token: ADMIN, json: { search_engine_prefix: 'my-prefix_1' } })).status).toBe(200);
+  });
+
+  it('rejects unknown keys of an object setting with known keys (diagram_render_formats)', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { diagram_render_formats: { bpmn: true, svgbob: true } } });
+    expect(r.status).toBe(400);
+    expect(r.body.message.diagram_render_formats[0]).toMatch(/svgbob/);
+  });
+
+  it('reports every invalid field of one request together', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { deletion_adjourned_period: 0, asciidoc_max_includes: 65 } });
+    expect(r.status).toBe(400);
+    expect(Object.keys(r.body.message).sort()).toEqual(['asciidoc_max_includes', 'deletion_adjourned_period']);
+  });
+
+  it('changes nothing when a request is rejected', async () => {
+    const before = emulator.state.settings['deletion_adjourned_period'];
+    await api.put('/application/settings', { token: ADMIN, json: { deletion_adjourned_period: 91, signup_enabled: false } });
+    expect(emulator.state.settings['deletion_adjourned_period']).toBe(before);
+  });
+});
+
+describe('PUT /application/settings: dependencies between settings (2.2)', () => {
+  const whenEnabled = SETTING_RULES.filter((r) => r.kind === 'required-when-enabled');
+
+  it.each(whenEnabled.map((r) => [r.flag, r.requires]))('requires every setting of %s in the same request when it is enabled', async (flag, requires) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { [flag]: true } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: requires.map((n) => `${n} is missing`).join(', ') });
+  });
+
+  it('names every missing key: captcha_enabled without its keys', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { captcha_enabled: true } });
+    expect(r.body.error).toContain('captcha_private_key is missing');
+    expect(r.body.error).toContain('captcha_site_key is missing');
+  });
+
+  it('accepts an enabled flag together with its required settings', async () => {
+    const r = await api.put('/application/settings', {
+      token: ADMIN,
+      json: { captcha_enabled: true, captcha_private_key: 'priv', captcha_site_key: 'site' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.captcha_enabled).toBe(true);
+    expect(r.body.captcha_site_key).toBe('site');
+    expect(r.body).not.toHaveProperty('captcha_private_key');
+  });
+
+  it('accepts the flag as the string "true" and still enforces the rule', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, query: 'enforce_terms=true' });
+    expect(r).toMatchObject({ status: 400, body: { error: 'terms is missing' } });
+  });
+
+  it('does not require anything when the flag is disabled', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { captcha_enabled: false } });
+    expect(r.status).toBe(200);
+  });
+
+  it.each(SETTING_RULES.filter((r) => r.kind === 'required-with').map((r) => [r.field, r.requires]))(
+    'requires %s to come with %s',
+    async (field, requires) => {
+      const r = await api.put('/application/settings', { token: ADMIN, json: { [field]: 'value' } });
+      expect(r.status).toBe(400);
+      expect(r.body).toEqual({ error: requires.map((n) => `${n} is missing`).join(', ') });
+    },
+  );
+
+  it('rejects a default visibility listed in restricted_visibility_levels, against the resulting record', async () => {
+    let r = await api.put('/application/settings', { token: ADMIN, json: { restricted_visibility_levels: ['private'] } });
+    expect(r.status).toBe(400);
+    expect(r.body.message.default_project_visibility).toEqual(['cannot be set to a restricted visibility level']);
+    expect(r.body.message.default_group_visibility).toEqual(['cannot be set to a restricted visibility level']);
+    r = await api.put('/application/settings', {
+      token: ADMIN,
+      json: { restricted_visibility_levels: ['public'], default_project_visibility: 'internal' },
+    });
+    expect(r.status).toBe(200);
+    r = await api.put('/application/settings', { token: ADMIN, json: { default_project_visibility: 'public' } });
+    expect(r.status).toBe(400);
+    expect(Object.keys(r.body.message)).toEqual(['default_project_visibility']);
+    await api.put('/application/settings', { token: ADMIN, json: { restricted_visibility_levels: [] } });
+  });
+});
+
+describe('tiers', () => {
+  const hidden = (tier: 'free' | 'premium') =>
+    current.filter((s) => !s.secret && (tier === 'free' ? tierOf(s) !== 'free' : tierOf(s) === 'ultimate'));
+
+  it('hides higher-tier ([HT]/[TT]) fields from GET on the free tier', async () => {
+    const { emulator: e, api: a } = await start({ tier: 'free' });
+    try {
+      const r = await a.get('/application/settings', { token: ADMIN });
+      for (const s of hidden('free')) {
+        if (s.tierApplies === 'update') expect(r.body, s.name).toHaveProperty(responseName(s));
+        else expect(r.body, s.name).not.toHaveProperty(responseName(s));
+      }
+      expect(r.body).toHaveProperty('signup_enabled');
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('hides only top-tier ([TT]) fields on the premium tier', async () => {
+    const { emulator: e, api: a } = await start({ tier: 'premium' });
+    try {
+      const r = await a.get('/application/settings', { token: ADMIN });
+      for (const s of hidden('premium')) {
+        if (s.tierApplies === 'update') continue;
+        expect(r.body, s.name).not.toHaveProperty(responseName(s));
+      }
+      const ht = current.find((s) => tierOf(s) === 'premium' && !s.secret && s.tierApplies !== 'update')!;
+      expect(r.body).toHaveProperty(responseName(ht));
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('ignores higher-tier fields on PUT on a lower tier', async () => {
+    const { emulator: e, api: a } = await start({ tier: 'free' });
+    try {
+      const r = await a.put('/application/settings', { token: ADMIN, json: { security_approval_policies_limit: 9, lock_memberships_to_saml: true, signup_enabled: false } });
+      expect(r.status).toBe(200);
+      expect(e.state.settings['security_approval_policies_limit']).toBe(5);
+      expect(e.state.settings['lock_memberships_to_saml']).toBe(false);
+      expect(r.body.lock_memberships_to_saml).toBe(false);
+      expect(r.body.signup_enabled).toBe(false);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('accepts an update of a field whose tier rule applies to reading only (secret_push_protection_available)', async () => {
+    const { emulator: e, api: a } = await start({ tier: 'free' });
+    try {
+      const r = await a.put('/application/settings', { token: ADMIN, json: { secret_push_protection_available: true } });
+      expect(r.body).not.toHaveProperty('secret_push_protection_available');
+      expect(e.state.settings['secret_push_protection_available']).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
+});
+
+describe('settings cache (section 8)', () => {
+  it('returns the pre-PUT values for settingsCacheSeconds after a PUT, then the new ones', async () => {
+    const { emulator: e, api: a, clock: c } = await start({ settingsCacheSeconds: 60 });
+    try {
+      const put = await a.put('/application/settings', { token: ADMIN, json: { signup_enabled: false } });
+      expect(put.body.signup_enabled).toBe(false);
+      expect((await a.get('/application/settings', { token: ADMIN })).body.signup_enabled).toBe(true);
+      c.advance(59_000);
+      expect((await a.get('/application/settings', { token: ADMIN })).body.signup_enabled).toBe(true);
+      c.advance(1_000);
+      expect((await a.get('/application/settings', { token: ADMIN })).body.signup_enabled).toBe(false);
+      expect(e.state.settings['signup_enabled']).toBe(false);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('has no cache by default in-process', async () => {
+    const r1 = await api.put('/application/settings', { token: ADMIN, json: { after_sign_out_path: '/bye' } });
+    expect(r1.status).toBe(200);
+    expect((await api.get('/application/settings', { token: ADMIN })).body.after_sign_out_path).toBe('/bye');
+  });
+});
+
+describe('out-of-band state and admin mode', () => {
+  it('reflects a setting changed directly in the state', async () => {
+    emulator.state.settings['home_page_url'] = 'https://changed.example.test';
+    expect((await api.get('/application/settings', { token: ADMIN })).body.home_page_url).toBe('https://changed.example.test');
+  });
+
+  it('with admin_mode on, treats an administrator token without the admin_mode scope as a regular user', async () => {
+    const { emulator: e, api: a } = await start();
+    try {
+      expect((await a.put('/application/settings', { token: ADMIN, json: { admin_mode: true } })).status).toBe(200);
+      expect((await a.get('/application/settings', { token: ADMIN })).status).toBe(403);
+      e.state.tokens.find((t) => t.name === 'admin-api')!.scopes.push('admin_mode');
+      expect((await a.get('/application/settings', { token: ADMIN })).status).toBe(200);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('rejects personal access tokens once disable_personal_access_tokens is set (and it cannot be undone through the API)', async () => {
+    const { emulator: e, api: a } = await start();
+    try {
+      expect((await a.put('/application/settings', { token: ADMIN, json: { disable_personal_access_tokens: true } })).status).toBe(200);
+      expect((await a.put('/application/settings', { token: ADMIN, json: { disable_personal_access_tokens: false } })).status).toBe(401);
+      expect(e.state.settings['disable_personal_access_tokens']).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
+});
+
+describe('seeded settings', () => {
+  it('applies seed settings by request or response name', () => {
+    const state = createEmulatorState({ ...SEED, settings: { signup_enabled: false, users_api_limit_ssh_keys: 7 } });
+    expect(state.settings['signup_enabled']).toBe(false);
+    expect(state.settings['users_api_limit_keys']).toBe(7);
+  });
+
+  it('rejects an unknown or invalid seeded setting with a clear error', () => {
+    expect(() => createEmulatorState({ settings: { signup_enabeld: false } })).toThrow(/unknown settings: signup_enabeld/);
+    expect(() => createEmulatorState({ settings: { deletion_adjourned_period: 500 } })).toThrow(/deletion_adjourned_period must be less than or equal to 90/);
+  });
+});
