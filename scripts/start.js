@@ -5,7 +5,7 @@
 //   3. plan again: nothing to do (no perpetual diff);
 //   4. change a setting out of band, as an admin clicking in the UI would;
 //   5. plumb drift catches it (exit 2), and apply converges again.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,13 +30,16 @@ const env = {
   PLUMB_STATE: path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-start-')), 'state.json'),
 };
 
-function step(title, args, expectCode) {
+// The emulator runs in this process, so the CLI runs as an asynchronous child (a synchronous one
+// would block the emulator from answering).
+async function step(title, args, expectCode) {
   console.log(`\n${bold(`── ${title}`)}\n$ plumb ${args.join(' ')}\n`);
-  const r = spawnSync(process.execPath, [path.join(root, 'bin/plumb.js'), ...args], { cwd: root, env, stdio: 'inherit' });
-  const ok = r.status === expectCode;
-  console.log(`${ok ? '✔' : '✘'} exit code ${r.status}${ok ? '' : ` (expected ${expectCode})`}`);
+  const child = spawn(process.execPath, [path.join(root, 'bin/plumb.js'), ...args], { cwd: root, env, stdio: 'inherit' });
+  const status = await new Promise((resolve) => child.on('close', resolve));
+  const ok = status === expectCode;
+  console.log(`${ok ? '✔' : '✘'} exit code ${status}${ok ? '' : ` (expected ${expectCode})`}`);
   if (!ok) failures++;
-  return r.status;
+  return status;
 }
 
 let emulator;
@@ -49,10 +52,10 @@ try {
 console.log(`${bold('Emulator')} listening at ${emulator.url}/api/v4 (seed: examples/emulator-seed.yaml)`);
 
 try {
-  step('1. Validate the configuration offline', ['validate', 'examples/plumb'], 0);
-  step('2. Plan: what would change on the instance', ['plan', 'examples/plumb'], 0);
-  step('3. Apply it', ['apply', 'examples/plumb', '--auto-approve'], 0);
-  step('4. Plan again: the instance now matches, nothing to do', ['plan', 'examples/plumb', '--detailed-exitcode'], 0);
+  await step('1. Validate the configuration offline', ['validate', 'examples/plumb'], 0);
+  await step('2. Plan: what would change on the instance', ['plan', 'examples/plumb'], 0);
+  await step('3. Apply it', ['apply', 'examples/plumb', '--auto-approve'], 0);
+  await step('4. Plan again: the instance now matches, nothing to do', ['plan', 'examples/plumb', '--detailed-exitcode'], 0);
 
   console.log(`\n${bold('── 5. Someone changes a setting by hand')}\nPUT /application/settings signup_enabled=true (out of band)`);
   const res = await fetch(`${emulator.url}/api/v4/application/settings`, {
@@ -62,9 +65,9 @@ try {
   });
   console.log(`→ ${res.status}`);
 
-  step('6. Scheduled drift detection catches it (exit 2 = drift)', ['drift', 'examples/plumb'], 2);
-  step('7. Apply converges again', ['apply', 'examples/plumb', '--auto-approve'], 0);
-  step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
+  await step('6. Scheduled drift detection catches it (exit 2 = drift)', ['drift', 'examples/plumb'], 2);
+  await step('7. Apply converges again', ['apply', 'examples/plumb', '--auto-approve'], 0);
+  await step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
 } finally {
   await emulator.close();
 }
