@@ -139,6 +139,8 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
       });
       continue;
     }
+    // A byte order mark is not content: dropping it keeps line 1's columns right.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     texts.set(file, text);
     const lineCounter = new LineCounter();
     const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
@@ -205,8 +207,14 @@ function toData(doc: Document, node: YamlNode | null, pointer: string, ctx: Walk
   const valueLoc = ctx.loc(node.range);
   ctx.locations.set(pointer, keyLoc ? { key: keyLoc, value: valueLoc } : { value: valueLoc });
   if (isAlias(node)) {
+    // The value is the anchor's, but its place is where the alias is used: resolve it without
+    // recording the anchor's locations under this pointer.
     const target = node.resolve(doc);
-    return target ? toData(doc, target as YamlNode, pointer, ctx, keyLoc) : null;
+    if (!target) return null;
+    const own = new Map<string, NodeLocation>();
+    const value = toData(doc, target as YamlNode, pointer, { ...ctx, locations: own }, keyLoc);
+    for (const [p, l] of own) if (p !== pointer) ctx.locations.set(p, l);
+    return value;
   }
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
@@ -233,67 +241,103 @@ function toData(doc: Document, node: YamlNode | null, pointer: string, ctx: Walk
   return null;
 }
 
-const INTERPOLATION = /\$\$\{|\$\{(env|file):([^}]*)\}/g;
+const REFERENCE = /^\$\{(env|file):([^}]*)\}/;
 
 /**
  * `${env:NAME}` and `${file:path}` (relative to the file that says it); `$${` writes a literal `${`.
+ * Any other `${` is an error rather than text, so a typo never ships a literal placeholder.
  * Anything interpolated is a secret from here on: it is masked in every output.
  */
 function interpolate(raw: string, pointer: string, loc: SourceLocation, ctx: WalkContext): string {
   let secret = false;
-  const out = raw.replace(INTERPOLATION, (match, kind: string | undefined, arg: string | undefined) => {
-    if (match === '$${') return '${';
-    const name = (arg ?? '').trim();
-    if (kind === 'env') {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        ctx.diagnostics.push({
-          severity: 'error',
-          code: 'PLUMB_INTERPOLATION_SYNTAX',
-          summary: `"${match}" is not a valid environment reference`,
-          suggestion: 'write ${env:NAME} with a variable name made of letters, digits and underscores',
-          pointer,
-          location: loc,
-        });
-        return '';
-      }
-      const value = ctx.env[name];
-      if (value === undefined) {
-        ctx.diagnostics.push({
-          severity: 'error',
-          code: 'PLUMB_ENV_MISSING',
-          summary: `Environment variable ${name} is not set`,
-          detail: `This value is read from \${env:${name}}.`,
-          suggestion: `export ${name} before running plumb (in CI, define it as a masked variable)`,
-          pointer,
-          location: loc,
-        });
-        return '';
-      }
-      secret = true;
-      ctx.secrets.add(value);
-      return value;
+  let failed = false;
+  let out = '';
+  let i = 0;
+  while (i < raw.length) {
+    const at = raw.indexOf('${', i);
+    if (at < 0) {
+      out += raw.slice(i);
+      break;
     }
-    const target = path.resolve(path.dirname(ctx.abs), name);
-    try {
-      const value = readFileSync(target, 'utf8').replace(/\r?\n$/, '');
-      secret = true;
-      ctx.secrets.add(value);
-      return value;
-    } catch (err) {
+    if (at > 0 && raw[at - 1] === '$') {
+      out += raw.slice(i, at - 1) + '${';
+      i = at + 2;
+      continue;
+    }
+    out += raw.slice(i, at);
+    const m = REFERENCE.exec(raw.slice(at));
+    if (!m) {
+      const shown = raw.slice(at, raw.indexOf('}', at) >= 0 ? raw.indexOf('}', at) + 1 : undefined);
       ctx.diagnostics.push({
         severity: 'error',
-        code: 'PLUMB_FILE_MISSING',
-        summary: `Cannot read "${name}" for \${file:${name}}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-        detail: `Paths are relative to the file that references them (${path.dirname(ctx.file) || '.'}).`,
-        suggestion: 'check the path, or create the file',
+        code: 'PLUMB_INTERPOLATION_SYNTAX',
+        summary: `"${shown.length > 40 ? shown.slice(0, 40) + '…' : shown}" is not a valid reference`,
+        detail: 'plumb interpolates ${env:NAME} and ${file:path} only.',
+        suggestion: 'write ${env:NAME} or ${file:path}, or $${ for a literal "${"',
         pointer,
         location: loc,
       });
       return '';
     }
-  });
+    const kind = m[1]!;
+    const name = m[2]!.trim();
+    i = at + m[0].length;
+    const value = kind === 'env' ? readEnv(name, m[0], pointer, loc, ctx) : readFileRef(name, pointer, loc, ctx);
+    if (value === undefined) {
+      failed = true; // keep going: every missing reference is reported
+      continue;
+    }
+    secret = true;
+    ctx.secrets.add(value);
+    out += value;
+  }
   if (secret) ctx.secrets.markPointer(pointer);
-  return out;
+  return failed ? '' : out;
+}
+
+function readEnv(name: string, match: string, pointer: string, loc: SourceLocation, ctx: WalkContext): string | undefined {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+    ctx.diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_INTERPOLATION_SYNTAX',
+      summary: `"${match}" is not a valid environment reference`,
+      suggestion: 'write ${env:NAME} with a variable name made of letters, digits and underscores',
+      pointer,
+      location: loc,
+    });
+    return undefined;
+  }
+  const value = ctx.env[name];
+  if (value === undefined) {
+    ctx.diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_ENV_MISSING',
+      summary: `Environment variable ${name} is not set`,
+      detail: `This value is read from \${env:${name}}.`,
+      suggestion: `export ${name} before running plumb (in CI, define it as a masked variable)`,
+      pointer,
+      location: loc,
+    });
+  }
+  return value;
+}
+
+function readFileRef(name: string, pointer: string, loc: SourceLocation, ctx: WalkContext): string | undefined {
+  const target = path.resolve(path.dirname(ctx.abs), name);
+  try {
+    return readFileSync(target, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    ctx.diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_FILE_MISSING',
+      summary: `Cannot read "${name}" for \${file:${name}}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      detail: `Paths are relative to the file that references them (${path.dirname(ctx.file) || '.'}).`,
+      suggestion: 'check the path, or create the file',
+      pointer,
+      location: loc,
+    });
+    return undefined;
+  }
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -323,6 +367,22 @@ function mergeInto(
     const existing = target[key];
     if (isPlainObject(existing) && isPlainObject(value) && !isResourceLevel(child)) {
       mergeInto(existing, value, child, sourceLocs, targetLocs, diagnostics);
+      continue;
+    }
+    // An empty block (`settings:` with nothing under it) next to a real one: not a second
+    // definition. The empty one is still wrong where it is written.
+    if (!isResourceLevel(child) && (existing === null) !== (value === null) && (isPlainObject(existing) || isPlainObject(value))) {
+      const empty = existing === null ? targetLocs.get(child) : sourceLocs.get(child);
+      if (existing === null) target[key] = value;
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_TYPE_MISMATCH',
+        summary: `${describePointer(child)} is empty here`,
+        detail: 'An empty block is null in YAML, not a mapping; the definition in another file is used.',
+        suggestion: 'remove the empty key, or indent its content under it',
+        pointer: child,
+        location: empty?.value,
+      });
       continue;
     }
     if (key === 'version' && pointer === '' && existing === value) continue;

@@ -14,7 +14,13 @@ export class SecretRegistry {
   add(value: string): void {
     // Very short values would mask innocent text everywhere; they are still treated as secret
     // where they are (by pointer), just not scrubbed from free text.
-    if (value.length >= 4) this.#values.add(value);
+    if (value.length < 4) return;
+    this.#values.add(value);
+    // The forms a value takes once quoted into a message or serialised into JSON (once or twice).
+    const once = JSON.stringify(value).slice(1, -1);
+    const twice = JSON.stringify(once).slice(1, -1);
+    this.#values.add(once);
+    this.#values.add(twice);
   }
 
   markPointer(pointer: string): void {
@@ -29,7 +35,8 @@ export class SecretRegistry {
   /** Replaces every known secret value in `text` with the mask. */
   redact(text: string): string {
     let out = text;
-    for (const v of this.#values) if (out.includes(v)) out = out.split(v).join(MASK);
+    // Longest first, so an escaped form is masked whole before its unescaped substring.
+    for (const v of [...this.#values].sort((a, b) => b.length - a.length)) if (out.includes(v)) out = out.split(v).join(MASK);
     return out;
   }
 

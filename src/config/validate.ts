@@ -103,13 +103,30 @@ function configSchemaJson(): Record<string, unknown> {
   return schemaCache;
 }
 
-function knownKeys(schemaPath: string): string[] {
-  // e.g. "#/definitions/instance/additionalProperties" → definitions.instance.properties
-  const segs = schemaPath.replace(/^#\//, '').split('/').slice(0, -1);
-  let node: unknown = configSchemaJson();
-  for (const s of segs) node = (node as Record<string, unknown> | undefined)?.[s];
-  const props = (node as { properties?: Record<string, unknown> } | undefined)?.properties;
-  return props ? Object.keys(props) : [];
+/**
+ * Keys the schema allows at a place in the data, found by walking the schema along the data's
+ * pointer (ajv's schemaPath is relative to a $ref'd definition, so it cannot be used here).
+ */
+function knownKeysAt(instancePath: string): string[] {
+  const root = configSchemaJson() as SchemaNode;
+  const deref = (n: SchemaNode | undefined): SchemaNode | undefined => {
+    const ref = n?.$ref;
+    if (!ref) return n;
+    let node: unknown = root;
+    for (const s of ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown> | undefined)?.[s];
+    return node as SchemaNode | undefined;
+  };
+  let node = deref(root);
+  for (const seg of splitPointer(instancePath)) {
+    node = deref(node?.properties?.[seg] ?? (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined));
+  }
+  return Object.keys(node?.properties ?? {});
+}
+
+interface SchemaNode {
+  $ref?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
 }
 
 function isSettingsPointer(pointer: string): boolean {
@@ -118,6 +135,19 @@ function isSettingsPointer(pointer: string): boolean {
 }
 
 function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
+  if (e.propertyName !== undefined) {
+    // A key that breaks `propertyNames` (an instance name): located at that key.
+    if (e.keyword === 'propertyNames') return;
+    return push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_STRING_FORMAT',
+      summary: `"${e.propertyName}" is not a valid name here`,
+      detail: 'Instance names start with a letter or digit and use letters, digits, ".", "_" and "-".',
+      suggestion: `rename it, e.g. "${e.propertyName.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')}"`,
+      pointer: joinPointer(e.instancePath, e.propertyName),
+      on: 'key',
+    });
+  }
   const where = describePointer(e.instancePath);
   switch (e.keyword) {
     case 'additionalProperties': {
@@ -135,12 +165,13 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
           on: 'key',
         });
       }
-      const guess = closestMatch(key, knownKeys(e.schemaPath));
+      const known = knownKeysAt(e.instancePath);
+      const guess = closestMatch(key, known);
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_UNKNOWN_KEY',
         summary: `Unknown key "${key}"`,
-        detail: `Allowed here: ${knownKeys(e.schemaPath).join(', ') || '(none)'}.`,
+        detail: `Allowed here: ${known.join(', ') || '(none)'}.`,
         suggestion: guess ? `did you mean "${guess}"?` : 'remove it',
         pointer,
         on: 'key',
@@ -157,7 +188,7 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
           code: 'PLUMB_DEPENDENCY_MISSING',
           summary: `"${missing}" is required when "${trigger}" is ${rule.kind === 'required-when-enabled' ? 'true' : 'set'}`,
           detail: `The instance rejects an update that sets ${trigger}${rule.kind === 'required-when-enabled' ? ': true' : ''} without ${rule.requires.join(', ')} in the same request.`,
-          suggestion: `add "${missing}" next to "${trigger}"${settingByName(missing)?.secret ? ' (as ${env:NAME}: it is a secret)' : ''}, or set "${trigger}" to false`,
+          suggestion: `add "${missing}" next to "${trigger}"${settingByName(missing)?.secret ? ' (as ${env:NAME}: it is a secret)' : ''}, or ${rule.kind === 'required-when-enabled' ? `set "${trigger}" to false` : `remove "${trigger}"`}`,
           pointer: triggerPointer,
           on: 'key',
         });
@@ -201,12 +232,17 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       const allowed = e.keyword === 'enum' ? (e.params as { allowedValues: unknown[] }).allowedValues : [(e.params as { allowedValue: unknown }).allowedValue];
       const v = valueAt(ctx, e.instancePath);
       const guess = typeof v === 'string' ? closestMatch(v, allowed.map(String)) : undefined;
+      const unquoted = typeof v === 'string' && allowed.some((a) => typeof a === 'number' && String(a) === v);
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_ENUM_VALUE',
         summary: `${where} has a value that is not allowed: ${JSON.stringify(v)}`,
         detail: `Allowed: ${allowed.map((a) => JSON.stringify(a)).join(', ')}.`,
-        suggestion: guess ? `did you mean ${JSON.stringify(guess)}?` : `use one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+        suggestion: unquoted
+          ? `write ${v} without quotes: it is a number`
+          : guess
+            ? `did you mean ${JSON.stringify(guess)}?`
+            : `use one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
         pointer: e.instancePath,
       });
     }
@@ -419,6 +455,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       projects: Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx)),
     });
   }
+  checkTokenSinksAndSelf(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',
@@ -493,6 +530,47 @@ function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx:
     });
   }
   return { ref, pointer: p, pruneAccessTokens: raw.prune_access_tokens === true, accessTokens: tokens };
+}
+
+/**
+ * Checks across groups and instances: plumb authenticates to an instance with one credential, so
+ * at most one token per instance can be `self`; and two tokens delivering into the same file would
+ * overwrite each other's secret.
+ */
+function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
+  const files = new Map<string, DesiredAccessToken>();
+  for (const inst of instances) {
+    const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
+    const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
+    if (selfTokens.length > 1 && groupsWithSelf.size > 1) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SELF_TWICE',
+        summary: `Instance "${inst.name}" marks tokens in ${groupsWithSelf.size} groups as plumb's own credential`,
+        detail: `plumb authenticates to an instance with one credential (the variable named by token_env), so only one token can be it.`,
+        suggestion: 'mark only the token plumb authenticates with as `self: true`',
+        pointer: selfTokens[1]!.pointer,
+        on: 'key',
+      });
+    }
+    for (const g of inst.groups) {
+      for (const t of g.accessTokens) {
+        if (t.sink?.kind !== 'file') continue;
+        const first = files.get(t.sink.path);
+        if (first) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_SHARED',
+            summary: `Tokens "${first.name}" and "${t.name}" deliver their secrets into the same file`,
+            detail: 'The second secret would overwrite the first, and the first token would be unusable.',
+            suggestion: 'give each token its own file',
+            pointer: joinPointer(t.pointer, 'sink', 'file'),
+            related: [{ message: `"${first.name}" writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
+          });
+        } else files.set(t.sink.path, t);
+      }
+    }
+  }
 }
 
 function checkRef(ref: string, p: string, kind: 'group' | 'project', ctx: Ctx): void {
@@ -575,7 +653,16 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
   let sink: TokenSink | undefined;
   const s = obj(raw.sink);
   if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file) };
-  else if (Array.isArray(s.command)) sink = { kind: 'command', argv: s.command.map(String) };
+  else if (Array.isArray(s.command) && s.command.length > 0) {
+    // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
+    // a bare name is looked up on PATH when the plan is made.
+    const cp = joinPointer(p, 'sink', 'command');
+    const cwd = relativeToFile(ctx, cp, '.');
+    const argv = s.command.map(String);
+    const program = argv[0]!;
+    if (program.includes('/') && !path.isAbsolute(program)) argv[0] = relativeToFile(ctx, cp, program);
+    sink = { kind: 'command', argv, cwd };
+  }
   else if (s.stdout === true) sink = { kind: 'stdout' };
   if (raw.sink === undefined) {
     push(ctx, {
@@ -595,13 +682,15 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
       code: 'PLUMB_TOKEN_SELF_SCOPE',
       summary: `Token "${name}" is marked self but can rotate itself only with scope api or self_rotate`,
       suggestion: 'add "self_rotate" to its scopes',
-      pointer: joinPointer(p, 'scopes'),
+      pointer: raw.scopes === undefined ? p : joinPointer(p, 'scopes'),
+      on: raw.scopes === undefined ? 'key' : 'value',
     });
   }
   const level = typeof raw.access_level === 'number' ? raw.access_level : typeof raw.access_level === 'string' ? ROLE_TO_LEVEL[raw.access_level] : 40;
   return {
     name,
     pointer: p,
+    id: typeof raw.id === 'number' && Number.isInteger(raw.id) ? raw.id : undefined,
     description: typeof raw.description === 'string' ? raw.description : undefined,
     scopes,
     accessLevel: level ?? 40,

@@ -1,0 +1,372 @@
+/**
+ * The configuration loader end to end through `loadConfig`: merging files, interpolation and the
+ * secret registry, paths relative to the YAML file that wrote them, and the two renderings of the
+ * diagnostics (JSON for tools, human with a code frame).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/validate.js';
+import { MASK } from '../../src/config/secrets.js';
+import { diagnosticsToJson, renderDiagnosticsHuman } from '../../src/diagnostics/index.js';
+import type { Diagnostic } from '../../src/diagnostics/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const corpus = path.resolve(here, '../corpus');
+const TODAY = '2026-06-01';
+const { env: CORPUS_ENV } = JSON.parse(readFileSync(path.join(corpus, 'env.json'), 'utf8')) as { env: Record<string, string> };
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'plumb-loader-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let counter = 0;
+
+/** Writes `files` (relative path → text) into a fresh directory and returns it. */
+function project(files: Record<string, string>): string {
+  const dir = path.join(scratch, `p${++counter}`);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+const HEAD = `version: 1
+instances:
+  main:
+    url: https://code.example.com
+    token_env: PLUMB_TOKEN
+`;
+
+function codes(diags: readonly Diagnostic[]): string[] {
+  return diags.map((d) => d.code).sort();
+}
+
+function only(diags: readonly Diagnostic[], code: string): Diagnostic {
+  const found = diags.filter((d) => d.code === code);
+  expect(found, `exactly one ${code} in ${JSON.stringify(codes(diags))}`).toHaveLength(1);
+  return found[0]!;
+}
+
+describe('merging a directory of files', () => {
+  const dir = path.join(corpus, 'valid');
+  const result = loadConfig(['split-configuration'], { cwd: dir, env: CORPUS_ENV, today: TODAY });
+  const inst = result.config?.instances[0];
+
+  it('merges settings split over two files into the one instance declared in a third', () => {
+    expect(codes(result.diagnostics)).toEqual([]);
+    expect(result.config?.instances.map((i) => i.name)).toEqual(['prod']);
+    expect(inst?.url).toBe('https://code.example.com');
+    expect(inst?.tokenEnv).toBe('PLUMB_TOKEN');
+    expect(inst?.settings.get('signup_enabled')?.value).toBe(false);
+    expect(inst?.settings.get('throttle_authenticated_api_requests_per_period')?.value).toBe(600);
+  });
+
+  it('remembers which file each merged value came from', () => {
+    const where = (p: string) => result.sources.locations.get(p)?.key;
+    expect(where('/instances/prod/settings/signup_enabled')).toMatchObject({ file: 'split-configuration/settings-auth.yaml', line: 5, column: 7 });
+    expect(where('/instances/prod/settings/chat_app_enabled')).toMatchObject({ file: 'split-configuration/settings-limits.yaml', line: 7, column: 7 });
+    expect(where('/instances/prod/url')).toMatchObject({ file: 'split-configuration/instance.yaml', line: 5, column: 5 });
+    expect(where('/instances/prod/groups/platform~1infra/access_tokens/ci-deployer')).toMatchObject({
+      file: 'split-configuration/teams/tokens.yaml',
+      line: 13,
+      column: 11,
+    });
+  });
+
+  it('reads the files of a directory recursively and in name order', () => {
+    expect(result.sources.files).toEqual([
+      'split-configuration/instance.yaml',
+      'split-configuration/settings-auth.yaml',
+      'split-configuration/settings-limits.yaml',
+      'split-configuration/teams/files.yaml',
+      'split-configuration/teams/tokens.yaml',
+    ]);
+  });
+
+  it('attaches tokens declared in one file to the instance declared in another', () => {
+    const tokens = inst?.groups.flatMap((g) => g.accessTokens.map((t) => `${g.ref}:${t.name}`));
+    expect(tokens?.sort()).toEqual(['1234:reader', 'platform/infra:ci-deployer', 'platform/infra:plumb']);
+    const deployer = inst?.groups.find((g) => g.ref === 'platform/infra')?.accessTokens.find((t) => t.name === 'ci-deployer');
+    expect(deployer).toMatchObject({ scopes: ['api'], accessLevel: 40, expiresAt: '2027-01-31', self: false });
+    // A file sink is relative to the YAML file that declares it (teams/), not to the working directory.
+    expect(deployer?.sink).toEqual({ kind: 'file', path: path.join(dir, 'split-configuration/secrets/ci-deployer.token') });
+  });
+
+  it('lets a partner setting in one file satisfy a flag in another', () => {
+    const split = project({
+      'a.yaml': HEAD + '    settings:\n      require_two_factor_authentication: true\n',
+      'b.yaml': 'instances:\n  main:\n    settings:\n      two_factor_grace_period: 24\n',
+    });
+    const r = loadConfig(['.'], { cwd: split, env: CORPUS_ENV, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.settings.get('two_factor_grace_period')?.value).toBe(24);
+  });
+
+  it('names both places when a resource is declared twice', () => {
+    const r = loadConfig(['dup-token'], { cwd: path.join(corpus, 'invalid'), env: CORPUS_ENV, today: TODAY });
+    const d = only(r.diagnostics, 'PLUMB_DUPLICATE_RESOURCE');
+    expect(d.location).toMatchObject({ file: 'dup-token/team/tokens.yaml', line: 6, column: 11 });
+    expect(d.related).toEqual([{ message: expect.any(String), location: expect.objectContaining({ file: 'dup-token/instance.yaml', line: 9, column: 11 }) }]);
+  });
+
+  it('skips hidden files and directories', () => {
+    const d = project({ 'plumb.yaml': HEAD, '.draft.yaml': 'this: [is, not, loaded', '.git/config.yaml': 'nor: {this' });
+    const r = loadConfig(['.'], { cwd: d, env: CORPUS_ENV, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.sources.files).toEqual(['plumb.yaml']);
+  });
+
+  it('finds plumb.yaml in the working directory when no path is given, and says so when there is none', () => {
+    const withDefault = project({ 'plumb.yaml': HEAD });
+    expect(loadConfig([], { cwd: withDefault, env: CORPUS_ENV, today: TODAY }).config?.instances).toHaveLength(1);
+    const empty = project({ 'README.txt': 'nothing here' });
+    const r = loadConfig([], { cwd: empty, env: CORPUS_ENV, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual(['PLUMB_CONFIG_NOT_FOUND']);
+    expect(r.config).toBeUndefined();
+  });
+});
+
+describe('interpolation', () => {
+  it('replaces ${env:NAME} with the variable, marks the value secret and lets the registry redact it', () => {
+    const d = project({
+      'plumb.yaml': HEAD + `    settings:
+      captcha_enabled: true
+      captcha_site_key: 6LcSiteKey
+      captcha_private_key: \${env:CAPTCHA_KEY}
+      home_page_url: https://\${env:HOME_HOST}/welcome
+      after_sign_out_path: /goodbye
+`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: { CAPTCHA_KEY: 'k3y-from-the-environment', HOME_HOST: 'www.example.com' }, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    const settings = r.config!.instances[0]!.settings;
+    expect(settings.get('captcha_private_key')).toEqual({ value: 'k3y-from-the-environment', secret: true, pointer: '/instances/main/settings/captcha_private_key' });
+    // Any interpolated value is a secret, even in a setting that is not secret by itself.
+    expect(settings.get('home_page_url')).toMatchObject({ value: 'https://www.example.com/welcome', secret: true });
+    expect(settings.get('after_sign_out_path')).toMatchObject({ value: '/goodbye', secret: false });
+    expect(r.sources.secrets.isSecretPointer('/instances/main/settings/captcha_private_key')).toBe(true);
+    expect(r.sources.secrets.isSecretPointer('/instances/main/settings/after_sign_out_path')).toBe(false);
+    expect(r.sources.secrets.redact('key=k3y-from-the-environment host=www.example.com')).toBe(`key=${MASK} host=${MASK}`);
+  });
+
+  it('writes a literal ${ for $${, without reading the environment and without making the value secret', () => {
+    const d = project({
+      'plumb.yaml': HEAD + `    settings:
+      after_sign_up_text: "Prices are shown as $\${amount} and $\${env:NOT_READ}."
+      help_page_text: "$\${env:LITERAL} then \${env:REAL}"
+`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: { REAL: 'value-of-real' }, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    const settings = r.config!.instances[0]!.settings;
+    expect(settings.get('after_sign_up_text')).toMatchObject({ value: 'Prices are shown as ${amount} and ${env:NOT_READ}.', secret: false });
+    expect(settings.get('help_page_text')).toMatchObject({ value: '${env:LITERAL} then value-of-real', secret: true });
+  });
+
+  it('reads ${file:…} relative to the YAML file, not the working directory, and drops one trailing newline', () => {
+    const d = project({
+      'config/prod/plumb.yaml': HEAD + `    settings:
+      external_auth_client_cert: \${file:../certs/client.pem}
+      external_auth_client_key: \${file:../certs/client.key}
+`,
+      'config/certs/client.pem': 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n\n',
+      'config/certs/client.key': 'the-client-key\n',
+    });
+    // Relative to the working directory, ../certs/ would not exist: only the YAML file's directory works.
+    const r = loadConfig(['config/prod/plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    const settings = r.config!.instances[0]!.settings;
+    expect(settings.get('external_auth_client_cert')).toMatchObject({ value: 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n', secret: true });
+    expect(settings.get('external_auth_client_key')).toMatchObject({ value: 'the-client-key', secret: true });
+    expect(r.sources.secrets.redact('got the-client-key')).toBe(`got ${MASK}`);
+  });
+
+  it('reports a missing ${file:…} with the directory it was looked up in', () => {
+    const d = project({ 'config/plumb.yaml': HEAD + '    settings:\n      captcha_private_key: ${file:keys/captcha.txt}\n' });
+    const r = loadConfig(['config'], { cwd: d, env: {}, today: TODAY });
+    const diag = only(r.diagnostics, 'PLUMB_FILE_MISSING');
+    expect(diag.location).toMatchObject({ file: 'config/plumb.yaml', line: 7, column: 28 });
+    expect(diag.detail).toContain('config');
+  });
+});
+
+describe('paths in the configuration', () => {
+  it('reads source: relative to the YAML file and decodes base64 content and sources', () => {
+    const d = project({
+      'config/files.yaml': HEAD + `    projects:
+      platform/handbook:
+        files:
+          docs/SECURITY.md:
+            source: ../content/SECURITY.md
+          logo.txt:
+            encoding: base64
+            source: ../content/logo.b64
+          hello.txt:
+            encoding: base64
+            content: aGVsbG8K
+`,
+      'content/SECURITY.md': 'Report issues to security@example.com\n',
+      'content/logo.b64': 'bG9nbw==\n',
+    });
+    // Relative to the working directory (d), ../content/ would be outside the project and not exist.
+    const r = loadConfig(['config'], { cwd: d, env: {}, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    const files = r.config!.instances[0]!.projects[0]!.files;
+    expect(files.map((f) => [f.path, f.content?.toString('utf8')])).toEqual([
+      ['docs/SECURITY.md', 'Report issues to security@example.com\n'],
+      ['logo.txt', 'logo'],
+      ['hello.txt', 'hello\n'],
+    ]);
+  });
+
+  it('reads ca_bundle relative to the YAML file', () => {
+    const d = project({ 'config/plumb.yaml': HEAD + '    ca_bundle: ../pki/ca.pem\n', 'pki/ca.pem': 'PEM' });
+    const r = loadConfig(['config/plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.caBundle).toBe(path.join(d, 'pki/ca.pem'));
+  });
+});
+
+describe('rendering diagnostics', () => {
+  const cwd = path.join(corpus, 'invalid');
+  const file = 'multi-typo-and-missing-dependency.yaml';
+  const result = loadConfig([file], { cwd, env: CORPUS_ENV, today: TODAY });
+
+  it('gives tools file, line, column, range, pointer, suggestion and the source line as JSON', () => {
+    const json = diagnosticsToJson(result.diagnostics, result.sources.texts) as Record<string, unknown>[];
+    expect(json).toHaveLength(2);
+    expect(json[0]).toEqual({
+      severity: 'error',
+      code: 'PLUMB_UNKNOWN_SETTING',
+      summary: 'Unknown application setting "signup_enabeld"',
+      detail: expect.any(String),
+      suggestion: 'did you mean "signup_enabled"?',
+      pointer: '/instances/prod/settings/signup_enabeld',
+      file,
+      line: 7,
+      column: 7,
+      endLine: 7,
+      endColumn: 21,
+      snippet: '      signup_enabeld: false',
+    });
+    expect(json[1]).toMatchObject({
+      severity: 'error',
+      code: 'PLUMB_DEPENDENCY_MISSING',
+      file,
+      line: 8,
+      column: 7,
+      snippet: '      require_two_factor_authentication: true',
+      suggestion: expect.stringContaining('two_factor_grace_period'),
+    });
+    // The output is plain data: it survives a JSON round trip unchanged.
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+  });
+
+  it('gives related places in the JSON as well (both definitions of a duplicate)', () => {
+    const r = loadConfig(['dup-setting'], { cwd, env: CORPUS_ENV, today: TODAY });
+    const [d] = diagnosticsToJson(r.diagnostics, r.sources.texts) as Record<string, unknown>[];
+    expect(d).toMatchObject({ code: 'PLUMB_DUPLICATE_RESOURCE', file: 'dup-setting/b.yaml', line: 4, column: 7, snippet: '      signup_enabled: false' });
+    expect(d!.related).toEqual([expect.objectContaining({ message: 'first defined here', file: 'dup-setting/a.yaml', line: 7, column: 7 })]);
+  });
+
+  it('prints a code frame with a caret under exactly the offending key', () => {
+    const text = renderDiagnosticsHuman(result.diagnostics, result.sources.texts, { color: false });
+    expect(text).toContain(
+      [
+        'error[PLUMB_UNKNOWN_SETTING]: Unknown application setting "signup_enabeld"',
+        `  --> ${file}:7:7`,
+        '    |',
+        '  7 |       signup_enabeld: false',
+        '    |       ^^^^^^^^^^^^^^',
+      ].join('\n'),
+    );
+    expect(text).toContain(
+      [`  --> ${file}:8:7`, '    |', '  8 |       require_two_factor_authentication: true', '    |       ' + '^'.repeat('require_two_factor_authentication'.length)].join('\n'),
+    );
+    expect(text).toContain('  help: did you mean "signup_enabled"?');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('2 error(s), 0 warning(s)');
+    expect(text).not.toContain('\u001b[');
+  });
+
+  it('puts the caret under a value, a list item and a value on a line with a two-digit number', () => {
+    const d = project({
+      'plumb.yaml': HEAD + `    settings:
+      max_login_attempts: "10"
+      import_sources: [git, github]
+      signup_enabled: true
+      admin_mode: true
+      deletion_adjourned_period: 91
+`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    const text = renderDiagnosticsHuman(r.diagnostics, r.sources.texts);
+    // Column 27 (after 26 characters), four carets for "10" with its quotes.
+    expect(text).toContain(['  7 |       max_login_attempts: "10"', '    | ' + ' '.repeat(26) + '^^^^'].join('\n'));
+    // The second item of the flow list starts at column 29.
+    expect(text).toContain(['  8 |       import_sources: [git, github]', '    | ' + ' '.repeat(28) + '^^^^^^'].join('\n'));
+    // A two-digit line number widens the gutter on every line of the frame.
+    expect(text).toContain(['     |', '  11 |       deletion_adjourned_period: 91', '     | ' + ' '.repeat(33) + '^^'].join('\n'));
+    // Diagnostics come out in file order, whatever order the checks ran in.
+    expect(text.indexOf('plumb.yaml:7:')).toBeLessThan(text.indexOf('plumb.yaml:8:'));
+    expect(text.indexOf('plumb.yaml:8:')).toBeLessThan(text.indexOf('plumb.yaml:11:'));
+  });
+
+  it('colours the output only when asked to', () => {
+    const coloured = renderDiagnosticsHuman(result.diagnostics, result.sources.texts, { color: true });
+    expect(coloured).toContain('\u001b[31;1merror\u001b[0m');
+    const plain = coloured.replace(/\u001b\[[0-9;]*m/g, '');
+    expect(plain).toBe(renderDiagnosticsHuman(result.diagnostics, result.sources.texts, { color: false }));
+  });
+});
+
+describe('suggestions', () => {
+  it('offers a did-you-mean from the keys allowed at the level of an unknown key', () => {
+    const d = project({
+      'plumb.yaml': HEAD + `    settings_verify_second: 30
+    groups:
+      platform:
+        access_token: {}
+    projects:
+      platform/handbook:
+        file: {}
+`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    const byKey = Object.fromEntries(r.diagnostics.map((x) => [x.pointer?.split('/').at(-1), x]));
+    expect(codes(r.diagnostics)).toEqual(['PLUMB_UNKNOWN_KEY', 'PLUMB_UNKNOWN_KEY', 'PLUMB_UNKNOWN_KEY']);
+    expect(byKey.settings_verify_second?.suggestion).toBe('did you mean "settings_verify_seconds"?');
+    expect(byKey.settings_verify_second?.detail).toContain('token_env');
+    expect(byKey.access_token?.suggestion).toBe('did you mean "access_tokens"?');
+    expect(byKey.access_token?.detail).toContain('prune_access_tokens');
+    expect(byKey.file?.suggestion).toBe('did you mean "files"?');
+    expect(byKey.file?.detail).toContain('pages');
+  });
+
+  it('does not tell a string setting that needs a partner to be set to false', () => {
+    const d = project({ 'plumb.yaml': HEAD + '    settings:\n      static_objects_external_storage_url: https://static.example.com\n' });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    const diag = only(r.diagnostics, 'PLUMB_DEPENDENCY_MISSING');
+    expect(diag.suggestion).toContain('static_objects_external_storage_auth_token');
+    expect(diag.suggestion).not.toMatch(/to false/);
+  });
+
+  it('does not answer a quoted number with a did-you-mean of the very same text', () => {
+    const d = project({
+      'plumb.yaml': HEAD + `    groups:
+      platform:
+        access_tokens:
+          deployer:
+            scopes: [api]
+            access_level: "40"
+            expires_at: 2027-01-01
+            sink: {stdout: true}
+`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: d, env: {}, today: TODAY });
+    const diag = only(r.diagnostics, 'PLUMB_ENUM_VALUE');
+    expect(diag.suggestion).not.toBe('did you mean "40"?');
+    expect(diag.suggestion).toMatch(/40/);
+  });
+});
