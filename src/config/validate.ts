@@ -799,7 +799,7 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
 
 /** Resolves a path written in a YAML file relative to that file's directory. */
 function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
-  const file = ctx.sources.locations.get(pointer)?.value.file;
+  const file = ctx.sources.locations.fileOf(pointer);
   const abs = file ? ctx.files.get(file) : undefined;
   return path.resolve(abs ? path.dirname(abs) : ctx.cwd, p);
 }
