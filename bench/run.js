@@ -9,6 +9,10 @@ import { writeLargeConfig } from './generate-config.js';
 const rows = [];
 const env = { PLUMB_TOKEN: 'bench-token' };
 
+// The machine's own floor: a Node process that does nothing.
+const bare = timeNode(['-e', '0']);
+rows.push({ name: 'baseline: node -e 0 (median of 10)', measured: `${bare.median.toFixed(0)} ms`, target: '(reference)' });
+
 const version = timeNode(['bin/plumb.js', '--version'], { env });
 rows.push({ name: 'cold start: plumb --version (median of 10)', measured: `${version.median.toFixed(0)} ms`, target: '< 150 ms', ok: version.median < 150 });
 
@@ -27,5 +31,6 @@ const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err
   throw err;
 });
 rows.push(...extra);
+rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 
 printTable(rows);

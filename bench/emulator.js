@@ -1,0 +1,51 @@
+// Emulator throughput: small authenticated GETs from plumb's client at concurrency 16, with the
+// emulator in its own process (as `plumb emulator`), so the two do not share one event loop.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { root } from './lib.js';
+import { ApiClient, apiPath } from '../dist/api/index.js';
+
+const TOKEN = 'local-admin-token-change-me'; // the admin token of examples/emulator-seed.yaml
+
+export async function emulatorBenchmarks({ requests = 6000, concurrency = 16 } = {}) {
+  const child = spawn(process.execPath, [path.join(root, 'bin/plumb.js'), 'emulator', '--port', '0', '--seed', path.join(root, 'examples/emulator-seed.yaml')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`emulator exited ${code}`)));
+  });
+  const client = new ApiClient({ baseUrl: url, token: TOKEN, concurrency });
+  const path1 = apiPath`/groups/${'platform'}/access_tokens/${100}`;
+  try {
+    // warm-up
+    await Promise.all(Array.from({ length: 200 }, () => client.request({ method: 'GET', path: apiPath`/application/settings` }).catch(() => undefined)));
+    const t0 = performance.now();
+    let failed = 0;
+    await Promise.all(
+      Array.from({ length: requests }, () =>
+        client.request({ method: 'GET', path: path1 }).catch(() => {
+          failed++;
+        }),
+      ),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const rps = (requests - failed) / seconds;
+    return [
+      {
+        name: `emulator throughput: ${requests} small GETs, client concurrency ${concurrency}`,
+        measured: `${rps.toFixed(0)} req/s (${failed} failed)`,
+        target: '≥ 2000 req/s',
+        ok: rps >= 2000 && failed === 0,
+      },
+    ];
+  } finally {
+    await client.close();
+    child.kill('SIGTERM');
+  }
+}
