@@ -57,6 +57,11 @@ function compileStandalone(schema: JsonSchema): string {
   const validate = ajv.compile(stripAnnotations(schema) as JsonSchema);
   let code = standaloneCode.default(ajv, validate);
   // Node's ESM resolver needs the file extension for ajv's runtime helpers (ajv has no exports map).
+  // Node hands the CJS module object to a default import (`.default` is the helper); bundlers and
+  // vitest hand over `exports.default` itself. Accept both.
+  code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9_]+)"\)\.default/gi, (_m, name: string) => {
+    return `(__ajvRuntime_${name}.default ?? __ajvRuntime_${name})`;
+  });
   code = code.replace(/require\("ajv\/dist\/runtime\/([a-z0-9_]+)"\)/gi, (_m, name: string) => {
     return `__ajvRuntime_${name}`;
   });

@@ -84,6 +84,7 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
     stateFile,
     instance: flags.instance,
     log: (m) => io.stderr(redact(m) + '\n'),
+    stdout: io.stdout,
     sleep: hooks.sleep,
   };
   return { loaded, config: loaded.config, engine, redact };
@@ -121,9 +122,20 @@ async function askOnTty(io: Io): Promise<boolean> {
   return answer.trim() === 'yes';
 }
 
-export async function runApply(flags: ApplyFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io, hooks);
+/**
+ * With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON
+ * line each, for a pipe to read), so everything meant for people goes to standard error.
+ */
+function declaresStdoutSink(config: DesiredConfig, instance: string | undefined): boolean {
+  return config.instances.some(
+    (i) => (!instance || i.name === instance) && i.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout')),
+  );
+}
+
+export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
+  const l = load(flags, io0, hooks);
   if (typeof l === 'number') return l;
+  const io: Io = declaresStdoutSink(l.config, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
   let plan: Plan;
   let fromFile = false;
   if (flags.planFile) {

@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
-import type { Node as YamlNode, Document } from 'yaml';
+import type { Node as YamlNode, Document, LineCounter } from 'yaml';
+import type * as YamlLib from 'yaml';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import { SecretRegistry } from './secrets.js';
@@ -188,19 +189,18 @@ export class LocationIndex {
 
 // `yaml` (and its source ranges) is loaded only on the error and location paths.
 const requireCjs = createRequire(import.meta.url);
-type YamlModule = typeof import('yaml');
+type YamlModule = typeof YamlLib;
 let yamlModule: YamlModule | undefined;
 function yamlLib(): YamlModule {
   yamlModule ??= requireCjs('yaml') as YamlModule;
   return yamlModule;
 }
 
-const lineCounters = new WeakMap<SourceFile, import('yaml').LineCounter>();
-function lineCounterOf(f: SourceFile): import('yaml').LineCounter {
+const lineCounters = new WeakMap<SourceFile, LineCounter>();
+function lineCounterOf(f: SourceFile): LineCounter {
   let lc = lineCounters.get(f);
   if (!lc) {
-    const { LineCounter } = yamlLib();
-    lc = new LineCounter();
+    lc = new (yamlLib().LineCounter)();
     lc.addNewLine(0);
     for (let i = f.text.indexOf('\n'); i >= 0; i = f.text.indexOf('\n', i + 1)) lc.addNewLine(i + 1);
     lineCounters.set(f, lc);

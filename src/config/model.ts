@@ -12,12 +12,18 @@ export interface DesiredValue {
 
 export type TokenSink =
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'command'; readonly argv: readonly string[] }
+  /** `argv[0]` is a program on PATH, or a path (a relative one is resolved against `cwd`). */
+  | { readonly kind: 'command'; readonly argv: readonly string[]; readonly cwd: string }
   | { readonly kind: 'stdout' };
 
 export interface DesiredAccessToken {
   readonly name: string;
   readonly pointer: string;
+  /**
+   * Pins the live token when several active tokens share the name (`id:` in the configuration).
+   * Identity is the name; the pin only chooses among same-named active tokens.
+   */
+  readonly id?: number;
   readonly description?: string;
   readonly scopes: readonly string[];
   readonly accessLevel: number;

@@ -22,7 +22,9 @@ export type Reason =
   | 'immutable-field-changed'
   | 'not-in-config'
   | 'secret-not-received'
-  | 'absent-requested';
+  | 'absent-requested'
+  /** A token plumb replaced whose revocation did not finish; it is revoked now. */
+  | 'superseded';
 
 export type ResourceKindName = 'application_settings' | 'group_access_token' | 'repository_file' | 'pages';
 

@@ -20,6 +20,16 @@ export interface InstanceContext {
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * The environment plumb runs in (PATH for command sinks, the environment they inherit). Defaults
+   * to `process.env` when absent.
+   */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Machine-readable standard output, unredacted: only token sinks with `stdout: true` write here
+   * (one JSON line per issued secret). Defaults to `process.stdout` when absent.
+   */
+  readonly stdout?: (s: string) => void;
 }
 
 export interface PlanResponse {

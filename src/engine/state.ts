@@ -4,12 +4,37 @@ import type { SecretFingerprint } from './fingerprint.js';
 
 /**
  * plumb's only state: salted fingerprints of write-only values it has applied, so a secret that did
- * not change is not re-sent on every run. Everything else is read live from the instance. The file
- * holds no secret (see fingerprint.ts) and may be cached between CI runs or committed.
+ * not change is not re-sent on every run, and notes about group access tokens whose secret plumb
+ * never received (or whose revocation it could not finish), so the next plan can repair them.
+ * Everything else is read live from the instance. The file holds no secret (see fingerprint.ts) and
+ * may be cached between CI runs or committed.
  */
 interface StateFile {
   version: 1;
-  instances: Record<string, { settings: Record<string, SecretFingerprint> }>;
+  instances: Record<string, InstanceState>;
+}
+
+interface InstanceState {
+  settings: Record<string, SecretFingerprint>;
+  /** Keyed by the token id (ids are unique on an instance). Absent in files written before tokens. */
+  tokens?: Record<string, TokenNote>;
+}
+
+/**
+ * Why plumb remembers a live token:
+ * - `secret-not-received`: the instance issued it (create or rotate) but its secret never reached
+ *   the sink; the token is active and unusable, and the next plan rotates it.
+ * - `revoke-pending`: it was replaced and the new token delivered, but revoking it did not finish;
+ *   the next plan revokes it.
+ */
+export interface TokenNote {
+  readonly id: number;
+  /** The group as the configuration names it (path or id). */
+  readonly group: string;
+  readonly name: string;
+  readonly kind: 'secret-not-received' | 'revoke-pending';
+  /** ISO date-time the note was written. */
+  readonly at: string;
 }
 
 export class StateStore {
@@ -38,6 +63,28 @@ export class StateStore {
   recordSetting(instanceUrl: string, name: string, fp: SecretFingerprint): void {
     const inst = (this.#data.instances[instanceUrl] ??= { settings: {} });
     inst.settings[name] = fp;
+  }
+
+  /** Every token note of an instance. */
+  tokenNotes(instanceUrl: string): TokenNote[] {
+    return Object.values(this.#data.instances[instanceUrl]?.tokens ?? {});
+  }
+
+  tokenNote(instanceUrl: string, id: number): TokenNote | undefined {
+    return this.#data.instances[instanceUrl]?.tokens?.[String(id)];
+  }
+
+  recordTokenNote(instanceUrl: string, note: TokenNote): void {
+    const inst = (this.#data.instances[instanceUrl] ??= { settings: {} });
+    (inst.tokens ??= {})[String(note.id)] = note;
+  }
+
+  /** Returns whether a note was removed. */
+  clearTokenNote(instanceUrl: string, id: number): boolean {
+    const tokens = this.#data.instances[instanceUrl]?.tokens;
+    if (!tokens || !(String(id) in tokens)) return false;
+    delete tokens[String(id)];
+    return true;
   }
 
   /** Atomic write (temp file + rename), mode 0600. */

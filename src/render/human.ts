@@ -42,6 +42,7 @@ const REASON_TEXT: Record<string, string> = {
   'not-in-config': 'it is not declared and pruning is on',
   'secret-not-received': 'its secret was never received',
   'absent-requested': 'the configuration asks for it to be absent',
+  superseded: 'it was replaced by a new token and its revocation did not finish',
 };
 
 export function formatValue(v: unknown): string {
@@ -55,6 +56,8 @@ function attrLine(a: AttributeChange, action: Action): string {
   const after = formatValue(a.after);
   if (action === 'create') return `      + ${a.name} = ${after}`;
   if (action === 'delete') return `      - ${a.name} = ${before}`;
+  // Shown for context and not changing (a token's sink during a rotation): no arrow.
+  if ('before' in a && a.before !== undefined && !a.sensitive && JSON.stringify(a.before) === JSON.stringify(a.after)) return `        ${a.name} = ${after}`;
   return `      ~ ${a.name} = ${before} -> ${after}`;
 }
 

@@ -1,8 +1,9 @@
 import type { ResourceProvider } from '../engine/resource.js';
 import { settingsProvider } from './settings.js';
+import { groupAccessTokensProvider } from './group-access-tokens.js';
 
 /** Every resource kind, in the order a plan lists and apply executes them. */
-export const PROVIDERS: readonly ResourceProvider[] = [settingsProvider];
+export const PROVIDERS: readonly ResourceProvider[] = [settingsProvider, groupAccessTokensProvider];
 
 export function providerFor(kind: string): ResourceProvider | undefined {
   return PROVIDERS.find((p) => p.kind === kind);

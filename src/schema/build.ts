@@ -156,6 +156,11 @@ export function accessTokenSchema(): JsonSchema {
     additionalProperties: false,
     required: ['scopes'],
     properties: {
+      id: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Pins the live token (its numeric id) when two active tokens of the group share this name.',
+      },
       description: { type: 'string' },
       scopes: {
         type: 'array',
@@ -205,10 +210,11 @@ function sinkSchema(): JsonSchema {
       command: {
         type: 'array',
         minItems: 1,
-        items: { type: 'string' },
-        description: 'Program and arguments; receives the secret on standard input.',
+        items: { type: 'string', minLength: 1 },
+        description:
+          'Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.',
       },
-      stdout: { const: true, description: 'Print a JSON document with the secret on standard output.' },
+      stdout: { const: true, description: 'Print one JSON line with the secret on standard output (the apply report then goes to standard error).' },
     },
   };
 }

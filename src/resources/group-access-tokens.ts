@@ -1,0 +1,831 @@
+/**
+ * Group access tokens as a resource (docs/tokens.md).
+ *
+ * Identity: a declared token is the group's ACTIVE token with that name (`id:` pins one when
+ * several share it). A plan lists each declared group's tokens once (every page, no state filter)
+ * and classifies them locally; groups are planned concurrently, the client bounds the requests in
+ * flight.
+ *
+ * Invariants, because the instance shows a secret exactly once and punishes a repeated rotation by
+ * revoking the whole token family:
+ * - No token is issued (create, rotate, replace) without a sink checked first; the secret is
+ *   registered for redaction the moment it arrives and delivered before the next change starts.
+ * - A create or rotate is never repeated. After a failure that may have happened on the instance,
+ *   the group is listed again to learn what happened; a token issued without its secret reaching
+ *   plumb is noted in the state file and rotated by the next plan.
+ * - A rotation is sent only when a list made just before shows the token active: a revoked token
+ *   is never rotated.
+ * - A replacement creates and delivers the new token before revoking the old one.
+ */
+import { createHash } from 'node:crypto';
+import {
+  createGroupAccessToken,
+  listGroupAccessTokens,
+  revokeGroupAccessToken,
+  rotateGroupAccessToken,
+} from '../api/group-access-tokens.js';
+import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../api/group-access-tokens.js';
+import { ApiError } from '../api/errors.js';
+import type { PathParam } from '../api/path.js';
+import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../config/model.js';
+import { MASK } from '../config/secrets.js';
+import { joinPointer } from '../config/pointer.js';
+import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
+import { planDiagnostic } from '../engine/resource.js';
+import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from '../engine/sinks.js';
+import type { SinkCheckCache } from '../engine/sinks.js';
+import type { TokenNote } from '../engine/state.js';
+import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './tokens/identity.js';
+
+/** `none` is the payload of a no-op change (never applied). */
+type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';
+
+/** What apply needs. Never a secret: the sink is read again from the configuration. */
+interface TokenPayload {
+  readonly group: string;
+  readonly name: string;
+  readonly op: Op;
+  /** The live token acted on (rotate, replace, delete). */
+  readonly tokenId?: number;
+  /** Rotate through `self` with plumb's own credential. */
+  readonly self?: boolean;
+  /** Properties of the token to create (create, replace). */
+  readonly create?: {
+    readonly name: string;
+    readonly description?: string;
+    readonly scopes: readonly string[];
+    readonly access_level: number;
+    readonly expires_at: string;
+  };
+  /** Expiry of the rotated token. */
+  readonly expiresAt?: string;
+}
+
+const KNOWN_AFTER = '(known after apply)';
+
+function groupParam(ref: string): PathParam {
+  return /^\d+$/.test(ref) ? Number(ref) : ref;
+}
+
+export function tokenAddress(instance: DesiredInstance, group: string, name: string): string {
+  return `${instance.name}.group[${JSON.stringify(group)}].access_token[${JSON.stringify(name)}]`;
+}
+
+function undeclaredAddress(instance: DesiredInstance, group: string, t: GroupAccessToken): string {
+  return `${tokenAddress(instance, group, t.name)}#${t.id}`;
+}
+
+function managesTokens(g: DesiredGroup): boolean {
+  return g.accessTokens.length > 0 || g.pruneAccessTokens;
+}
+
+/** The parts of a live token a change depends on (last_used_at moves on every use: left out). */
+function liveView(t: GroupAccessToken): unknown[] {
+  return [t.id, t.name, liveState(t), t.expires_at, [...t.scopes].sort(), t.access_level, t.description ?? ''];
+}
+
+/**
+ * Fingerprint of the live tokens a change depends on: those with its name, and the one it acts on.
+ * Built by hand in a fixed key order (it runs once per declared token, a thousand times in a big plan).
+ */
+function changeFingerprint(live: readonly GroupAccessToken[], name: string, id: number | undefined): string {
+  const relevant = live.filter((t) => t.name === name || t.id === id).sort((a, b) => a.id - b.id);
+  return 'sha256:' + createHash('sha256').update(JSON.stringify(relevant.map(liveView))).digest('hex');
+}
+
+function env(ctx: InstanceContext): NodeJS.ProcessEnv {
+  return ctx.env ?? process.env;
+}
+
+function findDeclared(instance: DesiredInstance, group: string, name: string): DesiredAccessToken | undefined {
+  return instance.groups.find((g) => g.ref === group)?.accessTokens.find((t) => t.name === name);
+}
+
+/** Lists of the group made while a saved plan is checked, shared by its changes (read-only phase). */
+const fingerprintLists = new WeakMap<InstanceContext, Map<string, Promise<GroupAccessToken[]>>>();
+
+export const groupAccessTokensProvider: ResourceProvider = {
+  kind: 'group_access_token',
+
+  declares(instance) {
+    return instance.groups.some(managesTokens);
+  },
+
+  async plan(ctx): Promise<PlanResponse> {
+    const groups = ctx.instance.groups.filter(managesTokens);
+    // Sinks first, before any request: a secret the instance issues must have somewhere to go.
+    const sinkErrors: PlanDiagnostic[] = [];
+    const checked: SinkCheckCache = new Map();
+    for (const g of groups) {
+      for (const t of g.accessTokens) {
+        const problem = checkSink(t.sink, env(ctx), checked);
+        if (!problem) continue;
+        sinkErrors.push(
+          planDiagnostic(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_UNUSABLE',
+            summary: `Token "${t.name}" cannot receive its secret: ${problem.summary}`,
+            detail: `${problem.detail ? problem.detail + ' ' : ''}The instance shows a new token's secret once; plumb checks every sink before it asks for anything, so nothing was requested.`,
+            suggestion: problem.suggestion,
+            address: tokenAddress(ctx.instance, g.ref, t.name),
+            pointer: t.sink ? joinPointer(t.pointer, 'sink', problem.key) : t.pointer,
+          }),
+        );
+      }
+    }
+    if (sinkErrors.length > 0) return { changes: [], drift: [], diagnostics: sinkErrors };
+
+    const perGroup = await Promise.all(groups.map((g) => planGroup(ctx, g)));
+    const changes = perGroup.flatMap((r) => r.changes);
+    // plumb's own credential is rotated last: everything before it runs with a credential known to work.
+    const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
+    return {
+      changes: [...changes.filter((c) => !self.includes(c)), ...self],
+      drift: perGroup.flatMap((r) => r.drift),
+      diagnostics: perGroup.flatMap((r) => r.diagnostics),
+    };
+  },
+
+  async liveFingerprint(ctx, change) {
+    const p = change.payload as unknown as TokenPayload;
+    let cache = fingerprintLists.get(ctx);
+    if (!cache) fingerprintLists.set(ctx, (cache = new Map()));
+    let list = cache.get(p.group);
+    if (!list) cache.set(p.group, (list = listGroupAccessTokens(ctx.client, groupParam(p.group))));
+    return changeFingerprint(await list, p.name, p.tokenId);
+  },
+
+  async apply(ctx, change): Promise<ApplyResponse> {
+    fingerprintLists.delete(ctx); // from here on, every decision reads the instance afresh
+    return new TokenApply(ctx, change).run();
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+
+async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanResponse> {
+  const { instance } = ctx;
+  const out: PlanResponse = { changes: [], drift: [], diagnostics: [] };
+  let live: GroupAccessToken[];
+  try {
+    live = await listGroupAccessTokens(ctx.client, groupParam(g.ref));
+  } catch (err) {
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
+        summary: ctx.secrets.redact(`Cannot list the access tokens of group "${g.ref}": ${err instanceof Error ? err.message : String(err)}`),
+        suggestion:
+          err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)
+            ? 'listing group tokens needs an administrator or an Owner of the group; check the group path and the token in token_env'
+            : 'check that the instance is reachable and plan again',
+        address: `${instance.name}.group[${JSON.stringify(g.ref)}]`,
+        pointer: g.pointer,
+      }),
+    );
+    return out;
+  }
+
+  const notes = new Map(ctx.state.tokenNotes(instance.url).map((n) => [n.id, n]));
+  const revokePending = new Set([...notes.values()].filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
+  const claimed = new Set<number>();
+  const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
+  for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out);
+
+  for (const t of live) {
+    if (!isActive(t) || claimed.has(t.id)) continue;
+    const address = undeclaredAddress(instance, g.ref, t);
+    const shown: AttributeChange[] = [
+      { name: 'name', before: t.name },
+      { name: 'id', before: t.id },
+      { name: 'scopes', before: [...t.scopes].sort() },
+      { name: 'expires_at', before: t.expires_at },
+    ];
+    const superseded = revokePending.has(t.id);
+    if (superseded || g.pruneAccessTokens) {
+      const reason: Reason = superseded ? 'superseded' : 'not-in-config';
+      out.changes.push({
+        address,
+        instance: instance.name,
+        kind: 'group_access_token',
+        action: 'delete',
+        reasons: [reason],
+        attributes: shown,
+        pointer: g.pointer,
+        payload: { group: g.ref, name: t.name, op: 'delete', tokenId: t.id } satisfies TokenPayload,
+        liveFingerprint: changeFingerprint(live, t.name, t.id),
+      });
+    }
+    out.drift.push({
+      address,
+      instance: instance.name,
+      kind: 'group_access_token',
+      summary: superseded
+        ? `token "${t.name}" (id ${t.id}) was replaced but is still active; apply revokes it`
+        : g.pruneAccessTokens
+          ? `active token "${t.name}" (id ${t.id}) is not declared; pruning is on, so apply revokes it`
+          : `active token "${t.name}" (id ${t.id}) is not declared; left alone (prune_access_tokens is off)`,
+      attributes: [],
+      ...(!superseded && !g.pruneAccessTokens && { informational: true }),
+    });
+  }
+  return out;
+}
+
+function planDeclared(
+  ctx: InstanceContext,
+  g: DesiredGroup,
+  t: DesiredAccessToken,
+  live: readonly GroupAccessToken[],
+  notes: ReadonlyMap<number, TokenNote>,
+  revokePending: ReadonlySet<number>,
+  claimed: Set<number>,
+  out: PlanResponse,
+): void {
+  const { instance, today } = ctx;
+  const address = tokenAddress(instance, g.ref, t.name);
+  const base = { address, instance: instance.name, kind: 'group_access_token' as const, pointer: t.pointer };
+  const who = `Token "${t.name}" of group "${g.ref}"`;
+  const id = identify(t, live, revokePending);
+  const sinkShown = (): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
+  const sinkKept = (): AttributeChange => ({ ...sinkShown(), before: describeSink(t.sink!) });
+  const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
+  const drift = (summary: string, attributes: AttributeChange[] = []): void => {
+    out.drift.push({ address, instance: instance.name, kind: 'group_access_token', summary, attributes });
+  };
+
+  if (id.kind === 'id-mismatch') {
+    claimed.add(id.live.id);
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_ID_MISMATCH',
+        summary: `${who} pins id ${t.id}, but that token is named "${id.live.name}"`,
+        suggestion: `pin the id of an active token named "${t.name}", or remove \`id:\``,
+        address,
+        pointer: joinPointer(t.pointer, 'id'),
+      }),
+    );
+    return;
+  }
+  if (id.kind === 'ambiguous') {
+    for (const c of id.candidates) claimed.add(c.id);
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_NAME_AMBIGUOUS',
+        summary: `${who} matches ${id.candidates.length} active tokens (ids ${id.candidates.map((c) => c.id).join(', ')})`,
+        detail: 'A declared token is the group\'s active token with that name; plumb will not guess which one you mean.',
+        suggestion: `pin one with \`id: ${id.candidates[0]!.id}\` under the token (and set prune_access_tokens: true to revoke the others), or revoke the extra ones`,
+        address,
+        pointer: t.pointer,
+      }),
+    );
+    return;
+  }
+  if (id.staleId !== undefined) {
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_TOKEN_ID_STALE',
+        summary: `${who} pins id ${id.staleId}, which is not an active token any more; identified by its name instead`,
+        suggestion: id.kind === 'found' ? `update it to \`id: ${id.live.id}\` or remove it` : 'remove `id:` (the token will be created)',
+        address,
+        pointer: joinPointer(t.pointer, 'id'),
+      }),
+    );
+  }
+
+  const expiry = newExpiry(t, today);
+  const createProps = () => ({
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    scopes: [...t.scopes],
+    access_level: t.accessLevel,
+    expires_at: expiry,
+  });
+
+  if (id.kind === 'absent') {
+    const reason: Reason = !id.previous ? 'missing-in-live' : liveState(id.previous) === 'revoked' ? 'revoked-out-of-band' : 'expired-out-of-band';
+    if (t.self) {
+      out.diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'warning',
+          code: 'PLUMB_TOKEN_SELF_ABSENT',
+          summary: `${who} is marked as plumb's own credential, but the group has no active token with that name`,
+          detail: 'plumb will create it and deliver its secret to the sink; plumb keeps authenticating with the credential in token_env until you point token_env at the new secret.',
+          suggestion: `after apply, set ${instance.tokenEnv} to the delivered secret`,
+          address,
+          pointer: joinPointer(t.pointer, 'self'),
+        }),
+      );
+    }
+    out.changes.push({
+      ...base,
+      action: 'create',
+      reasons: [reason],
+      attributes: [
+        ...(t.description !== undefined ? [{ name: 'description', after: t.description }] : []),
+        { name: 'scopes', after: [...t.scopes].sort() },
+        { name: 'access_level', after: t.accessLevel },
+        { name: 'expires_at', after: expiry },
+        tokenShown(false),
+        sinkShown(),
+      ],
+      payload: { group: g.ref, name: t.name, op: 'create', create: createProps() } satisfies TokenPayload,
+      liveFingerprint: changeFingerprint(live, t.name, undefined),
+    });
+    if (id.previous) {
+      drift(
+        reason === 'revoked-out-of-band'
+          ? `token "${t.name}" (id ${id.previous.id}) was revoked outside plumb; apply creates a new one`
+          : `token "${t.name}" (id ${id.previous.id}) expired on ${id.previous.expires_at}; apply creates a new one`,
+      );
+    } else {
+      drift(`token "${t.name}" does not exist; apply creates it`);
+    }
+    return;
+  }
+
+  const L = id.live;
+  claimed.add(L.id);
+  const note = notes.get(L.id);
+  const lost = note?.kind === 'secret-not-received';
+  const diffs = attributeDiffs(t, L);
+  const fp = changeFingerprint(live, t.name, L.id);
+
+  if (t.self && diffs.length === 0 && !L.scopes.includes('api') && !L.scopes.includes('self_rotate')) {
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SELF_SCOPE',
+        summary: `${who} is plumb's own credential but its live scopes (${L.scopes.join(', ')}) cannot rotate it`,
+        suggestion: 'a token rotates itself only with scope api or self_rotate',
+        address,
+        pointer: joinPointer(t.pointer, 'scopes'),
+      }),
+    );
+    return;
+  }
+
+  if (diffs.length > 0) {
+    out.changes.push({
+      ...base,
+      action: 'replace',
+      reasons: lost ? ['immutable-field-changed', 'secret-not-received'] : ['immutable-field-changed'],
+      attributes: [
+        ...diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })),
+        { name: 'id', before: L.id, after: KNOWN_AFTER },
+        { name: 'expires_at', before: L.expires_at, after: expiry },
+        tokenShown(true),
+        sinkKept(),
+      ],
+      payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(), ...(t.self && { self: true }) } satisfies TokenPayload,
+      liveFingerprint: fp,
+    });
+    drift(`token "${t.name}" (id ${L.id}) differs from the configuration; apply replaces it`, diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })));
+    return;
+  }
+
+  const reason: Reason | undefined = lost ? 'secret-not-received' : rotationReason(t, L, today);
+  if (!reason) {
+    out.changes.push({ ...base, action: 'no-op', reasons: [], attributes: [], payload: { group: g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
+    return;
+  }
+  out.changes.push({
+    ...base,
+    action: 'rotate',
+    reasons: [reason],
+    attributes: [
+      { name: 'id', before: L.id, after: KNOWN_AFTER },
+      { name: 'expires_at', before: L.expires_at, after: expiry },
+      tokenShown(true),
+      sinkKept(),
+      ...(t.self ? [{ name: 'rotated_by', after: "self (plumb's own credential)" }] : []),
+    ],
+    payload: { group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload,
+    liveFingerprint: fp,
+  });
+  const summary =
+    reason === 'secret-not-received'
+      ? `the secret of token "${t.name}" (id ${L.id}) never reached its sink; apply rotates it`
+      : reason === 'expiring-soon'
+        ? `token "${t.name}" (id ${L.id}) expires on ${L.expires_at} (in ${daysBetween(today, L.expires_at!)} day(s)), within rotate_before_days (${t.rotation!.rotateBeforeDays}); apply rotates it`
+        : `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${expiry} as declared; apply rotates it`;
+  drift(summary, [{ name: 'expires_at', before: L.expires_at, after: expiry }]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Apply
+
+/** Whether a failed create/rotate may still have happened on the instance (so: look, never repeat). */
+function mayHaveActed(err: unknown): boolean {
+  if (!(err instanceof ApiError)) return true;
+  if (err.code === 'PLUMB_API_INVALID_RESPONSE') return true; // a success status without the secret
+  return err.status === undefined || err.status >= 500;
+}
+
+class TokenApply {
+  readonly #ctx: InstanceContext;
+  readonly #change: ResourceChange;
+  readonly #p: TokenPayload;
+  readonly #g: PathParam;
+  readonly #notes: string[] = [];
+  readonly #diagnostics: PlanDiagnostic[] = [];
+
+  constructor(ctx: InstanceContext, change: ResourceChange) {
+    this.#ctx = ctx;
+    this.#change = change;
+    this.#p = change.payload as unknown as TokenPayload;
+    this.#g = groupParam(this.#p.group);
+  }
+
+  async run(): Promise<ApplyResponse> {
+    const p = this.#p;
+    let declared: DesiredAccessToken | undefined;
+    if (p.op === 'none') return this.#done();
+    if (p.op !== 'delete') {
+      declared = findDeclared(this.#ctx.instance, p.group, p.name);
+      const problem = declared ? checkSink(declared.sink, env(this.#ctx)) : { summary: 'it is no longer declared', suggestion: 'make a new plan', key: 'file' as const };
+      if (problem || !declared) {
+        return this.#fail('PLUMB_TOKEN_SINK_UNUSABLE', `Token "${p.name}" cannot receive its secret: ${problem?.summary}; nothing was requested`, problem?.suggestion, declared?.pointer);
+      }
+    }
+    const before = await this.#list();
+    this.#forgetStaleNotes(before);
+    switch (p.op) {
+      case 'create':
+        return this.#create(declared!, before);
+      case 'rotate':
+        return this.#rotate(declared!, before);
+      case 'replace':
+        return this.#replace(declared!, before);
+      case 'delete':
+        return this.#delete(before);
+    }
+  }
+
+  // --- the four operations ---------------------------------------------------------------------
+
+  async #create(t: DesiredAccessToken, before: GroupAccessToken[]): Promise<ApplyResponse> {
+    const p = this.#p;
+    const pending = this.#revokePendingIds();
+    const existing = before.filter((x) => x.name === p.name && isActive(x) && !pending.has(x.id));
+    if (existing.length > 0) {
+      return this.#fail(
+        'PLUMB_PLAN_STALE',
+        `An active token named "${p.name}" exists now (id ${existing.map((x) => x.id).join(', ')}); it appeared after the plan was made`,
+        'run `plumb plan` again; nothing was created',
+      );
+    }
+    let issued: NewGroupAccessToken;
+    try {
+      issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
+    } catch (err) {
+      return this.#afterFailedIssue(err, before, 'create');
+    }
+    this.#ctx.secrets.add(issued.token);
+    this.#notes.push(`created token id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
+    const delivered = await this.#deliver(t, issued);
+    if (delivered) return this.#done();
+    // The new token is unusable and nothing depends on it yet: revoke it.
+    const revoked = await this.#revoke(issued.id);
+    if (revoked) {
+      return this.#stop(
+        'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
+        `The secret of the new token "${p.name}" (id ${issued.id}) could not be delivered; the token was revoked again`,
+        `State now: no active token named "${p.name}" was left by this run (id ${issued.id} is revoked). The next plan creates it again.`,
+        'fix the sink and run `plumb apply` again',
+      );
+    }
+    this.#remember({ id: issued.id, name: p.name, kind: 'secret-not-received' });
+    return this.#stop(
+      'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
+      `The secret of the new token "${p.name}" (id ${issued.id}) could not be delivered, and revoking it failed`,
+      `State now: token id ${issued.id} is active but nobody has its secret. plumb noted it in ${this.#ctx.state.file}; the next plan rotates it.`,
+      'fix the sink and run `plumb apply` again',
+    );
+  }
+
+  async #rotate(t: DesiredAccessToken, before: GroupAccessToken[]): Promise<ApplyResponse> {
+    const p = this.#p;
+    const target = before.find((x) => x.id === p.tokenId);
+    if (!target || !isActive(target)) {
+      return this.#fail(
+        'PLUMB_PLAN_STALE',
+        `Token "${p.name}" (id ${p.tokenId}) is ${target ? liveState(target) : 'gone'} now; it was not rotated`,
+        'plumb never rotates a token that is not active (rotating a revoked token revokes its whole family); run `plumb plan` again',
+      );
+    }
+    let issued: NewGroupAccessToken;
+    try {
+      issued = await rotateGroupAccessToken(this.#ctx.client, this.#g, p.self ? 'self' : target.id, { expires_at: p.expiresAt! });
+    } catch (err) {
+      if (p.self) return this.#afterFailedSelfRotate(err, target);
+      return this.#afterFailedIssue(err, before, 'rotate');
+    }
+    this.#ctx.secrets.add(issued.token);
+    // The old credential is revoked from this moment: switch before anything else is sent.
+    if (p.self) this.#ctx.client.replaceToken(issued.token);
+    this.#notes.push(`rotated id ${target.id} → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); id ${target.id} is revoked`);
+    if (p.self) this.#notes.push('plumb uses the new secret for the rest of this run');
+    this.#forget(target.id);
+    const delivered = await this.#deliver(t, issued);
+    if (p.self && issued.name !== t.name) {
+      return this.#stop(
+        'PLUMB_TOKEN_SELF_MISMATCH',
+        `plumb's own credential is token "${issued.name}", not "${t.name}": the instance rotated "${issued.name}" (now id ${issued.id})`,
+        `Its new secret went to the sink of "${t.name}"${delivered ? '' : ' (delivery failed, see above)'} and plumb used it for the rest of this run. "${t.name}" itself was not rotated.`,
+        `move \`self: true\` to the token plumb authenticates with ("${issued.name}")`,
+      );
+    }
+    if (delivered) return this.#done();
+    // Rotating revoked the old token: revoking the new one would leave consumers with nothing.
+    this.#remember({ id: issued.id, name: p.name, kind: 'secret-not-received' });
+    return this.#stop(
+      'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
+      `Token "${p.name}" was rotated (id ${target.id} → id ${issued.id}) but the new secret could not be delivered`,
+      `State now: id ${target.id} is revoked; id ${issued.id} is active and its secret is lost. plumb noted it in ${this.#ctx.state.file}; the next plan rotates id ${issued.id} (safe: it is active).${p.self ? ' plumb used the new secret for the rest of this run, but it is not stored anywhere: set token_env by hand before the next run or a group Owner must rotate it.' : ''}`,
+      'fix the sink and run `plumb apply` again',
+    );
+  }
+
+  async #replace(t: DesiredAccessToken, before: GroupAccessToken[]): Promise<ApplyResponse> {
+    const p = this.#p;
+    const old = before.find((x) => x.id === p.tokenId);
+    if (!old || !isActive(old)) {
+      return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; nothing was replaced`, 'run `plumb plan` again');
+    }
+    let issued: NewGroupAccessToken;
+    try {
+      issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
+    } catch (err) {
+      return this.#afterFailedIssue(err, before, 'replace');
+    }
+    this.#ctx.secrets.add(issued.token);
+    this.#notes.push(`created replacement id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
+    const delivered = await this.#deliver(t, issued);
+    if (!delivered) {
+      // The old token is still valid and still in use: drop the undeliverable new one.
+      const revoked = await this.#revoke(issued.id);
+      if (!revoked) this.#remember({ id: issued.id, name: p.name, kind: 'revoke-pending' });
+      return this.#stop(
+        'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
+        `The secret of the replacement for "${p.name}" (new id ${issued.id}) could not be delivered; the old token was kept`,
+        `State now: id ${old.id} (the old token) is active and unchanged; id ${issued.id} ${revoked ? 'was revoked again' : `could not be revoked and is noted in ${this.#ctx.state.file}: the next plan revokes it`}. The next plan replaces "${p.name}" again.`,
+        'fix the sink and run `plumb apply` again',
+      );
+    }
+    if (p.self) {
+      this.#ctx.client.replaceToken(issued.token);
+      this.#notes.push('plumb uses the new secret for the rest of this run');
+    }
+    this.#forget(old.id);
+    const revoked = await this.#revoke(old.id);
+    if (revoked) {
+      this.#notes.push(`revoked the old token id ${old.id}`);
+      return this.#done();
+    }
+    this.#remember({ id: old.id, name: p.name, kind: 'revoke-pending' });
+    return this.#stop(
+      'PLUMB_TOKEN_REVOKE_FAILED',
+      `The replacement for "${p.name}" (id ${issued.id}) is delivered, but the old token (id ${old.id}) could not be revoked`,
+      `State now: both id ${old.id} and id ${issued.id} are active; consumers have the new secret. plumb noted id ${old.id} in ${this.#ctx.state.file}; the next plan revokes it.`,
+      'run `plumb apply` again (or revoke it by hand)',
+    );
+  }
+
+  async #delete(before: GroupAccessToken[]): Promise<ApplyResponse> {
+    const p = this.#p;
+    const target = before.find((x) => x.id === p.tokenId);
+    if (!target || !isActive(target)) {
+      this.#forget(p.tokenId!);
+      this.#notes.push(`token id ${p.tokenId} is already ${target ? liveState(target) : 'gone'}; nothing to revoke`);
+      return this.#done();
+    }
+    if (await this.#revoke(target.id)) {
+      this.#forget(target.id);
+      this.#notes.push(`revoked id ${target.id}`);
+      return this.#done();
+    }
+    return this.#fail('PLUMB_TOKEN_REVOKE_FAILED', `Token "${p.name}" (id ${target.id}) could not be revoked; it is still active`, 'run `plumb apply` again');
+  }
+
+  // --- failure analysis -------------------------------------------------------------------------
+
+  /**
+   * A create or rotate failed. If the instance may have acted, list the group again and report what
+   * it did; never send the request again.
+   */
+  async #afterFailedIssue(err: unknown, before: GroupAccessToken[], op: 'create' | 'rotate' | 'replace'): Promise<ApplyResponse> {
+    const p = this.#p;
+    const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
+    if (!mayHaveActed(err)) {
+      const suggestion =
+        err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
+          ? 'the instance refused the request (check scopes, access level and the instance\'s maximum token lifetime); fix the configuration and plan again'
+          : err instanceof ApiError && (err.status === 401 || err.status === 403)
+            ? 'the credential in token_env needs to be an administrator or an Owner of the group'
+            : 'plan again';
+      return this.#fail(err instanceof ApiError ? err.code : 'PLUMB_INTERNAL', `${op} of "${p.name}" failed: ${what}; the instance did not issue a token`, suggestion);
+    }
+    let after: GroupAccessToken[];
+    try {
+      after = await this.#list();
+    } catch {
+      return this.#stop(
+        'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+        `${op} of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out`,
+        'plumb did not repeat the request. The token may or may not have been issued.',
+        'run `plumb plan` before anything else: it lists the group and shows what happened',
+      );
+    }
+    const known = new Set(before.map((x) => x.id));
+    const appeared = after.filter((x) => !known.has(x.id) && x.name === p.name && isActive(x));
+    if (op === 'replace') {
+      const dropped: number[] = [];
+      for (const x of appeared) {
+        if (await this.#revoke(x.id)) dropped.push(x.id);
+        else this.#remember({ id: x.id, name: p.name, kind: 'revoke-pending' });
+      }
+      return this.#stop(
+        'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+        `Creating the replacement for "${p.name}" ended without a clear answer (${what})`,
+        `plumb listed the group again and did not repeat the request. State now: the old token id ${p.tokenId} is active and unchanged. ${
+          appeared.length === 0
+            ? 'No new token was created.'
+            : `The instance had created id ${appeared.map((x) => x.id).join(', ')} without plumb receiving the secret; ${dropped.length === appeared.length ? 'it was revoked' : 'it is noted for revocation by the next plan'}.`
+        } The next plan replaces "${p.name}" again.`,
+        'run `plumb apply` again',
+      );
+    }
+    if (appeared.length > 0) {
+      for (const x of appeared) this.#remember({ id: x.id, name: p.name, kind: 'secret-not-received' });
+      const ids = appeared.map((x) => x.id).join(', ');
+      const oldNow = op === 'rotate' ? after.find((x) => x.id === p.tokenId) : undefined;
+      return this.#stop(
+        'PLUMB_TOKEN_SECRET_NOT_RECEIVED',
+        op === 'rotate'
+          ? `Token "${p.name}" was rotated (id ${p.tokenId} → id ${ids}) but the answer was lost (${what})`
+          : `Token "${p.name}" was created (id ${ids}) but the answer was lost (${what})`,
+        `plumb listed the group again and did not repeat the request. State now: ${oldNow ? `id ${oldNow.id} is ${liveState(oldNow)}; ` : ''}id ${ids} is active and its secret never arrived. plumb noted it in ${this.#ctx.state.file}; the next plan rotates id ${ids} (safe: it is active) and delivers the new secret.`,
+        'run `plumb apply` again',
+      );
+    }
+    const oldNow = op === 'rotate' ? after.find((x) => x.id === p.tokenId) : undefined;
+    const state =
+      op === 'create'
+        ? 'no token was created.'
+        : oldNow && isActive(oldNow)
+          ? `id ${oldNow.id} is still active: the rotation did not happen.`
+          : `id ${p.tokenId} is ${oldNow ? liveState(oldNow) : 'gone'} and no replacement appeared; the next plan creates a new token.`;
+    return this.#stop(
+      err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+      `${op} of "${p.name}" failed: ${what}`,
+      `plumb listed the group again and did not repeat the request. State now: ${state}`,
+      'run `plumb apply` again',
+    );
+  }
+
+  /** Rotating plumb's own credential failed. Listing with that credential tells whether it still works. */
+  async #afterFailedSelfRotate(err: unknown, target: GroupAccessToken): Promise<ApplyResponse> {
+    const p = this.#p;
+    const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
+    if (!mayHaveActed(err)) {
+      const notCredential = err instanceof ApiError && (err.status === 405 || err.status === 401 || err.status === 403);
+      return this.#fail(
+        notCredential ? 'PLUMB_TOKEN_SELF_NOT_CREDENTIAL' : err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
+        `Self-rotation of "${p.name}" was refused: ${what}; nothing was rotated`,
+        notCredential
+          ? `\`self: true\` means plumb authenticates with this token (${this.#ctx.instance.tokenEnv} holds its secret) and the token has scope api or self_rotate; check both, or remove \`self: true\``
+          : 'plan again',
+      );
+    }
+    try {
+      const now = await this.#list();
+      const t = now.find((x) => x.id === target.id);
+      return this.#stop(
+        err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+        `Self-rotation of "${p.name}" ended without a clear answer (${what})`,
+        `plumb's credential still works, so the rotation did not happen (id ${target.id} is ${t ? liveState(t) : 'not listed'}). plumb did not repeat it.`,
+        'run `plumb apply` again',
+      );
+    } catch {
+      return this.#stop(
+        'PLUMB_TOKEN_SELF_LOST',
+        `plumb's own credential "${p.name}" (id ${target.id}) was probably rotated, but the new secret never arrived (${what})`,
+        `Listing the group with the old credential now fails, so it is most likely revoked; the new token's secret is lost and plumb can no longer authenticate. Nothing else was attempted, and the rotation was not repeated (rotating a revoked token revokes its whole family).`,
+        `have an administrator or a group Owner rotate "${p.name}" of group "${p.group}", deliver the secret to its sink and set ${this.#ctx.instance.tokenEnv}`,
+      );
+    }
+  }
+
+  // --- helpers ------------------------------------------------------------------------------
+
+  #createProps() {
+    const c = this.#p.create!;
+    return { ...c, scopes: [...c.scopes], access_level: c.access_level as AccessLevel };
+  }
+
+  #list(): Promise<GroupAccessToken[]> {
+    return listGroupAccessTokens(this.#ctx.client, this.#g);
+  }
+
+  /** Delivers, reporting failure as a diagnostic; returns whether the secret arrived. */
+  async #deliver(t: DesiredAccessToken, issued: NewGroupAccessToken): Promise<boolean> {
+    const ctx = this.#ctx;
+    const raw = env(ctx).PLUMB_SINK_TIMEOUT_SECONDS;
+    const timeoutMs = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : DEFAULT_SINK_TIMEOUT_MS;
+    try {
+      const note = await deliverSecret(
+        t.sink!,
+        { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token },
+        { env: env(ctx), stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)), timeoutMs, hideEnv: [ctx.instance.tokenEnv] },
+      );
+      this.#notes.push(note);
+      return true;
+    } catch (err) {
+      const message = ctx.secrets.redact(err instanceof SinkError ? err.message : err instanceof Error ? err.message : String(err));
+      this.#diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SINK_FAILED',
+          summary: `Delivering the secret of "${t.name}" (id ${issued.id}) failed: ${message}`,
+          address: this.#change.address,
+          pointer: t.sink ? joinPointer(t.pointer, 'sink') : t.pointer,
+        }),
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Revokes a token, making sure it ends up revoked. Unlike create and rotate, revoking is safe to
+   * repeat, but only after a fresh list shows the token still active.
+   */
+  async #revoke(id: number): Promise<boolean> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        await revokeGroupAccessToken(this.#ctx.client, this.#g, id);
+        return true;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return true;
+        if (!mayHaveActed(err)) return false;
+      }
+      try {
+        const t = (await this.#list()).find((x) => x.id === id);
+        if (!t || !isActive(t)) return true;
+      } catch {
+        return false;
+      }
+      await this.#ctx.sleep(200 * attempt);
+    }
+    return false;
+  }
+
+  #revokePendingIds(): Set<number> {
+    return new Set(this.#ctx.state.tokenNotes(this.#ctx.instance.url).filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
+  }
+
+  #remember(n: Omit<TokenNote, 'group' | 'at'>): void {
+    const ctx = this.#ctx;
+    ctx.state.recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
+    ctx.state.save();
+  }
+
+  #forget(id: number): void {
+    if (this.#ctx.state.clearTokenNote(this.#ctx.instance.url, id)) this.#ctx.state.save();
+  }
+
+  /** Notes about tokens of this group that are not active any more have served their purpose. */
+  #forgetStaleNotes(live: readonly GroupAccessToken[]): void {
+    let changed = false;
+    for (const t of live) if (!isActive(t) && this.#ctx.state.clearTokenNote(this.#ctx.instance.url, t.id)) changed = true;
+    if (changed) this.#ctx.state.save();
+  }
+
+  #done(): ApplyResponse {
+    return { applied: true, diagnostics: this.#diagnostics, notes: this.#notes };
+  }
+
+  #fail(code: string, summary: string, suggestion?: string, pointer?: string): ApplyResponse {
+    return this.#stop(code, summary, undefined, suggestion, pointer);
+  }
+
+  #stop(code: string, summary: string, detail: string | undefined, suggestion?: string, pointer?: string): ApplyResponse {
+    this.#diagnostics.push(
+      planDiagnostic(this.#ctx, {
+        severity: 'error',
+        code,
+        summary: this.#ctx.secrets.redact(summary),
+        ...(detail !== undefined && { detail: this.#ctx.secrets.redact(detail) }),
+        ...(suggestion !== undefined && { suggestion }),
+        address: this.#change.address,
+        pointer: pointer ?? this.#change.pointer,
+      }),
+    );
+    return { applied: false, diagnostics: this.#diagnostics, notes: this.#notes };
+  }
+}

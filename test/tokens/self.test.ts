@@ -1,0 +1,106 @@
+/**
+ * Self rotation: a declared token with `self: true` is plumb's own credential (the value of the
+ * instance's token_env). It rotates through `POST …/access_tokens/self/rotate` with that credential,
+ * and the rest of the run uses the new secret.
+ *
+ * The emulator lets only administrators and Owners (people) manage group tokens, so these tests make
+ * the credential's bot user an administrator: the stand-in for an instance where plumb runs as a
+ * group token allowed to manage its own group's tokens.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
+import type { Harness } from './helpers.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const CREDENTIAL = 'group-credential-of-plumb-0001';
+
+async function start(): Promise<void> {
+  h = await harness({
+    groups: [{ full_path: 'platform', access_tokens: [seedToken('plumb', CREDENTIAL, { id: 70, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 3) })] }],
+  });
+  const bot = h.emu.state.userById(h.emu.state.tokenById(70)!.userId)!;
+  bot.admin = true;
+  h.config({ platform: { tokens: { plumb: { scopes: ['api'], access_level: 50, self: true }, ci: {} } } });
+}
+
+const asCredential = { PLUMB_TOKEN: CREDENTIAL };
+
+describe('self rotation', () => {
+  it("rotates plumb's own credential last, through self, and delivers the new secret to its sink", async () => {
+    await start();
+    const plan = JSON.parse((await h.run(['plan', '--json'], asCredential)).stdout);
+    expect(plan.changes.map((c: { action: string }) => c.action)).toEqual(['create', 'rotate']);
+    expect(plan.changes[1].attributes).toContainEqual({ name: 'rotated_by', after: "self (plumb's own credential)" });
+    const r = await h.run(['apply', '--auto-approve'], asCredential);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('plumb uses the new secret for the rest of this run');
+    expect(h.count('POST', /^\/groups\/platform\/access_tokens\/self\/rotate$/)).toBe(1);
+    expect(h.count('POST', /\/70\/rotate$/)).toBe(0);
+    expect(h.emu.state.tokenById(70)!.revoked).toBe(true);
+    const fresh = h.tokenInSink('plumb')!;
+    expect(fresh.previousId).toBe(70);
+    // The next run authenticates with the delivered secret and finds nothing to do.
+    expect((await h.run(['plan', '--detailed-exitcode'], { PLUMB_TOKEN: h.sinkValue('plumb')! })).code).toBe(0);
+  });
+
+  it('uses the new credential for every later change of the same run', async () => {
+    await start();
+    expect((await h.run(['plan', '--out', 'plan.json'], asCredential)).code).toBe(0);
+    // Put the self rotation first: the create that follows must go out with the new secret.
+    const file = path.join(h.wd.dir, 'plan.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    saved.changes.reverse();
+    writeFileSync(file, JSON.stringify(saved));
+    h.emu.resetRequests();
+    const r = await h.run(['apply', 'plan.json'], asCredential);
+    expect(r.code).toBe(0);
+    const writes = h.emu.requests.filter((x) => x.method === 'POST').map((x) => `${x.path} ${x.status}`);
+    expect(writes).toEqual(['/groups/platform/access_tokens/self/rotate 200', '/groups/platform/access_tokens 201']);
+    const fresh = h.tokenInSink('plumb')!;
+    expect(fresh.lastUsedAt).not.toBeNull();
+    expect(h.active('platform', 'ci')).toHaveLength(1);
+    expectNoFamilyRevoked(h.emu);
+  });
+
+  it("refuses with PLUMB_TOKEN_SELF_NOT_CREDENTIAL when plumb's credential is not that group token, rotating nothing", async () => {
+    await start();
+    const r = await h.run(['apply', '--auto-approve']); // the administrator's personal token
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_TOKEN_SELF_NOT_CREDENTIAL');
+    expect(r.stderr).toContain('nothing was rotated');
+    expect(h.emu.state.isActive(h.emu.state.tokenById(70)!)).toBe(true);
+    expect(h.sinkValue('plumb')).toBeUndefined();
+  });
+
+  it('reports a lost credential when the answer to its rotation is lost, and never repeats the rotation', async () => {
+    await start();
+    h.addFault({ method: 'POST', path: '/groups/*/access_tokens/self/rotate', action: { kind: 'drop', when: 'after' } });
+    const r = await h.run(['apply', '--auto-approve'], asCredential);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_TOKEN_SELF_LOST');
+    expect(r.stderr).toContain('PLUMB_TOKEN');
+    expect(h.count('POST', /\/self\/rotate$/)).toBe(1);
+    // The instance did rotate: the old credential is revoked, the new one is active (no family revocation).
+    const next = h.emu.state.tokens.find((t) => t.previousId === 70)!;
+    expect(h.emu.state.isActive(next)).toBe(true);
+    expectNoFamilyRevoked(h.emu);
+  });
+
+  it('says the rotation did not happen when the self-rotate fails while the credential still works', async () => {
+    await start();
+    h.addFault({ method: 'POST', path: '/groups/*/access_tokens/self/rotate', action: { kind: 'drop', when: 'before' } });
+    const r = await h.run(['apply', '--auto-approve'], asCredential);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("plumb's credential still works, so the rotation did not happen");
+    expect(h.emu.state.isActive(h.emu.state.tokenById(70)!)).toBe(true);
+    h.emu.clearFaults();
+    expect((await h.run(['apply', '--auto-approve'], asCredential)).code).toBe(0);
+    expect(h.tokenInSink('plumb')!.previousId).toBe(70);
+  });
+});
