@@ -4,7 +4,8 @@
 //   2. plumb validate, plan and apply the configuration in examples/plumb/;
 //   3. plan again: nothing to do (no perpetual diff);
 //   4. change a setting out of band, as an admin clicking in the UI would;
-//   5. plumb drift catches it (exit 2), and apply converges again.
+//   5. plumb drift catches it (exit 2), and apply converges again;
+//   6. eighty days later (--now), drift reports the token's rotation is due and apply rotates it.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -68,6 +69,12 @@ try {
   await step('6. Scheduled drift detection catches it (exit 2 = drift)', ['drift', 'examples/plumb'], 2);
   await step('7. Apply converges again', ['apply', 'examples/plumb', '--auto-approve'], 0);
   await step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
+
+  // The example token rotates 14 days before the end of its 90-day lifetime. --now moves plumb's
+  // clock (not the emulator's) to show what a scheduled run 80 days from now would do.
+  const later = new Date(Date.now() + 80 * 86_400_000).toISOString().slice(0, 10);
+  await step(`9. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
+  await step('10. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
 } finally {
   await emulator.close();
 }
