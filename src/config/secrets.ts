@@ -27,9 +27,9 @@ export class SecretRegistry {
     this.pointers.add(pointer);
   }
 
+  /** Secrets are scalars (interpolation happens in strings), so an exact match is enough. */
   isSecretPointer(pointer: string): boolean {
-    for (const p of this.pointers) if (pointer === p || pointer.startsWith(p + '/')) return true;
-    return false;
+    return this.pointers.has(pointer);
   }
 
   /** Replaces every known secret value in `text` with the mask. */

@@ -3,13 +3,13 @@
  * plan's changes (from memory or a saved file) and never re-diffs; a saved plan is refused when the
  * live state it was made from has moved.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
-import { stateFingerprint } from './fingerprint.js';
 import { PLAN_FORMAT_VERSION, summarize } from './plan.js';
 import type { Plan, PlanDiagnostic, ResourceChange, DriftEntry } from './plan.js';
 import type { InstanceContext } from './resource.js';
@@ -122,17 +122,15 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   };
 }
 
-/** Fingerprint of the configuration: the merged data with secret values left out (they have their own fingerprints). */
+/**
+ * Fingerprint of the configuration: its files' text, in load order. Any edit (even a comment) makes
+ * a saved plan stale, which errs on the safe side. Interpolated values are not in the text; the
+ * ones a plan sends are checked through their own fingerprints at apply.
+ */
 export function configFingerprint(loaded: ConfigResult): string {
-  const strip = (v: unknown, pointer: string): unknown => {
-    if (loaded.sources.secrets.isSecretPointer(pointer)) return '(secret)';
-    if (Array.isArray(v)) return v.map((x, i) => strip(x, `${pointer}/${i}`));
-    if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strip(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)]));
-    }
-    return v;
-  };
-  return stateFingerprint(strip(loaded.sources.data, ''));
+  const hash = createHash('sha256');
+  for (const text of loaded.sources.texts.values()) hash.update(`${Buffer.byteLength(text)}\0`).update(text);
+  return 'sha256:' + hash.digest('hex');
 }
 
 /** Describes an API failure during planning or apply as a diagnostic naming the call. */

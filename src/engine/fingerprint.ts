@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { canonical } from './normalize.js';
 
 /** sha256 over canonical JSON: fingerprints of live state (never of secrets in clear). */
@@ -18,13 +18,15 @@ export interface SecretFingerprint {
 
 const SCRYPT = { N: 4096, r: 8, p: 1 } as const;
 
-export function fingerprintSecret(value: string, salt = randomBytes(16).toString('base64')): SecretFingerprint {
-  const hash = scryptSync(value, Buffer.from(salt, 'base64'), 32, SCRYPT).toString('base64');
-  return { salt, hash };
+/** Asynchronous on purpose: several fingerprints are computed in parallel on libuv's thread pool. */
+export function fingerprintSecret(value: string, salt = randomBytes(16).toString('base64')): Promise<SecretFingerprint> {
+  return new Promise((resolve, reject) => {
+    scrypt(value, Buffer.from(salt, 'base64'), 32, SCRYPT, (err, key) => (err ? reject(err) : resolve({ salt, hash: key.toString('base64') })));
+  });
 }
 
-export function matchesFingerprint(value: string, fp: SecretFingerprint): boolean {
-  const again = Buffer.from(fingerprintSecret(value, fp.salt).hash, 'base64');
+export async function matchesFingerprint(value: string, fp: SecretFingerprint): Promise<boolean> {
+  const again = Buffer.from((await fingerprintSecret(value, fp.salt)).hash, 'base64');
   const want = Buffer.from(fp.hash, 'base64');
   return again.length === want.length && timingSafeEqual(again, want);
 }

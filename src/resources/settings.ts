@@ -67,29 +67,33 @@ export const settingsProvider: ResourceProvider = {
     const reasons = new Set<Reason>();
     const payload: SettingsPayload = { set: {}, secrets: {} };
 
-    const addSecret = (name: string, pointer: string, value: unknown) => {
-      payload.secrets[name] = { pointer, ...fingerprintSecret(String(value ?? '')) };
-    };
+    // Secrets first, all at once: each fingerprint is a deliberately slow scrypt, so they run in
+    // parallel on the thread pool.
+    const secretNames = [...instance.settings].filter(([name, d]) => settingByName(name)?.secret || d.secret).map(([name]) => name);
+    const secretResults = new Map(
+      await Promise.all(
+        secretNames.map(async (name) => {
+          const desired = instance.settings.get(name)!;
+          const value = String(desired.value ?? '');
+          const liveValue = live.get(name);
+          const readable = live.has(name) && !looksMasked(liveValue);
+          const fp = ctx.state.settingFingerprint(instance.url, name);
+          const changed = readable ? !sameValue(settingByName(name), liveValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
+          const reason: Reason = readable ? 'field-changed' : fp ? 'write-only-changed' : 'write-only-unknown';
+          return [name, { changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined }] as const;
+        }),
+      ),
+    );
 
     for (const [name, desired] of instance.settings) {
       const spec = settingByName(name) as SettingSpec;
       const present = live.has(name);
-      if (spec.secret || desired.secret) {
-        const liveValue = live.get(name);
-        let changed: boolean;
-        let reason: Reason;
-        if (present && !looksMasked(liveValue)) {
-          changed = !sameValue(spec, liveValue, desired.value);
-          reason = 'field-changed';
-        } else {
-          const fp = ctx.state.settingFingerprint(instance.url, name);
-          changed = !fp || !matchesFingerprint(String(desired.value ?? ''), fp);
-          reason = fp ? 'write-only-changed' : 'write-only-unknown';
-        }
-        if (changed) {
-          addSecret(name, desired.pointer, desired.value);
-          reasons.add(reason);
-          attributes.push({ name, before: present && !looksMasked(liveValue) ? MASK : undefined, after: MASK, sensitive: true, writeOnly: !present || looksMasked(liveValue) });
+      const secret = secretResults.get(name);
+      if (secret) {
+        if (secret.changed && secret.fingerprint) {
+          payload.secrets[name] = { pointer: desired.pointer, ...secret.fingerprint };
+          reasons.add(secret.reason);
+          attributes.push({ name, before: secret.readable ? MASK : undefined, after: MASK, sensitive: true, writeOnly: !secret.readable });
         }
         continue;
       }
@@ -125,7 +129,7 @@ export const settingsProvider: ResourceProvider = {
         if (partner in payload.set || partner in payload.secrets) continue;
         const d = instance.settings.get(partner);
         if (!d) continue; // validation already refused this configuration
-        if (settingByName(partner)?.secret || d.secret) addSecret(partner, d.pointer, d.value);
+        if (settingByName(partner)?.secret || d.secret) payload.secrets[partner] = { pointer: d.pointer, ...(await fingerprintSecret(String(d.value ?? ''))) };
         else payload.set[partner] = d.value;
       }
     }
@@ -188,9 +192,15 @@ export const settingsProvider: ResourceProvider = {
     const body: Record<string, unknown> = { ...payload.set };
     const diagnostics: PlanDiagnostic[] = [];
     const notes: string[] = [];
-    for (const [name, ref] of Object.entries(payload.secrets)) {
+    const still = await Promise.all(
+      Object.entries(payload.secrets).map(async ([name, ref]) => {
+        const desired = instance.settings.get(name);
+        return [name, ref, !!desired && (await matchesFingerprint(String(desired.value ?? ''), ref))] as const;
+      }),
+    );
+    for (const [name, ref, same] of still) {
       const desired = instance.settings.get(name);
-      if (!desired || !matchesFingerprint(String(desired.value ?? ''), ref)) {
+      if (!desired || !same) {
         diagnostics.push(
           planDiagnostic(ctx, {
             severity: 'error',
@@ -216,9 +226,10 @@ export const settingsProvider: ResourceProvider = {
       }
       throw err;
     }
-    for (const name of Object.keys(payload.secrets)) {
-      ctx.state.recordSetting(instance.url, name, fingerprintSecret(String(instance.settings.get(name)?.value ?? '')));
-    }
+    const recorded = await Promise.all(
+      Object.keys(payload.secrets).map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
+    );
+    for (const [name, fp] of recorded) ctx.state.recordSetting(instance.url, name, fp);
     if (Object.keys(payload.secrets).length > 0) ctx.state.save();
     notes.push(`updated ${Object.keys(body).length} setting(s) in one request`);
 
