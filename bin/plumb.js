@@ -1,5 +1,42 @@
 #!/usr/bin/env node
-// Thin launcher: the compiled CLI lives in dist/ (built by `npm ci` through the prepare script).
-import { main } from '../dist/cli.js';
+// Launcher. Runs the bundled CLI (dist/plumb.cjs) with V8's code cache when it is there, so a cold
+// start does not pay for compiling plumb; otherwise the unbundled build in dist/. Both are made by
+// `npm run build` (the prepare script of `npm ci`).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
 
-process.exitCode = await main(process.argv.slice(2));
+const bundle = fileURLToPath(new URL('../dist/plumb.cjs', import.meta.url));
+const argv = process.argv.slice(2);
+
+async function loadMain() {
+  if (!existsSync(bundle)) return (await import('../dist/cli.js')).main;
+  const cacheFile = `${bundle}.cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // no cache: compile as usual
+  }
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
+  const script = new vm.Script(source, { filename: bundle, cachedData });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, createRequire(bundle), mod, bundle, path.dirname(bundle));
+  if (process.env.PLUMB_WRITE_CODE_CACHE) {
+    // Recorded after the command ran, so the functions it compiled are in the cache.
+    process.once('beforeExit', () => writeFileSync(cacheFile, script.createCachedData()));
+  }
+  return mod.exports.main;
+}
+
+// `--version` needs none of plumb: answer it straight from package.json.
+if (argv.length === 1 && ['--version', '-v', 'version'].includes(argv[0])) {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`plumb ${version}\n`);
+  process.exit(0);
+}
+
+const main = await loadMain();
+process.exitCode = await main(argv);

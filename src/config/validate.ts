@@ -1,6 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
@@ -8,6 +7,7 @@ import { settingByName, suggestSettingName, SETTING_RULES, GROUP_TOKEN_SCOPES, A
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
+import { findUp } from '../util/find-up.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
@@ -96,9 +96,8 @@ let schemaCache: Record<string, unknown> | undefined;
 /** The committed config schema, read only on the error path (for did-you-mean suggestions). */
 function configSchemaJson(): Record<string, unknown> {
   if (!schemaCache) {
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const file = path.resolve(here, '../../schemas/plumb-config.schema.json');
-    schemaCache = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    const file = findUp(path.join('schemas', 'plumb-config.schema.json'), import.meta.url);
+    schemaCache = file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   }
   return schemaCache;
 }

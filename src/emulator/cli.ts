@@ -3,10 +3,9 @@
  * emulator until SIGINT/SIGTERM. Prints the base URL and the names of the seeded tokens (never
  * their values: those are in the seed file the user wrote).
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { findUp } from '../util/find-up.js';
 import { SeedError } from './seed.js';
 import { startEmulator } from './server.js';
 import type { EmulatorTier } from './types.js';
@@ -38,13 +37,7 @@ const defaultIo: EmulatorCommandIo = {
 
 /** The example seed shipped with plumb (examples/ is next to src/ or dist/). */
 export function exampleSeedPath(): string | undefined {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    const candidate = path.join(dir, 'examples', 'emulator-seed.yaml');
-    if (existsSync(candidate)) return candidate;
-    dir = path.dirname(dir);
-  }
-  return undefined;
+  return findUp(path.join('examples', 'emulator-seed.yaml'), import.meta.url);
 }
 
 function waitForSignal(): Promise<string> {
