@@ -18,7 +18,8 @@ Usage:
 
 PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/).
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
---state FILE (or PLUMB_STATE; default .plumb/state.json).
+--state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
+default 8), --debug (one line per API call on stderr; never tokens or bodies).
 Documentation: README.md and docs/ in the plumb repository.
 `;
 
@@ -63,6 +64,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         return 1;
     }
   } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`plumb: ${err.message}\n`);
+      return 1;
+    }
     if (err instanceof TypeError && 'code' in err && String((err as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
       io.stderr(`plumb: ${err.message}\nRun \`plumb --help\` for usage.\n`);
       return 1;
@@ -77,7 +82,28 @@ const COMMON_OPTIONS = {
   state: { type: 'string' },
   instance: { type: 'string' },
   json: { type: 'boolean', default: false },
+  debug: { type: 'boolean', default: false },
+  concurrency: { type: 'string' },
 } as const;
+
+/** The options every reconcile command shares, from parsed flags. */
+function common(values: { config?: string[]; now?: string; state?: string; instance?: string; json?: boolean; debug?: boolean; concurrency?: string }, paths: readonly string[]) {
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to 64, got "${values.concurrency}"`);
+  }
+  return {
+    config: [...(values.config ?? []), ...paths],
+    now: values.now,
+    state: values.state,
+    instance: values.instance,
+    json: !!values.json,
+    debug: !!values.debug,
+    concurrency,
+  };
+}
+
+class UsageError extends Error {}
 
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {
   const { runPlan, runApply, runDrift } = await import('./commands/reconcile.js');
@@ -95,11 +121,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     });
     return runPlan(
       {
-        config: [...(values.config ?? []), ...positionals],
-        now: values.now,
-        state: values.state,
-        instance: values.instance,
-        json: !!values.json,
+        ...common(values, positionals),
         out: values.out,
         markdown: values.markdown,
         report: values.report,
@@ -122,20 +144,13 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     }
     return runApply(
       {
-        config: [...(values.config ?? []), ...positionals.filter((p) => !p.endsWith('.json'))],
+        ...common(values, positionals.filter((p) => !p.endsWith('.json'))),
         planFile: planFiles[0],
-        now: values.now,
-        state: values.state,
-        instance: values.instance,
-        json: !!values.json,
         autoApprove: !!values['auto-approve'],
       },
       io,
     );
   }
   const { values, positionals } = parseArgs({ args: [...rest], allowPositionals: true, options: COMMON_OPTIONS });
-  return runDrift(
-    { config: [...(values.config ?? []), ...positionals], now: values.now, state: values.state, instance: values.instance, json: !!values.json },
-    io,
-  );
+  return runDrift(common(values, positionals), io);
 }

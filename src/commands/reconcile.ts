@@ -3,9 +3,12 @@
  * talk to the instance. Exit codes: plan 0 (or 2 with --detailed-exitcode when there are changes),
  * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
+import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
@@ -22,6 +25,10 @@ import { useColor } from './output.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
+  /** Print one line per API call (method, path, status, time) to stderr. Never tokens or bodies. */
+  readonly debug?: boolean;
+  /** Most API requests in flight at once, per instance. */
+  readonly concurrency?: number;
   readonly now?: string;
   readonly state?: string;
   readonly instance?: string;
@@ -86,8 +93,29 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
     log: (m) => io.stderr(redact(m) + '\n'),
     stdout: io.stdout,
     sleep: hooks.sleep,
+    ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
   };
+  traceApiCalls(flags.debug ? io : undefined, redact);
   return { loaded, config: loaded.config, engine, redact };
+}
+
+/** Where `--debug` lines go for the current command (subscribed once per process). */
+let traceLine: ((s: string) => void) | undefined;
+let traceSubscribed = false;
+
+/** `--debug`: the client's diagnostics_channel events as lines on stderr (`io` undefined: off). */
+function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void {
+  traceLine = io ? (s) => io.stderr(redact(`debug: ${s}`) + '\n') : undefined;
+  if (traceSubscribed || !io) return;
+  traceSubscribed = true;
+  diagnosticsChannel.subscribe(API_RESPONSE_CHANNEL, (m) => {
+    const e = m as ApiResponseEvent;
+    traceLine?.(`${e.method} /api/v4${e.path} → ${e.status} (${e.durationMs.toFixed(0)} ms${e.attempt > 1 ? `, attempt ${e.attempt}` : ''})`);
+  });
+  diagnosticsChannel.subscribe(API_RETRY_CHANNEL, (m) => {
+    const e = m as ApiRetryEvent;
+    traceLine?.(`${e.method} /api/v4${e.path}: ${e.reason}; retrying in ${e.delayMs.toFixed(0)} ms`);
+  });
 }
 
 function writeAtomic(file: string, content: string, mode = 0o644): void {

@@ -233,6 +233,23 @@ domain_denylist: [spam.example, junk.example]
     expect((await wd.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('prints one line per API call with --debug, and never the token', async () => {
+    config('signup_enabled: false');
+    const r = await wd.run(['plan', '--debug']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/debug: GET \/api\/v4\/application\/settings → 200 \(\d+ ms\)/);
+    const quiet = await wd.run(['plan']);
+    expect(quiet.stderr).not.toContain('debug:');
+  });
+
+  it('refuses a --concurrency that is not a whole number from 1 to 64', async () => {
+    config('signup_enabled: false');
+    const r = await wd.run(['plan', '--concurrency', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--concurrency must be a whole number from 1 to 64');
+    expect((await wd.run(['plan', '--concurrency', '2'])).code).toBe(0);
+  });
+
   it('fails with a clear message when the token variable is not set, before any request', async () => {
     config('signup_enabled: false');
     emu.resetRequests();
