@@ -3,11 +3,11 @@
  * with a preload (fixtures/no-network.cjs) that refuses and records every network connection.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { scratchArea } from '../helpers/scratch.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -18,18 +18,8 @@ const invalid = path.join(corpus, 'invalid');
 const valid = path.join(corpus, 'valid');
 const TODAY = '2026-06-01';
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'plumb-cli-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const { dir: scratch, project } = scratchArea('plumb-cli');
 let counter = 0;
-
-function project(files: Record<string, string>): string {
-  const dir = path.join(scratch, `p${++counter}`);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
 
 beforeAll(() => {
   // The CLI runs from dist/. Build once when it is missing (a placeholder dist/cli.js without the

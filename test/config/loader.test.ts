@@ -3,34 +3,22 @@
  * secret registry, paths relative to the YAML file that wrote them, and the two renderings of the
  * diagnostics (JSON for tools, human with a code frame).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/validate.js';
 import { MASK } from '../../src/config/secrets.js';
 import { diagnosticsToJson, renderDiagnosticsHuman } from '../../src/diagnostics/index.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';
+import { scratchArea } from '../helpers/scratch.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const corpus = path.resolve(here, '../corpus');
 const TODAY = '2026-06-01';
 const { env: CORPUS_ENV } = JSON.parse(readFileSync(path.join(corpus, 'env.json'), 'utf8')) as { env: Record<string, string> };
 
-const scratch = mkdtempSync(path.join(tmpdir(), 'plumb-loader-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let counter = 0;
-
-/** Writes `files` (relative path → text) into a fresh directory and returns it. */
-function project(files: Record<string, string>): string {
-  const dir = path.join(scratch, `p${++counter}`);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const { project } = scratchArea('plumb-loader');
 
 const HEAD = `version: 1
 instances:
