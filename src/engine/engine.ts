@@ -93,7 +93,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
         planDiagnostic({ locate }, {
           severity: 'error',
           code: err instanceof ApiError ? err.code : 'PLUMB_CLIENT',
-          summary: err instanceof Error ? err.message : String(err),
+          summary: (err instanceof Error ? err.message : String(err)).replace('set allowInsecureHttp', 'set allow_insecure_http: true on the instance'),
           pointer: instance.pointer + '/url',
         }),
       );

@@ -89,7 +89,10 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const color = opts.color ?? false;
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
-  if (changes.length === 0) {
+  const failed = plan.diagnostics.some((d) => d.severity === 'error');
+  if (changes.length === 0 && failed) {
+    out.push('The plan could not be completed; nothing is known to be in sync.');
+  } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {
     out.push('plumb will perform the following actions:', '');

@@ -233,6 +233,15 @@ domain_denylist: [spam.example, junk.example]
     expect((await wd.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('does not claim the instance is in sync when it could not be read', async () => {
+    wd.write('plumb.yaml', `version: 1\ninstances:\n  local:\n    url: http://127.0.0.1:1\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabled: false\n`);
+    const r = await wd.run(['plan', '--concurrency', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('No changes');
+    expect(r.stdout).toContain('could not be completed');
+    expect(r.stdout).toContain('PLUMB_API_NETWORK');
+  });
+
   it('prints one line per API call with --debug, and never the token', async () => {
     config('signup_enabled: false');
     const r = await wd.run(['plan', '--debug']);
