@@ -223,6 +223,11 @@ export class ApiInvalidResponseError extends ApiError {
   constructor(init: ApiErrorInit) {
     super('PLUMB_API_INVALID_RESPONSE', init);
   }
+
+  /** A success response that lacks what it must carry (`what`: "a settings object", …). */
+  static lacking(method: string, path: string, status: number, what: string): ApiInvalidResponseError {
+    return new ApiInvalidResponseError({ method, path, status, message: `${method} ${path} returned ${status} without ${what}` });
+  }
 }
 
 /** The base URL is plain HTTP to a non-loopback host and `allowInsecureHttp` was not set. */

@@ -130,12 +130,7 @@ function withSecret(method: string, path: ApiPath, status: number, body: unknown
   const token = (body as { token?: unknown } | null)?.token;
   if (typeof body !== 'object' || body === null || typeof token !== 'string') {
     // The secret is shown once: without it the new token is unusable, and the caller must know.
-    throw new ApiInvalidResponseError({
-      method,
-      path,
-      status,
-      message: `${method} ${path} returned ${status} without the new token's secret`,
-    });
+    throw ApiInvalidResponseError.lacking(method, path, status, "the new token's secret");
   }
   return body as NewGroupAccessToken;
 }

@@ -200,12 +200,7 @@ export async function deleteFile(
 
 function writeResult(method: string, status: number, body: unknown, path: string): FileWriteResult {
   if (typeof body !== 'object' || body === null || typeof (body as { file_path?: unknown }).file_path !== 'string') {
-    throw new ApiInvalidResponseError({
-      method,
-      path,
-      status,
-      message: `${method} ${path} returned ${status} without the written file's path`,
-    });
+    throw ApiInvalidResponseError.lacking(method, path, status, "the written file's path");
   }
   return body as FileWriteResult;
 }

@@ -38,12 +38,7 @@ export async function updateApplicationSettings(
 
 function asSettings(method: string, status: number, body: unknown): ApplicationSettings {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiInvalidResponseError({
-      method,
-      path: SETTINGS,
-      status,
-      message: `${method} ${SETTINGS} returned ${status} without a settings object`,
-    });
+    throw ApiInvalidResponseError.lacking(method, SETTINGS, status, 'a settings object');
   }
   return body as ApplicationSettings;
 }
