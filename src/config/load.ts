@@ -151,10 +151,6 @@ export class LocationIndex {
     if (!this.#owner.has(pointer)) this.#owner.set(pointer, fileIndex);
   }
 
-  has(pointer: string): boolean {
-    return this.#owner.has(pointer);
-  }
-
   /** Name of the file that defined `pointer` (cheap: parses nothing). */
   fileOf(pointer: string): string | undefined {
     const f = this.#owner.get(pointer);

@@ -64,3 +64,26 @@ export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
 export function formatLocation(loc: SourceLocation | undefined): string {
   return loc ? `${loc.file}:${loc.line}:${loc.column}` : '';
 }
+
+/** A diagnostic as flat, serialisable data (the form plans and `--json` output carry). */
+export interface FlatDiagnostic {
+  readonly severity: Severity;
+  readonly code: string;
+  readonly summary: string;
+  readonly detail?: string;
+  readonly suggestion?: string;
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export function flattenDiagnostic(d: Diagnostic): FlatDiagnostic {
+  return {
+    severity: d.severity,
+    code: d.code,
+    summary: d.summary,
+    ...(d.detail !== undefined && { detail: d.detail }),
+    ...(d.suggestion !== undefined && { suggestion: d.suggestion }),
+    ...(d.location && { file: d.location.file, line: d.location.line, column: d.location.column }),
+  };
+}

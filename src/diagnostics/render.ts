@@ -1,5 +1,5 @@
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
-import { formatLocation, sortDiagnostics, countBySeverity } from './diagnostic.js';
+import { flattenDiagnostic, formatLocation, sortDiagnostics, countBySeverity } from './diagnostic.js';
 
 /** Source text by file name, for code frames. */
 export type SourceTexts = ReadonlyMap<string, string>;
@@ -63,18 +63,9 @@ export function diagnosticsToJson(diags: readonly Diagnostic[], sources: SourceT
   return sortDiagnostics(diags).map((d) => {
     const snippet = d.location ? sources.get(d.location.file)?.split(/\r?\n/)[d.location.line - 1] : undefined;
     return {
-      severity: d.severity,
-      code: d.code,
-      summary: d.summary,
-      ...(d.detail !== undefined && { detail: d.detail }),
-      ...(d.suggestion !== undefined && { suggestion: d.suggestion }),
+      ...flattenDiagnostic(d),
       ...(d.pointer !== undefined && { pointer: d.pointer }),
-      ...(d.location && {
-        file: d.location.file,
-        line: d.location.line,
-        column: d.location.column,
-        ...(d.location.endLine !== undefined && { endLine: d.location.endLine, endColumn: d.location.endColumn }),
-      }),
+      ...(d.location?.endLine !== undefined && { endLine: d.location.endLine, endColumn: d.location.endColumn }),
       ...(snippet !== undefined && { snippet }),
       ...(d.related?.length && {
         related: d.related.map((r) => ({ message: r.message, ...(r.location && { ...r.location }) })),

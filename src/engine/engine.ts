@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
@@ -171,7 +172,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const changes: ResourceChange[] = [];
   const drift: DriftEntry[] = [];
-  const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map((d) => toPlanDiagnostic(d))];
+  const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
@@ -231,17 +232,6 @@ function unmanagedKinds(instance: DesiredInstance): PlanDiagnostic[] {
       summary: `Instance "${instance.name}" declares ${kind} resources, which this version of plumb validates but does not plan or apply yet`,
       suggestion: 'see CHANGELOG.md for when they are managed; they are left untouched',
     }));
-}
-
-function toPlanDiagnostic(d: ConfigResult['diagnostics'][number]): PlanDiagnostic {
-  return {
-    severity: d.severity,
-    code: d.code,
-    summary: d.summary,
-    ...(d.detail !== undefined && { detail: d.detail }),
-    ...(d.suggestion !== undefined && { suggestion: d.suggestion }),
-    ...(d.location && { file: d.location.file, line: d.location.line, column: d.location.column }),
-  };
 }
 
 export interface ApplyOutcome {

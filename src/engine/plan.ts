@@ -1,3 +1,5 @@
+import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
+
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
  * executes exactly its changes and never re-diffs. Fields marked "cosmetic" exist to explain things
@@ -75,16 +77,9 @@ export interface DriftEntry {
   readonly informational?: boolean;
 }
 
-export interface PlanDiagnostic {
-  readonly severity: 'error' | 'warning' | 'info';
-  readonly code: string;
-  readonly summary: string;
-  readonly detail?: string;
-  readonly suggestion?: string;
+/** A diagnostic in a plan: the flat form, plus the resource it is about. */
+export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
-  readonly file?: string;
-  readonly line?: number;
-  readonly column?: number;
 }
 
 export interface PlanSummary {

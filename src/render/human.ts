@@ -45,7 +45,7 @@ const REASON_TEXT: Record<string, string> = {
   superseded: 'it was replaced by a new token and its revocation did not finish',
 };
 
-export function formatValue(v: unknown): string {
+function formatValue(v: unknown): string {
   if (v === undefined) return '(not set)';
   if (typeof v === 'string') return JSON.stringify(v);
   return JSON.stringify(v);

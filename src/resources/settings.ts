@@ -25,7 +25,7 @@ interface SettingsPayload {
 }
 
 /** Live record keyed by the names updates use (response aliases folded back). */
-export function liveByName(live: Readonly<Record<string, unknown>>): Map<string, unknown> {
+function liveByName(live: Readonly<Record<string, unknown>>): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const [k, v] of Object.entries(live)) {
     const spec = settingByName(k);
