@@ -8,6 +8,8 @@ export const MASK = '(sensitive value)';
 
 export class SecretRegistry {
   readonly #values = new Set<string>();
+  /** The values longest first (an escaped form is masked whole before its substrings); rebuilt on add. */
+  #ordered: string[] | undefined;
   /** JSON pointers (into the merged config) of values that are secret. */
   readonly pointers = new Set<string>();
 
@@ -21,6 +23,7 @@ export class SecretRegistry {
     const twice = JSON.stringify(once).slice(1, -1);
     this.#values.add(once);
     this.#values.add(twice);
+    this.#ordered = undefined;
   }
 
   markPointer(pointer: string): void {
@@ -34,9 +37,9 @@ export class SecretRegistry {
 
   /** Replaces every known secret value in `text` with the mask. */
   redact(text: string): string {
+    this.#ordered ??= [...this.#values].sort((a, b) => b.length - a.length);
     let out = text;
-    // Longest first, so an escaped form is masked whole before its unescaped substring.
-    for (const v of [...this.#values].sort((a, b) => b.length - a.length)) if (out.includes(v)) out = out.split(v).join(MASK);
+    for (const v of this.#ordered) if (out.includes(v)) out = out.split(v).join(MASK);
     return out;
   }
 
