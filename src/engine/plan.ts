@@ -26,7 +26,11 @@ export type Reason =
   | 'secret-not-received'
   | 'absent-requested'
   /** A token plumb replaced whose revocation did not finish; it is revoked now. */
-  | 'superseded';
+  | 'superseded'
+  /** The active token is not the one whose secret the sink holds (an issue's answer was lost, or it was rotated outside plumb). */
+  | 'sink-holds-other-token'
+  /** plumb revoked the previous token itself, after its secret could not be delivered. */
+  | 'revoked-by-plumb';
 
 export type ResourceKindName = 'application_settings' | 'group_access_token' | 'repository_file' | 'pages';
 

@@ -18,6 +18,33 @@ interface InstanceState {
   settings: Record<string, SecretFingerprint>;
   /** Keyed by the token id (ids are unique on an instance). Absent in files written before tokens. */
   tokens?: Record<string, TokenNote>;
+  /** Keyed by `tokenSlotKey(group, name)`: what plumb knows about each declared token's sink. */
+  token_slots?: Record<string, TokenSlot>;
+}
+
+/**
+ * What plumb knows about one declared token beyond the live list: whose secret its sink holds, and
+ * whether an issue (create, rotate, replace) ended without an answer. The list alone cannot tell a
+ * token whose secret reached the sink from one the instance issued while the answer was lost; this
+ * slot can, so a later plan never reports "in sync" while the sink holds a revoked secret.
+ */
+export interface TokenSlot {
+  /** The token id whose secret the sink received last. */
+  readonly held?: number;
+  /** An issue whose outcome plumb could not learn (the answer and the re-check both failed). */
+  readonly unknown?: {
+    readonly op: 'create' | 'rotate' | 'replace';
+    /** The token rotated or replaced (absent for a create). */
+    readonly tokenId?: number;
+    /** ISO date-time. */
+    readonly at: string;
+  };
+  /** Tokens plumb itself revoked after their secret could not be delivered (not "revoked outside plumb"). */
+  readonly revokedByPlumb?: readonly number[];
+}
+
+export function tokenSlotKey(group: string, name: string): string {
+  return JSON.stringify([group, name]);
 }
 
 /**
@@ -85,6 +112,21 @@ export class StateStore {
     if (!tokens || !(String(id) in tokens)) return false;
     delete tokens[String(id)];
     return true;
+  }
+
+  tokenSlot(instanceUrl: string, group: string, name: string): TokenSlot | undefined {
+    return this.#data.instances[instanceUrl]?.token_slots?.[tokenSlotKey(group, name)];
+  }
+
+  /** Merges `update` into the slot (a field set to undefined is removed). */
+  updateTokenSlot(instanceUrl: string, group: string, name: string, update: Partial<TokenSlot>): void {
+    const inst = (this.#data.instances[instanceUrl] ??= { settings: {} });
+    const slots = (inst.token_slots ??= {});
+    const key = tokenSlotKey(group, name);
+    const next: Record<string, unknown> = { ...slots[key], ...update };
+    for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
+    if (Object.keys(next).length === 0) delete slots[key];
+    else slots[key] = next as TokenSlot;
   }
 
   /** Atomic write (temp file + rename), mode 0600. */

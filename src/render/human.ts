@@ -3,7 +3,7 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
-import type { Action, AttributeChange, Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
+import type { Action, AttributeChange, Plan, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
 
 export interface HumanOptions {
   readonly color?: boolean;
@@ -29,7 +29,7 @@ const VERB: Record<Action, string> = {
 
 const COLOR: Record<Action, string> = { 'no-op': '0', create: '32', update: '33', delete: '31', replace: '35', rotate: '36' };
 
-const REASON_TEXT: Record<string, string> = {
+const REASON_TEXT: Record<Reason, string> = {
   'missing-in-live': 'it does not exist on the instance',
   'field-changed': 'declared values differ from the instance',
   'write-only-changed': 'a write-only value changed since it was last applied',
@@ -43,6 +43,8 @@ const REASON_TEXT: Record<string, string> = {
   'secret-not-received': 'its secret was never received',
   'absent-requested': 'the configuration asks for it to be absent',
   superseded: 'it was replaced by a new token and its revocation did not finish',
+  'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
+  'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
 };
 
 function formatValue(v: unknown): string {

@@ -35,7 +35,7 @@ import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } f
 import { planDiagnostic } from '../engine/resource.js';
 import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from '../engine/sinks.js';
 import type { SinkCheckCache } from '../engine/sinks.js';
-import type { TokenNote } from '../engine/state.js';
+import type { TokenNote, TokenSlot } from '../engine/state.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './tokens/identity.js';
 
 /** `none` is the payload of a no-op change (never applied). */
@@ -248,13 +248,46 @@ function planDeclared(
   const address = tokenAddress(instance, g.ref, t.name);
   const base = { address, instance: instance.name, kind: 'group_access_token' as const, pointer: t.pointer };
   const who = `Token "${t.name}" of group "${g.ref}"`;
-  const id = identify(t, live, revokePending);
+  const slot = ctx.state.tokenSlot(instance.url, g.ref, t.name);
+  // The token whose secret the sink holds: the last one delivered, or, after a rotation or
+  // replacement whose outcome is unknown, the one it acted on.
+  const heldId = slot?.held ?? slot?.unknown?.tokenId;
+  // A replacement created without its answer leaves a second active token nobody holds: that one
+  // is revoked, and the held one stays the declaration.
+  const orphans =
+    slot?.unknown?.op === 'replace' && live.some((x) => x.id === heldId && isActive(x))
+      ? live.filter((x) => x.name === t.name && isActive(x) && x.id !== heldId && !revokePending.has(x.id))
+      : [];
+  const id = identify(t, live, orphans.length > 0 ? new Set([...revokePending, ...orphans.map((o) => o.id)]) : revokePending);
   const sinkShown = (): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
   const sinkKept = (): AttributeChange => ({ ...sinkShown(), before: describeSink(t.sink!) });
   const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
   const drift = (summary: string, attributes: AttributeChange[] = []): void => {
     out.drift.push({ address, instance: instance.name, kind: 'group_access_token', summary, attributes });
   };
+
+  for (const o of orphans) {
+    claimed.add(o.id);
+    out.changes.push({
+      ...base,
+      address: undeclaredAddress(instance, g.ref, o),
+      action: 'delete',
+      reasons: ['secret-not-received'],
+      attributes: [
+        { name: 'name', before: o.name },
+        { name: 'id', before: o.id },
+      ],
+      payload: { group: g.ref, name: o.name, op: 'delete', tokenId: o.id } satisfies TokenPayload,
+      liveFingerprint: changeFingerprint(live, o.name, o.id),
+    });
+    out.drift.push({
+      address: undeclaredAddress(instance, g.ref, o),
+      instance: instance.name,
+      kind: 'group_access_token',
+      summary: `token "${t.name}" (id ${o.id}) was issued by a replacement whose answer was lost; nobody holds its secret, so apply revokes it`,
+      attributes: [],
+    });
+  }
 
   if (id.kind === 'id-mismatch') {
     claimed.add(id.live.id);
@@ -308,7 +341,13 @@ function planDeclared(
   });
 
   if (id.kind === 'absent') {
-    const reason: Reason = !id.previous ? 'missing-in-live' : liveState(id.previous) === 'revoked' ? 'revoked-out-of-band' : 'expired-out-of-band';
+    const reason: Reason = !id.previous
+      ? 'missing-in-live'
+      : slot?.revokedByPlumb?.includes(id.previous.id)
+        ? 'revoked-by-plumb'
+        : liveState(id.previous) === 'revoked'
+          ? 'revoked-out-of-band'
+          : 'expired-out-of-band';
     if (t.self) {
       out.diagnostics.push(
         planDiagnostic(ctx, {
@@ -339,10 +378,14 @@ function planDeclared(
     });
     if (id.previous) {
       drift(
-        reason === 'revoked-out-of-band'
-          ? `token "${t.name}" (id ${id.previous.id}) was revoked outside plumb; apply creates a new one`
-          : `token "${t.name}" (id ${id.previous.id}) expired on ${id.previous.expires_at}; apply creates a new one`,
+        reason === 'revoked-by-plumb'
+          ? `token "${t.name}" (id ${id.previous.id}) was revoked by plumb after its secret could not be delivered; apply creates a new one`
+          : reason === 'revoked-out-of-band'
+            ? `token "${t.name}" (id ${id.previous.id}) was revoked outside plumb; apply creates a new one`
+            : `token "${t.name}" (id ${id.previous.id}) expired on ${id.previous.expires_at}; apply creates a new one`,
       );
+    } else if (slot?.unknown) {
+      drift(`an earlier ${slot.unknown.op} of token "${t.name}" ended without an answer and issued nothing; apply creates it`);
     } else {
       drift(`token "${t.name}" does not exist; apply creates it`);
     }
@@ -353,6 +396,9 @@ function planDeclared(
   claimed.add(L.id);
   const note = notes.get(L.id);
   const lost = note?.kind === 'secret-not-received';
+  // The sink holds another token's secret: the active one was issued without plumb receiving it
+  // (an answer lost while the re-check failed too) or was rotated outside plumb.
+  const mismatch = !lost && slot !== undefined && ((slot.held !== undefined && slot.held !== L.id) || (slot.unknown !== undefined && heldId !== L.id));
   const diffs = attributeDiffs(t, L);
   const fp = changeFingerprint(live, t.name, L.id);
 
@@ -374,7 +420,7 @@ function planDeclared(
     out.changes.push({
       ...base,
       action: 'replace',
-      reasons: lost ? ['immutable-field-changed', 'secret-not-received'] : ['immutable-field-changed'],
+      reasons: lost ? ['immutable-field-changed', 'secret-not-received'] : mismatch ? ['immutable-field-changed', 'sink-holds-other-token'] : ['immutable-field-changed'],
       attributes: [
         ...diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })),
         { name: 'id', before: L.id, after: KNOWN_AFTER },
@@ -389,7 +435,7 @@ function planDeclared(
     return;
   }
 
-  const reason: Reason | undefined = lost ? 'secret-not-received' : rotationReason(t, L, today);
+  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : rotationReason(t, L, today);
   if (!reason) {
     out.changes.push({ ...base, action: 'no-op', reasons: [], attributes: [], payload: { group: g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
     return;
@@ -411,7 +457,11 @@ function planDeclared(
   const summary =
     reason === 'secret-not-received'
       ? `the secret of token "${t.name}" (id ${L.id}) never reached its sink; apply rotates it`
-      : reason === 'expiring-soon'
+      : reason === 'sink-holds-other-token'
+        ? `the sink of token "${t.name}" holds the secret of ${heldId !== undefined ? `id ${heldId}` : 'no token'}, but the active token is id ${L.id} (${
+            slot?.unknown ? `an earlier ${slot.unknown.op} ended without an answer on ${slot.unknown.at.slice(0, 10)}` : 'it was rotated or replaced outside plumb'
+          }); apply rotates id ${L.id} (safe: it is active) and delivers the new secret`
+        : reason === 'expiring-soon'
         ? `token "${t.name}" (id ${L.id}) expires on ${L.expires_at} (in ${daysBetween(today, L.expires_at!)} day(s)), within rotate_before_days (${t.rotation!.rotateBeforeDays}); apply rotates it`
         : `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${expiry} as declared; apply rotates it`;
   drift(summary, [{ name: 'expires_at', before: L.expires_at, after: expiry }]);
@@ -493,6 +543,8 @@ class TokenApply {
     // The new token is unusable and nothing depends on it yet: revoke it.
     const revoked = await this.#revoke(issued.id);
     if (revoked) {
+      const slot = this.#slot();
+      this.#updateSlot({ revokedByPlumb: [...(slot?.revokedByPlumb ?? []), issued.id] });
       return this.#stop(
         'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
         `The secret of the new token "${p.name}" (id ${issued.id}) could not be delivered; the token was revoked again`,
@@ -635,12 +687,8 @@ class TokenApply {
     try {
       after = await this.#list();
     } catch {
-      return this.#stop(
-        'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-        `${op} of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out`,
-        'plumb did not repeat the request. The token may or may not have been issued.',
-        'run `plumb plan` before anything else: it lists the group and shows what happened',
-      );
+      this.#updateSlot({ unknown: { op, ...(p.tokenId !== undefined && { tokenId: p.tokenId }), at: this.#ctx.now.toISOString() } });
+      return this.#unknownOutcome(`${op} of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out`);
     }
     const known = new Set(before.map((x) => x.id));
     const appeared = after.filter((x) => !known.has(x.id) && x.name === p.name && isActive(x));
@@ -703,16 +751,19 @@ class TokenApply {
           : 'plan again',
       );
     }
+    let now: GroupAccessToken[];
     try {
-      const now = await this.#list();
-      const t = now.find((x) => x.id === target.id);
-      return this.#stop(
-        err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-        `Self-rotation of "${p.name}" ended without a clear answer (${what})`,
-        `plumb's credential still works, so the rotation did not happen (id ${target.id} is ${t ? liveState(t) : 'not listed'}). plumb did not repeat it.`,
-        'run `plumb apply` again',
-      );
-    } catch {
+      now = await this.#list();
+    } catch (listErr) {
+      // Only a 401 says the old credential is gone; a 5xx or a broken connection says nothing about it.
+      this.#updateSlot({ unknown: { op: 'rotate', tokenId: target.id, at: this.#ctx.now.toISOString() } });
+      if (!(listErr instanceof ApiError && listErr.status === 401)) {
+        return this.#unknownOutcome(
+          `Self-rotation of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out (${
+            listErr instanceof Error ? this.#ctx.secrets.redact(listErr.message) : String(listErr)
+          })`,
+        );
+      }
       return this.#stop(
         'PLUMB_TOKEN_SELF_LOST',
         `plumb's own credential "${p.name}" (id ${target.id}) was probably rotated, but the new secret never arrived (${what})`,
@@ -720,6 +771,24 @@ class TokenApply {
         `have an administrator or a group Owner rotate "${p.name}" of group "${p.group}", deliver the secret to its sink and set ${this.#ctx.instance.tokenEnv}`,
       );
     }
+    const t = now.find((x) => x.id === target.id);
+    return this.#stop(
+      err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+      `Self-rotation of "${p.name}" ended without a clear answer (${what})`,
+      `plumb's credential still works, so the rotation did not happen (id ${target.id} is ${t ? liveState(t) : 'not listed'}). plumb did not repeat it.`,
+      'run `plumb apply` again',
+    );
+  }
+
+  /** An issue whose outcome plumb could not learn; the slot it noted makes every later plan show it. */
+  #unknownOutcome(summary: string): ApplyResponse {
+    const file = this.#ctx.state.file;
+    return this.#stop(
+      'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+      summary,
+      `plumb did not repeat the request (repeating a rotation revokes the whole token family), and noted the open question in ${file}. Until it is settled, every plan and drift run reports "${this.#p.name}" as drifted (drift exits 2): the first plan that can list the group shows whether a token was issued, and if the active token is not the one whose secret the sink holds, plans a rotation of the active token (safe: it is not revoked) that delivers a fresh secret.`,
+      `keep ${file} (it holds the note, never a secret), wait until the instance answers again, then run \`plumb plan\` and \`plumb apply\`; do not rotate or revoke "${this.#p.name}" by hand in the meantime`,
+    );
   }
 
   // --- helpers ------------------------------------------------------------------------------
@@ -745,6 +814,7 @@ class TokenApply {
         { env: env(ctx), stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)), timeoutMs, hideEnv: [ctx.instance.tokenEnv] },
       );
       this.#notes.push(note);
+      this.#updateSlot({ held: issued.id, unknown: undefined, revokedByPlumb: undefined });
       return true;
     } catch (err) {
       const message = ctx.secrets.redact(err instanceof SinkError ? err.message : err instanceof Error ? err.message : String(err));
@@ -793,6 +863,15 @@ class TokenApply {
     const ctx = this.#ctx;
     ctx.state.recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
     ctx.state.save();
+  }
+
+  #slot() {
+    return this.#ctx.state.tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
+  }
+
+  #updateSlot(update: Partial<TokenSlot>): void {
+    this.#ctx.state.updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
+    this.#ctx.state.save();
   }
 
   #forget(id: number): void {
