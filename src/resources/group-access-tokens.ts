@@ -464,7 +464,8 @@ function planDeclared(
         : reason === 'expiring-soon'
         ? `token "${t.name}" (id ${L.id}) expires on ${L.expires_at} (in ${daysBetween(today, L.expires_at!)} day(s)), within rotate_before_days (${t.rotation!.rotateBeforeDays}); apply rotates it`
         : `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${expiry} as declared; apply rotates it`;
-  drift(summary, [{ name: 'expires_at', before: L.expires_at, after: expiry }]);
+  // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
+  drift(summary, reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
 }
 
 // ---------------------------------------------------------------------------------------------
