@@ -684,6 +684,17 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
       pointer: raw.scopes === undefined ? p : joinPointer(p, 'scopes'),
       on: raw.scopes === undefined ? 'key' : 'value',
     });
+  } else if (self && !scopes.includes('api') && !scopes.includes('read_api')) {
+    // plumb lists the group before it plans anything, and a rotation keeps the scopes.
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_SCOPE',
+      summary: `Token "${name}" is plumb's own credential but cannot list the group's tokens, which plumb does before every plan`,
+      detail: 'self_rotate lets a token rotate itself; reading the group needs read_api (or api).',
+      suggestion: 'add "read_api" to its scopes',
+      pointer: joinPointer(p, 'scopes'),
+      on: 'value',
+    });
   }
   const level = typeof raw.access_level === 'number' ? raw.access_level : typeof raw.access_level === 'string' ? ROLE_TO_LEVEL[raw.access_level] : 40;
   return {

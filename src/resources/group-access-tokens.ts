@@ -177,10 +177,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
         severity: 'error',
         code: err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
         summary: ctx.secrets.redact(`Cannot list the access tokens of group "${g.ref}": ${err instanceof Error ? err.message : String(err)}`),
-        suggestion:
-          err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 404)
-            ? 'listing group tokens needs an administrator or an Owner of the group; check the group path and the token in token_env'
-            : 'check that the instance is reachable and plan again',
+        suggestion: listFailureHelp(err, ctx.instance.tokenEnv),
         address: `${instance.name}.group[${JSON.stringify(g.ref)}]`,
         pointer: g.pointer,
       }),
@@ -232,6 +229,22 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
     });
   }
   return out;
+}
+
+/**
+ * Why listing a group's tokens failed, in terms of what to change. A 403 that names a scope is about
+ * the credential's scopes, not the caller's role: a token holding only `self_rotate` may rotate
+ * itself but not list the group, and plumb lists before it plans anything.
+ */
+function listFailureHelp(err: unknown, tokenEnv: string): string {
+  if (!(err instanceof ApiError)) return 'check that the instance is reachable and plan again';
+  if (err.status === 403 && /scope/i.test(err.serverMessage ?? '')) {
+    return `the credential in ${tokenEnv} lacks a scope to read the group's tokens: it needs read_api or api (self_rotate alone lets a token rotate itself, but plumb must list the group first to plan)`;
+  }
+  if (err.status === 401) return `the credential in ${tokenEnv} was refused: check that it is valid, not expired and not revoked`;
+  if (err.status === 403) return `the credential in ${tokenEnv} needs to belong to an administrator or an Owner of the group`;
+  if (err.status === 404) return `check the group path, and that the credential in ${tokenEnv} can see the group`;
+  return 'check that the instance is reachable and plan again';
 }
 
 function planDeclared(

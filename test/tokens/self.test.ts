@@ -103,4 +103,16 @@ describe('self rotation', () => {
     expect((await h.run(['apply', '--auto-approve'], asCredential)).code).toBe(0);
     expect(h.tokenInSink('plumb')!.previousId).toBe(70);
   });
+
+  it('blames the missing read scope, not the role, when a credential holding only self_rotate cannot list the group', async () => {
+    h = await harness({
+      groups: [{ full_path: 'platform', access_tokens: [seedToken('plumb', 'group-credential-self-rotate-only', { id: 71, scopes: ['self_rotate'], access_level: 50 })] }],
+    });
+    h.emu.state.userById(h.emu.state.tokenById(71)!.userId)!.admin = true;
+    h.config({ platform: { tokens: { plumb: { scopes: ['self_rotate', 'read_api'], access_level: 50, self: true } } } });
+    const r = await h.run(['plan'], { PLUMB_TOKEN: 'group-credential-self-rotate-only' });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('lacks a scope to read the group\'s tokens: it needs read_api or api');
+    expect(r.stdout + r.stderr).not.toContain('Owner');
+  });
 });
