@@ -26,6 +26,7 @@ import {
 } from '../api/group-access-tokens.js';
 import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../api/group-access-tokens.js';
 import { ApiError } from '../api/errors.js';
+import { getGroupRef } from '../api/namespaces.js';
 import type { PathParam } from '../api/path.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../config/model.js';
 import { MASK } from '../config/secrets.js';
@@ -136,14 +137,15 @@ export const groupAccessTokensProvider: ResourceProvider = {
     }
     if (sinkErrors.length > 0) return { changes: [], drift: [], diagnostics: sinkErrors };
 
-    const perGroup = await Promise.all(groups.map((g) => planGroup(ctx, g)));
+    const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
+    const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
     const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
     return {
       changes: [...changes.filter((c) => !self.includes(c)), ...self],
       drift: perGroup.flatMap((r) => r.drift),
-      diagnostics: perGroup.flatMap((r) => r.diagnostics),
+      diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
     };
   },
 
@@ -164,6 +166,54 @@ export const groupAccessTokensProvider: ResourceProvider = {
 
 // ---------------------------------------------------------------------------------------------
 // Plan
+
+/**
+ * Groups declared under two names (a path and a numeric id, or paths that differ only in case: the
+ * service matches paths case-insensitively) are one group; planning both would have each prune or
+ * replace the tokens the other declares. Paths are compared offline; ids are resolved with
+ * `GET /groups/:id` only when the instance mixes ids and paths, so the common all-paths plan makes
+ * no extra request. Both declarations are left out of the plan and reported.
+ */
+async function distinctGroups(ctx: InstanceContext, groups: readonly DesiredGroup[]): Promise<{ distinct: DesiredGroup[]; diagnostics: PlanDiagnostic[] }> {
+  const numeric = groups.filter((g) => /^\d+$/.test(g.ref));
+  const keys = new Map<DesiredGroup, string>(groups.map((g) => [g, /^\d+$/.test(g.ref) ? `#${g.ref}` : g.ref.toLowerCase()]));
+  if (numeric.length > 0 && numeric.length < groups.length) {
+    await Promise.all(
+      groups.map(async (g) => {
+        try {
+          keys.set(g, `#${(await getGroupRef(ctx.client, groupParam(g.ref))).id}`);
+        } catch {
+          // Unresolvable: its own list fails and says why.
+        }
+      }),
+    );
+  }
+  const first = new Map<string, DesiredGroup>();
+  const dropped = new Set<DesiredGroup>();
+  const diagnostics: PlanDiagnostic[] = [];
+  for (const g of groups) {
+    const key = keys.get(g)!;
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, g);
+      continue;
+    }
+    dropped.add(g).add(earlier);
+    const where = ctx.locate(earlier.pointer);
+    diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_DUPLICATE_RESOURCE',
+        summary: `Group "${g.ref}" is the same group as "${earlier.ref}"${where ? ` (declared at ${where.file}:${where.line}:${where.column})` : ''}${key.startsWith('#') ? ` (id ${key.slice(1)})` : ''}`,
+        detail: 'Two declarations of one group would each revoke or replace the tokens the other declares; neither is planned.',
+        suggestion: `declare the group once, by one name (e.g. "${/^\d+$/.test(earlier.ref) ? g.ref : earlier.ref}"), and merge the two token maps`,
+        address: `${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`,
+        pointer: g.pointer,
+      }),
+    );
+  }
+  return { distinct: groups.filter((g) => !dropped.has(g)), diagnostics };
+}
 
 async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanResponse> {
   const { instance } = ctx;

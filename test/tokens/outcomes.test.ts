@@ -161,3 +161,36 @@ describe('tokens plumb revoked itself', () => {
   });
 });
 
+
+describe('one group under two names', () => {
+  it('refuses a group declared by its path and by its numeric id, naming both places, and writes nothing', async () => {
+    h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('a', 'seeded-a-00000000000401'), seedToken('b', 'seeded-b-00000000000402')] }] });
+    const id = h.emu.state.groupByRef('platform')!.id;
+    h.config({ platform: { prune: true, tokens: { a: {} } }, [String(id)]: { prune: true, tokens: { b: {} } } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain('PLUMB_DUPLICATE_RESOURCE');
+    // The numeric key comes first in the file (an object's integer keys sort first).
+    expect(out).toContain(`Group "platform" is the same group as "${id}" (declared at plumb.yaml:7:7) (id ${id}) (plumb.yaml:15:7)`);
+    expect(h.emu.requests.filter((x) => x.method !== 'GET')).toEqual([]);
+    expect(h.active('platform', 'a')).toHaveLength(1);
+    expect(h.active('platform', 'b')).toHaveLength(1);
+  });
+
+  it('refuses two paths that differ only in case without asking the instance', async () => {
+    h = await harness();
+    h.config({ platform: { tokens: { a: {} } }, Platform: { tokens: { b: {} } } });
+    const r = await h.run(['plan']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('Group "Platform" is the same group as "platform"');
+    expect(h.emu.requests.filter((x) => /^\/groups\/[^/]+$/.test(x.path))).toEqual([]);
+  });
+
+  it('resolves nothing when every group is named by its path', async () => {
+    h = await harness({ groups: [{ full_path: 'platform' }, { full_path: 'other' }] });
+    h.config({ platform: { tokens: { a: {} } }, other: { tokens: { b: {} } } });
+    expect((await h.run(['plan'])).code).toBe(0);
+    expect(h.emu.requests.map((x) => `${x.method} ${x.path}`).sort()).toEqual(['GET /groups/other/access_tokens', 'GET /groups/platform/access_tokens']);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * `GET /groups/:id` and `GET /projects/:id`, reduced to what resolves a reference: `:id` may be a
+ * numeric id or a full path (matched case-insensitively by the service), so two spellings can name
+ * one object. Unknown fields of the responses are ignored.
+ */
+import type { ApiClient } from './client.js';
+import { ApiInvalidResponseError } from './errors.js';
+import { apiPath } from './path.js';
+import type { PathParam } from './path.js';
+
+export interface GroupRef {
+  readonly id: number;
+  readonly full_path: string;
+}
+
+export interface ProjectRef {
+  readonly id: number;
+  readonly path_with_namespace: string;
+}
+
+export async function getGroupRef(client: ApiClient, group: PathParam): Promise<GroupRef> {
+  const path = apiPath`/groups/${group}`;
+  const res = await client.request<unknown>({ method: 'GET', path });
+  const b = res.body as Partial<GroupRef> | null;
+  if (typeof b?.id !== 'number' || typeof b.full_path !== 'string') throw ApiInvalidResponseError.lacking('GET', path, res.status, "the group's id and full_path");
+  return { id: b.id, full_path: b.full_path };
+}
+
+export async function getProjectRef(client: ApiClient, project: PathParam): Promise<ProjectRef> {
+  const path = apiPath`/projects/${project}`;
+  const res = await client.request<unknown>({ method: 'GET', path });
+  const b = res.body as Partial<ProjectRef> | null;
+  if (typeof b?.id !== 'number' || typeof b.path_with_namespace !== 'string') {
+    throw ApiInvalidResponseError.lacking('GET', path, res.status, "the project's id and path_with_namespace");
+  }
+  return { id: b.id, path_with_namespace: b.path_with_namespace };
+}
