@@ -52,6 +52,8 @@ export interface ApplyFlags extends CommonFlags {
 export interface RunHooks {
   /** Test hook: replaces real sleeping (settings cache waits). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Test hook: client tuning (the fault soak shortens back-off and time-outs). */
+  readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
 }
 
 function parseNow(flag: string | undefined, io: Io): Date | string {
@@ -93,6 +95,7 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
     log: (m) => io.stderr(redact(m) + '\n'),
     stdout: io.stdout,
     sleep: hooks.sleep,
+    ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);

@@ -34,6 +34,7 @@ export interface EngineOptions {
   readonly concurrency?: number;
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
+  readonly requestTimeoutMs?: number;
 }
 
 export interface Session {
@@ -88,6 +89,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
         ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
         ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
         ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
+        ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
       });
     } catch (err) {
       diagnostics.push(

@@ -1,0 +1,25 @@
+// The fault soak (test/soak/soak.ts) at full length: at least 1,000 injected faults, seeded
+// (PLUMB_SOAK_SEED, default 20261123; PLUMB_SOAK_FAULTS, default 1000). Imported by bench/run.js;
+// `node bench/soak.js` runs it alone. Rows: faults by kind, runs, and each invariant's violations.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { root, printTable } from './lib.js';
+
+export function soakBenchmarks() {
+  const seed = process.env.PLUMB_SOAK_SEED ?? '20261123';
+  const faults = process.env.PLUMB_SOAK_FAULTS ?? '1000';
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/soak/run.ts', '--faults', faults, '--seed', seed], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`fault soak failed: ${r.stderr}`);
+  const s = JSON.parse(r.stdout.trim().split('\n').pop());
+  const kinds = Object.entries(s.byKind).map(([k, n]) => `${k}: ${n}`).join(', ');
+  const rows = [
+    { name: `fault soak (seed ${seed}): faults injected`, measured: `${s.faults} (${kinds})`, target: `>= ${faults}`, ok: s.faults >= Number(faults) },
+    { name: 'fault soak: runs', measured: `${s.faultedRuns} faulted, ${s.cleanRuns} clean, ${s.episodes} emulators, ${s.selfLostRecoveries} credentials recovered by hand, ${(s.ms / 1000).toFixed(0)} s`, target: '(reference)' },
+  ];
+  for (const [inv, list] of Object.entries(s.violations)) {
+    rows.push({ name: `fault soak: violations of ${inv}`, measured: list.length ? `${list.length}: ${list.slice(0, 2).join('; ')}` : '0', target: '0', ok: list.length === 0 });
+  }
+  return rows;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) printTable(soakBenchmarks());

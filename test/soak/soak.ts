@@ -1,0 +1,370 @@
+/**
+ * The fault soak: plumb's CLI (in-process, real HTTP on loopback) against the emulator while faults
+ * are injected into its requests, round after round, and the emulator's own state checked after
+ * each round for the properties that matter when a secret is shown once.
+ *
+ * A round moves the clock 25 days on (every token of a 30-day lifetime is due again, plumb's own
+ * credential included), changes a few settings and one token's scopes (a replacement), then runs
+ * `plumb apply` with 1–3 faults scheduled at random positions among its requests: 5xx, 429 with
+ * Retry-After, a connection dropped before or after the instance acted, a time-out (the instance
+ * acts after the client gave up), or a slow answer. Then the faults go and plumb must converge
+ * within two clean applies. Invariants, counted as violations (target: 0):
+ * - rotated-twice: no token has two successors (a repeated rotation);
+ * - family-revoked: no token is revoked without a DELETE or a rotation (a reuse attempt);
+ * - secret-in-sink: after convergence, every declared token has one active token whose secret is
+ *   in its sink;
+ * - secret-in-output: no secret (issued, credential, interpolated) in stdout, stderr or any file
+ *   plumb wrote other than the sinks;
+ * - outcome-true: every change the faulted run reported `applied` holds on the instance, and a
+ *   run that exited 0 applied everything;
+ * - converged: two clean applies reach a plan without changes (and drift exits 0);
+ * - commits: no spurious or duplicate commit (files are not planned yet: nothing is counted).
+ *
+ * When the answer to plumb's own credential's rotation is lost, plumb reports
+ * PLUMB_TOKEN_SELF_LOST and stops, as documented; the soak checks the report is true (the old
+ * credential is revoked) and then plays the administrator who rotates it by hand.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runApply, runDrift, runPlan } from '../../src/commands/reconcile.js';
+import type { Io } from '../../src/commands/output.js';
+import { mulberry32 } from '../../src/emulator/faults.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { FaultAction, RunningEmulator } from '../../src/emulator/index.js';
+
+export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits'] as const;
+export type Invariant = (typeof INVARIANTS)[number];
+
+export const FAULT_KINDS = ['500', '502', '503', '429', 'drop-before', 'drop-after', 'timeout', 'slow'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface SoakOptions {
+  readonly seed: number;
+  /** Stop once at least this many faults were injected. */
+  readonly minFaults: number;
+  /** Rounds before a fresh emulator (default 8). */
+  readonly roundsPerEpisode?: number;
+}
+
+export interface SoakResult {
+  readonly faults: number;
+  readonly byKind: Record<FaultKind, number>;
+  readonly faultedRuns: number;
+  readonly cleanRuns: number;
+  readonly episodes: number;
+  readonly selfLostRecoveries: number;
+  readonly violations: Record<Invariant, string[]>;
+}
+
+const ADMIN = 'soak-admin-token-000000000001';
+const CREDENTIAL = 'soak-plumb-credential-0000001';
+const SETTING_SECRET = 'soak-spam-check-key-0000001';
+const ISSUED = /svc-[A-Za-z0-9_-]{20}/g;
+const KNOWN = [ADMIN, CREDENTIAL, SETTING_SECRET];
+const REQUEST_TIMEOUT_MS = 250;
+const D0 = '2026-03-01';
+const DAY = 86_400_000;
+
+const addDays = (date: string, days: number): string => new Date(Date.parse(date + 'T00:00:00Z') + days * DAY).toISOString().slice(0, 10);
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** Declared tokens: group → names. `plumb` is the credential plumb runs with (`self: true`). */
+const DECLARED: Record<string, readonly string[]> = { platform: ['plumb', 'due', 'changed'], apps: ['fresh-a', 'fresh-b'] };
+
+function action(kind: FaultKind): FaultAction {
+  switch (kind) {
+    case '429':
+      return { kind: 'status', status: 429, retryAfter: 0 };
+    case 'drop-before':
+      return { kind: 'drop', when: 'before' };
+    case 'drop-after':
+      return { kind: 'drop', when: 'after' };
+    case 'timeout':
+      return { kind: 'latency', ms: REQUEST_TIMEOUT_MS + 150 };
+    case 'slow':
+      return { kind: 'latency', ms: 40 };
+    default:
+      return { kind: 'status', status: Number(kind) };
+  }
+}
+
+interface Episode {
+  readonly emu: RunningEmulator;
+  readonly dir: string;
+  today: string;
+  round: number;
+  /** Clock offset of the emulator from wall time. */
+  offset: number;
+}
+
+async function startEpisode(): Promise<Episode> {
+  const ep = { offset: Date.parse(D0 + 'T12:00:00Z') - Date.now() } as Episode & { offset: number };
+  const emu = await startEmulator({
+    seed: {
+      users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'admin', token: ADMIN, scopes: ['api'] }] }],
+      groups: [
+        {
+          full_path: 'platform',
+          access_tokens: [
+            { name: 'plumb', token: CREDENTIAL, scopes: ['api'], access_level: 50, expires_at: addDays(D0, 3) },
+            { name: 'due', token: 'soak-seeded-due-0000001', scopes: ['read_api'], access_level: 30, expires_at: addDays(D0, 2) },
+            { name: 'changed', token: 'soak-seeded-chg-0000001', scopes: ['read_api'], access_level: 30, expires_at: addDays(D0, 20) },
+            { name: 'stray', token: 'soak-seeded-str-0000001', scopes: ['read_api'], access_level: 30, expires_at: addDays(D0, 20) },
+          ],
+        },
+        { full_path: 'apps' },
+      ],
+    },
+    now: () => new Date(Date.now() + ep.offset),
+  });
+  // plumb runs as the group token `plumb`, whose bot user may administer the instance.
+  const cred = emu.state.tokenByValue(CREDENTIAL)!;
+  emu.state.userById(cred.userId)!.admin = true;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-soak-'));
+  mkdirSync(path.join(dir, 'secrets'));
+  writeFileSync(path.join(dir, 'secrets', 'platform-plumb.token'), CREDENTIAL, { mode: 0o600 });
+  return Object.assign(ep, { emu, dir, today: D0, round: 0 });
+}
+
+function setToday(ep: Episode, date: string): void {
+  ep.offset = Date.parse(date + 'T12:00:00Z') - Date.now();
+  ep.today = date;
+}
+
+function writeConfig(ep: Episode): void {
+  const r = ep.round;
+  const lines = [
+    'version: 1',
+    'instances:',
+    '  local:',
+    `    url: ${ep.emu.url}`,
+    '    token_env: PLUMB_TOKEN',
+    '    settings:',
+    `      signup_enabled: ${r % 2 === 0}`,
+    `      default_projects_limit: ${100 + r}`,
+    `      spam_check_api_key: \${env:SOAK_SPAM_KEY}`,
+    '    groups:',
+  ];
+  for (const [group, names] of Object.entries(DECLARED)) {
+    lines.push(`      ${group}:`, '        prune_access_tokens: true', '        access_tokens:');
+    for (const name of names) {
+      const scopes = name === 'plumb' ? ['api'] : name === 'changed' ? (r % 2 === 0 ? ['api'] : ['read_api']) : ['read_api'];
+      lines.push(
+        `          ${name}:`,
+        `            scopes: ${JSON.stringify(scopes)}`,
+        `            access_level: ${name === 'plumb' ? 50 : 30}`,
+        '            rotation: {lifetime_days: 30, rotate_before_days: 7}',
+        `            sink: {file: secrets/${group}-${name}.token}`,
+        ...(name === 'plumb' ? ['            self: true'] : []),
+      );
+    }
+  }
+  writeFileSync(path.join(ep.dir, 'plumb.yaml'), lines.join('\n') + '\n');
+}
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function sinkValue(ep: Episode, group: string, name: string): string | undefined {
+  try {
+    return readFileSync(path.join(ep.dir, 'secrets', `${group}-${name}.token`), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift'): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io: Io = {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    isTTY: false,
+    env: { PATH: process.env.PATH ?? '', PLUMB_TOKEN: sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL, SOAK_SPAM_KEY: SETTING_SECRET, PLUMB_SINK_TIMEOUT_SECONDS: '5' },
+    cwd: ep.dir,
+  };
+  const flags = { config: [], now: ep.today, json: command === 'apply' };
+  const hooks = { sleep: async () => {}, client: { baseDelayMs: 5, requestTimeoutMs: REQUEST_TIMEOUT_MS } };
+  const code =
+    command === 'apply'
+      ? await runApply({ ...flags, autoApprove: true }, io, hooks)
+      : command === 'plan'
+        ? await runPlan({ ...flags, detailedExitcode: true }, io, hooks)
+        : await runDrift(flags, io, hooks);
+  return { code, stdout, stderr };
+}
+
+/** Secrets in the run's output or in any file plumb wrote except the sinks. */
+function leaks(ep: Episode, run: Run): string[] {
+  const out: string[] = [];
+  const check = (where: string, text: string): void => {
+    if (ISSUED.test(text)) out.push(`an issued secret in ${where}`);
+    ISSUED.lastIndex = 0;
+    for (const k of KNOWN) if (text.includes(k)) out.push(`a configured secret in ${where}`);
+  };
+  check('stdout', run.stdout);
+  check('stderr', run.stderr);
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d)) {
+      const full = path.join(d, e);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (!full.startsWith(path.join(ep.dir, 'secrets') + path.sep)) check(path.relative(ep.dir, full), readFileSync(full, 'utf8'));
+    }
+  };
+  walk(ep.dir);
+  return out;
+}
+
+/** From the emulator's state: repeated rotations and family revocations so far in the episode. */
+function tokenSafety(ep: Episode, v: SoakResult['violations']): void {
+  const { state, requests } = ep.emu;
+  const deleted = new Set(
+    requests.filter((r) => r.method === 'DELETE' && (r.status === 204 || r.status === 0)).map((r) => Number(/\/(\d+)$/.exec(r.path)?.[1])),
+  );
+  for (const t of state.tokens) {
+    if (t.kind !== 'group') continue;
+    const successors = state.tokens.filter((x) => x.previousId === t.id).length;
+    if (successors > 1) v['rotated-twice'].push(`token ${t.id} ("${t.name}") has ${successors} successors`);
+    if (t.revoked && successors === 0 && !deleted.has(t.id)) v['family-revoked'].push(`token ${t.id} ("${t.name}") revoked without a DELETE or a rotation`);
+  }
+  for (const r of requests) if (r.method === 'POST' && /\/\d+\/rotate$/.test(r.path) && r.status === 401) v['rotated-twice'].push(`${r.path} answered 401 (a revoked token was rotated)`);
+}
+
+function activeTokens(ep: Episode, group: string, name: string) {
+  const g = ep.emu.state.groupByRef(group)!;
+  return ep.emu.state.tokens.filter((t) => t.kind === 'group' && t.groupId === g.id && t.name === name && ep.emu.state.isActive(t));
+}
+
+function holds(ep: Episode, group: string, name: string): boolean {
+  const active = activeTokens(ep, group, name);
+  const value = sinkValue(ep, group, name);
+  return active.length === 1 && value !== undefined && sha256(value) === active[0]!.digest;
+}
+
+/** Every change the run reported applied is true on the instance now. */
+function outcomesTrue(ep: Episode, run: Run, v: SoakResult['violations']): void {
+  let report: { ok?: boolean; outcomes?: { address: string; action: string; status: string }[] };
+  try {
+    report = JSON.parse(run.stdout);
+  } catch {
+    if (run.code === 0) v['outcome-true'].push(`round ${ep.round}: apply exited 0 without a JSON report`);
+    return;
+  }
+  const outcomes = report.outcomes ?? [];
+  if (run.code === 0 && outcomes.some((o) => o.status !== 'applied')) v['outcome-true'].push(`round ${ep.round}: exit 0 with changes not applied`);
+  for (const o of outcomes) {
+    if (o.status !== 'applied') continue;
+    const m = /^local\.group\["([^"]+)"\]\.access_token\["([^"]+)"\](#(\d+))?$/.exec(o.address);
+    if (m) {
+      const [, group, name, , id] = m;
+      if (o.action === 'delete') {
+        const t = ep.emu.state.tokenById(Number(id));
+        if (t && ep.emu.state.isActive(t)) v['outcome-true'].push(`round ${ep.round}: ${o.address} reported revoked but is active`);
+      } else if (!holds(ep, group!, name!)) {
+        v['outcome-true'].push(`round ${ep.round}: ${o.address} reported ${o.action}d but its sink does not hold the one active token`);
+      }
+    } else if (o.address === 'local.application_settings') {
+      const s = ep.emu.state.settings as Record<string, unknown>;
+      if (s.signup_enabled !== (ep.round % 2 === 0) || s.default_projects_limit !== 100 + ep.round) {
+        v['outcome-true'].push(`round ${ep.round}: settings reported applied but the instance holds other values`);
+      }
+    }
+  }
+}
+
+function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
+  return {
+    faults: 0,
+    byKind: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number>,
+    faultedRuns: 0,
+    cleanRuns: 0,
+    episodes: 0,
+    selfLostRecoveries: 0,
+    violations: Object.fromEntries(INVARIANTS.map((i) => [i, []])) as unknown as Record<Invariant, string[]>,
+  };
+}
+
+/** plays the administrator the PLUMB_TOKEN_SELF_LOST help asks for: rotate by hand, deliver. */
+async function recoverCredential(ep: Episode): Promise<void> {
+  const active = activeTokens(ep, 'platform', 'plumb')[0];
+  if (!active) return;
+  const res = await fetch(`${ep.emu.url}/api/v4/groups/platform/access_tokens/${active.id}/rotate`, {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ expires_at: addDays(ep.today, 30) }),
+  });
+  const body = (await res.json()) as { token?: string };
+  if (body.token) writeFileSync(path.join(ep.dir, 'secrets', 'platform-plumb.token'), body.token, { mode: 0o600 });
+}
+
+export async function soak(opts: SoakOptions): Promise<SoakResult> {
+  const random = mulberry32(opts.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const result = emptyResult();
+  const v = result.violations;
+  const perEpisode = opts.roundsPerEpisode ?? 8;
+  while (result.faults < opts.minFaults) {
+    const ep = await startEpisode();
+    result.episodes++;
+    try {
+      for (ep.round = 0; ep.round < perEpisode && result.faults < opts.minFaults; ep.round++) {
+        setToday(ep, addDays(D0, ep.round * 25));
+        writeConfig(ep);
+        // 1–3 faults, each at a random position among the run's first 24 requests (about all of them:
+        // plumb's own credential is rotated last).
+        const scheduled = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ kind: pick(FAULT_KINDS), nth: 1 + Math.floor(random() * 24) }));
+        for (const f of scheduled) ep.emu.addFault({ path: '**', nth: f.nth, times: 1, action: action(f.kind) });
+        const before = ep.emu.requests.length;
+        const faulted = await cli(ep, 'apply');
+        result.faultedRuns++;
+        const made = ep.emu.requests.length - before;
+        for (const f of scheduled) {
+          if (f.nth > made) continue;
+          result.faults++;
+          result.byKind[f.kind]++;
+        }
+        ep.emu.clearFaults();
+        // A request the client timed out on is still running on the instance: let it finish.
+        if (scheduled.some((f) => f.kind === 'timeout' && f.nth <= made)) await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 200));
+        for (const leak of leaks(ep, faulted)) v['secret-in-output'].push(`round ${ep.round} (faulted): ${leak}`);
+        outcomesTrue(ep, faulted, v);
+        if (faulted.stderr.includes('PLUMB_TOKEN_SELF_LOST') || faulted.stdout.includes('PLUMB_TOKEN_SELF_LOST')) {
+          const old = ep.emu.state.tokenByValue(sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL);
+          if (old && ep.emu.state.isActive(old)) v['outcome-true'].push(`round ${ep.round}: PLUMB_TOKEN_SELF_LOST reported while the credential still works`);
+          await recoverCredential(ep);
+          result.selfLostRecoveries++;
+        }
+        tokenSafety(ep, v);
+
+        let converged = false;
+        for (let i = 0; i < 2 && !converged; i++) {
+          const clean = await cli(ep, 'apply');
+          result.cleanRuns++;
+          for (const leak of leaks(ep, clean)) v['secret-in-output'].push(`round ${ep.round} (clean ${i + 1}): ${leak}`);
+          converged = clean.code === 0;
+        }
+        const plan = await cli(ep, 'plan');
+        const drift = await cli(ep, 'drift');
+        for (const leak of [...leaks(ep, plan), ...leaks(ep, drift)]) v['secret-in-output'].push(`round ${ep.round} (plan/drift): ${leak}`);
+        if (!converged || plan.code !== 0 || drift.code !== 0) {
+          v.converged.push(`round ${ep.round}: not converged after 2 clean applies (plan exit ${plan.code}, drift exit ${drift.code}): ${(plan.stdout + plan.stderr).split('\n').filter((l) => /error|~|\+|-\/\+|↻/.test(l)).slice(0, 3).join(' | ')}`);
+        }
+        for (const [group, names] of Object.entries(DECLARED)) {
+          for (const name of names) if (!holds(ep, group, name)) v['secret-in-sink'].push(`round ${ep.round}: ${group}/${name}`);
+        }
+        tokenSafety(ep, v);
+      }
+    } finally {
+      await ep.emu.close();
+      rmSync(ep.dir, { recursive: true, force: true });
+    }
+  }
+  // A violation found again in a later round is still one problem: keep each message once.
+  for (const k of INVARIANTS) v[k] = [...new Set(v[k])];
+  return result;
+}
