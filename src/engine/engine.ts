@@ -15,6 +15,7 @@ import { PLAN_FORMAT_VERSION, summarize } from './plan.js';
 import type { Plan, PlanDiagnostic, ResourceChange, DriftEntry } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import { planDiagnostic } from './resource.js';
+import { runScheduled } from './scheduler.js';
 import { StateStore } from './state.js';
 import { PROVIDERS, providerFor } from '../resources/index.js';
 
@@ -42,6 +43,9 @@ export interface Session {
   readonly diagnostics: PlanDiagnostic[];
   close(): Promise<void>;
 }
+
+/** Changes in flight at once when --concurrency is not given (the client's default too). */
+const DEFAULT_CONCURRENCY = 8;
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -239,7 +243,8 @@ function unmanagedKinds(instance: DesiredInstance): PlanDiagnostic[] {
 export interface ApplyOutcome {
   readonly address: string;
   readonly action: ResourceChange['action'];
-  readonly status: 'applied' | 'failed' | 'not-attempted';
+  /** `skipped`: a change it depends on did not apply; `not-attempted`: apply refused before any write. */
+  readonly status: 'applied' | 'failed' | 'skipped' | 'not-attempted';
   readonly notes: readonly string[];
 }
 
@@ -254,9 +259,15 @@ export interface ApplyReport {
 export interface ApplyOptions extends EngineOptions {
   /** The plan came from a file: check it still matches the configuration and the live state. */
   readonly fromFile: boolean;
+  /** Called as changes finish (a terminal's progress line). */
+  readonly onProgress?: (done: number, total: number, address: string) => void;
 }
 
-/** Executes a plan's changes in order; stops at the first failure and reports every change's fate. */
+/**
+ * Executes a plan's changes concurrently, in the order their kinds declared (scheduler.ts): an
+ * independent change goes on when another fails, one that depends on a failed change is skipped.
+ * Reports every change's fate.
+ */
 export async function applyPlan(plan: Plan, loaded: ConfigResult, config: DesiredConfig, opts: ApplyOptions, session?: Session): Promise<ApplyReport> {
   const own = session ?? openSession(loaded, config, opts);
   const redact = (s: string) => loaded.sources.secrets.redact(s);
@@ -276,57 +287,76 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
           { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
         ]);
       }
-      const stale: PlanDiagnostic[] = [];
-      for (const change of todo) {
-        const ctx = own.contexts.get(change.instance);
-        const provider = providerFor(change.kind);
-        if (!ctx || !provider) {
-          stale.push({ severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address });
-          continue;
-        }
-        try {
-          const now = await provider.liveFingerprint(ctx, change);
-          if (now !== change.liveFingerprint) {
-            stale.push({
-              severity: 'error',
-              code: 'PLUMB_PLAN_STALE',
-              summary: `${change.address} changed on the instance since the plan was made`,
-              detail: 'Applying the saved plan could undo that change unseen.',
-              suggestion: 'run `plumb plan` again and review the new plan',
-              address: change.address,
-            });
-          }
-        } catch (err) {
-          stale.push(apiFailure(err, change.address, redact));
-        }
-      }
+      // Read concurrently, with the requests a plan makes (a kind shares one read among its changes).
+      const stale = (
+        await Promise.all(
+          todo.map(async (change): Promise<PlanDiagnostic | undefined> => {
+            const ctx = own.contexts.get(change.instance);
+            const provider = providerFor(change.kind);
+            if (!ctx || !provider) {
+              return { severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address };
+            }
+            try {
+              if ((await provider.liveFingerprint(ctx, change)) === change.liveFingerprint) return undefined;
+              return {
+                severity: 'error',
+                code: 'PLUMB_PLAN_STALE',
+                summary: `${change.address} changed on the instance since the plan was made`,
+                detail: 'Applying the saved plan could undo that change unseen.',
+                suggestion: 'run `plumb plan` again and review the new plan',
+                address: change.address,
+              };
+            } catch (err) {
+              return apiFailure(err, change.address, redact);
+            }
+          }),
+        )
+      ).filter((d): d is PlanDiagnostic => d !== undefined);
       if (stale.length > 0) return refuse('the live state moved since the plan was made; nothing was applied', stale);
     }
 
-    const outcomes: ApplyOutcome[] = [];
+    const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];
-    let failed = false;
-    for (const change of todo) {
-      if (failed) {
-        outcomes.push({ address: change.address, action: change.action, status: 'not-attempted', notes: [] });
-        continue;
-      }
-      const ctx = own.contexts.get(change.instance)!;
-      const provider = providerFor(change.kind)!;
-      opts.log(`${change.address}: ${change.action}…`);
-      try {
-        const r = await provider.apply(ctx, change);
-        diagnostics.push(...r.diagnostics);
-        outcomes.push({ address: change.address, action: change.action, status: r.applied ? 'applied' : 'failed', notes: r.notes });
-        if (!r.applied) failed = true;
-      } catch (err) {
-        diagnostics.push(apiFailure(err, change.address, redact));
-        outcomes.push({ address: change.address, action: change.action, status: 'failed', notes: [] });
-        failed = true;
-      }
-    }
+    let done = 0;
+    const statuses = await runScheduled(todo, {
+      concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
+      run: async (change) => {
+        const ctx = own.contexts.get(change.instance)!;
+        const provider = providerFor(change.kind)!;
+        opts.log(`${change.address}: ${change.action}…`);
+        try {
+          const r = await provider.apply(ctx, change);
+          diagnostics.push(...r.diagnostics);
+          results.set(change, { applied: r.applied, notes: r.notes });
+          return r.applied;
+        } catch (err) {
+          diagnostics.push(apiFailure(err, change.address, redact));
+          return false;
+        }
+      },
+      onDone: (change, status, cause) => {
+        if (status === 'skipped') {
+          diagnostics.push({
+            severity: 'error',
+            code: 'PLUMB_APPLY_SKIPPED',
+            summary: `${change.address} was not applied: it depends on ${cause}, which was not applied`,
+            suggestion: 'fix the failure above and run `plumb plan` and `plumb apply` again',
+            address: change.address,
+          });
+        }
+        opts.onProgress?.(++done, todo.length, change.address);
+      },
+    });
+    const outcomes: ApplyOutcome[] = todo.map((change, i) => ({
+      address: change.address,
+      action: change.action,
+      status: statuses[i]!,
+      notes: results.get(change)?.notes ?? [],
+    }));
+    const failed = statuses.some((st) => st !== 'applied');
     return { ok: !failed, outcomes, diagnostics };
   } finally {
+    for (const ctx of own.contexts.values()) ctx.state.flush();
     if (!session) await own.close();
   }
 }

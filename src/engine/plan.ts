@@ -68,6 +68,24 @@ export interface ResourceChange {
   readonly payload: Readonly<Record<string, unknown>>;
   /** Fingerprint of the live state this change was planned against. */
   readonly liveFingerprint: string;
+  /** How apply orders this change among the others; absent: it may run at any time. */
+  readonly order?: ChangeOrder;
+}
+
+/**
+ * Ordering a kind declares for a change, as data in the plan, so apply (from memory or a saved
+ * file) runs changes concurrently yet in the order each kind needs:
+ * - `lane`: changes with the same lane run one at a time, in plan order (commits to one branch);
+ * - `after`: addresses that must have finished first, whatever their outcome (plumb's own
+ *   credential is rotated after every other token change);
+ * - `dependsOn`: addresses that must have been applied first; when one failed or was skipped, this
+ *   change is skipped and reported.
+ * Addresses that are not changes of the plan (no-ops) are ignored.
+ */
+export interface ChangeOrder {
+  readonly lane?: string;
+  readonly after?: readonly string[];
+  readonly dependsOn?: readonly string[];
 }
 
 /** A difference between the instance and the configuration that arose outside plumb. */

@@ -14,7 +14,9 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, fsyncSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { TokenSink } from '../config/model.js';
 
@@ -166,7 +168,7 @@ export function resolveProgram(program: string, env: NodeJS.ProcessEnv): string 
 export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverOptions): Promise<string> {
   switch (sink.kind) {
     case 'file':
-      writeSecretFile(sink.path, d.token);
+      await writeSecretFile(sink.path, d.token);
       return `secret written to ${sink.path} (mode 0600)`;
     case 'stdout':
       opts.stdout(JSON.stringify({ group: d.group, name: d.name, id: d.id, expires_at: d.expiresAt, token: d.token }) + '\n');
@@ -177,39 +179,64 @@ export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverO
   }
 }
 
-/** Atomic, durable replace with mode 0600 (see the module comment). */
-export function writeSecretFile(file: string, secret: string): void {
+/**
+ * Atomic, durable replace with mode 0600 (see the module comment). Asynchronous, so the writes and
+ * fsyncs of one delivery never hold up the requests of other changes.
+ */
+export async function writeSecretFile(file: string, secret: string): Promise<void> {
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  let fd: number | undefined;
+  let handle: FileHandle | undefined;
   try {
-    fd = openSync(tmp, 'wx', 0o600);
-    writeSync(fd, secret);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, file);
+    handle = await open(tmp, 'wx', 0o600);
+    await handle.writeFile(secret);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await rename(tmp, file);
   } catch (err) {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already failing
-      }
-    }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // not created, or already renamed
-    }
+    await handle?.close().catch(() => {});
+    await unlink(tmp).catch(() => {}); // not created, or already renamed
     throw new SinkError(`could not write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  await syncDirectory(dir);
+}
+
+/**
+ * Makes the renames in `dir` durable. Group commit: while one fsync of the directory runs, every
+ * rename that finished meanwhile waits for one more, shared fsync, so a thousand secrets written
+ * into one directory cost a handful of directory fsyncs, not a thousand.
+ */
+const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
+
+function syncDirectory(dir: string): Promise<void> {
+  const current = directorySyncs.get(dir);
+  if (current) {
+    // Renames done now are not covered by the fsync already running: queue one more, shared.
+    current.next ??= current.running.then(() => {
+      const entry = directorySyncs.get(dir)!;
+      entry.next = undefined;
+      entry.running = fsyncDirectory(dir);
+      return entry.running;
+    });
+    return current.next;
+  }
+  const entry: { running: Promise<void>; next?: Promise<void> } = { running: fsyncDirectory(dir) };
+  directorySyncs.set(dir, entry);
+  const cleanup = (): void => {
+    if (directorySyncs.get(dir) === entry && entry.next === undefined) directorySyncs.delete(dir);
+  };
+  void entry.running.then(cleanup);
+  return entry.running;
+}
+
+async function fsyncDirectory(dir: string): Promise<void> {
   try {
-    const dfd = openSync(dir, 'r');
+    const handle = await open(dir, 'r');
     try {
-      fsyncSync(dfd);
+      await handle.sync();
     } finally {
-      closeSync(dfd);
+      await handle.close();
     }
   } catch {
     // Some file systems refuse fsync on a directory; the rename itself has happened.

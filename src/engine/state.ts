@@ -129,8 +129,21 @@ export class StateStore {
     else slots[key] = next as TokenSlot;
   }
 
+  /** Records that are not worth a write of their own (which token a sink holds) wait for `flush`. */
+  #dirty = false;
+
+  markDirty(): void {
+    this.#dirty = true;
+  }
+
+  /** Writes the file if anything changed since the last write. */
+  flush(): void {
+    if (this.#dirty) this.save();
+  }
+
   /** Atomic write (temp file + rename), mode 0600. */
   save(): void {
+    this.#dirty = false;
     mkdirSync(path.dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });

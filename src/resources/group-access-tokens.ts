@@ -103,8 +103,47 @@ function findDeclared(instance: DesiredInstance, group: string, name: string): D
   return instance.groups.find((g) => g.ref === group)?.accessTokens.find((t) => t.name === name);
 }
 
-/** Lists of the group made while a saved plan is checked, shared by its changes (read-only phase). */
-const fingerprintLists = new WeakMap<InstanceContext, Map<string, Promise<GroupAccessToken[]>>>();
+/**
+ * One list per group per apply. The lists a session made (by its plan, or by the check of a saved
+ * plan) are shared by every change of the group applied within LIST_REUSE_MS of them; a list
+ * older than that (a plan reviewed at a prompt) is made again. Each change touches only its own
+ * tokens, so a list made moments before the first change of a group is as good for the last.
+ *
+ * A rotation is the exception, because rotating a token revoked meanwhile is a reuse attempt that
+ * revokes its whole family: it needs a list made by the apply itself (`fromApply`), shared by the
+ * group's other rotations. After a failure that may have happened on the instance, a change lists
+ * afresh (and shares that list).
+ */
+interface SharedList {
+  readonly at: number;
+  readonly fromApply: boolean;
+  readonly list: Promise<GroupAccessToken[]>;
+}
+const sessionLists = new WeakMap<InstanceContext, Map<string, SharedList>>();
+const LIST_REUSE_MS = 30_000;
+
+function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: number; fromApply?: boolean } = {}): Promise<GroupAccessToken[]> {
+  let lists = sessionLists.get(ctx);
+  if (!lists) sessionLists.set(ctx, (lists = new Map()));
+  const known = lists.get(group);
+  if (known && performance.now() - known.at <= (opts.maxAgeMs ?? LIST_REUSE_MS) && (known.fromApply || !opts.fromApply)) return known.list;
+  const list = listGroupAccessTokens(ctx.client, groupParam(group));
+  const entry: SharedList = { at: performance.now(), fromApply: opts.fromApply ?? false, list };
+  lists.set(group, entry);
+  list.catch(() => {
+    if (lists.get(group) === entry) lists.delete(group); // a failed list is never shared
+  });
+  return list;
+}
+
+/** Sink directories checked in this session (plan, then apply): one look per directory. */
+const sinkChecks = new WeakMap<InstanceContext, SinkCheckCache>();
+
+function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
+  let cache = sinkChecks.get(ctx);
+  if (!cache) sinkChecks.set(ctx, (cache = new Map()));
+  return cache;
+}
 
 export const groupAccessTokensProvider: ResourceProvider = {
   kind: 'group_access_token',
@@ -117,7 +156,9 @@ export const groupAccessTokensProvider: ResourceProvider = {
     const groups = ctx.instance.groups.filter(managesTokens);
     // Sinks first, before any request: a secret the instance issues must have somewhere to go.
     const sinkErrors: PlanDiagnostic[] = [];
+    // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
+    sinkChecks.set(ctx, checked);
     for (const g of groups) {
       for (const t of g.accessTokens) {
         const problem = checkSink(t.sink, env(ctx), checked);
@@ -142,8 +183,10 @@ export const groupAccessTokensProvider: ResourceProvider = {
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
     const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
+    const others = changes.filter((c) => !self.includes(c));
+    const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
     return {
-      changes: [...changes.filter((c) => !self.includes(c)), ...self],
+      changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
       diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
     };
@@ -151,15 +194,10 @@ export const groupAccessTokensProvider: ResourceProvider = {
 
   async liveFingerprint(ctx, change) {
     const p = change.payload as unknown as TokenPayload;
-    let cache = fingerprintLists.get(ctx);
-    if (!cache) fingerprintLists.set(ctx, (cache = new Map()));
-    let list = cache.get(p.group);
-    if (!list) cache.set(p.group, (list = listGroupAccessTokens(ctx.client, groupParam(p.group))));
-    return changeFingerprint(await list, p.name, p.tokenId);
+    return changeFingerprint(await sharedList(ctx, p.group), p.name, p.tokenId);
   },
 
   async apply(ctx, change): Promise<ApplyResponse> {
-    fingerprintLists.delete(ctx); // from here on, every decision reads the instance afresh
     return new TokenApply(ctx, change).run();
   },
 };
@@ -220,7 +258,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   const out: PlanResponse = { changes: [], drift: [], diagnostics: [] };
   let live: GroupAccessToken[];
   try {
-    live = await listGroupAccessTokens(ctx.client, groupParam(g.ref));
+    live = await sharedList(ctx, g.ref, { maxAgeMs: 0 });
   } catch (err) {
     out.diagnostics.push(
       planDiagnostic(ctx, {
@@ -562,12 +600,12 @@ class TokenApply {
     if (p.op === 'none') return this.#done();
     if (p.op !== 'delete') {
       declared = findDeclared(this.#ctx.instance, p.group, p.name);
-      const problem = declared ? checkSink(declared.sink, env(this.#ctx)) : { summary: 'it is no longer declared', suggestion: 'make a new plan', key: 'file' as const };
+      const problem = declared ? checkSink(declared.sink, env(this.#ctx), sinkCheckCache(this.#ctx)) : { summary: 'it is no longer declared', suggestion: 'make a new plan', key: 'file' as const };
       if (problem || !declared) {
         return this.#fail('PLUMB_TOKEN_SINK_UNUSABLE', `Token "${p.name}" cannot receive its secret: ${problem?.summary}; nothing was requested`, problem?.suggestion, declared?.pointer);
       }
     }
-    const before = await this.#list();
+    const before = await sharedList(this.#ctx, p.group, { fromApply: p.op === 'rotate' });
     this.#forgetStaleNotes(before);
     switch (p.op) {
       case 'create':
@@ -862,8 +900,9 @@ class TokenApply {
     return { ...c, scopes: [...c.scopes], access_level: c.access_level as AccessLevel };
   }
 
+  /** A fresh list of the group, after a failure that may have happened on the instance. */
   #list(): Promise<GroupAccessToken[]> {
-    return listGroupAccessTokens(this.#ctx.client, this.#g);
+    return sharedList(this.#ctx, this.#p.group, { maxAgeMs: 0, fromApply: true });
   }
 
   /** Delivers, reporting failure as a diagnostic; returns whether the secret arrived. */
@@ -933,9 +972,15 @@ class TokenApply {
     return this.#ctx.state.tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
   }
 
+  /**
+   * Records what plumb knows about the token's sink. An open question or a revocation of plumb's own
+   * is written at once; the id a sink now holds waits for the end of the apply (one write, not one
+   * per token), since losing it costs nothing but a judgement the next plan cannot make.
+   */
   #updateSlot(update: Partial<TokenSlot>): void {
     this.#ctx.state.updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
-    this.#ctx.state.save();
+    if (update.unknown !== undefined || update.revokedByPlumb !== undefined) this.#ctx.state.save();
+    else this.#ctx.state.markDirty();
   }
 
   #forget(id: number): void {

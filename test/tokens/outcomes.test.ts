@@ -41,7 +41,7 @@ describe('an issue whose outcome is unknown', () => {
     h.config({ platform: { tokens: { due: {} } } });
     // The rotation happens but its answer is lost; then every list fails (503) until the faults go.
     h.addFault({ method: 'POST', path: `${LIST}/101/rotate`, action: { kind: 'drop', when: 'after' } });
-    const listsBefore = 2; // the plan's list and apply's own list before the rotation
+    const listsBefore = 2; // the plan's list, and apply's own list before a rotation
     h.addFault({ method: 'GET', path: LIST, nth: listsBefore + 1, times: 1000, action: { kind: 'status', status: 503 } });
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code).toBe(1);
@@ -76,7 +76,8 @@ describe('an issue whose outcome is unknown', () => {
     h = await harness();
     h.config({ platform: { tokens: { ci: {} } } });
     h.addFault({ method: 'POST', path: LIST, action: { kind: 'drop', when: 'after' } });
-    h.addFault({ method: 'GET', path: LIST, nth: 3, times: 1000, action: { kind: 'status', status: 503 } });
+    // A create reuses the plan's list: the second list is the re-check.
+    h.addFault({ method: 'GET', path: LIST, nth: 2, times: 1000, action: { kind: 'status', status: 503 } });
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.stderr).toContain('PLUMB_TOKEN_OUTCOME_UNKNOWN');
     expect(slot('ci')?.unknown).toMatchObject({ op: 'create' });

@@ -52,10 +52,14 @@ describe('self rotation', () => {
   it('uses the new credential for every later change of the same run', async () => {
     await start();
     expect((await h.run(['plan', '--out', 'plan.json'], asCredential)).code).toBe(0);
-    // Put the self rotation first: the create that follows must go out with the new secret.
+    // The plan orders the self rotation after the create. Edit it to order the reverse: the create
+    // that follows must go out with the new secret.
     const file = path.join(h.wd.dir, 'plan.json');
     const saved = JSON.parse(readFileSync(file, 'utf8'));
-    saved.changes.reverse();
+    const [create, self] = saved.changes;
+    expect(self.order).toEqual({ after: [create.address] });
+    delete self.order;
+    create.order = { after: [self.address] };
     writeFileSync(file, JSON.stringify(saved));
     h.emu.resetRequests();
     const r = await h.run(['apply', 'plan.json'], asCredential);
