@@ -11,3 +11,4 @@ export * from './settings.js';
 export * from './group-access-tokens.js';
 export * from './repository-files.js';
 export * from './pages.js';
+export * from './credential.js';
