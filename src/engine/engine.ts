@@ -11,8 +11,8 @@ import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
-import { PLAN_FORMAT_VERSION, summarize } from './plan.js';
-import type { Plan, PlanDiagnostic, ResourceChange, DriftEntry } from './plan.js';
+import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
+import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import { planDiagnostic } from './resource.js';
 import { StateStore } from './state.js';
@@ -172,17 +172,19 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const changes: ResourceChange[] = [];
   const drift: DriftEntry[] = [];
+  const risks: PlanRisk[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
-        const out: { changes: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] } = { changes: [], drift: [], diagnostics: [] };
+        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
         for (const provider of PROVIDERS) {
           if (!provider.declares(ctx.instance)) continue;
           try {
             const r = await provider.plan(ctx);
             out.changes.push(...r.changes);
             out.drift.push(...r.drift);
+            out.risks.push(...(r.risks ?? []));
             out.diagnostics.push(...r.diagnostics);
           } catch (err) {
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
@@ -194,6 +196,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     for (const r of perInstance) {
       changes.push(...r.changes);
       drift.push(...r.drift);
+      risks.push(...r.risks);
       diagnostics.push(...r.diagnostics);
     }
   } finally {
@@ -210,6 +213,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     instances: selected.map((i) => ({ name: i.name, url: i.url })),
     changes,
     drift,
+    risks,
     diagnostics,
     summary: summarize(changes),
     applicable: !diagnostics.some((d) => d.severity === 'error'),
@@ -252,6 +256,20 @@ export interface ApplyReport {
 export interface ApplyOptions extends EngineOptions {
   /** The plan came from a file: check it still matches the configuration and the live state. */
   readonly fromFile: boolean;
+  /** `--allow-risky`: apply even with risks the configuration does not acknowledge. */
+  readonly allowRisky?: boolean;
+}
+
+/** One error per unacknowledged risk, naming both ways to accept it. */
+export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
+  return risks.map((r) => ({
+    severity: 'error' as const,
+    code: 'PLUMB_RISK_NOT_ACCEPTED',
+    summary: `Risky change not accepted: ${r.summary}`,
+    detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
+    suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
+    address: r.address,
+  }));
 }
 
 /** Executes a plan's changes in order; stops at the first failure and reports every change's fate. */
@@ -268,6 +286,8 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
   try {
     if (own.diagnostics.some((d) => d.severity === 'error')) return refuse('the session could not be opened', own.diagnostics);
     if (!plan.applicable) return refuse('the plan has errors; fix them and plan again', [...plan.diagnostics]);
+    const risky = unacknowledgedRisks(plan);
+    if (risky.length > 0 && !opts.allowRisky) return refuse('the plan has risky changes nobody accepted; nothing was applied', riskRefusals(risky));
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [
