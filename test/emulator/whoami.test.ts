@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, ADMIN_READ, Api, EXPIRED, GROUP_API, GROUP_SELF, OWNER, OWNER_READ_REPO, REVOKED, start } from './helpers.js';
+import { ADMIN, ADMIN_READ, EXPIRED, GROUP_API, GROUP_SELF, OWNER, OWNER_READ_REPO, REVOKED, start } from './helpers.js';
+import type { Api } from './helpers.js';
 
 let emulator: RunningEmulator;
 let api: Api;
