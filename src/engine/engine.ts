@@ -154,7 +154,7 @@ function suggestionFor(code: string): string | undefined {
     case 'PLUMB_API_UNAUTHORIZED':
       return 'check that the token in the environment variable is valid, not expired and not revoked';
     case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator; token creation needs Owner)';
+      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
     case 'PLUMB_API_NOT_FOUND':
       return 'check the group or project path, and that the token can see it';
     case 'PLUMB_API_NETWORK':

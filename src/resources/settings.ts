@@ -351,6 +351,20 @@ export const settingsProvider: ResourceProvider = {
       notes.push('outcome unknown: the read-back failed');
       return { applied: false, diagnostics, notes };
     }
+    if (expected.size === 0) {
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SETTINGS_OUTCOME_UNKNOWN',
+          summary: `The settings update failed and sent only write-only settings (${secretNames.join(', ')}), which cannot be read back`,
+          detail: `${failure}. Their fingerprints were not recorded, so the next plan sends them again.`,
+          suggestion: 'run `plumb apply` again once the instance answers',
+          address: change.address,
+        }),
+      );
+      notes.push('outcome unknown: only write-only settings were sent');
+      return { applied: false, diagnostics, notes };
+    }
     const notApplied = check.pending;
     const applied = [...expected.keys()].filter((n) => !notApplied.includes(n));
     const parts = [

@@ -114,6 +114,20 @@ describe('risky settings changes in the plan and at apply', () => {
     expect(emu.state.settings['password_authentication_enabled_for_git']).toBe(false);
   });
 
+  it('does not ask for confirmation on a terminal when apply would refuse the plan for its risks', async () => {
+    await start();
+    config('require_two_factor_authentication: true\ntwo_factor_grace_period: 0');
+    const { runApply } = await import('../../src/commands/reconcile.js');
+    let asked = false;
+    let err = '';
+    const io = { stdout: () => undefined, stderr: (s: string) => void (err += s), isTTY: true, env: { PLUMB_TOKEN: TOKEN }, cwd: wd.dir };
+    const code = await runApply({ config: [], json: false, autoApprove: false, confirm: async () => (asked = true) }, io);
+    expect(code).toBe(1);
+    expect(asked).toBe(false);
+    expect(err).toContain('PLUMB_RISK_NOT_ACCEPTED');
+    expect(puts()).toBe(0);
+  });
+
   it('reads plumb\'s credential only when a declared change could be risky', async () => {
     await start();
     config('signup_enabled: false\nmax_login_attempts: 9');

@@ -130,6 +130,20 @@ describe('a settings write that failed or could not be read back (defect 4)', ()
     expect(emu.state.settings['signup_enabled']).not.toBe(false);
     expect(r.stderr).toContain('not applied: signup_enabled');
   });
+
+  it('does not record a write-only secret as applied when the update that sent it failed', async () => {
+    await start();
+    const key = secret('captcha-private-key-outcomes-42');
+    config('captcha_private_key: ${env:CAPTCHA_KEY}');
+    emu.addFault({ method: 'PUT', path: '/application/settings', action: { kind: 'drop', when: 'before' } });
+    const r = await wd.run(['apply', '--auto-approve'], { CAPTCHA_KEY: key });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_SETTINGS_OUTCOME_UNKNOWN');
+    expect(r.stderr).toContain('sent only write-only settings (captcha_private_key)');
+    emu.clearFaults();
+    const again = JSON.parse((await wd.run(['plan', '--json'], { CAPTCHA_KEY: key })).stdout);
+    expect(again.changes[0].reasons).toEqual(['write-only-unknown']);
+  });
 });
 
 describe('settings that converge (defect 5, diff side)', () => {
