@@ -6,9 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { checkPlanFile } from '../../src/engine/plan.js';
+import { settingByName } from '../../src/catalogue/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
+/** `signin_enabled: false` as the catalogue types it (string as the spec writes it, or boolean like its target). */
+const SIGNIN_OFF = settingByName('signin_enabled')?.type === 'boolean' ? 'signin_enabled: false' : 'signin_enabled: "false"';
 const TOKEN = secret('admin-token-risks-0123456789');
 const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
@@ -167,7 +170,7 @@ describe('which settings changes are risky', () => {
     await start();
     config('password_authentication_enabled_for_web: false');
     expect(await riskIds()).toEqual([]);
-    config('signin_enabled: "false"\npassword_authentication_enabled_for_git: false');
+    config(`${SIGNIN_OFF}\npassword_authentication_enabled_for_git: false`);
     expect(await riskIds()).toEqual(['password-sign-in-off']);
   });
 

@@ -8,9 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
+import { settingByName } from '../../src/catalogue/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
+/** `signin_enabled: false` as the catalogue types it (string as the spec writes it, or boolean like its target). */
+const SIGNIN_OFF = settingByName('signin_enabled')?.type === 'boolean' ? 'signin_enabled: false' : 'signin_enabled: "false"';
 const TOKEN = secret('admin-token-outcomes-0123456789');
 const seed = {
   users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }],
@@ -161,7 +164,7 @@ describe('settings that converge (defect 5, diff side)', () => {
 
   it('compares the deprecated signin_enabled with the boolean the instance returns for it', async () => {
     await start();
-    config('signin_enabled: "false"\npassword_authentication_enabled_for_git: true');
+    config(`${SIGNIN_OFF}\npassword_authentication_enabled_for_git: true`);
     expect((await wd.run(['apply', '--auto-approve'])).code).toBe(0);
     expect(emu.state.settings['password_authentication_enabled_for_web']).toBe(false);
     const again = await wd.run(['plan', '--detailed-exitcode']);
