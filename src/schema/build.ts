@@ -313,7 +313,8 @@ export function instanceSchema(): JsonSchema {
       allow_risky: {
         type: 'array',
         uniqueItems: true,
-        items: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' },
+        // Ids are checked by plumb itself (unknown id with a did-you-mean), not by a pattern here.
+        items: { type: 'string' },
         description:
           'Ids of risky changes (changes that can lock administrators or plumb out) this instance accepts without --allow-risky; see docs/plans.md.',
       },
