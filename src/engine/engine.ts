@@ -15,6 +15,7 @@ import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import { planDiagnostic } from './resource.js';
+import { riskRefusals } from './risks.js';
 import { StateStore } from './state.js';
 import { PROVIDERS, providerFor } from '../resources/index.js';
 
@@ -258,18 +259,6 @@ export interface ApplyOptions extends EngineOptions {
   readonly fromFile: boolean;
   /** `--allow-risky`: apply even with risks the configuration does not acknowledge. */
   readonly allowRisky?: boolean;
-}
-
-/** One error per unacknowledged risk, naming both ways to accept it. */
-export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
-  return risks.map((r) => ({
-    severity: 'error' as const,
-    code: 'PLUMB_RISK_NOT_ACCEPTED',
-    summary: `Risky change not accepted: ${r.summary}`,
-    detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
-    suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
-    address: r.address,
-  }));
 }
 
 /** Executes a plan's changes in order; stops at the first failure and reports every change's fate. */

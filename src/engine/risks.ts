@@ -10,7 +10,7 @@ import { getCurrentUser, getOwnToken } from '../api/credential.js';
 import type { CurrentUser, OwnToken } from '../api/credential.js';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { PlanRisk } from './plan.js';
+import type { PlanDiagnostic, PlanRisk } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import type { RiskId } from './risk-ids.js';
 
@@ -23,6 +23,18 @@ export type { RiskId } from './risk-ids.js';
  */
 export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string }): PlanRisk {
   return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id) };
+}
+
+/** One error per unacknowledged risk, naming both ways to accept it. */
+export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
+  return risks.map((r) => ({
+    severity: 'error' as const,
+    code: 'PLUMB_RISK_NOT_ACCEPTED',
+    summary: `Risky change not accepted: ${r.summary}`,
+    detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
+    suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
+    address: r.address,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
