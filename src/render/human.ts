@@ -97,7 +97,7 @@ export function renderRisks(risks: readonly PlanRisk[]): string[] {
   const open = risks.filter((r) => !r.acknowledged);
   if (open.length > 0) {
     const ids = [...new Set(open.map((r) => r.id))];
-    out.push(`  apply refuses ${open.length === 1 ? 'it' : 'them'} unless run with --allow-risky, or the instance lists ${ids.map((i) => `"${i}"`).join(', ')} under allow_risky.`);
+    out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-risky, or when the instance lists ${ids.map((i) => `"${i}"`).join(', ')} under allow_risky.`);
   }
   return out;
 }

@@ -336,7 +336,7 @@ export const settingsProvider: ResourceProvider = {
     }
 
     // The write failed in a way that leaves its outcome unknown: report what the instance holds now.
-    const failure = `PUT /application/settings failed: ${putError.message}`;
+    const failure = putError.message;
     if (check.error) {
       diagnostics.push(
         planDiagnostic(ctx, {
