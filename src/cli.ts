@@ -10,8 +10,9 @@ Usage:
   plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
-  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--json]
-                                            carry out a saved plan, or plan and apply (asks on a TTY)
+  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--json]
+                                            carry out a saved plan, or plan and apply (asks on a TTY);
+                                            --allow-risky accepts changes that can lock people out
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb --version
@@ -134,7 +135,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { values, positionals } = parseArgs({
       args: [...rest],
       allowPositionals: true,
-      options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false } },
+      options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false } },
     });
     // A positional ending in .json is a saved plan; anything else is configuration.
     const planFiles = positionals.filter((p) => p.endsWith('.json'));
@@ -147,6 +148,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
         ...common(values, positionals.filter((p) => !p.endsWith('.json'))),
         planFile: planFiles[0],
         autoApprove: !!values['auto-approve'],
+        allowRisky: !!values['allow-risky'],
       },
       io,
     );

@@ -12,3 +12,4 @@ export * from './group-access-tokens.js';
 export * from './repository-files.js';
 export * from './pages.js';
 export * from './namespaces.js';
+export * from './credential.js';

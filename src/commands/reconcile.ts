@@ -16,7 +16,7 @@ import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { makePlan, applyPlan, openSession } from '../engine/engine.js';
 import type { ApplyReport, EngineOptions } from '../engine/engine.js';
-import { checkPlanFile, hasChanges } from '../engine/plan.js';
+import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
 import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
@@ -45,6 +45,8 @@ export interface PlanFlags extends CommonFlags {
 export interface ApplyFlags extends CommonFlags {
   readonly planFile?: string;
   readonly autoApprove: boolean;
+  /** `--allow-risky`: apply changes that can lock people or plumb out (see docs/plans.md). */
+  readonly allowRisky?: boolean;
   /** Answers the TTY prompt (tests); defaults to reading a line from stdin. */
   readonly confirm?: () => Promise<boolean>;
 }
@@ -198,14 +200,16 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
         if (flags.json) io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');
         return 0;
       }
-      if (!flags.autoApprove) {
+      // A plan apply would refuse for its risks is not worth a question.
+      const refusesRisks = unacknowledgedRisks(plan).length > 0 && !flags.allowRisky;
+      if (!flags.autoApprove && !refusesRisks) {
         const yes = await (flags.confirm ?? (() => askOnTty(io)))();
         if (!yes) {
           io.stderr('Apply cancelled; nothing was changed.\n');
           return 1;
         }
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky }, session);
       return emitReport(report, flags, io, l.redact);
     } finally {
       await session.close();
@@ -215,7 +219,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     io.stdout('The saved plan has no changes.\n');
     return 0;
   }
-  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile });
+  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky });
   return emitReport(report, flags, io, l.redact);
 }
 

@@ -80,6 +80,8 @@ export interface DesiredInstance {
   readonly caBundle?: string;
   readonly allowInsecureHttp: boolean;
   readonly settingsVerifySeconds: number;
+  /** Risk ids (src/engine/risks.ts) this instance accepts without `--allow-risky`. */
+  readonly allowRisky: readonly string[];
   readonly settings: ReadonlyMap<string, DesiredValue>;
   readonly groups: readonly DesiredGroup[];
   readonly projects: readonly DesiredProject[];

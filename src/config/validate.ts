@@ -7,6 +7,7 @@ import { settingByName, suggestSettingName, SETTING_RULES, GROUP_TOKEN_SCOPES, A
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
+import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
 import { findUp } from '../util/find-up.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import type { LoadedSources, LoadOptions } from './load.js';
@@ -449,6 +450,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       caBundle,
       allowInsecureHttp: inst.allow_insecure_http === true,
       settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
+      allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), ctx),
       settings: resolveSettings(obj(inst.settings), joinPointer(p, 'settings'), ctx),
       groups: Object.entries(obj(inst.groups)).map(([ref, g]) => resolveGroup(ref, obj(g), joinPointer(p, 'groups', ref), ctx)),
       projects: Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx)),
@@ -464,6 +466,29 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
     });
   }
   return { instances };
+}
+
+/** `allow_risky`: known risk ids only (a typo would silently accept nothing). */
+function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
+  if (!Array.isArray(raw)) return [];
+  const ids: string[] = [];
+  raw.forEach((id, i) => {
+    if (typeof id !== 'string') return; // reported by the schema pass
+    if (!isRiskId(id)) {
+      const guess = closestMatch(id, RISK_IDS);
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_UNKNOWN_RISK',
+        summary: `Unknown risk id "${id}" in allow_risky`,
+        detail: `plumb knows: ${RISK_IDS.join(', ')}.`,
+        suggestion: guess ? `did you mean "${guess}"?` : 'use one of the ids docs/plans.md lists under "Risky changes"',
+        pointer: joinPointer(p, String(i)),
+      });
+      return;
+    }
+    ids.push(id);
+  });
+  return ids;
 }
 
 function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ctx): Map<string, DesiredValue> {

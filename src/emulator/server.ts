@@ -24,6 +24,7 @@ import { getSettings, putSettings } from './settings.js';
 import type { EmulatorState } from './state.js';
 import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, revokeToken, rotateToken } from './tokens.js';
 import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
+import { currentUser, ownToken } from './whoami.js';
 
 export interface RunningEmulator {
   /** Base URL without /api/v4, e.g. http://127.0.0.1:41234 */
@@ -95,6 +96,8 @@ const ROUTES: readonly Route[] = [
     ownScopes: true,
     handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
   },
+  { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller) },
+  { method: 'GET', pattern: /^\/personal_access_tokens\/self$/, ownScopes: true, handler: (ctx) => ownToken(ctx.state, ctx.caller) },
   { method: 'GET', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, false) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, true) },
   { method: 'GET', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => raw(ctx, p!, f!) },

@@ -11,11 +11,12 @@ import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
-import { PLAN_FORMAT_VERSION, summarize } from './plan.js';
-import type { Plan, PlanDiagnostic, ResourceChange, DriftEntry } from './plan.js';
+import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
+import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import { planDiagnostic } from './resource.js';
 import { runScheduled } from './scheduler.js';
+import { riskRefusals } from './risks.js';
 import { StateStore } from './state.js';
 import { PROVIDERS, providerFor } from '../resources/index.js';
 
@@ -160,7 +161,7 @@ function suggestionFor(code: string): string | undefined {
     case 'PLUMB_API_UNAUTHORIZED':
       return 'check that the token in the environment variable is valid, not expired and not revoked';
     case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator; token creation needs Owner)';
+      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
     case 'PLUMB_API_NOT_FOUND':
       return 'check the group or project path, and that the token can see it';
     case 'PLUMB_API_NETWORK':
@@ -178,17 +179,19 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const changes: ResourceChange[] = [];
   const drift: DriftEntry[] = [];
+  const risks: PlanRisk[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
-        const out: { changes: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] } = { changes: [], drift: [], diagnostics: [] };
+        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
         for (const provider of PROVIDERS) {
           if (!provider.declares(ctx.instance)) continue;
           try {
             const r = await provider.plan(ctx);
             out.changes.push(...r.changes);
             out.drift.push(...r.drift);
+            out.risks.push(...(r.risks ?? []));
             out.diagnostics.push(...r.diagnostics);
           } catch (err) {
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
@@ -200,6 +203,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     for (const r of perInstance) {
       changes.push(...r.changes);
       drift.push(...r.drift);
+      risks.push(...r.risks);
       diagnostics.push(...r.diagnostics);
     }
   } finally {
@@ -216,6 +220,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     instances: selected.map((i) => ({ name: i.name, url: i.url })),
     changes,
     drift,
+    risks,
     diagnostics,
     summary: summarize(changes),
     applicable: !diagnostics.some((d) => d.severity === 'error'),
@@ -261,6 +266,8 @@ export interface ApplyOptions extends EngineOptions {
   readonly fromFile: boolean;
   /** Called as changes finish (a terminal's progress line). */
   readonly onProgress?: (done: number, total: number, address: string) => void;
+  /** `--allow-risky`: apply even with risks the configuration does not acknowledge. */
+  readonly allowRisky?: boolean;
 }
 
 /**
@@ -281,6 +288,8 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
   try {
     if (own.diagnostics.some((d) => d.severity === 'error')) return refuse('the session could not be opened', own.diagnostics);
     if (!plan.applicable) return refuse('the plan has errors; fix them and plan again', [...plan.diagnostics]);
+    const risky = unacknowledgedRisks(plan);
+    if (risky.length > 0 && !opts.allowRisky) return refuse('the plan has risky changes nobody accepted; nothing was applied', riskRefusals(risky));
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [

@@ -59,3 +59,46 @@ export function canonical(value: unknown): unknown {
 export function sameValue(spec: SettingSpec | undefined, a: unknown, b: unknown): boolean {
   return JSON.stringify(normalizeSetting(spec, a)) === JSON.stringify(normalizeSetting(spec, b));
 }
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Whether the live value holds what the configuration declares. A hash setting is owned key by key:
+ * only the declared keys are compared (recursively), so `diagram_render_formats: {bpmn: true}`
+ * converges whatever the instance holds for the other formats. Everything else compares whole.
+ */
+export function holdsDeclared(spec: SettingSpec | undefined, live: unknown, declared: unknown): boolean {
+  if ((spec?.type === 'hash' || spec?.type === 'object') && isPlainObject(declared)) {
+    const l = live === null || live === undefined ? {} : live;
+    return isPlainObject(l) && subsetOf(l, declared);
+  }
+  return sameValue(spec, live, declared);
+}
+
+function subsetOf(live: Record<string, unknown>, declared: Record<string, unknown>): boolean {
+  return Object.entries(declared).every(([k, v]) => {
+    const l = live[k];
+    if (isPlainObject(v) && isPlainObject(l)) return subsetOf(l, v);
+    return JSON.stringify(canonical(l) ?? null) === JSON.stringify(canonical(v) ?? null);
+  });
+}
+
+/**
+ * What to send for a declared value: for a hash setting, the live hash with the declared keys laid
+ * over it (recursively), so an instance that replaces the whole hash keeps the undeclared keys.
+ */
+export function withDeclared(spec: SettingSpec | undefined, live: unknown, declared: unknown): unknown {
+  if ((spec?.type === 'hash' || spec?.type === 'object') && isPlainObject(declared) && isPlainObject(live)) return overlay(live, declared);
+  return declared;
+}
+
+function overlay(base: Record<string, unknown>, top: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(top)) {
+    const b = base[k];
+    out[k] = isPlainObject(v) && isPlainObject(b) ? overlay(b, v) : v;
+  }
+  return out;
+}

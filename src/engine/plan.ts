@@ -6,8 +6,11 @@ import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
  * to people: apply must not read them.
  */
 
-/** Bumped whenever a consumer of the JSON plan must change. */
-export const PLAN_FORMAT_VERSION = '1.0';
+/**
+ * Bumped whenever a consumer of the JSON plan must change. 1.1: `risks` (apply refuses an
+ * unacknowledged one), which an older plumb would ignore.
+ */
+export const PLAN_FORMAT_VERSION = '1.1';
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -99,6 +102,23 @@ export interface DriftEntry {
   readonly informational?: boolean;
 }
 
+/**
+ * A planned change that can lock the administrators or plumb itself out. Apply reads `id` and
+ * `acknowledged`: it refuses before the first write while an unacknowledged risk remains and
+ * `--allow-risky` was not given.
+ */
+export interface PlanRisk {
+  /** The change the risk belongs to. */
+  readonly address: string;
+  readonly instance: string;
+  /** Stable id (src/engine/risks.ts), the name `allow_risky` lists. */
+  readonly id: string;
+  /** One line: what would happen and why. Cosmetic. */
+  readonly summary: string;
+  /** The instance's `allow_risky` lists this id. */
+  readonly acknowledged: boolean;
+}
+
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
 export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
@@ -125,6 +145,8 @@ export interface Plan {
   readonly instances: readonly { readonly name: string; readonly url: string }[];
   readonly changes: readonly ResourceChange[];
   readonly drift: readonly DriftEntry[];
+  /** Changes that can lock people or plumb out; see PlanRisk. */
+  readonly risks: readonly PlanRisk[];
   readonly diagnostics: readonly PlanDiagnostic[];
   readonly summary: PlanSummary;
   /** Whether the plan can be applied (no error diagnostics). */
@@ -140,6 +162,11 @@ export function summarize(changes: readonly ResourceChange[]): PlanSummary {
   return s;
 }
 
+/** Risks that neither the configuration nor `--allow-risky` accepted. */
+export function unacknowledgedRisks(plan: Pick<Plan, 'risks'>): readonly PlanRisk[] {
+  return plan.risks.filter((r) => !r.acknowledged);
+}
+
 export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }
@@ -152,5 +179,11 @@ export function checkPlanFile(data: unknown): string | undefined {
     return `plan format ${JSON.stringify(p.formatVersion)} is not supported (this plumb reads ${PLAN_FORMAT_VERSION}); make a new plan`;
   }
   if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
+  if (!Array.isArray(p.risks)) return 'the plan has no risks list';
+  const bad = (p.risks as unknown[]).findIndex((r) => {
+    const x = r as Partial<PlanRisk> | null;
+    return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean';
+  });
+  if (bad >= 0) return `risk ${bad + 1} of the plan lacks its id, address or acknowledged flag; make a new plan`;
   return undefined;
 }

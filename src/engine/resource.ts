@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
 import type { SourceLocation } from '../diagnostics/index.js';
-import type { DriftEntry, PlanDiagnostic, ResourceChange, ResourceKindName } from './plan.js';
+import type { DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName } from './plan.js';
 import type { StateStore } from './state.js';
 
 /** Everything a resource kind needs to read, plan and apply on one instance. */
@@ -36,6 +36,8 @@ export interface PlanResponse {
   readonly changes: ResourceChange[];
   readonly drift: DriftEntry[];
   readonly diagnostics: PlanDiagnostic[];
+  /** Changes that can lock people or plumb out (made with `flagRisk`, src/engine/risks.ts). */
+  readonly risks?: PlanRisk[];
 }
 
 export interface ApplyResponse {

@@ -3,7 +3,7 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
-import type { Action, AttributeChange, Plan, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
+import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../engine/plan.js';
 
 export interface HumanOptions {
   readonly color?: boolean;
@@ -87,6 +87,23 @@ export function renderDiagnosticLine(d: PlanDiagnostic): string {
   return lines.join('\n');
 }
 
+/** One line per risk: what would happen and whether the configuration accepted it. */
+export function riskLine(r: PlanRisk): string {
+  return `! ${r.address} [${r.id}]: ${r.summary}${r.acknowledged ? ' (accepted by allow_risky)' : ''}`;
+}
+
+/** The risks section: one line each, and how to accept the unaccepted ones. */
+export function renderRisks(risks: readonly PlanRisk[]): string[] {
+  if (risks.length === 0) return [];
+  const out = ['', 'Risky changes (can lock administrators or plumb out):', ...risks.map((r) => `  ${riskLine(r)}`)];
+  const open = risks.filter((r) => !r.acknowledged);
+  if (open.length > 0) {
+    const ids = [...new Set(open.map((r) => r.id))];
+    out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-risky, or when the instance lists ${ids.map((i) => `"${i}"`).join(', ')} under allow_risky.`);
+  }
+  return out;
+}
+
 export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const color = opts.color ?? false;
   const out: string[] = [];
@@ -101,6 +118,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     for (const c of changes) out.push(renderChange(c, color), '');
     out.push(summaryLine(plan));
   }
+  out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {
     out.push('', 'Notes:');

@@ -19,6 +19,11 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
     for (const c of changes) head.push(`| ${c.action} | \`${c.address}\` | ${c.reasons.join(', ')} |`);
     head.push('');
   }
+  if (plan.risks.length > 0) {
+    head.push('**Risky changes** (can lock administrators or plumb out; apply needs `--allow-risky` or `allow_risky` for the unaccepted ones):', '');
+    for (const r of plan.risks) head.push(`- ⚠️ \`${r.id}\` ${r.acknowledged ? '(accepted by allow_risky) ' : ''}\`${r.address}\`: ${r.summary.replace(/[|<>]/g, ' ')}`);
+    head.push('');
+  }
   if (plan.diagnostics.length > 0) {
     head.push('<details><summary>Diagnostics</summary>', '', '```', ...plan.diagnostics.map(renderDiagnosticLine), '```', '</details>', '');
   }

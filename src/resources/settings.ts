@@ -6,14 +6,16 @@
 import { settingByName, SETTING_RULES } from '../catalogue/index.js';
 import type { SettingSpec } from '../catalogue/types.js';
 import { getApplicationSettings, updateApplicationSettings } from '../api/settings.js';
-import { ApiBadRequestError } from '../api/errors.js';
+import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../api/errors.js';
+import type { ApplicationSettings } from '../api/settings.js';
 import type { DesiredInstance } from '../config/model.js';
 import { MASK } from '../config/secrets.js';
 import { joinPointer } from '../config/pointer.js';
-import { normalizeSetting, sameValue } from '../engine/normalize.js';
+import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from '../engine/normalize.js';
+import { credentialOf, flagRisk } from '../engine/risks.js';
 import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../engine/fingerprint.js';
 import type { SecretFingerprint } from '../engine/fingerprint.js';
-import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
+import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
 import { planDiagnostic } from '../engine/resource.js';
 
@@ -34,6 +36,45 @@ function liveByName(live: Readonly<Record<string, unknown>>): Map<string, unknow
   return out;
 }
 
+/**
+ * A deprecated alias the instance stands in for its replacement (`signin_enabled` for
+ * `password_authentication_enabled_for_web`): the target, when the alias is a plain alias.
+ */
+function aliasTargetOf(spec: SettingSpec | undefined): SettingSpec | undefined {
+  const replacement = spec?.deprecated?.replacement;
+  const target = replacement ? settingByName(replacement) : undefined;
+  return target && !target.removed && target.name !== spec?.name ? target : undefined;
+}
+
+/**
+ * The spec a declared value is compared with. A loosely typed (string) alias of a boolean or numeric
+ * setting compares as its target: the instance returns the target's typed value under the alias name.
+ */
+function comparisonSpec(spec: SettingSpec | undefined): SettingSpec | undefined {
+  const target = aliasTargetOf(spec);
+  if (spec?.type === 'string' && target && ['boolean', 'integer', 'float'].includes(target.type)) return target;
+  return spec;
+}
+
+/** Whether the instance returns the setting, under its own name or (for an alias) its target's. */
+function returns(live: Map<string, unknown>, name: string): boolean {
+  if (live.has(name)) return true;
+  const target = aliasTargetOf(settingByName(name));
+  return !!target && live.has(target.name);
+}
+
+/** The live value of a setting: by its own name, else (for an alias) by its target's. */
+function liveValue(live: Map<string, unknown>, name: string): unknown {
+  if (live.has(name)) return live.get(name);
+  const target = aliasTargetOf(settingByName(name));
+  return target ? live.get(target.name) : undefined;
+}
+
+/** Whether the instance holds the declared value of `name` (hashes on the declared keys only). */
+function holds(live: Map<string, unknown>, name: string, declared: unknown): boolean {
+  return holdsDeclared(comparisonSpec(settingByName(name)), liveValue(live, name), declared);
+}
+
 function looksMasked(v: unknown): boolean {
   return v === null || v === undefined || v === '' || (typeof v === 'string' && /^\*+$/.test(v));
 }
@@ -47,7 +88,7 @@ function declaredFingerprint(instance: DesiredInstance, live: Map<string, unknow
   for (const [name] of instance.settings) {
     const spec = settingByName(name);
     // Secrets enter as "present or not" only: their values never reach a fingerprint in clear.
-    view[name] = spec?.secret ? live.has(name) && !looksMasked(live.get(name)) : normalizeSetting(spec, live.get(name));
+    view[name] = spec?.secret ? live.has(name) && !looksMasked(live.get(name)) : normalizeSetting(comparisonSpec(spec), liveValue(live, name));
   }
   return stateFingerprint(view);
 }
@@ -87,7 +128,7 @@ export const settingsProvider: ResourceProvider = {
 
     for (const [name, desired] of instance.settings) {
       const spec = settingByName(name) as SettingSpec;
-      const present = live.has(name);
+      const present = returns(live, name);
       const secret = secretResults.get(name);
       if (secret) {
         if (secret.changed && secret.fingerprint) {
@@ -113,10 +154,13 @@ export const settingsProvider: ResourceProvider = {
         );
         continue;
       }
-      if (!sameValue(spec, live.get(name), desired.value)) {
-        payload.set[name] = desired.value;
+      if (!holds(live, name, desired.value)) {
+        const cmp = comparisonSpec(spec);
+        const now = liveValue(live, name);
+        const send = withDeclared(spec, now, desired.value);
+        payload.set[name] = send;
         reasons.add('field-changed');
-        attributes.push({ name, before: normalizeSetting(spec, live.get(name)), after: normalizeSetting(spec, desired.value) });
+        attributes.push({ name, before: normalizeSetting(cmp, now), after: normalizeSetting(cmp, send) });
       }
     }
 
@@ -157,6 +201,7 @@ export const settingsProvider: ResourceProvider = {
     }
 
     const changed = attributes.length > 0;
+    const risks = changed ? await settingsRisks(ctx, live, payload) : [];
     const change: ResourceChange = {
       address: address(instance),
       instance: instance.name,
@@ -179,7 +224,7 @@ export const settingsProvider: ResourceProvider = {
           },
         ]
       : [];
-    return { changes: [change], drift, diagnostics };
+    return { changes: [change], drift, diagnostics, risks };
   },
 
   async liveFingerprint(ctx) {
@@ -218,54 +263,200 @@ export const settingsProvider: ResourceProvider = {
     }
     if (diagnostics.length > 0) return { applied: false, diagnostics, notes };
 
+    // What the instance should hold afterwards: the declared value of every non-secret key sent.
+    const expected = new Map(Object.keys(payload.set).map((n) => [n, instance.settings.get(n)?.value ?? payload.set[n]] as const));
+    const secretNames = Object.keys(payload.secrets);
+    let putResponse: ApplicationSettings | undefined;
+    let putError: ApiError | undefined;
     try {
-      await updateApplicationSettings(ctx.client, body);
+      putResponse = await updateApplicationSettings(ctx.client, body);
     } catch (err) {
       if (err instanceof ApiBadRequestError) {
         return { applied: false, diagnostics: badRequestDiagnostics(ctx, change, err), notes };
       }
-      throw err;
+      // A refusal (401, 403, 404, 429 …) changed nothing; anything else may have been applied.
+      if (!(err instanceof ApiError) || REFUSED.has(err.code)) throw err;
+      putError = err;
+      ctx.log(`${change.address}: the settings update failed (${err.message}); reading the settings back to see what the instance holds`);
     }
-    const recorded = await Promise.all(
-      Object.keys(payload.secrets).map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
-    );
-    for (const [name, fp] of recorded) ctx.state.recordSetting(instance.url, name, fp);
-    if (Object.keys(payload.secrets).length > 0) ctx.state.save();
-    notes.push(`updated ${Object.keys(body).length} setting(s) in one request`);
 
-    // Read back. The instance caches settings (60 s by default), so a stale read is retried
-    // within the configured bound before a value is called drifted.
-    const deadline = Date.now() + instance.settingsVerifySeconds * 1000;
-    let waitMs = 1000;
-    let pending: string[] = [];
-    for (let attempt = 0; ; attempt++) {
-      const live = liveByName(await getApplicationSettings(ctx.client));
-      pending = Object.keys(payload.set).filter((n) => live.has(n) && !sameValue(settingByName(n), live.get(n), payload.set[n]));
-      if (pending.length === 0) {
-        if (attempt > 0) notes.push(`read-back matched after waiting for the settings cache (${attempt} re-read(s))`);
-        break;
+    const check = await readBack(ctx, expected);
+    const recordSecrets = async () => {
+      const recorded = await Promise.all(
+        secretNames.map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
+      );
+      for (const [name, fp] of recorded) ctx.state.recordSetting(instance.url, name, fp);
+      if (recorded.length > 0) ctx.state.save();
+    };
+
+    if (!putError) {
+      await recordSecrets();
+      notes.push(`updated ${Object.keys(body).length} setting(s) in one request`);
+      if (check.error) {
+        // The write was accepted; only the read-back failed. The PUT's own answer is the evidence.
+        const shown = putResponse ? liveByName(putResponse) : new Map<string, unknown>();
+        const inResponse = [...expected].filter(([n, v]) => returns(shown, n) && holds(shown, n, v)).map(([n]) => n);
+        const lostAdmin = check.error instanceof ApiForbiddenError && expected.has('admin_mode') && normalizeSetting(settingByName('admin_mode'), expected.get('admin_mode')) === true;
+        diagnostics.push(
+          planDiagnostic(ctx, {
+            severity: 'warning',
+            code: 'PLUMB_SETTINGS_READBACK_FAILED',
+            summary: `The settings update was accepted, but reading the settings back failed: ${check.error.message}`,
+            detail:
+              (lostAdmin
+                ? "admin_mode is now on and plumb's token lacks the admin_mode scope, so the instance no longer lets it act as an administrator through the API. "
+                : '') +
+              `The PUT response shows ${inResponse.length} of ${expected.size} setting(s) with their new values` +
+              (inResponse.length < expected.size ? ` (not shown: ${[...expected.keys()].filter((n) => !inResponse.includes(n)).join(', ')})` : '') +
+              '.',
+            suggestion: lostAdmin
+              ? "give plumb a token with the admin_mode scope (next to api) before its next run"
+              : 'run `plumb plan` once the instance answers to confirm',
+            address: change.address,
+          }),
+        );
+        notes.push(`PUT response shows ${inResponse.length} of ${expected.size} setting(s) with their new values; read-back failed`);
+        return { applied: true, diagnostics, notes };
       }
-      if (Date.now() + waitMs > deadline) break;
-      if (attempt === 0) ctx.log(`settings cache: waiting for ${pending.length} value(s) to show (up to ${instance.settingsVerifySeconds}s)`);
-      await ctx.sleep(waitMs);
-      waitMs = Math.min(waitMs * 2, 10_000);
+      if (check.waitedMs > 0 && check.pending.length === 0) notes.push(`read-back matched after waiting ${seconds(check.waitedMs)} s for the settings cache`);
+      for (const name of check.pending) {
+        diagnostics.push(
+          planDiagnostic(ctx, {
+            severity: 'warning',
+            code: 'PLUMB_SETTING_NOT_CONVERGED',
+            summary: `"${name}" still shows its old value after waiting ${seconds(check.waitedMs)} s for the settings cache`,
+            detail: `The update was accepted; plumb re-read the settings for ${seconds(check.waitedMs)} s (settings_verify_seconds: ${instance.settingsVerifySeconds}). The instance may cache settings longer, or something changes it back.`,
+            suggestion: 'run `plumb drift` later; raise settings_verify_seconds if your cache interval is longer',
+            address: change.address,
+            pointer: instance.settings.get(name)?.pointer,
+          }),
+        );
+      }
+      return { applied: true, diagnostics, notes };
     }
-    for (const name of pending) {
+
+    // The write failed in a way that leaves its outcome unknown: report what the instance holds now.
+    const failure = putError.message;
+    if (check.error) {
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SETTINGS_OUTCOME_UNKNOWN',
+          summary: `The settings update failed and reading the settings back failed too, so plumb cannot tell what changed`,
+          detail: `${failure}. Then ${check.error.message}.`,
+          suggestion: 'run `plumb plan` once the instance answers: it shows what the instance holds',
+          address: change.address,
+        }),
+      );
+      notes.push('outcome unknown: the read-back failed');
+      return { applied: false, diagnostics, notes };
+    }
+    if (expected.size === 0) {
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SETTINGS_OUTCOME_UNKNOWN',
+          summary: `The settings update failed and sent only write-only settings (${secretNames.join(', ')}), which cannot be read back`,
+          detail: `${failure}. Their fingerprints were not recorded, so the next plan sends them again.`,
+          suggestion: 'run `plumb apply` again once the instance answers',
+          address: change.address,
+        }),
+      );
+      notes.push('outcome unknown: only write-only settings were sent');
+      return { applied: false, diagnostics, notes };
+    }
+    const notApplied = check.pending;
+    const applied = [...expected.keys()].filter((n) => !notApplied.includes(n));
+    const parts = [
+      applied.length > 0 ? `applied: ${applied.join(', ')}` : '',
+      notApplied.length > 0 ? `not applied: ${notApplied.join(', ')}` : '',
+      secretNames.length > 0 ? `write-only, cannot be read back: ${secretNames.join(', ')}` : '',
+    ].filter(Boolean);
+    notes.push(parts.join('; '));
+    if (notApplied.length === 0 && expected.size > 0) {
+      // Every readable value is in place; the secrets went in the same request.
+      await recordSecrets();
       diagnostics.push(
         planDiagnostic(ctx, {
           severity: 'warning',
-          code: 'PLUMB_SETTING_NOT_CONVERGED',
-          summary: `"${name}" still shows its old value ${instance.settingsVerifySeconds}s after the update`,
-          detail: 'The update was accepted; the instance may cache settings longer than the configured wait, or something changes it back.',
-          suggestion: 'run `plumb drift` later; raise settings_verify_seconds if your cache interval is longer',
+          code: 'PLUMB_SETTINGS_WRITE_UNCERTAIN',
+          summary: `The settings update reported a failure, but reading back shows all ${expected.size} declared value(s) in place`,
+          detail: `${failure}.${secretNames.length > 0 ? ` Write-only settings (${secretNames.join(', ')}) cannot be read back; they were sent in the same request.` : ''}`,
+          suggestion: 'nothing to do; `plumb plan` should show no changes',
           address: change.address,
-          pointer: instance.settings.get(name)?.pointer,
         }),
       );
+      return { applied: true, diagnostics, notes };
     }
-    return { applied: true, diagnostics, notes };
+    diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: applied.length > 0 ? 'PLUMB_SETTINGS_PARTIAL' : 'PLUMB_SETTINGS_UPDATE_FAILED',
+        summary:
+          applied.length > 0
+            ? `The settings update failed part-way: the instance now holds ${applied.join(', ')} but not ${notApplied.join(', ')}`
+            : `The settings update failed; reading back shows none of the ${expected.size} value(s) changed${check.waitedMs > 0 ? ` after waiting ${seconds(check.waitedMs)} s for the settings cache` : ''}`,
+        detail: `${failure}.${secretNames.length > 0 ? ` Write-only settings (${secretNames.join(', ')}) cannot be read back; plumb sends them again next time.` : ''}`,
+        suggestion: 'run `plumb apply` again once the instance answers',
+        address: change.address,
+        pointer: instance.settings.get(notApplied[0] ?? '')?.pointer,
+      }),
+    );
+    return { applied: false, diagnostics, notes };
   },
 };
+
+/** Errors that mean the instance refused the write before acting: nothing to read back. */
+const REFUSED: ReadonlySet<string> = new Set([
+  'PLUMB_API_UNAUTHORIZED',
+  'PLUMB_API_FORBIDDEN',
+  'PLUMB_API_NOT_FOUND',
+  'PLUMB_API_METHOD_NOT_ALLOWED',
+  'PLUMB_API_CONFLICT',
+  'PLUMB_API_RATE_LIMITED',
+  'PLUMB_API_HTTP',
+  'PLUMB_API_INSECURE_URL',
+]);
+
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+interface ReadBack {
+  /** Expected settings the instance does not show (yet). */
+  readonly pending: string[];
+  /** How long plumb waited for the settings cache, measured on the clock. */
+  readonly waitedMs: number;
+  /** The read-back itself failed (e.g. 403 once admin_mode is on). */
+  readonly error?: ApiError;
+}
+
+/**
+ * Reads the settings back until every expected value shows or `settings_verify_seconds` have passed
+ * by the clock (the instance caches settings, 60 s by default). The last wait is cut to the time
+ * left, so the whole bound is used and never exceeded.
+ */
+async function readBack(ctx: InstanceContext, expected: ReadonlyMap<string, unknown>): Promise<ReadBack> {
+  const started = Date.now();
+  const deadline = started + ctx.instance.settingsVerifySeconds * 1000;
+  let waitMs = 1000;
+  for (let attempt = 0; ; attempt++) {
+    let live: Map<string, unknown>;
+    try {
+      live = liveByName(await getApplicationSettings(ctx.client));
+    } catch (err) {
+      if (err instanceof ApiError) return { pending: [...expected.keys()], waitedMs: Date.now() - started, error: err };
+      throw err;
+    }
+    const pending = [...expected].filter(([n, v]) => returns(live, n) && !holds(live, n, v)).map(([n]) => n);
+    const left = deadline - Date.now();
+    if (pending.length === 0 || left <= 0) return { pending, waitedMs: attempt === 0 ? 0 : Date.now() - started };
+    if (attempt === 0) ctx.log(`settings cache: waiting for ${pending.length} value(s) to show (up to ${ctx.instance.settingsVerifySeconds} s)`);
+    await ctx.sleep(Math.min(waitMs, left));
+    waitMs = Math.min(waitMs * 2, 10_000);
+  }
+}
+
 
 /** A 400 from the instance, shown per field and mapped back to the YAML line that set it. */
 function badRequestDiagnostics(ctx: InstanceContext, change: ResourceChange, err: ApiBadRequestError): PlanDiagnostic[] {
@@ -301,4 +492,92 @@ function badRequestDiagnostics(ctx: InstanceContext, change: ResourceChange, err
     );
   }
   return out;
+}
+
+/**
+ * Risky settings changes (src/engine/risks.ts), each judged on the record as it will be after the
+ * update (declared values over live ones), and only when this update is what makes it so. plumb's
+ * own credential is read only when a check needs it.
+ */
+async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, payload: SettingsPayload): Promise<PlanRisk[]> {
+  const at = address(ctx.instance);
+  const sent = (n: string) => n in payload.set;
+  const norm = (n: string, v: unknown) => normalizeSetting(comparisonSpec(settingByName(n)), v);
+  const before = (n: string) => norm(n, liveValue(live, n));
+  const after = (n: string) => (sent(n) ? norm(n, payload.set[n]) : before(n));
+  const turnsOn = (n: string) => sent(n) && after(n) === true && before(n) !== true;
+  const risks: PlanRisk[] = [];
+  const lifetime = (v: unknown) => (typeof v === 'number' && v > 0 ? v : 365); // blank means 365
+  const lowersLifetime = sent('max_personal_access_token_lifetime') && lifetime(after('max_personal_access_token_lifetime')) < lifetime(before('max_personal_access_token_lifetime'));
+  const needCredential = turnsOn('admin_mode') || turnsOn('disable_personal_access_tokens') || lowersLifetime;
+  const cred = needCredential ? await credentialOf(ctx) : undefined;
+  const unreadable = (what: string) => `plumb could not read ${what} (${cred?.problems.join('; ') || 'no answer'}), so it assumes the worst`;
+
+  if (cred && turnsOn('admin_mode')) {
+    const scopes = cred.token?.scopes;
+    if (!scopes || !scopes.includes('admin_mode')) {
+      risks.push(
+        flagRisk(ctx, {
+          id: 'admin-mode-without-scope',
+          address: at,
+          summary: scopes
+            ? `turning on admin_mode: plumb's token (scopes ${scopes.join(', ')}) lacks the admin_mode scope, so plumb loses administrator access to the API, starting with reading these settings back`
+            : `turning on admin_mode: ${unreadable("its token's scopes")}; a token without the admin_mode scope loses administrator access`,
+        }),
+      );
+    }
+  }
+  if (cred && turnsOn('disable_personal_access_tokens') && cred.kind !== 'resource') {
+    risks.push(
+      flagRisk(ctx, {
+        id: 'personal-tokens-disabled',
+        address: at,
+        summary:
+          cred.kind === 'personal'
+            ? "disable_personal_access_tokens: plumb authenticates with a personal access token, which stops working, and the setting cannot be turned off again through the API"
+            : `disable_personal_access_tokens: ${unreadable('its user')}; a personal access token stops working, and the setting cannot be turned off again through the API`,
+      }),
+    );
+  }
+  const web = () => (sent('password_authentication_enabled_for_web') || !sent('signin_enabled') ? after('password_authentication_enabled_for_web') : after('signin_enabled'));
+  const webBefore = before('password_authentication_enabled_for_web');
+  const touchesPassword = ['password_authentication_enabled_for_web', 'signin_enabled', 'password_authentication_enabled_for_git'].some(sent);
+  if (touchesPassword && web() === false && after('password_authentication_enabled_for_git') === false && !(webBefore === false && before('password_authentication_enabled_for_git') === false)) {
+    risks.push(
+      flagRisk(ctx, {
+        id: 'password-sign-in-off',
+        address: at,
+        summary:
+          'turning off password sign-in for both the web and Git over HTTP(S): nobody can sign in with a password, and plumb cannot see through the API whether an external sign-in (SAML, LDAP, OmniAuth) is configured',
+      }),
+    );
+  }
+  if (cred && lowersLifetime) {
+    const days = lifetime(after('max_personal_access_token_lifetime'));
+    const limit = new Date(ctx.now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+    const expires = cred.token?.expires_at;
+    if (!cred.token || expires === null || expires === undefined || expires > limit) {
+      risks.push(
+        flagRisk(ctx, {
+          id: 'token-lifetime-revokes-credential',
+          address: at,
+          summary: cred.token
+            ? `lowering max_personal_access_token_lifetime to ${days} days: the instance revokes tokens that outlive ${limit}, plumb's own token among them (it ${expires ? `expires on ${expires}` : 'never expires'})`
+            : `lowering max_personal_access_token_lifetime to ${days} days revokes tokens that outlive ${limit}: ${unreadable("its token's expiry")}`,
+        }),
+      );
+    }
+  }
+  const touches2fa = sent('require_two_factor_authentication') || sent('two_factor_grace_period');
+  const was2faNoGrace = before('require_two_factor_authentication') === true && before('two_factor_grace_period') === 0;
+  if (touches2fa && after('require_two_factor_authentication') === true && after('two_factor_grace_period') === 0 && !was2faNoGrace) {
+    risks.push(
+      flagRisk(ctx, {
+        id: 'two-factor-without-grace',
+        address: at,
+        summary: 'requiring two-factor authentication with a grace period of 0 hours: every user without it, administrators included, is stopped at the next sign-in until they set it up',
+      }),
+    );
+  }
+  return risks;
 }

@@ -310,6 +310,14 @@ export function instanceSchema(): JsonSchema {
         default: 90,
         description: 'How long apply waits for cached settings to show their new values before calling them drifted.',
       },
+      allow_risky: {
+        type: 'array',
+        uniqueItems: true,
+        // Ids are checked by plumb itself (unknown id with a did-you-mean), not by a pattern here.
+        items: { type: 'string' },
+        description:
+          'Ids of risky changes (changes that can lock administrators or plumb out) this instance accepts without --allow-risky; see docs/plans.md.',
+      },
       settings: { $ref: '#/definitions/settings' },
       groups: { type: 'object', additionalProperties: { $ref: '#/definitions/group' }, description: 'Groups by full path or numeric id.' },
       projects: { type: 'object', additionalProperties: { $ref: '#/definitions/project' }, description: 'Projects by full path or numeric id.' },

@@ -15,6 +15,7 @@ function plan(changes: ResourceChange[]): Plan {
     instances: [{ name: 'local', url: 'http://127.0.0.1' }],
     changes,
     drift: [],
+    risks: [],
     diagnostics: [],
     summary: summarize(changes),
     applicable: true,

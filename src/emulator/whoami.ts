@@ -1,0 +1,44 @@
+/**
+ * Who is calling: `GET /user` (the authenticated user) and `GET /personal_access_tokens/self` (the
+ * token the request authenticated with). Neither is in the spec; both follow the real v4 API
+ * (docs/emulator.md): any valid token may read itself, whatever its scopes; `/user` needs `api`,
+ * `read_api` or `read_user`. A group access token's user is its bot (`bot: true`).
+ */
+import { requireCaller, type Caller } from './auth.js';
+import { json, type ApiResponse } from './http.js';
+import type { EmulatorState } from './state.js';
+import { isoDateTime } from './time.js';
+
+export function currentUser(caller: Caller | null): ApiResponse {
+  const { user } = requireCaller(caller);
+  return json(200, {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: 'active',
+    locked: false,
+    email: user.email,
+    bot: user.bot,
+    external: false,
+    two_factor_enabled: false,
+    web_url: `https://example.test/${user.username}`,
+    // The real API shows is_admin to administrators only.
+    ...(user.admin && { is_admin: true }),
+  });
+}
+
+export function ownToken(state: EmulatorState, caller: Caller | null): ApiResponse {
+  const { token } = requireCaller(caller);
+  return json(200, {
+    id: token.id,
+    name: token.name,
+    revoked: token.revoked,
+    created_at: isoDateTime(token.createdAt),
+    description: token.description,
+    scopes: [...token.scopes],
+    user_id: token.userId,
+    last_used_at: token.lastUsedAt ? isoDateTime(token.lastUsedAt) : null,
+    active: state.isActive(token),
+    expires_at: token.expiresAt,
+  });
+}

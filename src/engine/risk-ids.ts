@@ -1,0 +1,23 @@
+/**
+ * The ids of risky changes: stable names that configurations (`allow_risky`) and scripts use.
+ * Kept free of imports so offline validation can check `allow_risky` without loading the engine.
+ * A kind that detects a new risk adds its id here with a one-line meaning.
+ */
+
+/** Every risk id plumb knows, with a one-line meaning (docs and did-you-mean read this). */
+export const RISKS = {
+  'admin-mode-without-scope': "turning on admin_mode while plumb's token lacks the admin_mode scope",
+  'personal-tokens-disabled': 'disable_personal_access_tokens while plumb authenticates with a personal access token',
+  'password-sign-in-off': 'turning off password sign-in for both the web and Git over HTTP(S)',
+  'token-lifetime-revokes-credential': "lowering max_personal_access_token_lifetime below the remaining life of plumb's token",
+  'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
+} as const satisfies Record<string, string>;
+
+export type RiskId = keyof typeof RISKS;
+
+export const RISK_IDS: readonly RiskId[] = Object.keys(RISKS) as RiskId[];
+
+export function isRiskId(id: string): id is RiskId {
+  return Object.prototype.hasOwnProperty.call(RISKS, id);
+}
+

@@ -1,0 +1,82 @@
+/**
+ * Safety rails: changes that can lock the administrators or plumb itself out. Each resource kind
+ * detects its own risks while planning and returns them with `flagRisk`; the engine only collects
+ * them onto the plan and refuses to apply an unacknowledged one without `--allow-risky`.
+ *
+ * A risk is acknowledged in the configuration by listing its id under the instance's
+ * `allow_risky`. Ids are stable: configurations and scripts name them.
+ */
+import { getCurrentUser, getOwnToken } from '../api/credential.js';
+import type { CurrentUser, OwnToken } from '../api/credential.js';
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { PlanDiagnostic, PlanRisk } from './plan.js';
+import type { InstanceContext } from './resource.js';
+import type { RiskId } from './risk-ids.js';
+
+export { RISKS, RISK_IDS, isRiskId } from './risk-ids.js';
+export type { RiskId } from './risk-ids.js';
+
+/**
+ * A risk found while planning `address`, acknowledged when the instance's `allow_risky` lists its
+ * id. `summary` is one line saying what would happen and why (never a secret).
+ */
+export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string }): PlanRisk {
+  return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id) };
+}
+
+/** One error per unacknowledged risk, naming both ways to accept it. */
+export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
+  return risks.map((r) => ({
+    severity: 'error' as const,
+    code: 'PLUMB_RISK_NOT_ACCEPTED',
+    summary: `Risky change not accepted: ${r.summary}`,
+    detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
+    suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
+    address: r.address,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// plumb's own credential
+
+/**
+ * What plumb knows about the credential it runs with. Each part is undefined when it could not be
+ * read, with `problems` saying why (risk checks then assume the worst and say so).
+ */
+export interface Credential {
+  readonly token?: OwnToken;
+  readonly user?: CurrentUser;
+  /**
+   * `resource`: a group or project access token (its user is a bot named `group_<id>_bot_…` or
+   * `project_<id>_bot_…`); `personal`: any other token (a service account's included);
+   * `unknown`: `GET /user` failed.
+   */
+  readonly kind: 'personal' | 'resource' | 'unknown';
+  readonly problems: readonly string[];
+}
+
+const RESOURCE_BOT = /^(group|project)_\d+_bot(_|$)/;
+
+const cache = new WeakMap<ApiClient, Promise<Credential>>();
+
+/** Reads plumb's credential once per client (both calls in parallel), on first need. */
+export function credentialOf(ctx: Pick<InstanceContext, 'client'>): Promise<Credential> {
+  let p = cache.get(ctx.client);
+  if (!p) {
+    p = readCredential(ctx.client);
+    cache.set(ctx.client, p);
+  }
+  return p;
+}
+
+async function readCredential(client: ApiClient): Promise<Credential> {
+  const problems: string[] = [];
+  const why = (err: unknown) => (err instanceof ApiError ? err.message : String(err));
+  const [token, user] = await Promise.all([
+    getOwnToken(client).catch((err: unknown) => void problems.push(why(err))),
+    getCurrentUser(client).catch((err: unknown) => void problems.push(why(err))),
+  ]);
+  const kind = !user ? 'unknown' : user.bot && RESOURCE_BOT.test(user.username) ? 'resource' : 'personal';
+  return { ...(token && { token }), ...(user && { user }), kind, problems };
+}
