@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, requireCaller, requireScope, type Caller } from './auth.js';
 import { FaultInjector } from './faults.js';
-import { blame, createFile, deleteFile, getFile, headFile, raw, updateFile } from './files.js';
+import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
   forbidden,
@@ -97,6 +97,7 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, false) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, true) },
   { method: 'GET', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => raw(ctx, p!, f!) },
+  { method: 'HEAD', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => headRaw(ctx, p!, f!) },
   { method: 'GET', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => getFile(ctx, p!, f!) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => headFile(ctx, p!, f!) },
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
@@ -170,9 +171,19 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
   }
 }
 
+/**
+ * Header values go on the wire as UTF-8 bytes, as the real service sends them (a file called
+ * `docs/日本.md` in `X-Service-File-Path`); Node takes a header string as Latin-1, so a value with
+ * non-ASCII characters is handed over as the Latin-1 reading of its UTF-8 bytes.
+ */
+function headerValue(v: string): string {
+  return /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v;
+}
+
 function write(res: ServerResponse, response: ApiResponse, head: boolean): void {
   let payload: Buffer | undefined;
-  const headers: Record<string, string> = { ...response.headers };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(response.headers)) headers[k] = headerValue(v);
   if (response.raw !== undefined) payload = response.raw;
   else if (response.body !== undefined) {
     payload = Buffer.from(JSON.stringify(response.body));
