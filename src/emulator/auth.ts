@@ -51,7 +51,7 @@ export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders,
 }
 
 export function revokeFamily(state: EmulatorState, token: TokenRecord): void {
-  for (const t of state.tokenFamily(token)) t.revoked = true;
+  for (const t of state.tokenFamily(token)) state.revoke(t);
 }
 
 /** 403 insufficient_scope unless the token has one of `allowed`. */

@@ -324,6 +324,8 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       createdAt: time(t.created_at, `${where}.created_at`) ?? now,
       expiresAt: day(t.expires_at, `${where}.expires_at`),
       revoked: t.revoked ?? false,
+      // A seeded revoked token counts as revoked when the instance starts.
+      revokedAt: t.revoked ? now : null,
       lastUsedAt: time(t.last_used_at, `${where}.last_used_at`),
       previousId: null,
       kind,

@@ -21,7 +21,7 @@ import { deletePages, getPages, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
 import type { EmulatorState } from './state.js';
-import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, revokeToken, rotateToken } from './tokens.js';
+import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
 import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
 
 export interface RunningEmulator {
@@ -156,6 +156,7 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
     const found = findRoute(method, path);
     if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };
     if (found === 'method') return { status: 405, headers: {}, body: { error: '405 Not Allowed' } };
+    purgeInactiveTokens(state);
     const caller = authenticate(state, req.headers, path);
     const { route, args, head } = found;
     if (!route.ownScopes) {
