@@ -15,6 +15,7 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import { checkRawBlobLimit } from './limits.js';
 import type { EmulatorState, ProjectRecord } from './state.js';
 import { isoDateTime } from './time.js';
 
@@ -247,6 +248,7 @@ export function raw(ctx: FileCtx, projectRef: string, path: string): ApiResponse
     else if (!['false', 'f', '0', 'no', 'n', 'off'].includes(s)) throw paramErrors(['lfs is invalid']);
   }
   const f = lookup(ctx, projectRef, path, ref, true);
+  checkRawBlobLimit(ctx.state, f.project.id, f.path);
   const fileName = f.path.split('/').pop()!;
   if (lfs) {
     const oid = parseLfsPointer(f.blob.data);

@@ -91,6 +91,8 @@ export interface ProjectRecord {
 export interface InstanceRecord {
   pagesEnabled: boolean;
   pagesHost: string;
+  /** Reported by `GET /version`. */
+  version: string;
   pagesHttps: boolean;
 }
 
@@ -117,7 +119,7 @@ export class EmulatorState {
   settingsCache: SettingsCache | null = null;
   /** >0: GET /application/settings keeps returning the pre-PUT values this long after a PUT. */
   settingsCacheSeconds = 0;
-  instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true };
+  instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true, version: '18.2.0' };
   users: UserRecord[] = [];
   tokens: TokenRecord[] = [];
   groups: GroupRecord[] = [];

@@ -471,6 +471,23 @@ describe('PUT /application/settings: dependencies between settings (2.2), on the
   });
 });
 
+describe('deprecated and canonical names sent together', () => {
+  it('lets the deprecated name win, as the real API copies the legacy parameter over the current one', async () => {
+    const r = await api.put('/application/settings', {
+      token: ADMIN,
+      json: { abuse_notification_email: 'new@example.test', admin_notification_email: 'old@example.test', signin_enabled: false, password_authentication_enabled_for_web: true },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      abuse_notification_email: 'old@example.test',
+      admin_notification_email: 'old@example.test',
+      password_authentication_enabled_for_web: false,
+      signin_enabled: false,
+    });
+    await api.put('/application/settings', { token: ADMIN, json: { password_authentication_enabled_for_web: true } });
+  });
+});
+
 describe('the default record', () => {
   it('is a valid record: an update of one unrelated setting succeeds on a fresh instance', async () => {
     const { emulator: e, api: a } = await start({ seed: { users: SEED.users! } });
