@@ -52,9 +52,15 @@ function count(state: EmulatorState, key: string, periodSeconds: number): { obse
  * The API throttles, before the request is handled (a throttled request does nothing): per user
  * for requests with a valid token (`throttle_authenticated_api_*`), per client IP for the others
  * (`throttle_unauthenticated_api_*`). Administrators are throttled too, as in the real service.
- * Returns the 429 response, or undefined to go on.
+ * `user` names the user the request's token would authenticate as (null: none). Returns the 429
+ * response, or undefined to go on.
  */
-export function checkThrottles(state: EmulatorState, userId: number | null, ip: string): ApiResponse | undefined {
+export function checkThrottles(state: EmulatorState, user: () => number | null, ip: string): ApiResponse | undefined {
+  // Both off (the default): nothing to count, and no token to look up.
+  if (effectiveSetting(state, 'throttle_authenticated_api_enabled') !== true && effectiveSetting(state, 'throttle_unauthenticated_api_enabled') !== true) {
+    return undefined;
+  }
+  const userId = user();
   const stem = userId === null ? 'unauthenticated_api' : 'authenticated_api';
   if (effectiveSetting(state, `throttle_${stem}_enabled`) !== true) return undefined;
   const limit = positive(effectiveSetting(state, `throttle_${stem}_requests_per_period`));

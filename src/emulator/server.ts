@@ -160,7 +160,7 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
     const token = credential(req.headers, query_);
     delete query_['private_token'];
     // The throttles come first, as Rack::Attack sits in front of the application.
-    const throttled = checkThrottles(state, identify(state, token), req.socket.remoteAddress ?? 'unknown');
+    const throttled = checkThrottles(state, () => identify(state, token), req.socket.remoteAddress ?? 'unknown');
     if (throttled) return throttled;
     const found = findRoute(method, path);
     if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };

@@ -180,6 +180,13 @@ describe.skipIf(specTestMode(markdown !== '') === 'skip')('the catalogue against
     expect(wrong).toEqual([]);
   });
 
+  it('gives default_branch_protection_defaults the response shape of section 2', () => {
+    const line = /^- Options of `default_branch_protection_defaults`:(.*)$/m.exec(markdown)?.[1] ?? '';
+    const keys = [...line.matchAll(/`([a-z_]+)` \((array|boolean)/g)].map((m) => m[1]);
+    expect(keys).toEqual(['allowed_to_push', 'allow_force_push', 'allowed_to_merge']);
+    expect(Object.keys(setting('default_branch_protection_defaults').default as object)).toEqual(keys);
+  });
+
   it('fixes exactly the rows the spec calls always on or always true', () => {
     const spec = rows.filter((r) => /\balways (on|true)\b/.test(r.meaning)).map((r) => r.name).sort();
     expect(SETTINGS.filter((s) => s.fixed).map((s) => s.name).sort()).toEqual(spec);
