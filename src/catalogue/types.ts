@@ -78,6 +78,11 @@ export interface SettingSpec {
    * never compared in clear; a GET may omit or mask them.
    */
   readonly secret?: boolean;
+  /**
+   * The spec says the value never changes ("always on", "always true"): the setting always reads
+   * its `default`. The instance refuses another value, or ignores it when the setting is deprecated.
+   */
+  readonly fixed?: boolean;
   /** The spec says it cannot be updated through the interface (outbound_local_requests_whitelist). */
   readonly readOnly?: boolean;
   /** The spec says a restart is required for a change to apply. */

@@ -4,7 +4,7 @@
  * projects.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { insufficientScope, notFound, unauthorized } from './http.js';
+import { insufficientScope, notFound, unauthorized, type Params } from './http.js';
 import { effectiveSetting } from './settings.js';
 import type { EmulatorState, GroupRecord, ProjectRecord, TokenRecord, UserRecord } from './state.js';
 
@@ -17,7 +17,12 @@ export interface Caller {
 
 const ROTATION_PATH = /access_tokens\/(\d+|self)\/rotate$/;
 
-function tokenValue(headers: IncomingHttpHeaders): string | undefined {
+/**
+ * The token a request presents: the `PRIVATE-TOKEN` header, else `Authorization: Bearer`, else the
+ * `private_token` query parameter (accepted as the real API does; recorded requests show it as
+ * `[FILTERED]`).
+ */
+export function credential(headers: IncomingHttpHeaders, query: Params): string | undefined {
   const header = headers['private-token'];
   if (typeof header === 'string' && header !== '') return header;
   const auth = headers['authorization'];
@@ -25,15 +30,25 @@ function tokenValue(headers: IncomingHttpHeaders): string | undefined {
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
     if (m) return m[1];
   }
+  const param = query['private_token'];
+  if (typeof param === 'string' && param !== '') return param;
   return undefined;
+}
+
+/** The user a credential would authenticate as, without side effects; null when it would not. */
+export function identify(state: EmulatorState, value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const token = state.tokenByValue(value);
+  if (!token || !state.isActive(token) || !state.userById(token.userId)) return null;
+  if (token.kind === 'personal' && effectiveSetting(state, 'disable_personal_access_tokens') === true) return null;
+  return token.userId;
 }
 
 /**
  * The caller, or null for an anonymous request. A token that is unknown, revoked or expired is a
  * 401; a revoked token presented to a rotate endpoint is a reuse attempt and revokes its family.
  */
-export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders, path: string): Caller | null {
-  const value = tokenValue(headers);
+export function authenticate(state: EmulatorState, value: string | undefined, path: string): Caller | null {
   if (value === undefined) return null;
   const token = state.tokenByValue(value);
   if (!token) throw unauthorized();
@@ -51,7 +66,7 @@ export function authenticate(state: EmulatorState, headers: IncomingHttpHeaders,
 }
 
 export function revokeFamily(state: EmulatorState, token: TokenRecord): void {
-  for (const t of state.tokenFamily(token)) t.revoked = true;
+  for (const t of state.tokenFamily(token)) state.revoke(t);
 }
 
 /** 403 insufficient_scope unless the token has one of `allowed`. */

@@ -10,12 +10,12 @@ import {
   apiError,
   forbidden,
   json,
-  noContent,
   notFound,
   paramErrors,
   type ApiResponse,
   type Params,
 } from './http.js';
+import { checkRawBlobLimit } from './limits.js';
 import type { EmulatorState, ProjectRecord } from './state.js';
 import { isoDateTime } from './time.js';
 
@@ -27,12 +27,14 @@ export interface FileCtx {
 
 // --- path and ref -------------------------------------------------------------------------------
 
+const TRAVERSAL = 'file_path should be a valid file path';
+
 /** Rejects directory traversal (a `..` path component) and absolute paths, as the API's validator. */
 export function checkFilePath(path: string, allowInitialSeparator = false): string {
   const parts = path.split(/[\\/]/);
   const traversal = parts.includes('..') || /%2e%2e/i.test(path);
   const absolute = path.startsWith('/') && !allowInitialSeparator;
-  if (path === '' || traversal || absolute || path.includes('\0')) throw paramErrors(['file_path should be a valid file path']);
+  if (path === '' || traversal || absolute || path.includes('\0')) throw paramErrors([TRAVERSAL]);
   return allowInitialSeparator ? path.replace(/^\/+/, '') : path;
 }
 
@@ -211,14 +213,33 @@ function looksLikeText(data: Buffer): boolean {
   return Buffer.from(data.toString('utf8'), 'utf8').equals(data);
 }
 
+/** HEAD on the raw path: the metadata headers only, as for the file path. */
+export function headRaw(ctx: FileCtx, projectRef: string, path: string): ApiResponse {
+  const f = lookup(ctx, projectRef, path, optionalRef(ctx.params), true);
+  return { status: 200, headers: metadataHeaders(blobData(f)) };
+}
+
+function optionalRef(params: Params): string | undefined {
+  const refParam = params['ref'];
+  if (refParam === undefined || refParam === null) return undefined;
+  const ref = str(refParam);
+  if (ref === undefined) throw paramErrors(['ref is invalid']);
+  if (ref.trim() === '') throw paramErrors(['ref is empty']);
+  return ref;
+}
+
+/**
+ * `Content-Disposition` as Rails formats it: an ASCII `filename` (other characters as `%XX` of
+ * `?`) and the exact name as RFC 5987 `filename*`, so any file name fits in a header.
+ */
+export function contentDisposition(disposition: 'inline' | 'attachment', fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/gu, '?').replace(/[^ A-Za-z0-9!#$+.^_`|~-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
 export function raw(ctx: FileCtx, projectRef: string, path: string): ApiResponse {
-  const refParam = ctx.params['ref'];
-  let ref: string | undefined;
-  if (refParam !== undefined && refParam !== null) {
-    ref = str(refParam);
-    if (ref === undefined) throw paramErrors(['ref is invalid']);
-    if (ref.trim() === '') throw paramErrors(['ref is empty']);
-  }
+  const ref = optionalRef(ctx.params);
   let lfs = false;
   const rawLfs = ctx.params['lfs'];
   if (rawLfs !== undefined && rawLfs !== null && rawLfs !== '') {
@@ -227,6 +248,7 @@ export function raw(ctx: FileCtx, projectRef: string, path: string): ApiResponse
     else if (!['false', 'f', '0', 'no', 'n', 'off'].includes(s)) throw paramErrors(['lfs is invalid']);
   }
   const f = lookup(ctx, projectRef, path, ref, true);
+  checkRawBlobLimit(ctx.state, f.project.id, f.path);
   const fileName = f.path.split('/').pop()!;
   if (lfs) {
     const oid = parseLfsPointer(f.blob.data);
@@ -237,7 +259,7 @@ export function raw(ctx: FileCtx, projectRef: string, path: string): ApiResponse
         status: 200,
         headers: {
           'content-type': 'application/octet-stream',
-          'content-disposition': `attachment; filename="${fileName}"`,
+          'content-disposition': contentDisposition('attachment', fileName),
         },
         raw: object,
       };
@@ -248,7 +270,7 @@ export function raw(ctx: FileCtx, projectRef: string, path: string): ApiResponse
     headers: {
       ...metadataHeaders(blobData(f)),
       'content-type': looksLikeText(f.blob.data) ? 'text/plain; charset=utf-8' : 'application/octet-stream',
-      'content-disposition': `inline; filename="${fileName}"`,
+      'content-disposition': contentDisposition('inline', fileName),
       'cache-control': 'no-cache, no-store',
       pragma: 'no-cache',
       expires: 'Fri, 01 Jan 1990 00:00:00 GMT',
@@ -398,7 +420,8 @@ function commitChange(
     message: p.commitMessage,
     date: state.now(),
   });
-  if (method === 'DELETE') return noContent();
+  // DELETE answers 200 as the spec says, with no body (the body is not shown).
+  if (method === 'DELETE') return { status: 200, headers: {} };
   return json(method === 'POST' ? 201 : 200, { file_path: path, branch: p.branch });
 }
 
@@ -406,8 +429,23 @@ export function createFile(ctx: FileCtx, projectRef: string, path: string): ApiR
   return commitChange(ctx, 'POST', projectRef, path);
 }
 
+/** The spec's "non-specific message" of a failed update commit, whatever the cause. */
+export const UPDATE_FAILED = 'The file could not be updated';
+
 export function updateFile(ctx: FileCtx, projectRef: string, path: string): ApiResponse {
-  return commitChange(ctx, 'PUT', projectRef, path);
+  try {
+    return commitChange(ctx, 'PUT', projectRef, path);
+  } catch (e) {
+    // Parameter errors stay specific; every failed commit (a /../ path, an empty commit, a branch
+    // that moved, a missing file or branch, a protected branch) answers one message.
+    if (e instanceof ApiError && e.status === 400 && isCommitFailure(e)) throw apiError(400, UPDATE_FAILED);
+    throw e;
+  }
+}
+
+function isCommitFailure(e: ApiError): boolean {
+  const body = e.body as { message?: unknown; error?: unknown };
+  return typeof body.message === 'string' || body.error === TRAVERSAL;
 }
 
 export function deleteFile(ctx: FileCtx, projectRef: string, path: string): ApiResponse {

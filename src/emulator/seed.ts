@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/index.js';
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
+import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
 import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
 import { parseDate, parseDateTime } from './time.js';
@@ -75,6 +76,7 @@ const SEED_SCHEMA = {
         pages_enabled: { type: 'boolean' },
         pages_host: { type: 'string', minLength: 1 },
         pages_https: { type: 'boolean' },
+        version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+' },
       },
     },
     settings: { type: 'object' },
@@ -259,6 +261,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
     pagesEnabled: seed.instance?.pages_enabled ?? true,
     pagesHost: seed.instance?.pages_host ?? 'pages.example.test',
     pagesHttps: seed.instance?.pages_https ?? true,
+    version: seed.instance?.version ?? DEFAULT_VERSION,
   };
   state.settings = defaultSettings();
   state.settingsRecord = defaultSettingsRecord(now);
@@ -324,6 +327,8 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       createdAt: time(t.created_at, `${where}.created_at`) ?? now,
       expiresAt: day(t.expires_at, `${where}.expires_at`),
       revoked: t.revoked ?? false,
+      // A seeded revoked token counts as revoked when the instance starts.
+      revokedAt: t.revoked ? now : null,
       lastUsedAt: time(t.last_used_at, `${where}.last_used_at`),
       previousId: null,
       kind,

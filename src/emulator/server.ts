@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { authenticate, requireCaller, requireScope, type Caller } from './auth.js';
+import { authenticate, credential, identify, requireCaller, requireScope, type Caller } from './auth.js';
+import { checkMaintenanceMode, checkThrottles } from './limits.js';
 import { FaultInjector } from './faults.js';
-import { blame, createFile, deleteFile, getFile, headFile, raw, updateFile } from './files.js';
+import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
   forbidden,
@@ -21,8 +22,9 @@ import { getGroup, getProject } from './namespaces.js';
 import { deletePages, getPages, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
+import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
-import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, revokeToken, rotateToken } from './tokens.js';
+import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
 import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
 import { currentUser, ownToken } from './whoami.js';
 
@@ -66,6 +68,7 @@ const FILES = `^/projects/${SEG}/repository/files/${SEG}`;
 const READ_REPO = ['read_repository'];
 
 const ROUTES: readonly Route[] = [
+  { method: 'GET', pattern: /^\/version$/, extraScopes: ['read_user'], handler: (ctx) => getVersion(ctx.state, ctx.caller) },
   {
     method: 'GET',
     pattern: /^\/application\/settings$/,
@@ -101,6 +104,7 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, false) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, true) },
   { method: 'GET', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => raw(ctx, p!, f!) },
+  { method: 'HEAD', pattern: new RegExp(`${FILES}/raw$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => headRaw(ctx, p!, f!) },
   { method: 'GET', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => getFile(ctx, p!, f!) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => headFile(ctx, p!, f!) },
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
@@ -158,16 +162,24 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
   const method = (req.method ?? 'GET').toUpperCase();
   try {
     const body = await readBody(req, BODY_LIMIT);
+    const query_ = parseQueryString(query);
+    const token = credential(req.headers, query_);
+    delete query_['private_token'];
+    // The throttles come first, as Rack::Attack sits in front of the application.
+    const throttled = checkThrottles(state, () => identify(state, token), req.socket.remoteAddress ?? 'unknown');
+    if (throttled) return throttled;
     const found = findRoute(method, path);
     if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };
     if (found === 'method') return { status: 405, headers: {}, body: { error: '405 Not Allowed' } };
-    const caller = authenticate(state, req.headers, path);
+    purgeInactiveTokens(state);
+    const caller = authenticate(state, token, path);
+    checkMaintenanceMode(state, method, caller);
     const { route, args, head } = found;
     if (!route.ownScopes) {
       const readOnly = method === 'GET' || method === 'HEAD';
       requireScope(caller, ['api', ...(readOnly ? ['read_api'] : []), ...(route.extraScopes ?? [])]);
     }
-    const params: Params = { ...parseQueryString(query), ...(method === 'GET' || method === 'HEAD' ? {} : (parseBody(body, req.headers['content-type']) ?? {})) };
+    const params: Params = { ...query_, ...(method === 'GET' || method === 'HEAD' ? {} : (parseBody(body, req.headers['content-type']) ?? {})) };
     const ctx: Ctx = { state, method, path, query, params, caller, endpointUrl: `${baseUrl}${API_PREFIX}${path}` };
     const response = route.handler(ctx, args);
     return head ? { status: response.status, headers: response.headers } : response;
@@ -176,9 +188,19 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
   }
 }
 
+/**
+ * Header values go on the wire as UTF-8 bytes, as the real service sends them (a file called
+ * `docs/日本.md` in `X-Service-File-Path`); Node takes a header string as Latin-1, so a value with
+ * non-ASCII characters is handed over as the Latin-1 reading of its UTF-8 bytes.
+ */
+function headerValue(v: string): string {
+  return /[^\x00-\x7f]/.test(v) ? Buffer.from(v, 'utf8').toString('latin1') : v;
+}
+
 function write(res: ServerResponse, response: ApiResponse, head: boolean): void {
   let payload: Buffer | undefined;
-  const headers: Record<string, string> = { ...response.headers };
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(response.headers)) headers[k] = headerValue(v);
   if (response.raw !== undefined) payload = response.raw;
   else if (response.body !== undefined) {
     payload = Buffer.from(JSON.stringify(response.body));
@@ -214,7 +236,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const inApi = fullPath === API_PREFIX || fullPath.startsWith(`${API_PREFIX}/`);
     const path = inApi ? fullPath.slice(API_PREFIX.length) : fullPath;
     const record = (status: number): void => {
-      requests.push({ method, path, query, status, at: state.now() });
+      requests.push({ method, path, query: filterQuery(query), status, at: state.now() });
     };
     const baseUrl = `http://${req.headers.host ?? `${host}:${(server.address() as AddressInfo).port}`}`;
 
@@ -288,6 +310,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
         server.closeAllConnections();
       }),
   };
+}
+
+/** The query as recorded: a `private_token` value is replaced by `[FILTERED]`, as the real service logs it. */
+function filterQuery(query: string): string {
+  return query.replace(/(^|&)(private_token=)[^&]*/g, '$1$2[FILTERED]');
 }
 
 function statusText(status: number): string {

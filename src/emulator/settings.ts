@@ -92,9 +92,39 @@ function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** The catalogue default, else a plausible value of the right type that satisfies the bounds. */
+/** Default request and period of a throttle family of the real service, by family stem. */
+const THROTTLE_DEFAULTS: Readonly<Record<string, readonly [number, number]>> = {
+  authenticated_api: [7200, 3600],
+  authenticated_web: [7200, 3600],
+  authenticated_packages_api: [1000, 15],
+  unauthenticated_api: [3600, 3600],
+  unauthenticated_web: [3600, 3600],
+  unauthenticated_packages_api: [800, 15],
+};
+
+/**
+ * The real service's defaults for the few settings whose spec row states none but whose stored
+ * value must be meaningful for the default record to be valid (a flag that defaults to on needs its
+ * partner) or for a feature the emulator enforces (a throttle switched on without its numbers).
+ * Everything else without a stated default gets a plausible value of its type.
+ */
+export const INSTANCE_DEFAULTS: Readonly<Record<string, unknown>> = {
+  diagram_editor_url: 'https://embed.diagrams.net',
+  ...Object.fromEntries(
+    Object.entries(THROTTLE_DEFAULTS).flatMap(([stem, [requests, period]]) => [
+      [`throttle_${stem}_requests_per_period`, requests],
+      [`throttle_${stem}_period_in_seconds`, period],
+    ]),
+  ),
+};
+
+/**
+ * The catalogue default, else the real service's (INSTANCE_DEFAULTS), else a plausible value of
+ * the right type that satisfies the bounds.
+ */
 export function defaultSettingValue(spec: SettingSpec): unknown {
   if ('default' in spec) return clone(spec.default);
+  if (spec.name in INSTANCE_DEFAULTS) return clone(INSTANCE_DEFAULTS[spec.name]);
   switch (spec.type) {
     case 'boolean':
       return false;
@@ -156,7 +186,9 @@ export function renderSettings(state: EmulatorState, values: Record<string, unkn
     if (spec.removed || spec.secret || !tierAllows(spec, state.tier, 'read')) continue;
     const target = aliasTarget(spec) ?? spec;
     if (target.secret || !tierAllows(target, state.tier, 'read')) continue;
-    out[spec.responseName ?? spec.name] = target.name in values ? values[target.name] : defaultSettingValue(target);
+    // A fixed setting ("always on") reads its one value, whatever the record holds.
+    out[spec.responseName ?? spec.name] =
+      target.fixed || !(target.name in values) ? defaultSettingValue(target) : values[target.name];
   }
   for (const [k, v] of Object.entries(record)) if (k !== 'id') out[k] = v;
   return out;
@@ -317,14 +349,6 @@ export interface UpdateOptions {
 
 export class SettingsSeedError extends Error {}
 
-function given(params: Params, spec: SettingSpec): boolean {
-  return spec.name in params || (spec.responseName !== undefined && spec.responseName in params);
-}
-
-function paramValue(params: Params, spec: SettingSpec): unknown {
-  return spec.name in params ? params[spec.name] : spec.responseName ? params[spec.responseName] : undefined;
-}
-
 /**
  * Validates and applies an update. Returns the changed setting names; throws the API's 400 errors
  * (or a SettingsSeedError in seed mode).
@@ -335,7 +359,6 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
   const viaAlias = new Map<string, unknown>();
   const grape: string[] = [];
   const unknownNames: string[] = [];
-  const sent = new Set<string>(); // names (as catalogued) present in the request
 
   for (const [key, raw] of Object.entries(params)) {
     const spec = settingByName(key);
@@ -350,7 +373,6 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
     const target = aliasTarget(spec) ?? spec;
     if (!seed && (spec.readOnly || target.readOnly)) continue;
     if (!seed && (!tierAllows(spec, state.tier, 'update') || !tierAllows(target, state.tier, 'update'))) continue;
-    sent.add(spec.name);
     const coerced = coerceSetting(target, raw);
     if (!coerced.ok) {
       grape.push(`${key} ${coerced.error === 'invalid' ? 'is invalid' : 'does not have a valid value'}`);
@@ -360,28 +382,6 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
   }
   if (unknownNames.length > 0) throw new SettingsSeedError(`unknown settings: ${unknownNames.join(', ')}`);
 
-  // Cross-field "required" rules, on what this request sends (Grape `given` blocks).
-  const isGiven = (name: string): boolean => {
-    const s = settingByName(name);
-    return s ? given(params, s) : name in params;
-  };
-  if (!seed) {
-    for (const rule of SETTING_RULES) {
-      if (rule.kind === 'required-when-enabled') {
-        const flag = settingByName(rule.flag);
-        if (!flag || !sent.has(flag.name)) continue;
-        const v = coerceSetting(flag, paramValue(params, flag));
-        if (!v.ok || v.value !== true) continue;
-        for (const r of rule.requires) if (!isGiven(r)) grape.push(`${r} is missing`);
-      } else if (rule.kind === 'required-with') {
-        const field = settingByName(rule.field);
-        if (!field || !sent.has(field.name)) continue;
-        const v = paramValue(params, field);
-        if (v === null || v === undefined || v === '') continue;
-        for (const r of rule.requires) if (!isGiven(r)) grape.push(`${r} is missing`);
-      }
-    }
-  }
   if (grape.length > 0) {
     if (seed) throw new SettingsSeedError(grape.join(', '));
     throw paramErrors([...new Set(grape)]);
@@ -390,24 +390,16 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
   // Legacy names win over the current ones, as in the real API.
   const changes = new Map([...direct, ...viaAlias]);
   const next = { ...state.settings };
-  for (const [name, value] of changes) next[name] = value;
-
-  const errors: Record<string, string[]> = {};
-  const addError = (field: string, message: string): void => {
-    (errors[field] ??= []).push(message);
-  };
   for (const [name, value] of changes) {
     const spec = settingByName(name)!;
-    for (const e of validateModel(spec, value)) addError(spec.responseName ?? name, e);
+    // A deprecated fixed setting ignores writes; a hash with a default shape merges a partial update.
+    if (spec.fixed && spec.deprecated) continue;
+    next[name] = mergesPartially(spec) && isPlainObject(value) && isPlainObject(next[name]) ? { ...next[name], ...value } : value;
   }
-  for (const rule of SETTING_RULES) {
-    if (rule.kind !== 'not-in-list') continue;
-    const list = next[rule.list];
-    const value = next[rule.field];
-    if (Array.isArray(list) && value !== null && value !== undefined && list.includes(value)) {
-      addError(rule.field, 'cannot be set to a restricted visibility level');
-    }
-  }
+
+  // The whole resulting record is validated, as a model is: a PUT that would leave it invalid
+  // changes nothing.
+  const errors = recordErrors(state, next);
   if (Object.keys(errors).length > 0) {
     if (seed) {
       throw new SettingsSeedError(
@@ -434,6 +426,118 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
   state.settings = next;
   return changed;
 }
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Hash settings whose default has a shape (default_branch_protection_defaults) merge updates key by key. */
+function mergesPartially(spec: SettingSpec): boolean {
+  return (spec.type === 'hash' || spec.type === 'object') && isPlainObject(spec.default);
+}
+
+/** Rails' `blank?` for the values a setting can hold. */
+export function isBlank(v: unknown): boolean {
+  if (v === null || v === undefined) return true;
+  if (typeof v === 'string') return v.trim() === '';
+  if (Array.isArray(v)) return v.length === 0;
+  if (isPlainObject(v)) return Object.keys(v).length === 0;
+  return false;
+}
+
+/** Settings whose value is a human-readable duration with a lower bound (ChronicDuration in the real service). */
+const DURATIONS: Readonly<Record<string, { readonly minSeconds: number; readonly message: string }>> = {
+  archive_builds_in_human_readable: { minSeconds: 86_400, message: 'must be at least 1 day' },
+};
+
+const DURATION_UNITS: readonly [RegExp, number][] = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86_400],
+  [/^(w|wks?|weeks?)$/, 7 * 86_400],
+  [/^(mo|mos|months?)$/, 30 * 86_400],
+  [/^(y|yrs?|years?)$/, 365.25 * 86_400],
+];
+
+/** Seconds of a duration like `1 day`, `2 weeks 3 days`, `12h`, `90` (seconds); undefined when unreadable. */
+export function parseDuration(text: string): number | undefined {
+  const parts = text.trim().toLowerCase().replace(/\band\b|,/g, ' ').match(/\d+(?:\.\d+)?|[a-z]+/g);
+  if (!parts || parts.length === 0) return undefined;
+  let total = 0;
+  for (let i = 0; i < parts.length; i++) {
+    const n = Number(parts[i]);
+    if (Number.isNaN(n)) return undefined;
+    const unit = parts[i + 1];
+    if (unit === undefined || /^\d/.test(unit)) {
+      total += n; // a bare number is seconds
+      continue;
+    }
+    const factor = DURATION_UNITS.find(([re]) => re.test(unit))?.[1];
+    if (factor === undefined) return undefined;
+    total += n * factor;
+    i++;
+  }
+  return total;
+}
+
+/**
+ * Every model error of a settings record, keyed by response name: each value against its bounds,
+ * fixed values, durations, the dependency rules of section 2.2 (a partner of an enabled flag, or
+ * of a given certificate, must not be blank) and the visibility rule.
+ */
+export function recordErrors(state: EmulatorState, record: Record<string, unknown>): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const addError = (name: string, message: string): void => {
+    const key = settingByName(name)?.responseName ?? name;
+    const list = (errors[key] ??= []);
+    if (!list.includes(message)) list.push(message);
+  };
+  for (const spec of SETTINGS) {
+    if (spec.removed || !(spec.name in record)) continue;
+    const value = record[spec.name];
+    for (const e of validateModel(spec, value)) addError(spec.name, e);
+    if (spec.fixed && !spec.deprecated && value !== spec.default) {
+      addError(spec.name, FIXED_MESSAGES[spec.name] ?? `must be ${JSON.stringify(spec.default)}`);
+    }
+    const duration = DURATIONS[spec.name];
+    if (duration && typeof value === 'string' && value.trim() !== '') {
+      const seconds = parseDuration(value);
+      if (seconds === undefined) addError(spec.name, 'is not a correct duration');
+      else if (seconds < duration.minSeconds) addError(spec.name, duration.message);
+    }
+  }
+  // Rules name settings as the spec does; a deprecated alias stands for the setting it writes.
+  const stored = (name: string): string => {
+    const spec = settingByName(name);
+    return spec ? (aliasTarget(spec) ?? spec).name : name;
+  };
+  const applies = (name: string): boolean => {
+    const spec = settingByName(name);
+    return spec !== undefined && tierAllows(spec, state.tier, 'update');
+  };
+  for (const rule of SETTING_RULES) {
+    if (rule.kind === 'required-when-enabled' || rule.kind === 'required-with') {
+      const trigger = stored(rule.kind === 'required-when-enabled' ? rule.flag : rule.field);
+      if (!applies(trigger)) continue;
+      const on = rule.kind === 'required-when-enabled' ? record[trigger] === true : !isBlank(record[trigger]);
+      if (!on) continue;
+      for (const partner of rule.requires.map(stored)) if (applies(partner) && isBlank(record[partner])) addError(partner, "can't be blank");
+    } else {
+      const list = record[rule.list];
+      const value = record[rule.field];
+      if (Array.isArray(list) && value !== null && value !== undefined && list.includes(value)) {
+        addError(rule.field, 'cannot be set to a restricted visibility level');
+      }
+    }
+  }
+  return errors;
+}
+
+/** The real service's message for a fixed setting given another value. */
+const FIXED_MESSAGES: Readonly<Record<string, string>> = {
+  hashed_storage_enabled: "Hashed storage can't be disabled anymore for new projects",
+};
 
 export function putSettings(state: EmulatorState, params: Params): { response: ApiResponse; changed: string[] } {
   const changed = applySettingsUpdate(state, params, { mode: 'api' });

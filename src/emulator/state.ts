@@ -30,6 +30,8 @@ export interface TokenRecord {
   /** YYYY-MM-DD or null. The token works through the end of that (UTC) day. */
   expiresAt: string | null;
   revoked: boolean;
+  /** When it was revoked (on the clock); null while not revoked. Drives the purge of inactive tokens. */
+  revokedAt: Date | null;
   lastUsedAt: Date | null;
   /** The token this one replaced by rotation (the token family link). */
   previousId: number | null;
@@ -89,6 +91,8 @@ export interface ProjectRecord {
 export interface InstanceRecord {
   pagesEnabled: boolean;
   pagesHost: string;
+  /** Reported by `GET /version`. */
+  version: string;
   pagesHttps: boolean;
 }
 
@@ -115,7 +119,7 @@ export class EmulatorState {
   settingsCache: SettingsCache | null = null;
   /** >0: GET /application/settings keeps returning the pre-PUT values this long after a PUT. */
   settingsCacheSeconds = 0;
-  instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true };
+  instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true, version: '18.2.0' };
   users: UserRecord[] = [];
   tokens: TokenRecord[] = [];
   groups: GroupRecord[] = [];
@@ -158,8 +162,42 @@ export class EmulatorState {
     return this.tokens.find((t) => t.digest === digest);
   }
 
+  /**
+   * Expired from the start (00:00 UTC) of its `expires_at` day, as the real service compares the
+   * date with the current time (`expires_at <= now`): a token whose `expires_at` is today is expired.
+   */
   isExpired(token: TokenRecord): boolean {
-    return token.expiresAt !== null && token.expiresAt < this.today();
+    return token.expiresAt !== null && token.expiresAt <= this.today();
+  }
+
+  revoke(token: TokenRecord): void {
+    if (token.revoked) return;
+    token.revoked = true;
+    token.revokedAt = this.now();
+  }
+
+  /**
+   * Removes the group access tokens (and their bot users) that have been inactive longer than
+   * `inactive_resource_access_tokens_delete_after_days`: revoked that many days ago, or expired
+   * (from their expiry day) that long ago, as the real service's daily clean-up does.
+   */
+  purgeInactiveTokens(days: number): void {
+    const cutoff = this.now().getTime() - days * 86_400_000;
+    const gone = this.tokens.filter((t) => {
+      if (t.kind !== 'group') return false;
+      const since = t.revoked
+        ? (t.revokedAt?.getTime() ?? Infinity)
+        : t.expiresAt !== null
+          ? Date.parse(`${t.expiresAt}T00:00:00Z`)
+          : Infinity;
+      return since < cutoff;
+    });
+    if (gone.length === 0) return;
+    const ids = new Set(gone.map((t) => t.id));
+    const bots = new Set(gone.map((t) => t.userId).filter((u) => !this.tokens.some((t) => !ids.has(t.id) && t.userId === u)));
+    this.tokens = this.tokens.filter((t) => !ids.has(t.id));
+    for (const g of this.groups) for (const u of bots) g.members.delete(u);
+    this.users = this.users.filter((u) => !bots.has(u.id));
   }
 
   isActive(token: TokenRecord): boolean {

@@ -172,27 +172,30 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
   if (lastUsedBefore) tokens = tokens.filter((t) => t.lastUsedAt !== null && t.lastUsedAt <= lastUsedBefore);
 
   const byId = (a: TokenRecord, b: TokenRecord): number => a.id - b.id;
-  // Nulls sort last, ties by id descending (as the real sort scopes do).
-  const nullable = <T>(get: (t: TokenRecord) => T | null, cmp: (x: T, y: T) => number, dir: 1 | -1) =>
+  // As the real scopes order in PostgreSQL: nulls last ascending and first descending; the expiry
+  // and last-use sorts break ties by id descending (`reorder(expires_at: :asc, id: :desc)`), the
+  // creation and name sorts name no tie-break, so ties keep id order (ascending).
+  const sortBy = <T>(get: (t: TokenRecord) => T | null, cmp: (x: T, y: T) => number, dir: 1 | -1, tie: 1 | -1) =>
     (a: TokenRecord, b: TokenRecord): number => {
       const x = get(a);
       const y = get(b);
-      if (x === null && y === null) return b.id - a.id;
-      if (x === null) return 1;
-      if (y === null) return -1;
-      return cmp(x, y) * dir || b.id - a.id;
+      const tied = (a.id - b.id) * tie;
+      if (x === null && y === null) return tied;
+      if (x === null) return dir;
+      if (y === null) return -dir;
+      return cmp(x, y) * dir || tied;
     };
   const time = (x: Date, y: Date): number => x.getTime() - y.getTime();
   const text = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
   const sorters: Record<string, (a: TokenRecord, b: TokenRecord) => number> = {
-    created_asc: nullable((t) => t.createdAt, time, 1),
-    created_desc: nullable((t) => t.createdAt, time, -1),
-    expires_asc: nullable((t) => t.expiresAt, text, 1),
-    expires_desc: nullable((t) => t.expiresAt, text, -1),
-    last_used_asc: nullable((t) => t.lastUsedAt, time, 1),
-    last_used_desc: nullable((t) => t.lastUsedAt, time, -1),
-    name_asc: nullable((t) => t.name.toLowerCase(), text, 1),
-    name_desc: nullable((t) => t.name.toLowerCase(), text, -1),
+    created_asc: sortBy((t) => t.createdAt, time, 1, 1),
+    created_desc: sortBy((t) => t.createdAt, time, -1, 1),
+    expires_asc: sortBy((t) => t.expiresAt, text, 1, -1),
+    expires_desc: sortBy((t) => t.expiresAt, text, -1, -1),
+    last_used_asc: sortBy((t) => t.lastUsedAt, time, 1, -1),
+    last_used_desc: sortBy((t) => t.lastUsedAt, time, -1, -1),
+    name_asc: sortBy((t) => t.name.toLowerCase(), text, 1, 1),
+    name_desc: sortBy((t) => t.name.toLowerCase(), text, -1, 1),
   };
   tokens = [...tokens].sort(sort ? sorters[sort]! : byId);
   const page = paginate(tokens, ctx.page);
@@ -292,6 +295,7 @@ export function createToken(ctx: TokenCtx, groupRef: string): ApiResponse {
     createdAt: state.now(),
     expiresAt,
     revoked: false,
+    revokedAt: null,
     lastUsedAt: null,
     previousId: null,
     kind: 'group',
@@ -312,6 +316,10 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
   const { state, params } = ctx;
   const caller = requireCaller(ctx.caller);
   const self = tokenRef === 'self';
+  // Before scopes (section 7): `self` needs an access token (405 otherwise), and an access token
+  // never rotates another token by id (401), whatever their scopes.
+  if (self && (caller.token.kind !== 'group' || !caller.user.bot)) throw notAllowed();
+  if (!self && caller.token.kind === 'group') throw unauthorized();
   requireScope(caller, self ? ['api', 'self_rotate'] : ['api']);
   const expires = dateParam(params, 'expires_at');
   if (expires.error) throw paramErrors([expires.error]);
@@ -319,8 +327,6 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
   let token: TokenRecord | undefined;
   let group: GroupRecord;
   if (self) {
-    // Only a group (resource) access token can rotate itself.
-    if (caller.token.kind !== 'group' || !caller.user.bot) throw notAllowed();
     group = findGroup(state, caller, groupRef);
     token = caller.token.groupId === group.id ? caller.token : undefined;
     if (!token) throw unauthorized();
@@ -347,7 +353,7 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
   const problem = expiryError(state, expiresAt);
   if (problem) throw badRequest(problem);
 
-  token.revoked = true;
+  state.revoke(token);
   const secret = state.generateTokenValue();
   const next: TokenRecord = {
     ...token,
@@ -357,6 +363,7 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
     createdAt: state.now(),
     expiresAt,
     revoked: false,
+    revokedAt: null,
     lastUsedAt: null,
     previousId: token.id,
   };
@@ -376,7 +383,7 @@ export function revokeToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
     const bot = state.userById(token.userId);
     throw badRequest(`${caller.user.name} cannot delete ${bot?.name ?? token.name}`);
   }
-  token.revoked = true;
+  state.revoke(token);
   return noContent();
 }
 
@@ -394,9 +401,15 @@ export function enforceMaxLifetime(state: EmulatorState): number {
   for (const t of state.tokens) {
     if (!state.isActive(t)) continue;
     if (t.expiresAt === null || t.expiresAt > limit) {
-      t.revoked = true;
+      state.revoke(t);
       revoked++;
     }
   }
   return revoked;
+}
+
+/** The daily clean-up of group access tokens inactive longer than the instance setting. */
+export function purgeInactiveTokens(state: EmulatorState): void {
+  const days = effectiveSetting(state, 'inactive_resource_access_tokens_delete_after_days');
+  if (typeof days === 'number' && days >= 0) state.purgeInactiveTokens(days);
 }

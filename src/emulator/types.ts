@@ -167,6 +167,8 @@ export interface SeedInstance {
   pages_host?: string;
   /** Pages served over HTTPS (default true). */
   pages_https?: boolean;
+  /** Version `GET /version` reports (default 18.2.0, the latest version the spec names). */
+  version?: string;
 }
 
 export interface EmulatorSeed {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it, expect } from 'vitest';
 import {
@@ -30,7 +30,9 @@ import {
 } from '../../src/catalogue/index.js';
 import type { SettingRule, SettingSpec, Tier, ValueType } from '../../src/catalogue/index.js';
 import {
+  SPEC_DIR,
   specDir,
+  specTestMode,
   specHigherTierFields,
   specNonSettingRows,
   specRemovedSettings,
@@ -88,10 +90,33 @@ const EXPECTED_SECRETS = [
 ];
 
 const dir = specDir();
-const markdown = dir ? readFileSync(join(dir, 'application-settings.md'), 'utf8') : '';
+const markdownPath = join(dir ?? SPEC_DIR, 'application-settings.md');
+const markdown = dir && existsSync(markdownPath) ? readFileSync(markdownPath, 'utf8') : '';
 
-describe.skipIf(!dir)('the catalogue against the settings document', () => {
-  const rows = dir ? specSettingRows(markdown) : [];
+describe('when the catalogue is checked against the spec', () => {
+  it('runs the checks whenever the documents are present', () => {
+    expect(specTestMode(true, {})).toBe('run');
+    expect(specTestMode(true, { CI: 'true' })).toBe('run');
+  });
+
+  it('runs them in CI even without the documents, so they fail rather than skip', () => {
+    expect(specTestMode(false, { CI: 'true' })).toBe('run');
+    expect(specTestMode(false, { CI: '1' })).toBe('run');
+  });
+
+  it('skips them in a checkout without the documents outside CI', () => {
+    expect(specTestMode(false, {})).toBe('skip');
+    expect(specTestMode(false, { CI: '' })).toBe('skip');
+    expect(specTestMode(false, { CI: 'false' })).toBe('skip');
+  });
+});
+
+describe.skipIf(specTestMode(markdown !== '') === 'skip')('the catalogue against the settings document', () => {
+  it(`finds the settings document at ${markdownPath}`, () => {
+    expect(markdown, `${markdownPath} is missing: CI must have ../shared/spec next to the repository`).not.toBe('');
+  });
+
+  const rows = markdown ? specSettingRows(markdown) : [];
 
   it('contains every setting name of the spec', () => {
     const known = new Set(settingNames());
@@ -153,6 +178,18 @@ describe.skipIf(!dir)('the catalogue against the settings document', () => {
       if (setting(r.name).since !== m?.[1]) wrong.push(`${r.name}: spec ${m?.[1]}, catalogue ${setting(r.name).since}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('gives default_branch_protection_defaults the response shape of section 2', () => {
+    const line = /^- Options of `default_branch_protection_defaults`:(.*)$/m.exec(markdown)?.[1] ?? '';
+    const keys = [...line.matchAll(/`([a-z_]+)` \((array|boolean)/g)].map((m) => m[1]);
+    expect(keys).toEqual(['allowed_to_push', 'allow_force_push', 'allowed_to_merge']);
+    expect(Object.keys(setting('default_branch_protection_defaults').default as object)).toEqual(keys);
+  });
+
+  it('fixes exactly the rows the spec calls always on or always true', () => {
+    const spec = rows.filter((r) => /\balways (on|true)\b/.test(r.meaning)).map((r) => r.name).sort();
+    expect(SETTINGS.filter((s) => s.fixed).map((s) => s.name).sort()).toEqual(spec);
   });
 
   it('marks exactly the rows the spec calls deprecated', () => {
@@ -343,7 +380,8 @@ describe('the settings catalogue', () => {
         (s.type === 'integer' && Number.isInteger(d)) ||
         (s.type === 'float' && typeof d === 'number') ||
         ((s.type === 'string' || s.type === 'text') && typeof d === 'string') ||
-        (s.type.endsWith('[]') && Array.isArray(d));
+        (s.type.endsWith('[]') && Array.isArray(d)) ||
+        ((s.type === 'hash' || s.type === 'object') && typeof d === 'object' && !Array.isArray(d));
       if (!ok) bad.push(`${s.name}: ${JSON.stringify(d)} is not ${s.type}`);
       if (s.enum && d !== null && !Array.isArray(d) && !s.enum.includes(d as string | number)) bad.push(`${s.name}: default outside enum`);
       if (typeof d === 'number' && ((s.minimum !== undefined && d < s.minimum) || (s.maximum !== undefined && d > s.maximum))) bad.push(`${s.name}: default out of bounds`);
@@ -354,6 +392,18 @@ describe('the settings catalogue', () => {
     expect(setting('domain_allowlist').default).toBeNull();
     expect('default' in setting('pipeline_limit_per_project_user_sha')).toBe(false);
     expect('default' in setting('issues_create_limit')).toBe(false);
+  });
+
+  it('fixes the settings the spec calls always on or always true, with that value as default', () => {
+    expect(SETTINGS.filter((s) => s.fixed).map((s) => [s.name, s.default])).toEqual([
+      ['hashed_storage_enabled', true],
+      ['housekeeping_bitmaps_enabled', true],
+    ]);
+  });
+
+  it('reads a blank max_personal_access_token_lifetime (365) and the shape of default_branch_protection_defaults as defaults', () => {
+    expect(setting('max_personal_access_token_lifetime').default).toBeNull();
+    expect(Object.keys(setting('default_branch_protection_defaults').default as object)).toEqual(['allowed_to_push', 'allow_force_push', 'allowed_to_merge']);
   });
 
   it('gives every setting a section and a description', () => {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FILE_METADATA_HEADERS } from '../../src/catalogue/index.js';
+import { UPDATE_FAILED } from '../../src/emulator/files.js';
 import {
   ADMIN,
   DEVELOPER,
@@ -262,6 +263,16 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
     expect(r.status).toBe(200);
     expect(r.text).toBe('');
     expect(r.headers.get('x-service-size')).toBe(String(Buffer.byteLength(README)));
+    for (const h of ['content-disposition', 'cache-control', 'pragma', 'expires']) expect(r.headers.get(h), h).toBeNull();
+    expect(r.headers.get('content-type')).toBeNull();
+    const own = [...r.headers.keys()].filter((h) => h.startsWith('x-service-')).sort();
+    expect(own).toEqual(Object.keys(FILE_METADATA_HEADERS).map((h) => h.toLowerCase()).sort());
+  });
+
+  it('answers HEAD without ref with the default branch metadata', async () => {
+    const r = await api.head(file('README.md', '/raw'), { token: REPORTER });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-service-ref')).toBe('main');
   });
 });
 
@@ -351,28 +362,46 @@ describe('PUT /projects/:id/repository/files/:file_path (update)', () => {
     expect(after.body.last_commit_id).toBe(after.body.commit_id);
   });
 
-  it('400: the file path contains /../', async () => {
+  it('400 with the non-specific message: the file path contains /../', async () => {
     const r = await write('PUT', 'scripts/../README.md', { content: 'x' });
-    expect(r.status).toBe(400);
+    expect(r).toMatchObject({ status: 400, body: { message: UPDATE_FAILED } });
+    expect(r.headers.get('content-type')).toMatch(/application\/json/);
   });
 
-  it('400: the commit would be empty because the content is unchanged', async () => {
+  it('400 with the non-specific message: the commit would be empty because the content is unchanged', async () => {
     const r = await write('PUT', 'README.md', { content: README });
     expect(r.status).toBe(400);
-    expect(typeof r.body.message).toBe('string');
+    expect(r.body).toEqual({ message: UPDATE_FAILED });
+  });
+
+  it('answers every failed update commit with one message, so no cause can be told from the text', async () => {
+    const causes = [
+      await write('PUT', 'scripts/../README.md', { content: 'x' }),
+      await write('PUT', 'README.md', { content: README }),
+      await write('PUT', 'README.md', { content: 'x\n', last_commit_id: '0'.repeat(40) }),
+      await write('PUT', 'nope.txt', { content: 'x' }),
+      await write('PUT', 'README.md', { content: 'x\n', branch: 'nope' }),
+      await write('PUT', 'README.md', { content: 'x\n' }, DEVELOPER),
+    ];
+    expect(new Set(causes.map((r) => `${r.status} ${JSON.stringify(r.body)}`))).toEqual(new Set([`400 ${JSON.stringify({ message: UPDATE_FAILED })}`]));
+  });
+
+  it('keeps parameter errors of an update specific', async () => {
+    const r = await api.put(file('README.md'), { token: MAINTAINER, json: {} });
+    expect(r.body).toEqual({ error: 'branch is missing, commit_message is missing, content is missing' });
   });
 
   it('400: the branch moved (last_commit_id is not the last commit of the file); 200 when it matches', async () => {
     const known = (await api.get(file('README.md'), { token: REPORTER, query: 'ref=main' })).body.last_commit_id;
     emulator.state.pushFile(30, { path: 'README.md', content: 'pushed meanwhile\n' });
     const stale = await write('PUT', 'README.md', { content: 'mine\n', last_commit_id: known });
-    expect(stale).toMatchObject({ status: 400, body: { message: 'You are attempting to update a file that has changed since you started editing it.' } });
+    expect(stale).toMatchObject({ status: 400, body: { message: UPDATE_FAILED } });
     const fresh = (await api.get(file('README.md'), { token: REPORTER, query: 'ref=main' })).body.last_commit_id;
     expect((await write('PUT', 'README.md', { content: 'mine\n', last_commit_id: fresh })).status).toBe(200);
   });
 
   it('400: the file does not exist', async () => {
-    expect((await write('PUT', 'nope.txt', { content: 'x' })).body).toEqual({ message: "A file with this name doesn't exist" });
+    expect((await write('PUT', 'nope.txt', { content: 'x' })).body).toEqual({ message: UPDATE_FAILED });
   });
 
   it('keeps the execute flag unless execute_filemode is given, and a mode-only change is a real commit', async () => {
@@ -385,11 +414,12 @@ describe('PUT /projects/:id/repository/files/:file_path (update)', () => {
 });
 
 describe('DELETE /projects/:id/repository/files/:file_path', () => {
-  it('deletes the file with a commit and answers 204; older commits still have it', async () => {
+  it('deletes the file with a commit and answers 200 (spec 4.2) with an empty body; older commits still have it', async () => {
     const before = (await api.get(file('README.md'), { token: REPORTER, query: 'ref=main' })).body.commit_id;
     const r = await write('DELETE', 'README.md', {});
-    expect(r.status).toBe(204);
+    expect(r.status).toBe(200);
     expect(r.text).toBe('');
+    expect(r.headers.get('content-length')).toBe('0');
     expect((await api.get(file('README.md'), { token: REPORTER, query: 'ref=main' })).status).toBe(404);
     expect((await api.get(file('README.md'), { token: REPORTER, query: `ref=${before}` })).status).toBe(200);
   });
@@ -406,7 +436,7 @@ describe('DELETE /projects/:id/repository/files/:file_path', () => {
 
   it('accepts the parameters in the query string', async () => {
     const r = await api.delete(file('README.md'), { token: MAINTAINER, query: 'branch=main&commit_message=bye' });
-    expect(r.status).toBe(204);
+    expect(r.status).toBe(200);
   });
 });
 
@@ -419,5 +449,36 @@ describe('commits', () => {
     }
     expect(ids.size).toBe(3);
     for (const id of ids) expect(id).toMatch(SHA1);
+  });
+});
+
+describe('paths outside Latin-1 (docs/日本.md)', () => {
+  const NAME = 'docs/日本.md';
+  const utf8 = (v: string | null): string | null => (v === null ? null : Buffer.from(v, 'latin1').toString('utf8'));
+  beforeEach(() => {
+    emulator.state.pushFile(30, { path: NAME, content: '# 日本\n' });
+  });
+
+  it('GET answers 200 with the path in the body and as UTF-8 bytes in the metadata headers', async () => {
+    const r = await api.get(file(NAME), { token: REPORTER, query: 'ref=main' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ file_path: NAME, file_name: '日本.md' });
+    expect(utf8(r.headers.get('x-service-file-path'))).toBe(NAME);
+    expect(utf8(r.headers.get('x-service-file-name'))).toBe('日本.md');
+  });
+
+  it('HEAD answers 200 with the metadata headers', async () => {
+    const r = await api.head(file(NAME), { token: REPORTER, query: 'ref=main' });
+    expect(r.status).toBe(200);
+    expect(utf8(r.headers.get('x-service-file-name'))).toBe('日本.md');
+  });
+
+  it('raw answers 200 with the bytes and an ASCII filename plus the exact filename*', async () => {
+    const r = await api.get(file(NAME, '/raw'), { token: REPORTER, query: 'ref=main' });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe('# 日本\n');
+    expect(r.headers.get('content-disposition')).toBe(`inline; filename="%3F%3F.md"; filename*=UTF-8''${encodeURIComponent('日本.md')}`);
+    const head = await api.head(file(NAME, '/raw'), { token: REPORTER, query: 'ref=main' });
+    expect(head.status).toBe(200);
   });
 });

@@ -123,6 +123,17 @@ describe('DELETE /projects/:id/pages', () => {
     expect((await api.get(PAGES, { token: MAINTAINER })).body.deployments).toEqual([]);
   });
 
+  it('keeps answering GET and PATCH after unpublishing: 200, the settings object, no deployments', async () => {
+    expect((await api.delete(PAGES, { token: MAINTAINER })).status).toBe(204);
+    const got = await api.get(PAGES, { token: MAINTAINER });
+    expect(got.status).toBe(200);
+    expect(Object.keys(got.body).sort()).toEqual(['deployments', 'force_https', 'is_unique_domain_enabled', 'primary_domain', 'url']);
+    expect(got.body.deployments).toEqual([]);
+    const patched = await api.patch(PAGES, { token: MAINTAINER, json: { pages_primary_domain: 'docs.example.test' } });
+    expect(patched).toMatchObject({ status: 200, body: { primary_domain: 'docs.example.test', deployments: [] } });
+    expect((await api.delete(PAGES, { token: MAINTAINER })).status).toBe(204);
+  });
+
   it('requires at least the Maintainer role', async () => {
     expect((await api.delete(PAGES, { token: DEVELOPER })).status).toBe(403);
     expect(emulator.state.projectByRef('31')!.pages!.deployments).toHaveLength(2);

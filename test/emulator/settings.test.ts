@@ -1,5 +1,5 @@
 /** Conformance: application settings (GET/PUT /application/settings), spec sections 2, 2.1, 2.2, 4, 5, 8. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESPONSE_ONLY_SETTINGS, SETTING_RULES, SETTINGS, type SettingSpec } from '../../src/catalogue/index.js';
 import { createEmulatorState } from '../../src/emulator/index.js';
 import { ADMIN, ADMIN_READ, OWNER, SEED, start, type Api, type Clock } from './helpers.js';
@@ -373,51 +373,233 @@ describe('PUT /application/settings: validation, row by row', () => {
   });
 });
 
-describe('PUT /application/settings: dependencies between settings (2.2)', () => {
-  const whenEnabled = SETTING_RULES.filter((r) => r.kind === 'required-when-enabled');
-
-  it.each(whenEnabled.map((r) => [r.flag, r.requires]))('requires every setting of %s in the same request when it is enabled', async (flag, requires) => {
-    const r = await api.put('/application/settings', { token: ADMIN, json: { [flag]: true } });
-    expect(r.status).toBe(400);
-    expect(r.body).toEqual({ error: requires.map((n) => `${n} is missing`).join(', ') });
+describe('PUT /application/settings: dependencies between settings (2.2), on the resulting record', () => {
+  const spec = (name: string): SettingSpec => SETTINGS.find((s) => s.name === name)!;
+  // The deprecated throttle_unauthenticated_* family writes the web family: its rule is that one's.
+  const whenEnabled = SETTING_RULES.filter((r) => r.kind === 'required-when-enabled').filter((r) => !isAlias(spec(r.flag)));
+  const requiredWith = SETTING_RULES.filter((r) => r.kind === 'required-with');
+  /** A valid, non-blank value of a partner setting. */
+  const filled = (name: string): unknown => {
+    const s = spec(name);
+    if (s.type === 'integer' || s.type === 'float') return Math.max(1, s.minimum ?? 1);
+    if (s.type.endsWith('[]')) return ['example.test'];
+    return 'https://partner.example.test';
+  };
+  let e: RunningEmulator;
+  let a: Api;
+  beforeEach(async () => {
+    ({ emulator: e, api: a } = await start());
   });
+  afterEach(() => e.close());
 
-  it('names every missing key: captcha_enabled without its keys', async () => {
-    const r = await api.put('/application/settings', { token: ADMIN, json: { captcha_enabled: true } });
-    expect(r.body.error).toContain('captcha_private_key is missing');
-    expect(r.body.error).toContain('captcha_site_key is missing');
-  });
-
-  it('accepts an enabled flag together with its required settings', async () => {
-    const r = await api.put('/application/settings', {
-      token: ADMIN,
-      json: { captcha_enabled: true, captcha_private_key: 'priv', captcha_site_key: 'site' },
-    });
-    expect(r.status).toBe(200);
-    expect(r.body.captcha_enabled).toBe(true);
-    expect(r.body.captcha_site_key).toBe('site');
-    expect(r.body).not.toHaveProperty('captcha_private_key');
-  });
-
-  it('accepts the flag as the string "true" and still enforces the rule', async () => {
-    const r = await api.put('/application/settings', { token: ADMIN, query: 'enforce_terms=true' });
-    expect(r).toMatchObject({ status: 400, body: { error: 'terms is missing' } });
-  });
-
-  it('does not require anything when the flag is disabled', async () => {
-    const r = await api.put('/application/settings', { token: ADMIN, json: { captcha_enabled: false } });
-    expect(r.status).toBe(200);
-  });
-
-  it.each(SETTING_RULES.filter((r) => r.kind === 'required-with').map((r) => [r.field, r.requires]))(
-    'requires %s to come with %s',
-    async (field, requires) => {
-      const r = await api.put('/application/settings', { token: ADMIN, json: { [field]: 'value' } });
+  it.each(whenEnabled.map((r) => [r.flag, r.requires]))(
+    'refuses to enable %s while %s are blank in the record, and changes nothing',
+    async (flag, requires) => {
+      e.state.settings[flag] = false;
+      for (const p of requires) e.state.settings[p] = null;
+      const before = (await a.get('/application/settings', { token: ADMIN })).body;
+      const r = await a.put('/application/settings', { token: ADMIN, json: { [flag]: true } });
       expect(r.status).toBe(400);
-      expect(r.body).toEqual({ error: requires.map((n) => `${n} is missing`).join(', ') });
+      expect(r.headers.get('content-type')).toMatch(/application\/json/);
+      expect(r.body).toEqual({ message: Object.fromEntries(requires.map((p) => [spec(p).responseName ?? p, ["can't be blank"]])) });
+      expect((await a.get('/application/settings', { token: ADMIN })).body).toEqual(before);
     },
   );
 
+  it.each(whenEnabled.map((r) => [r.flag, r.requires]))(
+    'enables %s alone when %s are already stored',
+    async (flag, requires) => {
+      e.state.settings[flag] = false;
+      for (const p of requires) e.state.settings[p] = filled(p);
+      const r = await a.put('/application/settings', { token: ADMIN, json: { [flag]: true } });
+      expect(r.status).toBe(200);
+      expect(e.state.settings[flag]).toBe(true);
+    },
+  );
+
+  it('turns require_two_factor_authentication on alone when the grace period is stored', async () => {
+    e.state.settings['two_factor_grace_period'] = 48;
+    const r = await a.put('/application/settings', { token: ADMIN, query: 'require_two_factor_authentication=true' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ require_two_factor_authentication: true, two_factor_grace_period: 48 });
+  });
+
+  it('refuses to turn captcha on with blank keys, naming both', async () => {
+    const r = await a.put('/application/settings', { token: ADMIN, json: { captcha_enabled: true, captcha_site_key: '' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: { captcha_private_key: ["can't be blank"], captcha_site_key: ["can't be blank"] } });
+    expect(e.state.settings['captcha_enabled']).toBe(false);
+  });
+
+  it('refuses to clear captcha_private_key while captcha stays on', async () => {
+    let r = await a.put('/application/settings', { token: ADMIN, json: { captcha_enabled: true, captcha_private_key: 'priv', captcha_site_key: 'site' } });
+    expect(r.status).toBe(200);
+    expect(r.body).not.toHaveProperty('captcha_private_key');
+    r = await a.put('/application/settings', { token: ADMIN, json: { captcha_private_key: '' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: { captcha_private_key: ["can't be blank"] } });
+    expect(e.state.settings['captcha_private_key']).toBe('priv');
+    r = await a.put('/application/settings', { token: ADMIN, json: { captcha_enabled: false, captcha_private_key: '' } });
+    expect(r.status).toBe(200);
+  });
+
+  it('accepts the flag as the string "true" and checks the record', async () => {
+    const r = await a.put('/application/settings', { token: ADMIN, query: 'enforce_terms=true' });
+    expect(r).toMatchObject({ status: 400, body: { message: { terms: ["can't be blank"] } } });
+  });
+
+  it('does not require anything when the flag is disabled', async () => {
+    const r = await a.put('/application/settings', { token: ADMIN, json: { captcha_enabled: false } });
+    expect(r.status).toBe(200);
+  });
+
+  it.each(requiredWith.map((r) => [r.field, r.requires]))('requires %s to have %s in the record', async (field, requires) => {
+    let r = await a.put('/application/settings', { token: ADMIN, json: { [field]: 'value' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: Object.fromEntries(requires.map((p) => [p, ["can't be blank"]])) });
+    for (const p of requires) e.state.settings[p] = 'stored-partner';
+    r = await a.put('/application/settings', { token: ADMIN, json: { [field]: 'value' } });
+    expect(r.status).toBe(200);
+  });
+
+  it('reports a rule broken by the stored record on any update (the whole record is validated)', async () => {
+    e.state.settings['enforce_terms'] = true;
+    e.state.settings['terms'] = '';
+    const r = await a.put('/application/settings', { token: ADMIN, json: { signup_enabled: false } });
+    expect(r).toMatchObject({ status: 400, body: { message: { terms: ["can't be blank"] } } });
+    expect(e.state.settings['signup_enabled']).toBe(true);
+  });
+});
+
+describe('deprecated and canonical names sent together', () => {
+  it('lets the deprecated name win, as the real API copies the legacy parameter over the current one', async () => {
+    const r = await api.put('/application/settings', {
+      token: ADMIN,
+      json: { abuse_notification_email: 'new@example.test', admin_notification_email: 'old@example.test', signin_enabled: false, password_authentication_enabled_for_web: true },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      abuse_notification_email: 'old@example.test',
+      admin_notification_email: 'old@example.test',
+      password_authentication_enabled_for_web: false,
+      signin_enabled: false,
+    });
+    await api.put('/application/settings', { token: ADMIN, json: { password_authentication_enabled_for_web: true } });
+  });
+});
+
+describe('the default record', () => {
+  it('is a valid record: an update of one unrelated setting succeeds on a fresh instance', async () => {
+    const { emulator: e, api: a } = await start({ seed: { users: SEED.users! } });
+    try {
+      const r = await a.put('/application/settings', { token: ADMIN, json: { signup_enabled: false } });
+      expect(r.status).toBe(200);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('satisfies every dependency rule (diagram_editor_enabled comes with the real default URL)', async () => {
+    const r = await api.get('/application/settings', { token: ADMIN });
+    const fresh = createEmulatorState({});
+    const blank = (v: unknown): boolean =>
+      v === null || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.length === 0);
+    const broken: string[] = [];
+    for (const rule of SETTING_RULES) {
+      if (rule.kind === 'required-when-enabled' && fresh.settings[rule.flag] === true) {
+        broken.push(...rule.requires.filter((p) => blank(fresh.settings[p])).map((p) => `${rule.flag} -> ${p}`));
+      }
+    }
+    expect(broken).toEqual([]);
+    expect(r.body.diagram_editor_enabled).toBe(true);
+    expect(r.body.diagram_editor_url).toBe('https://embed.diagrams.net');
+  });
+});
+
+describe('defaults and fixed fields (item 3)', () => {
+  let e: RunningEmulator;
+  let a: Api;
+  beforeEach(async () => {
+    ({ emulator: e, api: a } = await start());
+  });
+  afterEach(() => e.close());
+
+  it('reads hashed_storage_enabled true ("always on") and refuses false with the real message', async () => {
+    expect((await a.get('/application/settings', { token: ADMIN })).body.hashed_storage_enabled).toBe(true);
+    const r = await a.put('/application/settings', { token: ADMIN, json: { hashed_storage_enabled: false } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: { hashed_storage_enabled: ["Hashed storage can't be disabled anymore for new projects"] } });
+    expect((await a.put('/application/settings', { token: ADMIN, json: { hashed_storage_enabled: true } })).status).toBe(200);
+  });
+
+  it('reads housekeeping_bitmaps_enabled true ("always true") and ignores a write of false', async () => {
+    expect((await a.get('/application/settings', { token: ADMIN })).body.housekeeping_bitmaps_enabled).toBe(true);
+    const r = await a.put('/application/settings', { token: ADMIN, json: { housekeeping_bitmaps_enabled: false } });
+    expect(r.status).toBe(200);
+    expect(r.body.housekeeping_bitmaps_enabled).toBe(true);
+    expect((await a.get('/application/settings', { token: ADMIN })).body.housekeeping_bitmaps_enabled).toBe(true);
+  });
+
+  it('reads max_personal_access_token_lifetime blank (null), which means 365', async () => {
+    const r = await a.get('/application/settings', { token: ADMIN });
+    expect(r.body.max_personal_access_token_lifetime).toBeNull();
+    const t = await a.post('/groups/platform/access_tokens', { token: ADMIN, json: { name: 'n', scopes: ['api'] } });
+    expect(t.body.expires_at).toBe('2026-06-15');
+    expect((await a.put('/application/settings', { token: ADMIN, json: { max_personal_access_token_lifetime: null } })).status).toBe(200);
+  });
+
+  it('reads default_branch_protection_defaults as the object shape of the spec', async () => {
+    const r = await a.get('/application/settings', { token: ADMIN });
+    expect(r.body.default_branch_protection_defaults).toEqual({
+      allowed_to_push: [{ access_level: 40 }],
+      allow_force_push: false,
+      allowed_to_merge: [{ access_level: 40 }],
+    });
+  });
+
+  it('changes only the sent keys of default_branch_protection_defaults on a partial update', async () => {
+    const r = await a.put('/application/settings', { token: ADMIN, json: { default_branch_protection_defaults: { allow_force_push: true } } });
+    expect(r.status).toBe(200);
+    expect(r.body.default_branch_protection_defaults).toEqual({
+      allowed_to_push: [{ access_level: 40 }],
+      allow_force_push: true,
+      allowed_to_merge: [{ access_level: 40 }],
+    });
+    const f = await a.put('/application/settings', { token: ADMIN, query: 'default_branch_protection_defaults[allowed_to_push][][access_level]=30' });
+    expect(f.body.default_branch_protection_defaults.allowed_to_push).toEqual([{ access_level: '30' }]);
+    expect(f.body.default_branch_protection_defaults.allow_force_push).toBe(true);
+  });
+
+  it('gives every catalogued setting with a stated default that default on GET', async () => {
+    const r = await a.get('/application/settings', { token: ADMIN });
+    const wrong = writable
+      .filter((s) => 'default' in s && !s.secret)
+      .filter((s) => JSON.stringify(r.body[responseName(s)]) !== JSON.stringify(s.default))
+      .map((s) => s.name);
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('archive_builds_in_human_readable (>= 1 day)', () => {
+  it.each([['12 hours'], ['3600'], ['23h']])('refuses %s, under one day', async (value) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { archive_builds_in_human_readable: value } });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ message: { archive_builds_in_human_readable: ['must be at least 1 day'] } });
+  });
+
+  it('refuses a value that is not a duration', async () => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { archive_builds_in_human_readable: 'soon' } });
+    expect(r.body).toEqual({ message: { archive_builds_in_human_readable: ['is not a correct duration'] } });
+  });
+
+  it.each([['1 day'], ['2 weeks'], ['1 year'], ['']])('accepts %j', async (value) => {
+    const r = await api.put('/application/settings', { token: ADMIN, json: { archive_builds_in_human_readable: value } });
+    expect(r.status).toBe(200);
+    expect(r.body.archive_builds_in_human_readable).toBe(value);
+  });
+});
+
+describe('PUT /application/settings: the visibility rule', () => {
   it('rejects a default visibility listed in restricted_visibility_levels, against the resulting record', async () => {
     let r = await api.put('/application/settings', { token: ADMIN, json: { restricted_visibility_levels: ['private'] } });
     expect(r.status).toBe(400);

@@ -111,9 +111,17 @@ describe('state table (section 3)', () => {
     expect((await api.get('/projects/30/repository/files/README%2Emd', { token: GROUP_READ, query: 'ref=main' })).status).toBe(401);
   });
 
-  it('keeps a token working through the end of its expiry date', async () => {
-    clock.current = new Date('2025-12-01T23:59:00.000Z');
+  it('keeps a token working through the day before its expiry date', async () => {
+    clock.current = new Date('2025-11-30T23:59:59.999Z');
     expect((await api.get('/projects/30/repository/files/README%2Emd', { token: GROUP_READ, query: 'ref=main' })).status).toBe(200);
+  });
+
+  it('treats a token whose expires_at is today as expired, from 00:00 UTC (expires_at <= now)', async () => {
+    clock.current = new Date('2025-12-01T00:00:00.000Z');
+    const r = await api.get('/projects/30/repository/files/README%2Emd', { token: GROUP_READ, query: 'ref=main' });
+    expect(r).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    const listed = (await api.get(`${TOKENS}/102`, { token: OWNER })).body;
+    expect(listed).toMatchObject({ expires_at: '2025-12-01', active: false, revoked: false });
   });
 });
 
@@ -136,8 +144,8 @@ describe('GET /groups/:id/access_tokens (list)', () => {
   });
 
   it('filters by state active and inactive', async () => {
-    await api.delete(`${TOKENS}/100`, { token: OWNER });
     clock.current = new Date('2025-12-02T00:00:00.000Z');
+    await api.delete(`${TOKENS}/100`, { token: OWNER });
     const active = await api.get(TOKENS, { token: OWNER, query: 'state=active' });
     const inactive = await api.get(TOKENS, { token: OWNER, query: 'state=inactive' });
     expect(active.body.map((t: { id: number }) => t.id)).toEqual([101]);
@@ -173,7 +181,7 @@ describe('GET /groups/:id/access_tokens (list)', () => {
       expires_asc: [102, 100, 101],
       expires_desc: [101, 100, 102],
       last_used_asc: [102, 101, 100],
-      last_used_desc: [102, 101, 100],
+      last_used_desc: [101, 100, 102],
       name_asc: [100, 102, 101],
       name_desc: [101, 102, 100],
     };
@@ -421,6 +429,21 @@ describe('POST /groups/:id/access_tokens/:token_id/rotate (error table of sectio
     expect((await api.post(`${TOKENS}/self/rotate`, { token: OTHER_GROUP_TOKEN })).status).toBe(401);
   });
 
+  it('401, not 403: a group access token without the api scope rotates another token by id', async () => {
+    for (const token of [GROUP_SELF, GROUP_READ]) {
+      const r = await api.post(`${TOKENS}/100/rotate`, { token });
+      expect(r).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+      expect(r.headers.get('www-authenticate')).toBeNull();
+    }
+    expect((await api.post(`${TOKENS}/101/rotate`, { token: GROUP_SELF })).status).toBe(401);
+    expect((await api.get(`${TOKENS}/100`, { token: OWNER })).body.revoked).toBe(false);
+  });
+
+  it('405, not 403: self-rotation with a personal token that has no api or self_rotate scope', async () => {
+    const r = await api.post(`${TOKENS}/self/rotate`, { token: OWNER_READ });
+    expect(r).toMatchObject({ status: 405, body: { message: '405 Method Not Allowed' } });
+  });
+
   it('requires the api scope of a personal token to rotate another token', async () => {
     expect((await api.post(`${TOKENS}/100/rotate`, { token: OWNER_READ })).status).toBe(403);
   });
@@ -446,6 +469,13 @@ describe('POST /groups/:id/access_tokens/:token_id/rotate (error table of sectio
 describe('DELETE /groups/:id/access_tokens/:token_id (revoke)', () => {
   it('204: revoked', async () => {
     expect((await api.delete(`${TOKENS}/102`, { token: OWNER })).status).toBe(204);
+  });
+
+  it('answers 204 again, with no body, for an already revoked token', async () => {
+    expect((await api.delete(`${TOKENS}/102`, { token: OWNER })).status).toBe(204);
+    const again = await api.delete(`${TOKENS}/102`, { token: OWNER });
+    expect(again).toMatchObject({ status: 204, text: '' });
+    expect((await api.get(`${TOKENS}/102`, { token: OWNER })).body).toMatchObject({ revoked: true, active: false });
   });
 
   it('404: the token does not exist', async () => {
@@ -482,5 +512,79 @@ describe('instance token policy', () => {
     const dump = JSON.stringify({ tokens: emulator.state.tokens, requests: emulator.requests });
     expect(dump).not.toContain(r.body.token);
     expect(dump).not.toContain(OWNER);
+  });
+});
+
+describe('list sort tie-breaks', () => {
+  let b = 0;
+  let a = 0;
+  let B = 0;
+  beforeEach(async () => {
+    const made: number[] = [];
+    for (const name of ['b', 'a', 'B']) {
+      const r = await api.post(TOKENS, { token: OWNER, json: { name, scopes: ['api'], expires_at: '2026-01-01' } });
+      expect(r.status).toBe(201);
+      made.push(r.body.id);
+    }
+    [b, a, B] = made as [number, number, number];
+  });
+  const ids = async (sort: string): Promise<number[]> =>
+    (await api.get(TOKENS, { token: OWNER, query: `sort=${sort}&per_page=100` })).body.map((t: { id: number }) => t.id);
+
+  it('breaks expires_at ties by id descending, as the real scope does', async () => {
+    // 100 and the three new tokens expire 2026-01-01; 102 earlier, 101 later.
+    expect(await ids('expires_asc')).toEqual([102, B, a, b, 100, 101]);
+    expect(await ids('expires_desc')).toEqual([101, B, a, b, 100, 102]);
+  });
+
+  it('breaks created_at and name ties by id ascending (no tie-break in the real scope: insertion order)', async () => {
+    expect((await ids('created_asc')).slice(-3)).toEqual([b, a, B]);
+    expect((await ids('created_desc')).slice(0, 3)).toEqual([b, a, B]);
+    expect((await ids('name_asc')).slice(0, 3)).toEqual([a, b, B]);
+  });
+
+  it('puts never-used tokens last ascending and first descending, as PostgreSQL orders nulls', async () => {
+    expect((await ids('last_used_asc'))[0]).toBe(102);
+    expect((await ids('last_used_desc')).at(-1)).toBe(102);
+  });
+});
+
+describe('purging inactive tokens (inactive_resource_access_tokens_delete_after_days)', () => {
+  const listed = async (): Promise<number[]> => (await api.get(TOKENS, { token: OWNER })).body.map((t: { id: number }) => t.id);
+
+  it('keeps a revoked token for 30 days, then removes it and its bot user', async () => {
+    await api.delete(`${TOKENS}/100`, { token: OWNER });
+    const bot = emulator.state.tokenById(100)!.userId;
+    clock.advance(30 * 86_400_000);
+    expect(await listed()).toContain(100);
+    clock.advance(1);
+    expect(await listed()).not.toContain(100);
+    expect((await api.get(`${TOKENS}/100`, { token: OWNER })).status).toBe(404);
+    expect(emulator.state.userById(bot)).toBeUndefined();
+    expect(emulator.state.groupByRef('platform')!.members.has(bot)).toBe(false);
+  });
+
+  it('removes an expired token the configured number of days after its expiry day', async () => {
+    emulator.state.settings['inactive_resource_access_tokens_delete_after_days'] = 7;
+    clock.current = new Date('2025-12-08T00:00:00.000Z');
+    expect(await listed()).toContain(102);
+    clock.advance(1);
+    expect(await listed()).not.toContain(102);
+  });
+
+  it('never removes an active token', async () => {
+    clock.current = new Date('2025-11-30T00:00:00.000Z');
+    expect(await listed()).toEqual([100, 101, 102]);
+  });
+});
+
+describe('GET /groups/:id/access_tokens/self', () => {
+  it('is not a token: 404 for an Owner, as an unknown token id', async () => {
+    const r = await api.get(`${TOKENS}/self`, { token: OWNER });
+    expect(r).toMatchObject({ status: 404, body: { message: '404 group Access Token Not Found' } });
+  });
+
+  it('is 401 for the group token itself (it is not an Owner)', async () => {
+    expect((await api.get(`${TOKENS}/self`, { token: GROUP_API })).status).toBe(401);
   });
 });
