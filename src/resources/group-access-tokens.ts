@@ -77,6 +77,11 @@ function undeclaredAddress(instance: DesiredInstance, group: string, t: GroupAcc
   return `${tokenAddress(instance, group, t.name)}#${t.id}`;
 }
 
+/** plumb's credential on the instance is a group access token (one declared token is `self: true`). */
+function runsAsGroupToken(instance: DesiredInstance): boolean {
+  return instance.groups.some((g) => g.accessTokens.some((t) => t.self));
+}
+
 function managesTokens(g: DesiredGroup): boolean {
   return g.accessTokens.length > 0 || g.pruneAccessTokens;
 }
@@ -541,9 +546,12 @@ function planDeclared(
     out.changes.push({ ...base, action: 'no-op', reasons: [], attributes: [], payload: { group: g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
     return;
   }
+  // The instance lets a group access token rotate only itself (401 otherwise): when plumb runs as
+  // one, every other token is renewed by replacement (create, deliver, then revoke the old one).
+  const byReplacement = !t.self && runsAsGroupToken(instance);
   out.changes.push({
     ...base,
-    action: 'rotate',
+    action: byReplacement ? 'replace' : 'rotate',
     reasons: [reason],
     attributes: [
       { name: 'id', before: L.id, after: KNOWN_AFTER },
@@ -551,8 +559,11 @@ function planDeclared(
       tokenShown(true),
       sinkKept(),
       ...(t.self ? [{ name: 'rotated_by', after: "self (plumb's own credential)" }] : []),
+      ...(byReplacement ? [{ name: 'rotated_by', after: 'replacement (plumb runs as a group access token, which may rotate only itself)' }] : []),
     ],
-    payload: { group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload,
+    payload: byReplacement
+      ? ({ group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps() } satisfies TokenPayload)
+      : ({ group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload),
     liveFingerprint: fp,
   });
   const summary =

@@ -119,4 +119,30 @@ describe('self rotation', () => {
     expect(r.stdout + r.stderr).toContain('lacks a scope to read the group\'s tokens: it needs read_api or api');
     expect(r.stdout + r.stderr).not.toContain('Owner');
   });
+
+  it('renews other tokens by replacement when plumb runs as a group token, which may rotate only itself', async () => {
+    h = await harness({
+      groups: [
+        {
+          full_path: 'platform',
+          access_tokens: [
+            seedToken('plumb', 'group-credential-of-plumb-0003', { id: 72, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 30) }),
+            seedToken('ci', 'seeded-ci-due-000000073', { id: 73, expires_at: addDays(BASE_DAY, 2) }),
+          ],
+        },
+      ],
+    });
+    h.emu.state.userById(h.emu.state.tokenById(72)!.userId)!.admin = true;
+    h.config({ platform: { tokens: { plumb: { scopes: ['api'], access_level: 50, self: true }, ci: {} } } });
+    const env = { PLUMB_TOKEN: 'group-credential-of-plumb-0003' };
+    const plan = JSON.parse((await h.run(['plan', '--json'], env)).stdout);
+    const ci = plan.changes.find((c: { address: string }) => c.address.endsWith('["ci"]'));
+    expect(ci).toMatchObject({ action: 'replace', reasons: ['expiring-soon'], payload: { op: 'replace', tokenId: 73 } });
+    const r = await h.run(['apply', '--auto-approve'], env);
+    expect(r.code).toBe(0);
+    expect(h.emu.requests.filter((x) => /\/rotate$/.test(x.path))).toEqual([]);
+    expect(h.emu.state.tokenById(73)!.revoked).toBe(true);
+    expect(h.tokenInSink('ci')!.id).not.toBe(73);
+    expect(h.emu.state.isActive(h.tokenInSink('ci')!)).toBe(true);
+  });
 });
