@@ -49,6 +49,10 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
     for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
   }
   const config = resolveConfig(sources.data, ctx);
+  // What the loader reported (an unusable number, an empty interpolation…) is reported once.
+  const first = resolved.diagnostics.length + sources.diagnostics.length;
+  const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !sources.reported.covers(d.pointer));
+  diagnostics.push(...later);
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { config, diagnostics, sources };
 }
