@@ -638,7 +638,7 @@ const INVISIBLE_NAMES: Record<number, string> = {
   0x2060: 'WORD JOINER',
   0x202f: 'NARROW NO-BREAK SPACE',
   0x3000: 'IDEOGRAPHIC SPACE',
-  0xfeff: 'ZERO WIDTH NO-BREAK SPACE (byte order mark)',
+  0xfeff: 'BYTE ORDER MARK',
 };
 
 /** The first invisible character of `s`, as `U+200B (ZERO WIDTH SPACE)`, if any. */
@@ -652,13 +652,13 @@ export function invisibleIn(s: string): string | undefined {
 
 function invisibleKey(key: string, pointer: string, ctx: WalkContext): void {
   const which = invisibleIn(key)!;
-  const visible = key.replace(new RegExp(INVISIBLE.source, 'g'), '');
+  const shown = key.replace(new RegExp(INVISIBLE.source, 'g'), (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
   reportAt(ctx, {
     severity: 'error',
     code: 'PLUMB_INVISIBLE_CHARACTER',
-    summary: `The key "${visible}" contains an invisible character ${which}`,
-    detail: 'It looks like the key you meant but is a different key. Such characters come from copying text out of web pages, chat or word processors; indentation must be plain spaces.',
-    suggestion: `retype the key as "${visible}" (with plain spaces around it)`,
+    summary: `The key "${shown}" contains an invisible character ${which}`,
+    detail: 'It looks like a key plumb knows but is a different key. Such characters come from copying text out of web pages, chats or word processors; YAML indents with plain spaces only.',
+    suggestion: 'delete the key and the spaces before it, and type them again',
     pointer,
     on: 'key',
   });
@@ -1021,16 +1021,23 @@ function mergeInto(
   }
 }
 
-/** A readable name for a place in the configuration, for messages. */
+/** A readable name for a place in the configuration, for messages: the exact key, then its owner. */
 export function describePointer(pointer: string): string {
   const s = splitPointer(pointer);
-  if (s[0] === 'instances' && s.length >= 2) {
-    const inst = `instance "${s[1]}"`;
-    if (s[2] === 'settings' && s[3] !== undefined) return `setting "${s[3]}" of ${inst}`;
-    if (s[2] === 'groups' && s[4] === 'access_tokens' && s[5] !== undefined) return `access token "${s[5]}" of group "${s[3]}"`;
-    if (s[2] === 'projects' && s[4] === 'files' && s[5] !== undefined) return `file "${s[5]}" of project "${s[3]}"`;
-    if (s[2] === 'projects' && s[4] === 'pages') return `Pages of project "${s[3]}"`;
-    if (s.length === 3) return `"${s[2]}" of ${inst}`;
-  }
-  return `"${pointer}"`;
+  if (s[0] !== 'instances' || s.length < 2) return pointer === '' ? 'the configuration' : `"${s.at(-1) ?? pointer}"`;
+  const inst = `instance "${s[1]}"`;
+  let base: string;
+  let used: number;
+  if (s[2] === 'settings' && s[3] !== undefined) [base, used] = [`setting "${s[3]}" of ${inst}`, 4];
+  else if (s[2] === 'groups' && s[4] === 'access_tokens' && s[5] !== undefined) [base, used] = [`access token "${s[5]}" of group "${s[3]}"`, 6];
+  else if (s[2] === 'projects' && s[4] === 'files' && s[5] !== undefined) [base, used] = [`file "${s[5]}" of project "${s[3]}"`, 6];
+  else if (s[2] === 'projects' && s[4] === 'pages') [base, used] = [`Pages of project "${s[3]}"`, 5];
+  else if ((s[2] === 'groups' || s[2] === 'projects') && s[3] !== undefined) [base, used] = [`${s[2] === 'groups' ? 'group' : 'project'} "${s[3]}"`, 4];
+  else if (s.length >= 3) [base, used] = [inst, 2];
+  else return inst;
+  const rest = s.slice(used);
+  if (rest.length === 0) return base;
+  const last = rest.at(-1)!;
+  if (/^\d+$/.test(last) && rest.length >= 2) return `item ${Number(last) + 1} of "${rest.at(-2)}" of ${base}`;
+  return `"${last}" of ${base}`;
 }
