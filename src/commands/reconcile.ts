@@ -20,6 +20,7 @@ import { checkPlanFile, hasChanges } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
 import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -54,14 +55,6 @@ export interface RunHooks {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-function parseNow(flag: string | undefined, io: Io): Date | string {
-  const raw = flag ?? io.env.PLUMB_NOW;
-  if (!raw) return new Date();
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? raw + 'T12:00:00Z' : raw);
-  if (Number.isNaN(d.getTime())) return `--now/PLUMB_NOW "${raw}" is not a date (use YYYY-MM-DD or an ISO date-time)`;
-  return d;
-}
-
 interface Loaded {
   readonly loaded: ConfigResult;
   readonly config: DesiredConfig;
@@ -70,9 +63,9 @@ interface Loaded {
 }
 
 function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
-  const now = parseNow(flags.now, io);
-  if (typeof now === 'string') {
-    io.stderr(`plumb: ${now}\n`);
+  const now = parseNow(flags.now, io.env);
+  if (!(now instanceof Date)) {
+    io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
   const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
