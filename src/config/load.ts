@@ -246,15 +246,23 @@ function positionsOf(f: SourceFile): Map<string, RawLocation> {
   const doc = parseWithPositions(f);
   const { isAlias, isMap, isSeq, isScalar, isPair } = yamlLib();
   const range = (n: YamlNode | null | undefined): [number, number] => [n?.range?.[0] ?? 0, n?.range?.[1] ?? n?.range?.[0] ?? 0];
+  // The same bounds as the fast path: a file is only located here once js-yaml's copy stayed
+  // within them, but this walk must not be the one that expands a bomb either.
+  let aliases = 0;
+  let expanded = 0;
+  let inAlias = 0;
   const walk = (node: YamlNode | null, pointer: string, key: [number, number] | undefined, into: Map<string, RawLocation>): void => {
     if (node === null) return;
+    if (inAlias > 0 && ++expanded > ALIAS_LIMITS.nodes) return;
     into.set(pointer, key ? { key, value: range(node) } : { value: range(node) });
     if (isAlias(node)) {
       // The value is the anchor's, but its place is where the alias is used.
       const target = node.resolve(doc);
-      if (!target) return;
+      if (!target || ++aliases > ALIAS_LIMITS.aliases) return;
       const own = new Map<string, RawLocation>();
+      inAlias++;
       walk(target as YamlNode, pointer, key, own);
+      inAlias--;
       for (const [p, l] of own) if (p !== pointer) into.set(p, l);
     } else if (isMap(node)) {
       for (const pair of node.items) {
@@ -400,6 +408,18 @@ function syntaxDiagnostics(f: SourceFile, fastError: unknown): Diagnostic[] {
     const mark = (fastError as { mark?: { line: number; column: number } }).mark;
     const reason = (fastError as { reason?: string }).reason ?? String(fastError);
     const dup = /duplicated mapping key/.test(reason);
+    const alias = /unidentified alias "([^"]*)"/.exec(reason);
+    if (alias) {
+      return [
+        {
+          severity: 'error',
+          code: 'PLUMB_YAML_SYNTAX',
+          summary: `The alias *${alias[1]} refers to no anchor &${alias[1]} defined before it`,
+          suggestion: 'define the anchor first, or write the value out',
+          location: mark ? { file: f.file, line: mark.line + 1, column: mark.column + 1 } : undefined,
+        },
+      ];
+    }
     return [
       {
         severity: 'error',
@@ -431,7 +451,7 @@ const SYNTAX_SENTENCES: Partial<Record<string, readonly [string, string]>> = {
   TAB_AS_INDENT: ['A tab is used for indentation; YAML indents with spaces only', 'replace the tab with spaces'],
   BAD_INDENT: ['This line is not indented like the lines around it', 'indent it like its siblings (the keys of one mapping start in the same column)'],
   MULTILINE_IMPLICIT_KEY: ['A key runs over more than one line; a ":" or a closing quote is probably missing', 'put the key and its colon on one line'],
-  BLOCK_AS_IMPLICIT_KEY: ['A key runs over more than one line; a ":" or a closing quote is probably missing', 'put the key and its colon on one line'],
+  BLOCK_AS_IMPLICIT_KEY: ['A mapping cannot start on the same line as its key ("a: b: c")', 'put the inner key on its own, more indented line, or quote the value if it contains ": "'],
   BAD_DQ_ESCAPE: ['This double-quoted text has an escape sequence YAML does not know', 'write a backslash as \\\\, or use single quotes'],
   BAD_ALIAS: ['This alias (*name) refers to no anchor (&name) defined before it', 'define the anchor first, or write the value out'],
   MULTIPLE_DOCS: ['This file holds more than one YAML document (---)', 'split it into one file per document'],

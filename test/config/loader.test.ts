@@ -453,6 +453,19 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(d.location).toMatchObject({ line: 7, column: 28 });
   });
 
+  it("translates the common YAML syntax errors into plumb's sentences, one per file", () => {
+    const cases: [string, string][] = [
+      ['version: 1\na: b: c\n', 'A mapping cannot start on the same line as its key ("a: b: c")'],
+      ['version: 1\nx: *nope\n', 'The alias *nope refers to no anchor &nope defined before it'],
+      ['version: 1\ninstances:\n\tmain: {}\n', 'A tab is used for indentation; YAML indents with spaces only'],
+      ['version: 1\nx: [a, {b: c]\n', 'This mapping ({) is never closed'],
+    ];
+    for (const [text, summary] of cases) {
+      const r = load({ 'plumb.yaml': text });
+      expect(r.diagnostics.map((d) => d.summary)).toEqual([summary]);
+    }
+  });
+
   it('says where a misplaced key belongs instead of "remove it"', () => {
     const r = load({ 'plumb.yaml': HEAD + '    prune_access_tokens: true\n    signup_enabled: false\n' });
     const [prune, signup] = r.diagnostics.filter((d) => d.code === 'PLUMB_UNKNOWN_KEY');
