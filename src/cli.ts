@@ -162,6 +162,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       case 'emulator': {
         const { values } = parse('emulator', rest);
         if (values.help) return usage('emulator', io);
+        checkEmulatorValues(values);
         const { runEmulatorCommand } = await import('./emulator/cli.js');
         return await runEmulatorCommand([...rest]);
       }
@@ -234,6 +235,23 @@ function parse(command: CommandName, rest: readonly string[]): { values: Values;
       throw new UsageError({ summary: `plumb ${command} takes no argument "${arg}"`, suggestion: help });
     }
     throw err;
+  }
+}
+
+/** The emulator's option values, checked here so a mistake is a diagnostic like any other command's. */
+function checkEmulatorValues(values: Values): void {
+  const help = 'plumb emulator --help lists the options';
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError({ summary: `--port must be a whole number from 0 to 65535, not "${String(values.port)}"`, suggestion: `0 picks a free port (${help})` });
+  }
+  if (values.tier !== undefined && !['free', 'premium', 'ultimate'].includes(String(values.tier))) {
+    const guess = closestMatch(String(values.tier), ['free', 'premium', 'ultimate']);
+    throw new UsageError({ summary: `--tier must be free, premium or ultimate, not "${String(values.tier)}"`, suggestion: guess ? `did you mean "${guess}"?` : help });
+  }
+  const cache = values['cache-seconds'] === undefined ? 0 : Number(values['cache-seconds']);
+  if (!Number.isFinite(cache) || cache < 0) {
+    throw new UsageError({ summary: `--cache-seconds must be a number of seconds, 0 or more, not "${String(values['cache-seconds'])}"`, suggestion: help });
   }
 }
 

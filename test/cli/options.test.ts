@@ -114,4 +114,12 @@ describe('command-line mistakes are diagnostics', () => {
     expect(r.stderr).toContain('error[PLUMB_USAGE]: Unknown option "--prot" for plumb emulator');
     expect(r.stderr).toContain('did you mean "--port"?');
   });
+
+  it('reports a bad emulator option value in the same format', async () => {
+    const r = await project().run(['emulator', '--port', 'x']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_USAGE]: --port must be a whole number from 0 to 65535, not "x"');
+    const t = await project().run(['emulator', '--tier', 'premum']);
+    expect(t.stderr).toContain('did you mean "premium"?');
+  });
 });
