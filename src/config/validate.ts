@@ -583,7 +583,8 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
     instances.push({
       name,
       pointer: p,
-      url: typeof inst.url === 'string' ? inst.url.replace(/\/+$/, '') : '',
+      // One spelling per instance, so state recorded under it survives a respelling of the URL.
+      url: typeof inst.url === 'string' ? (canonicalInstanceUrl(inst.url) ?? inst.url.replace(/\/+$/, '')) : '',
       tokenEnv: typeof inst.token_env === 'string' ? inst.token_env : '',
       caBundle,
       allowInsecureHttp: inst.allow_insecure_http === true,

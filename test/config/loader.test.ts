@@ -499,3 +499,12 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(shown).not.toContain('s3cret-pass');
   });
 });
+
+describe('instance URLs', () => {
+  it('are kept in one spelling: lower-case host, no default port, trailing slash or /api/v4', () => {
+    const dir = project({ 'plumb.yaml': HEAD.replace('https://code.example.com', 'HTTPS://Code.Example.COM:443/gitlab//api/v4/') });
+    const r = loadConfig(['.'], { cwd: dir, env: CORPUS_ENV, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.url).toBe('https://code.example.com/gitlab');
+  });
+});
