@@ -368,12 +368,13 @@ function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
     });
   }
   const guess = suggestSettingName(key);
+  const belongs = guess ? undefined : whereKeyBelongs(key);
   push(ctx, {
     severity: 'error',
     code: 'PLUMB_UNKNOWN_SETTING',
-    summary: `Unknown application setting "${key}"`,
+    summary: belongs ? `"${key}" is not an application setting` : `Unknown application setting "${key}"`,
     detail: 'See docs/settings.md for every setting plumb knows.',
-    suggestion: guess ? `did you mean "${guess}"?` : 'check the spelling against docs/settings.md',
+    suggestion: guess ? `did you mean "${guess}"?` : belongs ? `move it ${belongs}` : 'check the spelling against docs/settings.md',
     pointer,
     on: 'key',
   });

@@ -471,6 +471,8 @@ describe('bad input that used to get through (issue 8)', () => {
     const [prune, signup] = r.diagnostics.filter((d) => d.code === 'PLUMB_UNKNOWN_KEY');
     expect(prune?.suggestion).toBe('move it under a group (next to access_tokens)');
     expect(signup?.suggestion).toBe('move it under `settings:` of the instance: it is an application setting');
+    const under = load({ 'plumb.yaml': settings('      prune_access_tokens: true\n') });
+    expect(only(under.diagnostics, 'PLUMB_UNKNOWN_SETTING').suggestion).toBe('move it under a group (next to access_tokens)');
   });
 
   it("uses plumb's own words, not the schema library's, and pins the error on the exact key", () => {
