@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
 import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
+import { fileErrorSentence } from '../config/load.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
@@ -111,6 +112,12 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
   });
 }
 
+/** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
+function usageProblem(io: Io, code: string, summary: string, suggestion: string): number {
+  io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
+  return 1;
+}
+
 function writeAtomic(file: string, content: string, mode = 0o644): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -164,14 +171,11 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     try {
       data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
     } catch (err) {
-      io.stderr(`plumb: cannot read plan file ${flags.planFile}: ${(err as Error).message}\n`);
-      return 1;
+      const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
+      return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
     const problem = checkPlanFile(data);
-    if (problem) {
-      io.stderr(`plumb: ${flags.planFile}: ${problem}\n`);
-      return 1;
-    }
+    if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
   } else {

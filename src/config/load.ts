@@ -102,17 +102,29 @@ export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()
     let st;
     try {
       st = statSync(abs);
-    } catch {
+    } catch (err) {
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       diagnostics.push({
         severity: 'error',
-        code: 'PLUMB_CONFIG_NOT_FOUND',
-        summary: `Configuration path "${p}" does not exist`,
+        code: missing ? 'PLUMB_CONFIG_NOT_FOUND' : 'PLUMB_CONFIG_UNREADABLE',
+        summary: missing ? `Configuration path "${p}" does not exist` : `Cannot read configuration path "${p}": ${fileErrorSentence(err)}`,
         suggestion: 'check the path; plumb reads a YAML file or a directory of YAML files',
       });
       continue;
     }
     if (st.isDirectory()) {
-      const found = walkYaml(abs);
+      let found: string[];
+      try {
+        found = walkYaml(abs);
+      } catch (err) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'PLUMB_CONFIG_UNREADABLE',
+          summary: `Cannot read directory "${p}": ${fileErrorSentence(err)}`,
+          suggestion: 'check the permissions of the directory and the ones inside it',
+        });
+        continue;
+      }
       if (found.length === 0) {
         diagnostics.push({
           severity: 'error',

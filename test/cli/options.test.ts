@@ -122,4 +122,16 @@ describe('command-line mistakes are diagnostics', () => {
     const t = await project().run(['emulator', '--tier', 'premum']);
     expect(t.stderr).toContain('did you mean "premium"?');
   });
+
+  it('says in a sentence why a plan file cannot be applied', async () => {
+    const w = project();
+    const missing = await w.run(['apply', 'nope.json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('error[PLUMB_PLAN_UNREADABLE]: Cannot read the plan file nope.json: it does not exist');
+    expect(missing.stderr).not.toContain('ENOENT');
+    w.write('broken.json', '{');
+    expect((await w.run(['apply', 'broken.json'])).stderr).toContain('Cannot read the plan file broken.json: it is not JSON');
+    w.write('other.json', '{"a": 1}');
+    expect((await w.run(['apply', 'other.json'])).stderr).toContain('error[PLUMB_PLAN_INVALID]: other.json is not a plan plumb can apply');
+  });
 });
