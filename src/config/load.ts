@@ -344,6 +344,12 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
     texts.set(file, text);
     const source: SourceFile = { file, abs, text };
     const fileIndex = locations.addFile(source);
+    // Anchors are rare in configurations; a file that has one is measured before it is expanded.
+    const expansion = ANCHOR.test(text) ? aliasExpansionDiagnostic(source) : undefined;
+    if (expansion) {
+      diagnostics.push(expansion);
+      continue;
+    }
     let parsed: unknown;
     try {
       // The fast path: js-yaml (YAML 1.2 core schema; duplicate keys are errors).
@@ -361,7 +367,7 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
       if (!(err instanceof AliasLimitExceeded)) throw err;
       // Nothing of this file is used: its pending diagnostics would point into the expansion.
       pending.splice(0, pending.length, ...pending.filter((d) => d.fileIndex !== fileIndex));
-      diagnostics.push(aliasLimitDiagnostic(source));
+      diagnostics.push(aliasExpansionDiagnostic(source, true)!);
       continue;
     }
     if (value === null || value === undefined) continue; // an empty file contributes nothing
@@ -728,7 +734,7 @@ function checkNumber(v: number, pointer: string, ctx: WalkContext): void {
  * aliases that expand to billions of nodes). Counted as the aliases would expand: an alias of a
  * list that itself holds ten aliases counts eleven. A hand-written configuration stays far below.
  */
-export const ALIAS_LIMITS = { aliases: 10_000, nodes: 100_000 } as const;
+export const ALIAS_LIMITS = { aliases: 10_000, nodes: 100_000, chars: 1_000_000 } as const;
 
 interface AliasBudget {
   /** Objects already copied once: meeting one again is an alias being expanded. */
@@ -748,21 +754,28 @@ class AliasLimitExceeded extends Error {}
 
 /**
  * The error for a file whose aliases expand beyond the bounds, located at the first alias (in the
- * order of the file) at which the expansion crosses them. Found on `yaml`'s unexpanded document:
- * each anchored node's expanded size is computed once, so this costs the size of the file.
+ * order of the file) at which the expansion crosses them; `undefined` when it stays within them
+ * (unless `always`). Found on `yaml`'s unexpanded document: each anchored node's expanded size is
+ * computed once, so this costs the size of the file. Counts what js-yaml's copy cannot see: an
+ * alias of a long string repeated many times.
  */
-function aliasLimitDiagnostic(f: SourceFile): Diagnostic {
+function aliasExpansionDiagnostic(f: SourceFile, always = false): Diagnostic | undefined {
   const doc = parseWithPositions(f);
-  const { isAlias, isMap, isSeq, isPair } = yamlLib();
-  const memo = new Map<unknown, { nodes: number; aliases: number }>();
-  const sizeOf = (node: unknown): { nodes: number; aliases: number } => {
+  const { isAlias, isMap, isSeq, isPair, isScalar } = yamlLib();
+  interface Size {
+    nodes: number;
+    aliases: number;
+    chars: number;
+  }
+  const memo = new Map<unknown, Size>();
+  const sizeOf = (node: unknown): Size => {
     const known = memo.get(node);
     if (known) return known;
-    memo.set(node, { nodes: 1, aliases: 0 }); // a cycle counts as one node
-    let out = { nodes: 1, aliases: 0 };
+    memo.set(node, { nodes: 1, aliases: 0, chars: 0 }); // a cycle counts as one node
+    let out: Size = { nodes: 1, aliases: 0, chars: isScalar(node) ? String(node.value).length : 0 };
     if (isAlias(node)) {
       const t = sizeOf(node.resolve(doc));
-      out = { nodes: t.nodes, aliases: 1 + t.aliases };
+      out = { nodes: t.nodes, aliases: 1 + t.aliases, chars: t.chars };
     } else if (isMap(node) || isSeq(node)) {
       for (const item of node.items) {
         for (const part of isPair(item) ? [item.key, item.value] : [item]) {
@@ -770,22 +783,23 @@ function aliasLimitDiagnostic(f: SourceFile): Diagnostic {
           const s = sizeOf(part);
           out.nodes += s.nodes;
           out.aliases += s.aliases;
+          out.chars += s.chars;
         }
       }
     }
     memo.set(node, out);
     return out;
   };
-  let aliases = 0;
-  let nodes = 0;
+  const total: Size = { nodes: 0, aliases: 0, chars: 0 };
   let at: YamlNode | undefined;
   const walk = (node: unknown): void => {
     if (at || node === null || typeof node !== 'object') return;
     if (isAlias(node)) {
       const s = sizeOf(node);
-      aliases += s.aliases;
-      nodes += s.nodes;
-      if (aliases > ALIAS_LIMITS.aliases || nodes > ALIAS_LIMITS.nodes) at = node;
+      total.aliases += s.aliases;
+      total.nodes += s.nodes;
+      total.chars += s.chars;
+      if (total.aliases > ALIAS_LIMITS.aliases || total.nodes > ALIAS_LIMITS.nodes || total.chars > ALIAS_LIMITS.chars) at = node;
     } else if (isMap(node) || isSeq(node)) {
       for (const item of node.items) {
         if (isPair(item)) {
@@ -796,18 +810,23 @@ function aliasLimitDiagnostic(f: SourceFile): Diagnostic {
     }
   };
   walk(doc.contents);
+  if (!at && !always) return undefined;
   const lc = lineCounterOf(f);
   const start = at?.range ? lc.linePos(at.range[0]) : { line: 1, col: 1 };
   const end = at?.range ? lc.linePos(at.range[1]) : undefined;
+  const n = (x: number) => x.toLocaleString('en');
   return {
     severity: 'error',
     code: 'PLUMB_YAML_ALIAS_LIMIT',
     summary: 'YAML aliases here expand the document beyond what plumb reads',
-    detail: `plumb expands at most ${ALIAS_LIMITS.aliases.toLocaleString('en')} aliases and ${ALIAS_LIMITS.nodes.toLocaleString('en')} aliased values per file (nested aliases count as often as they are expanded); nothing of this file was used.`,
+    detail: `plumb expands at most ${n(ALIAS_LIMITS.aliases)} aliases, ${n(ALIAS_LIMITS.nodes)} aliased values and ${n(ALIAS_LIMITS.chars)} aliased characters per file (nested aliases count as often as they are expanded); nothing of this file was used.`,
     suggestion: 'write the values out, or alias fewer, smaller values',
     location: { file: f.file, line: start.line, column: start.col, ...(end && { endLine: end.line, endColumn: end.col }) },
   };
 }
+
+/** An anchor (`&name`) where a value can start: only such files can expand aliases at all. */
+const ANCHOR = /(?:^|[\s[{,:?-])&[^\s,[\]{}]/m;
 
 const REFERENCE = /^\$\{(env|file):([^}]*)\}/;
 /** `${env:NAME:-}`: the value may be empty (or unset); the only default plumb knows is the empty one. */

@@ -421,6 +421,14 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(only(r.diagnostics, 'PLUMB_YAML_ALIAS_LIMIT').location).toMatchObject({ line: 6, column: 45 });
   });
 
+  it('bounds the size of aliased text too: a long string aliased over and over', () => {
+    const items = Array.from({ length: 101 }, () => '  - *big').join('\n');
+    const r = load({ 'plumb.yaml': `version: 1\nbig: &big "${'x'.repeat(10_000)}"\nlist:\n${items}\n` });
+    const d = only(r.diagnostics, 'PLUMB_YAML_ALIAS_LIMIT');
+    expect(d.location).toMatchObject({ line: 104, column: 5 });
+    expect(r.diagnostics).toHaveLength(1);
+  });
+
   it('still expands a reasonable alias (a token definition reused)', () => {
     const tokens = '    groups:\n      g:\n        access_tokens:\n          a: &t {scopes: [api], rotation: {lifetime_days: 90}, sink: {stdout: true}}\n          b: *t\n';
     const r = load({ 'plumb.yaml': HEAD + tokens });
