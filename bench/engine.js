@@ -187,11 +187,12 @@ async function tokenPlan() {
   }
 }
 
-/** A value for every writable setting, valid for plumb's validator: defaults where given, else derived from the type and bounds. */
+/** A value for every writable setting (replacements, not their deprecated aliases), valid for plumb's validator: defaults where given, else derived from the type and bounds. */
 function settingValues() {
   const out = {};
   for (const s of SETTINGS) {
-    if (s.removed || s.readOnly) continue;
+    // A deprecated alias may not be declared beside its replacement (PLUMB_ALIAS_CONFLICT).
+    if (s.removed || s.readOnly || s.deprecated?.replacement) continue;
     out[s.name] = valueFor(s);
   }
   // Master flags whose partners may be empty secrets stay off; required partners are all declared anyway.

@@ -1,7 +1,22 @@
 import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { VERSION } from './version.js';
+import type { Diagnostic } from './diagnostics/index.js';
+import { flattenDiagnostic } from './diagnostics/diagnostic.js';
+import { renderDiagnosticsHuman } from './diagnostics/render.js';
 import type { Io } from './commands/output.js';
-import { processIo } from './commands/output.js';
+import { processIo, useColor } from './commands/output.js';
+import { closestMatch } from './util/suggest.js';
+
+const COMMON_HELP = `Common options:
+  -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
+  --instance NAME       only this instance of the configuration
+  --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
+  --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
+  --concurrency N       API requests in flight per instance, 1 to 64 (default 8)
+  --debug               one line per API call on stderr (never tokens or bodies)
+  --json                machine-readable output on stdout
+  -h, --help            this help`;
 
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
@@ -16,13 +31,106 @@ Usage:
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb --version
+  plumb COMMAND --help                      the options of one command
 
 PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/).
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
-default 8), --debug (one line per API call on stderr; never tokens or bodies).
+default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
 Documentation: README.md and docs/ in the plumb repository.
 `;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+const COMMON_OPTIONS = {
+  config: { type: 'string', short: 'c', multiple: true },
+  now: { type: 'string' },
+  state: { type: 'string' },
+  instance: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  debug: { type: 'boolean', default: false },
+  concurrency: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies Options;
+
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'emulator';
+
+/** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
+const COMMANDS = {
+  validate: {
+    usage: `Usage: plumb validate [PATHS...] [options]
+
+Checks the configuration offline: schema, dependencies between settings, references, dates,
+instance URLs. Never opens a network connection. Exit 0 valid (warnings allowed), 1 invalid.
+--state, --concurrency and --debug are accepted for symmetry with plan and have no effect.
+
+${COMMON_HELP}`,
+    options: { ...COMMON_OPTIONS, today: { type: 'string' } },
+  },
+  plan: {
+    usage: `Usage: plumb plan [PATHS...] [options]
+
+Reads the instance and shows what apply would change. Exit 0; with --detailed-exitcode 2 when
+there are changes; 1 on any error.
+
+  --out FILE            save the plan (JSON) for \`plumb apply FILE\`
+  --markdown FILE       the plan as a merge-request comment
+  --report FILE         a {create, update, delete} report for merge-request widgets
+  --detailed-exitcode   exit 2 when there are changes
+
+${COMMON_HELP}`,
+    options: {
+      ...COMMON_OPTIONS,
+      out: { type: 'string' },
+      markdown: { type: 'string' },
+      report: { type: 'string' },
+      'detailed-exitcode': { type: 'boolean', default: false },
+    },
+  },
+  apply: {
+    usage: `Usage: plumb apply [PLAN.json] [-c PATH...] [options]
+
+Carries out a saved plan exactly as reviewed (refused when the configuration or the instance moved
+since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused.
+
+  --auto-approve        apply an unsaved plan without asking (needed without a terminal)
+  --allow-risky         apply changes flagged as risky (lock-out) that the configuration does
+                        not accept in its allow_risky list
+
+${COMMON_HELP}`,
+    options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false } },
+  },
+  drift: {
+    usage: `Usage: plumb drift [PATHS...] [options]
+
+Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
+
+${COMMON_HELP}`,
+    options: COMMON_OPTIONS,
+  },
+  emulator: {
+    usage: `Usage: plumb emulator [--port N] [--seed FILE] [--host HOST] [--tier TIER] [--cache-seconds N]
+
+Runs a local emulator of the instance's interface until interrupted.
+
+  -p, --port N          port to listen on (default: any free port)
+  -s, --seed FILE       seed file (default: the example seed)
+  --host HOST           address to listen on (default: loopback)
+  --tier TIER           free, premium or ultimate (default ultimate)
+  --cache-seconds N     how long settings reads may be stale (default 0)
+  -h, --help            this help
+`,
+    options: {
+      port: { type: 'string', short: 'p' },
+      seed: { type: 'string', short: 's' },
+      host: { type: 'string' },
+      tier: { type: 'string' },
+      'cache-seconds': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    positionals: false,
+  },
+} as const satisfies Record<CommandName, { usage: string; options: Options; positionals?: boolean }>;
 
 /**
  * Entry point. Each command's module is imported only when that command runs, so `plumb --version`
@@ -44,115 +152,177 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         io.stdout(HELP);
         return command === undefined ? 1 : 0;
       case 'validate': {
-        const { values, positionals } = parseArgs({
-          args: [...rest],
-          allowPositionals: true,
-          options: { json: { type: 'boolean', default: false }, today: { type: 'string' } },
-        });
+        const { values, positionals } = parse('validate', rest);
+        if (values.help) return usage('validate', io);
+        const flags = common('validate', values, positionals);
         const { runValidate } = await import('./commands/validate.js');
-        return runValidate(positionals, { json: !!values.json, today: values.today }, io);
+        return runValidate(flags.config, { json: flags.json, now: flags.now ?? (values.today as string | undefined), instance: flags.instance }, io);
       }
       case 'plan':
       case 'apply':
       case 'drift':
         return await runReconcile(command, rest, io);
       case 'emulator': {
+        const { values } = parse('emulator', rest);
+        if (values.help) return usage('emulator', io);
+        checkEmulatorValues(values);
         const { runEmulatorCommand } = await import('./emulator/cli.js');
         return await runEmulatorCommand([...rest]);
       }
-      default:
-        io.stderr(`plumb: unknown command "${command}"\n\n${HELP}`);
-        return 1;
+      default: {
+        const guess = closestMatch(command, Object.keys(COMMANDS));
+        throw new UsageError({
+          summary: `Unknown command "${command}"`,
+          detail: `plumb's commands: ${Object.keys(COMMANDS).join(', ')}.`,
+          suggestion: guess ? `did you mean "${guess}"?` : 'run `plumb --help` for usage',
+        });
+      }
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr(`plumb: ${err.message}\n`);
-      return 1;
-    }
-    if (err instanceof TypeError && 'code' in err && String((err as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`plumb: ${err.message}\nRun \`plumb --help\` for usage.\n`);
+      const d: Diagnostic = { severity: 'error', code: 'PLUMB_USAGE', ...err.parts };
+      if (rest.includes('--json')) io.stdout(JSON.stringify({ error: 'usage', diagnostics: [flattenDiagnostic(d)] }) + '\n');
+      io.stderr(renderDiagnosticsHuman([d], new Map(), { color: useColor(io) }));
       return 1;
     }
     throw err;
   }
 }
 
-const COMMON_OPTIONS = {
-  config: { type: 'string', short: 'c', multiple: true },
-  now: { type: 'string' },
-  state: { type: 'string' },
-  instance: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  debug: { type: 'boolean', default: false },
-  concurrency: { type: 'string' },
-} as const;
+function usage(command: CommandName, io: Io): number {
+  io.stdout(COMMANDS[command].usage.trimEnd() + '\n');
+  return 0;
+}
 
-/** The options every reconcile command shares, from parsed flags. */
-function common(values: { config?: string[]; now?: string; state?: string; instance?: string; json?: boolean; debug?: boolean; concurrency?: string }, paths: readonly string[]) {
-  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+/** A mistake on the command line, reported as a diagnostic (PLUMB_USAGE). */
+class UsageError extends Error {
+  constructor(readonly parts: Pick<Diagnostic, 'summary' | 'detail' | 'suggestion'>) {
+    super(parts.summary);
+  }
+}
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** parseArgs with the command's options; its errors become plumb's sentences. */
+function parse(command: CommandName, rest: readonly string[]): { values: Values; positionals: string[] } {
+  const spec: { options: Options; positionals?: boolean } = COMMANDS[command];
+  const names = Object.keys(spec.options);
+  try {
+    return parseArgs({ args: [...rest], allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
+      values: Values;
+      positionals: string[];
+    };
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    const message = err instanceof Error ? err.message : String(err);
+    const help = `plumb ${command} --help lists the options`;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const option = /'(-[^']*)'/.exec(message)?.[1] ?? message;
+      const bare = option.replace(/^-+/, '').replace(/=.*$/, '');
+      const guess = closestMatch(bare, names);
+      throw new UsageError({
+        summary: `Unknown option "${option}" for plumb ${command}`,
+        suggestion: guess ? `did you mean "--${guess}"? (${help})` : help,
+      });
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      const option = /'(--?[A-Za-z-]+)/.exec(message)?.[1] ?? 'an option';
+      const takesValue = / argument missing|argument is ambiguous/.test(message) || names.some((n) => `--${n}` === option && spec.options[n]?.type === 'string');
+      throw new UsageError({
+        summary: takesValue ? `Option ${option} of plumb ${command} needs a value` : `Option ${option} of plumb ${command} takes no value`,
+        suggestion: takesValue ? `write ${option} VALUE (${help})` : `write ${option} alone (${help})`,
+      });
+    }
+    if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      const arg = /'([^']*)'/.exec(message)?.[1] ?? '';
+      throw new UsageError({ summary: `plumb ${command} takes no argument "${arg}"`, suggestion: help });
+    }
+    throw err;
+  }
+}
+
+/** The emulator's option values, checked here so a mistake is a diagnostic like any other command's. */
+function checkEmulatorValues(values: Values): void {
+  const help = 'plumb emulator --help lists the options';
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError({ summary: `--port must be a whole number from 0 to 65535, not "${String(values.port)}"`, suggestion: `0 picks a free port (${help})` });
+  }
+  if (values.tier !== undefined && !['free', 'premium', 'ultimate'].includes(String(values.tier))) {
+    const guess = closestMatch(String(values.tier), ['free', 'premium', 'ultimate']);
+    throw new UsageError({ summary: `--tier must be free, premium or ultimate, not "${String(values.tier)}"`, suggestion: guess ? `did you mean "${guess}"?` : help });
+  }
+  const cache = values['cache-seconds'] === undefined ? 0 : Number(values['cache-seconds']);
+  if (!Number.isFinite(cache) || cache < 0) {
+    throw new UsageError({ summary: `--cache-seconds must be a number of seconds, 0 or more, not "${String(values['cache-seconds'])}"`, suggestion: help });
+  }
+}
+
+interface CommonValues {
+  config: string[];
+  now?: string;
+  state?: string;
+  instance?: string;
+  json: boolean;
+  debug: boolean;
+  concurrency?: number;
+}
+
+/** The options every configuration command shares, from parsed flags. */
+function common(command: CommandName, values: Values, paths: readonly string[]): CommonValues {
+  const str = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const raw = str('concurrency');
+  const concurrency = raw === undefined ? undefined : Number(raw);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 64)) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to 64, got "${values.concurrency}"`);
+    throw new UsageError({
+      summary: `--concurrency must be a whole number from 1 to 64, not "${raw}"`,
+      suggestion: `leave it out for the default (8), or see plumb ${command} --help`,
+    });
   }
   return {
-    config: [...(values.config ?? []), ...paths],
-    now: values.now,
-    state: values.state,
-    instance: values.instance,
-    json: !!values.json,
-    debug: !!values.debug,
+    config: [...((values.config as string[] | undefined) ?? []), ...paths],
+    now: str('now'),
+    state: str('state'),
+    instance: str('instance'),
+    json: values.json === true,
+    debug: values.debug === true,
     concurrency,
   };
 }
 
-class UsageError extends Error {}
-
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {
-  const { runPlan, runApply, runDrift } = await import('./commands/reconcile.js');
+  const { values, positionals } = parse(command, rest);
+  if (values.help) return usage(command, io);
   if (command === 'plan') {
-    const { values, positionals } = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: {
-        ...COMMON_OPTIONS,
-        out: { type: 'string' },
-        markdown: { type: 'string' },
-        report: { type: 'string' },
-        'detailed-exitcode': { type: 'boolean', default: false },
-      },
-    });
-    return runPlan(
-      {
-        ...common(values, positionals),
-        out: values.out,
-        markdown: values.markdown,
-        report: values.report,
-        detailedExitcode: !!values['detailed-exitcode'],
-      },
-      io,
-    );
+    const flags = {
+      ...common(command, values, positionals),
+      out: values.out as string | undefined,
+      markdown: values.markdown as string | undefined,
+      report: values.report as string | undefined,
+      detailedExitcode: values['detailed-exitcode'] === true,
+    };
+    const { runPlan } = await import('./commands/reconcile.js');
+    return runPlan(flags, io);
   }
   if (command === 'apply') {
-    const { values, positionals } = parseArgs({
-      args: [...rest],
-      allowPositionals: true,
-      options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false } },
-    });
     // A positional ending in .json is a saved plan; anything else is configuration.
     const planFiles = positionals.filter((p) => p.endsWith('.json'));
     if (planFiles.length > 1) {
-      io.stderr('plumb: apply takes one plan file\n');
-      return 1;
+      throw new UsageError({
+        summary: `plumb apply takes one plan file, not ${planFiles.length} (${planFiles.join(', ')})`,
+        suggestion: 'apply one saved plan at a time',
+      });
     }
-    return runApply(
-      {
-        ...common(values, positionals.filter((p) => !p.endsWith('.json'))),
-        planFile: planFiles[0],
-        autoApprove: !!values['auto-approve'],
-        allowRisky: !!values['allow-risky'],
-      },
-      io,
-    );
+    const flags = {
+      ...common(command, values, positionals.filter((p) => !p.endsWith('.json'))),
+      planFile: planFiles[0],
+      autoApprove: values['auto-approve'] === true,
+      allowRisky: values['allow-risky'] === true,
+    };
+    const { runApply } = await import('./commands/reconcile.js');
+    return runApply(flags, io);
   }
-  const { values, positionals } = parseArgs({ args: [...rest], allowPositionals: true, options: COMMON_OPTIONS });
-  return runDrift(common(values, positionals), io);
+  const flags = common(command, values, positionals);
+  const { runDrift } = await import('./commands/reconcile.js');
+  return runDrift(flags, io);
 }

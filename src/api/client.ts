@@ -13,7 +13,7 @@
  * by the constructor.
  */
 import { inspect } from 'node:util';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../util/url.js';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -528,18 +528,4 @@ export function findNextLink(header: string): string | undefined {
   return undefined;
 }
 
-/** 127.0.0.0/8, ::1 (and IPv4-mapped 127/8), `localhost`. Expects `URL.hostname` (IPv6 in brackets). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (host === 'localhost' || host === 'localhost.') return true;
-  const family = isIP(host);
-  if (family === 4) return host.startsWith('127.');
-  if (family === 6) {
-    if (host === '::1') return true;
-    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(host);
-    if (mapped?.[1] !== undefined) return Number.parseInt(mapped[1], 16) >> 8 === 127;
-    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-    return dotted?.[1] !== undefined && dotted[1].startsWith('127.');
-  }
-  return false;
-}
+export { isLoopbackHost };

@@ -56,7 +56,7 @@ const ACCESS = table('Access, accounts, sign-in', [
   { name: 'domain_denylist', type: 'string[]', description: 'blocked sign-up email domains, wildcards allowed' },
   { name: 'domain_allowlist', type: 'string[]', default: null, description: 'only these email domains may sign up; null means no restriction' },
   { name: 'signup_enabled', type: 'boolean', default: true, description: 'new users may sign up' },
-  { name: 'signin_enabled', type: 'string', description: 'deprecated; use password_authentication_enabled_for_web', deprecated: { replacement: 'password_authentication_enabled_for_web' }, note: 'The spec types this deprecated field as string (not boolean); kept as written.' },
+  { name: 'signin_enabled', type: 'boolean', description: 'deprecated; use password_authentication_enabled_for_web', deprecated: { replacement: 'password_authentication_enabled_for_web' }, note: 'The spec types this deprecated alias as string; plumb types it like its target (boolean), so `false` validates and compares equal to the boolean the instance returns.' },
   { name: 'sign_in_restrictions', type: 'hash', description: 'application sign-in restrictions (inner structure not shown)' },
   { name: 'password_authentication_enabled_for_web', type: 'boolean', default: true, description: 'password sign-in on the web interface' },
   { name: 'password_authentication_enabled_for_git', type: 'boolean', default: true, description: 'password authentication for Git over HTTP(S)' },

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
 import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
+import { fileErrorSentence } from '../config/load.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
@@ -20,6 +21,7 @@ import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.j
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
 import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -58,14 +60,6 @@ export interface RunHooks {
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
 }
 
-function parseNow(flag: string | undefined, io: Io): Date | string {
-  const raw = flag ?? io.env.PLUMB_NOW;
-  if (!raw) return new Date();
-  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? raw + 'T12:00:00Z' : raw);
-  if (Number.isNaN(d.getTime())) return `--now/PLUMB_NOW "${raw}" is not a date (use YYYY-MM-DD or an ISO date-time)`;
-  return d;
-}
-
 interface Loaded {
   readonly loaded: ConfigResult;
   readonly config: DesiredConfig;
@@ -74,9 +68,9 @@ interface Loaded {
 }
 
 function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
-  const now = parseNow(flags.now, io);
-  if (typeof now === 'string') {
-    io.stderr(`plumb: ${now}\n`);
+  const now = parseNow(flags.now, io.env);
+  if (!(now instanceof Date)) {
+    io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
   const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
@@ -121,6 +115,12 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
     const e = m as ApiRetryEvent;
     traceLine?.(`${e.method} /api/v4${e.path}: ${e.reason}; retrying in ${e.delayMs.toFixed(0)} ms`);
   });
+}
+
+/** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
+function usageProblem(io: Io, code: string, summary: string, suggestion: string): number {
+  io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
+  return 1;
 }
 
 function writeAtomic(file: string, content: string, mode = 0o644): void {
@@ -176,14 +176,11 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     try {
       data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
     } catch (err) {
-      io.stderr(`plumb: cannot read plan file ${flags.planFile}: ${(err as Error).message}\n`);
-      return 1;
+      const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
+      return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
     const problem = checkPlanFile(data);
-    if (problem) {
-      io.stderr(`plumb: ${flags.planFile}: ${problem}\n`);
-      return 1;
-    }
+    if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
   } else {

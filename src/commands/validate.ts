@@ -1,29 +1,51 @@
 import { loadConfig } from '../config/validate.js';
+import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman, diagnosticsToJson } from '../diagnostics/render.js';
+import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
 export interface ValidateFlags {
   readonly json: boolean;
-  readonly today?: string;
+  /** The date checks use (`--now`); default: PLUMB_NOW, else today. */
+  readonly now?: string;
+  /** `--instance`: the configuration must declare it (the whole configuration is still checked). */
+  readonly instance?: string;
 }
 
-/** `plumb validate [paths…]`: offline only; exit 0 when valid (warnings allowed), 1 when not. */
+/**
+ * `plumb validate [paths…]`: offline only; exit 0 when valid (warnings allowed), 1 when not. Runs
+ * every check plan runs before it connects, with the same date (`--now`/PLUMB_NOW).
+ */
 export function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io): number {
-  const result = loadConfig(paths, { env: io.env, cwd: io.cwd, today: flags.today });
+  const now = parseNow(flags.now, io.env);
+  if (!(now instanceof Date)) {
+    io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
+    return 1;
+  }
+  const result = loadConfig(paths, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const diagnostics: Diagnostic[] = [...result.diagnostics];
+  if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_INSTANCE_UNKNOWN',
+      summary: `No instance named "${flags.instance}" in the configuration`,
+      suggestion: `use one of: ${result.config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
+    });
+  }
   const redact = (s: string) => result.sources.secrets.redact(s);
-  const ok = !hasErrors(result.diagnostics);
+  const ok = !hasErrors(diagnostics);
   if (flags.json) {
     const body = {
       valid: ok,
       files: result.sources.files,
-      diagnostics: diagnosticsToJson(result.diagnostics, result.sources.texts),
+      diagnostics: diagnosticsToJson(diagnostics, result.sources.texts),
     };
     io.stdout(redact(JSON.stringify(body, null, 2)) + '\n');
   } else {
-    if (result.diagnostics.length > 0) {
-      io.stderr(redact(renderDiagnosticsHuman(result.diagnostics, result.sources.texts, { color: useColor(io) })));
+    if (diagnostics.length > 0) {
+      io.stderr(redact(renderDiagnosticsHuman(diagnostics, result.sources.texts, { color: useColor(io) })));
     }
     if (ok) {
       const n = result.config?.instances.length ?? 0;

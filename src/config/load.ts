@@ -25,6 +25,38 @@ export interface LoadedSources {
   readonly locations: LocationIndex;
   readonly secrets: SecretRegistry;
   readonly files: readonly string[];
+  /**
+   * Pointers the loader already reported a problem for (a number that cannot be sent, an empty or
+   * missing interpolated value, a key with an invisible character): later checks stay silent at
+   * and beneath them, so one problem gives one error. Incomplete mappings (one that used a merge
+   * key) silence only the checks of the mapping itself (its missing keys).
+   */
+  readonly reported: ReportedPointers;
+}
+
+/** See {@link LoadedSources.reported}. */
+export class ReportedPointers {
+  readonly #subtrees = new Set<string>();
+  readonly #exact = new Set<string>();
+
+  /** @internal */
+  addSubtree(pointer: string): void {
+    this.#subtrees.add(pointer);
+  }
+
+  /** @internal */
+  addExact(pointer: string): void {
+    this.#exact.add(pointer);
+  }
+
+  /** Whether a later diagnostic about `pointer` repeats a problem already reported. */
+  covers(pointer: string): boolean {
+    if (this.#exact.has(pointer)) return true;
+    for (let p = pointer; ; p = p.slice(0, p.lastIndexOf('/'))) {
+      if (this.#subtrees.has(p)) return true;
+      if (p === '') return false;
+    }
+  }
 }
 
 export interface LoadOptions {
@@ -70,17 +102,29 @@ export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()
     let st;
     try {
       st = statSync(abs);
-    } catch {
+    } catch (err) {
+      const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       diagnostics.push({
         severity: 'error',
-        code: 'PLUMB_CONFIG_NOT_FOUND',
-        summary: `Configuration path "${p}" does not exist`,
+        code: missing ? 'PLUMB_CONFIG_NOT_FOUND' : 'PLUMB_CONFIG_UNREADABLE',
+        summary: missing ? `Configuration path "${p}" does not exist` : `Cannot read configuration path "${p}": ${fileErrorSentence(err)}`,
         suggestion: 'check the path; plumb reads a YAML file or a directory of YAML files',
       });
       continue;
     }
     if (st.isDirectory()) {
-      const found = walkYaml(abs);
+      let found: string[];
+      try {
+        found = walkYaml(abs);
+      } catch (err) {
+        diagnostics.push({
+          severity: 'error',
+          code: 'PLUMB_CONFIG_UNREADABLE',
+          summary: `Cannot read directory "${p}": ${fileErrorSentence(err)}`,
+          suggestion: 'check the permissions of the directory and the ones inside it',
+        });
+        continue;
+      }
       if (found.length === 0) {
         diagnostics.push({
           severity: 'error',
@@ -214,15 +258,23 @@ function positionsOf(f: SourceFile): Map<string, RawLocation> {
   const doc = parseWithPositions(f);
   const { isAlias, isMap, isSeq, isScalar, isPair } = yamlLib();
   const range = (n: YamlNode | null | undefined): [number, number] => [n?.range?.[0] ?? 0, n?.range?.[1] ?? n?.range?.[0] ?? 0];
+  // The same bounds as the fast path: a file is only located here once js-yaml's copy stayed
+  // within them, but this walk must not be the one that expands a bomb either.
+  let aliases = 0;
+  let expanded = 0;
+  let inAlias = 0;
   const walk = (node: YamlNode | null, pointer: string, key: [number, number] | undefined, into: Map<string, RawLocation>): void => {
     if (node === null) return;
+    if (inAlias > 0 && ++expanded > ALIAS_LIMITS.nodes) return;
     into.set(pointer, key ? { key, value: range(node) } : { value: range(node) });
     if (isAlias(node)) {
       // The value is the anchor's, but its place is where the alias is used.
       const target = node.resolve(doc);
-      if (!target) return;
+      if (!target || ++aliases > ALIAS_LIMITS.aliases) return;
       const own = new Map<string, RawLocation>();
+      inAlias++;
       walk(target as YamlNode, pointer, key, own);
+      inAlias--;
       for (const [p, l] of own) if (p !== pointer) into.set(p, l);
     } else if (isMap(node)) {
       for (const pair of node.items) {
@@ -256,28 +308,48 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
   const diagnostics: Diagnostic[] = [];
   const pending: PendingDiagnostic[] = [];
   const secrets = new SecretRegistry();
+  const reported = new ReportedPointers();
   const data: Record<string, unknown> = {};
   const shown: string[] = [];
 
   for (const abs of files) {
     const file = displayName(abs, cwd);
     shown.push(file);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(abs, 'utf8');
+      bytes = readFileSync(abs);
     } catch (err) {
       diagnostics.push({
         severity: 'error',
         code: 'PLUMB_CONFIG_UNREADABLE',
-        summary: `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+        summary: `Cannot read ${file}: ${fileErrorSentence(err)}`,
+        suggestion: 'check the path and its permissions',
       });
       continue;
     }
+    const encoding = foreignEncoding(bytes);
+    if (encoding) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_CONFIG_ENCODING',
+        summary: `${file} is encoded as ${encoding}; plumb reads configuration files as UTF-8`,
+        suggestion: `save the file as UTF-8, e.g. \`iconv -f ${encoding.replace(/ .*/, '')} -t UTF-8\``,
+        location: { file, line: 1, column: 1 },
+      });
+      continue;
+    }
+    let text = bytes.toString('utf8');
     // A byte order mark is not content: dropping it keeps line 1's columns right.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     texts.set(file, text);
     const source: SourceFile = { file, abs, text };
     const fileIndex = locations.addFile(source);
+    // Anchors are rare in configurations; a file that has one is measured before it is expanded.
+    const expansion = ANCHOR.test(text) ? aliasExpansionDiagnostic(source) : undefined;
+    if (expansion) {
+      diagnostics.push(expansion);
+      continue;
+    }
     let parsed: unknown;
     try {
       // The fast path: js-yaml (YAML 1.2 core schema; duplicate keys are errors).
@@ -287,8 +359,17 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
       continue;
     }
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers };
-    const value = fromYaml(parsed, '', ctx);
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget() };
+    let value: unknown;
+    try {
+      value = fromYaml(parsed, '', ctx);
+    } catch (err) {
+      if (!(err instanceof AliasLimitExceeded)) throw err;
+      // Nothing of this file is used: its pending diagnostics would point into the expansion.
+      pending.splice(0, pending.length, ...pending.filter((d) => d.fileIndex !== fileIndex));
+      diagnostics.push(aliasExpansionDiagnostic(source, true)!);
+      continue;
+    }
     if (value === null || value === undefined) continue; // an empty file contributes nothing
     if (!isPlainObject(value)) {
       pending.push({
@@ -309,10 +390,15 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
     const l = locations.in(fileIndex, pointer);
     diagnostics.push({ ...d, pointer, location: on === 'key' ? (l?.key ?? l?.value) : l?.value });
   }
-  return { data, diagnostics, texts, locations, secrets, files: shown };
+  return { data, diagnostics, texts, locations, secrets, files: shown, reported };
 }
 
-/** Precise syntax diagnostics from `yaml` (every error, not just the first), for a file js-yaml refused. */
+/**
+ * Syntax diagnostics for a file js-yaml refused, one per problem: an unclosed quote or bracket is
+ * reported once, where it opens (the parser only notices at the end of the file); otherwise the
+ * first error `yaml` finds (the ones after it are mostly the same problem seen again), plus every
+ * duplicate key (each is a problem of its own). Messages are plumb's sentences, not the parsers'.
+ */
 function syntaxDiagnostics(f: SourceFile, fastError: unknown): Diagnostic[] {
   const doc = parseWithPositions(f);
   const lc = lineCounterOf(f);
@@ -321,31 +407,175 @@ function syntaxDiagnostics(f: SourceFile, fastError: unknown): Diagnostic[] {
     const end = lc.linePos(pos[1]);
     return { file: f.file, line: start.line, column: start.col, endLine: end.line, endColumn: end.col };
   };
+  const unclosed = doc.errors.length > 0 || /end of the stream|unexpected end/.test(String((fastError as { reason?: string }).reason)) ? findUnclosed(f.text) : undefined;
+  if (unclosed) {
+    const what = UNCLOSED[unclosed.char]!;
+    return [
+      {
+        severity: 'error',
+        code: 'PLUMB_YAML_SYNTAX',
+        summary: `This ${what.name} is never closed`,
+        detail: `Everything after it, to the end of the file, is read as part of it.`,
+        suggestion: `add the closing ${what.close}`,
+        location: at([unclosed.offset, unclosed.offset + 1]),
+      },
+    ];
+  }
   if (doc.errors.length === 0) {
     // The two parsers disagree; js-yaml's word stands, at its position.
     const mark = (fastError as { mark?: { line: number; column: number } }).mark;
     const reason = (fastError as { reason?: string }).reason ?? String(fastError);
+    const dup = /duplicated mapping key/.test(reason);
+    const alias = /unidentified alias "([^"]*)"/.exec(reason);
+    if (alias) {
+      return [
+        {
+          severity: 'error',
+          code: 'PLUMB_YAML_SYNTAX',
+          summary: `The alias *${alias[1]} refers to no anchor &${alias[1]} defined before it`,
+          suggestion: 'define the anchor first, or write the value out',
+          location: mark ? { file: f.file, line: mark.line + 1, column: mark.column + 1 } : undefined,
+        },
+      ];
+    }
     return [
       {
         severity: 'error',
-        code: /duplicated mapping key/.test(reason) ? 'PLUMB_YAML_DUPLICATE_KEY' : 'PLUMB_YAML_SYNTAX',
-        summary: `YAML syntax error: ${reason}`,
-        suggestion: 'fix the YAML syntax at this position (check indentation and quoting)',
+        code: dup ? 'PLUMB_YAML_DUPLICATE_KEY' : 'PLUMB_YAML_SYNTAX',
+        summary: dup ? 'The same key appears twice in one mapping' : `This is not valid YAML: ${reason}`,
+        suggestion: dup ? 'remove or rename one of the two keys' : 'check the indentation and quoting at this position',
         location: mark ? { file: f.file, line: mark.line + 1, column: mark.column + 1 } : undefined,
       },
     ];
   }
-  return doc.errors.map((e) => {
+  const dups = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  const other = doc.errors.find((e) => e.code !== 'DUPLICATE_KEY');
+  return [...(other ? [other] : []), ...dups].map((e) => {
     const dup = e.code === 'DUPLICATE_KEY';
+    const own = SYNTAX_SENTENCES[e.code];
     return {
       severity: 'error' as const,
       code: dup ? 'PLUMB_YAML_DUPLICATE_KEY' : 'PLUMB_YAML_SYNTAX',
-      summary: dup ? 'The same key appears twice in one mapping' : `YAML syntax error: ${firstLine(e.message)}`,
+      summary: dup ? 'The same key appears twice in one mapping' : (own?.[0] ?? `This is not valid YAML: ${firstSentence(e.message)}`),
       detail: dup ? 'YAML keeps only one of them; plumb refuses to guess which you meant.' : undefined,
-      suggestion: dup ? 'remove or rename one of the two keys' : 'fix the YAML syntax at this position (check indentation and quoting)',
+      suggestion: dup ? 'remove or rename one of the two keys' : (own?.[1] ?? 'check the indentation and quoting at this position'),
       location: at(e.pos),
     };
   });
+}
+
+/** plumb's sentence and fix for the syntax errors people make, by `yaml`'s error code. */
+const SYNTAX_SENTENCES: Partial<Record<string, readonly [string, string]>> = {
+  TAB_AS_INDENT: ['A tab is used for indentation; YAML indents with spaces only', 'replace the tab with spaces'],
+  BAD_INDENT: ['This line is not indented like the lines around it', 'indent it like its siblings (the keys of one mapping start in the same column)'],
+  MULTILINE_IMPLICIT_KEY: ['A key runs over more than one line; a ":" or a closing quote is probably missing', 'put the key and its colon on one line'],
+  BLOCK_AS_IMPLICIT_KEY: ['A mapping cannot start on the same line as its key ("a: b: c")', 'put the inner key on its own, more indented line, or quote the value if it contains ": "'],
+  BAD_DQ_ESCAPE: ['This double-quoted text has an escape sequence YAML does not know', 'write a backslash as \\\\, or use single quotes'],
+  BAD_ALIAS: ['This alias (*name) refers to no anchor (&name) defined before it', 'define the anchor first, or write the value out'],
+  MULTIPLE_DOCS: ['This file holds more than one YAML document (---)', 'split it into one file per document'],
+  UNEXPECTED_TOKEN: ['This character cannot start a value here', 'quote the value'],
+  BAD_SCALAR_START: ['A plain value cannot start with this character', 'quote the value'],
+  MISSING_CHAR: ['A closing character is missing before this point', 'close the quote, ] or } that is still open'],
+};
+
+const UNCLOSED: Record<string, { name: string; close: string }> = {
+  '"': { name: 'double quote', close: '"' },
+  "'": { name: 'single quote', close: "'" },
+  '[': { name: 'list ([)', close: ']' },
+  '{': { name: 'mapping ({)', close: '}' },
+};
+
+/**
+ * The opening quote or bracket that is never closed, if any. A small scanner over the text that
+ * knows just enough YAML for this: comments, quoted and block scalars, flow collections, and
+ * where a value can start (a quote inside a plain word like `it's` opens nothing).
+ */
+export function findUnclosed(text: string): { char: string; offset: number } | undefined {
+  const stack: { char: string; offset: number }[] = [];
+  let i = 0;
+  let atValueStart = true;
+  let lineIndent = 0;
+  let blockIndent = -1; // inside a block scalar: its parent's indentation
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '\n') {
+      i++;
+      let n = 0;
+      while (text[i + n] === ' ') n++;
+      const blank = text[i + n] === '\n' || text[i + n] === '\r' || i + n >= text.length;
+      if (blockIndent >= 0) {
+        if (blank || n > blockIndent) {
+          i += n;
+          while (i < text.length && text[i] !== '\n') i++;
+          continue;
+        }
+        blockIndent = -1;
+      }
+      lineIndent = n;
+      atValueStart = true;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    if ((c === '"' || c === "'") && atValueStart) {
+      const open = i++;
+      let closed = false;
+      while (i < text.length) {
+        if (c === '"' && text[i] === '\\') i += 2;
+        else if (text[i] === c && c === "'" && text[i + 1] === "'") i += 2;
+        else if (text[i] === c) {
+          closed = true;
+          i++;
+          break;
+        } else i++;
+      }
+      if (!closed) return { char: c, offset: open };
+      atValueStart = false;
+      continue;
+    }
+    if ((c === '[' || c === '{') && (atValueStart || stack.length > 0)) {
+      stack.push({ char: c, offset: i++ });
+      atValueStart = true;
+      continue;
+    }
+    if ((c === ']' || c === '}') && stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if ((top.char === '[') !== (c === ']')) return top;
+      stack.pop();
+      i++;
+      atValueStart = false;
+      continue;
+    }
+    if ((c === '|' || c === '>') && atValueStart && stack.length === 0) {
+      blockIndent = lineIndent;
+      while (i < text.length && text[i] !== '\n') i++;
+      continue;
+    }
+    if (c === ',' && stack.length > 0) {
+      atValueStart = true;
+      i++;
+      continue;
+    }
+    if ((c === ':' || c === '-' || c === '?') && (i + 1 >= text.length || /[\s,\]\}]/.test(text[i + 1]!))) {
+      atValueStart = true;
+      i++;
+      continue;
+    }
+    atValueStart = false;
+    i++;
+  }
+  return stack.at(-1);
+}
+
+function firstSentence(s: string): string {
+  const line = s.split('\n')[0] ?? s;
+  return line.replace(/ at line \d+, column \d+.*$/, '');
 }
 
 function displayName(abs: string, cwd: string): string {
@@ -353,9 +583,6 @@ function displayName(abs: string, cwd: string): string {
   return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
 }
 
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
-}
 
 interface WalkContext {
   readonly file: string;
@@ -366,24 +593,244 @@ interface WalkContext {
   readonly fileIndex: number;
   /** Every pointer this file defines. */
   readonly pointers: string[];
+  readonly reported: ReportedPointers;
+  readonly aliases: AliasBudget;
 }
 
-/** Copies js-yaml's output into fresh plain data, interpolating strings and noting every pointer. */
+/**
+ * Copies js-yaml's output into fresh plain data, interpolating strings and noting every pointer.
+ * js-yaml returns an aliased value as the same object, so the copy is where aliases get expanded:
+ * it counts the expansion and stops at the bounds (see {@link ALIAS_LIMITS}).
+ */
 function fromYaml(v: unknown, pointer: string, ctx: WalkContext): unknown {
   ctx.pointers.push(pointer);
+  const budget = ctx.aliases;
+  if (budget.depth > 0 && ++budget.nodes > ALIAS_LIMITS.nodes) throw new AliasLimitExceeded();
   if (v === undefined || v === null) return null;
-  if (Array.isArray(v)) return v.map((item, i) => fromYaml(item, joinPointer(pointer, i), ctx));
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
-  if (typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = fromYaml(x, joinPointer(pointer, k), ctx);
-    return out;
+  if (typeof v === 'object' && !(v instanceof Date)) {
+    const again = budget.seen.has(v);
+    if (again && ++budget.aliases > ALIAS_LIMITS.aliases) throw new AliasLimitExceeded();
+    budget.seen.add(v);
+    if (again) budget.depth++;
+    try {
+      if (Array.isArray(v)) return v.map((item, i) => fromYaml(item, joinPointer(pointer, i), ctx));
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const child = joinPointer(pointer, k);
+        if (k === '<<') {
+          mergeKey(child, pointer, ctx);
+          continue;
+        }
+        if (invisibleIn(k)) {
+          invisibleKey(k, child, ctx);
+          continue;
+        }
+        out[k] = fromYaml(x, child, ctx);
+      }
+      return out;
+    } finally {
+      if (again) budget.depth--;
+    }
   }
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  if (typeof v === 'number') checkNumber(v, pointer, ctx);
   if (typeof v === 'string' && v.includes('${')) return interpolate(v, pointer, ctx);
   return v;
 }
 
+/** One error for a problem found while reading a value; later checks stay silent about it. */
+function reportAt(ctx: WalkContext, d: Omit<PendingDiagnostic, 'fileIndex'>): void {
+  ctx.pending.push({ ...d, fileIndex: ctx.fileIndex });
+  ctx.reported.addSubtree(d.pointer);
+}
+
+/**
+ * Merge keys (`<<: *defaults`) are not part of YAML 1.2 and plumb does not support them: a merged
+ * key would have no place of its own in the file to report problems at, and which of two values
+ * wins would be a rule to learn. Write the keys out, or alias a whole value.
+ */
+function mergeKey(pointer: string, mapping: string, ctx: WalkContext): void {
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_YAML_MERGE_KEY',
+    summary: 'YAML merge keys (<<) are not supported',
+    detail: 'plumb reads YAML 1.2, where "<<" is an ordinary key; merged keys would have no place in the file of their own to report problems at.',
+    suggestion: 'write the keys out here, or use an alias for a whole value (key: *anchor)',
+    pointer,
+    on: 'key',
+  });
+  // The mapping lacks what the merge would have brought: do not also report it as incomplete.
+  ctx.reported.addExact(mapping);
+}
+
+/** Characters that do not show, or look like a plain space, in an editor. */
+const INVISIBLE = /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180E\u2000-\u200F\u202A-\u202F\u205F-\u2064\u2066-\u206F\u3000\u3164\uFEFF]/;
+const INVISIBLE_NAMES: Record<number, string> = {
+  0x00a0: 'NO-BREAK SPACE',
+  0x00ad: 'SOFT HYPHEN',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x200c: 'ZERO WIDTH NON-JOINER',
+  0x200d: 'ZERO WIDTH JOINER',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x2060: 'WORD JOINER',
+  0x202f: 'NARROW NO-BREAK SPACE',
+  0x3000: 'IDEOGRAPHIC SPACE',
+  0xfeff: 'BYTE ORDER MARK',
+};
+
+/** The first invisible character of `s`, as `U+200B (ZERO WIDTH SPACE)`, if any. */
+export function invisibleIn(s: string): string | undefined {
+  const m = INVISIBLE.exec(s);
+  if (!m) return undefined;
+  const cp = m[0].codePointAt(0)!;
+  const name = INVISIBLE_NAMES[cp];
+  return `U+${cp.toString(16).toUpperCase().padStart(4, '0')}${name ? ` (${name})` : ''}`;
+}
+
+function invisibleKey(key: string, pointer: string, ctx: WalkContext): void {
+  const which = invisibleIn(key)!;
+  const shown = key.replace(new RegExp(INVISIBLE.source, 'g'), (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_INVISIBLE_CHARACTER',
+    summary: `The key "${shown}" contains an invisible character ${which}`,
+    detail: 'It looks like a key plumb knows but is a different key. Such characters come from copying text out of web pages, chats or word processors; YAML indents with plain spaces only.',
+    suggestion: 'delete the key and the spaces before it, and type them again',
+    pointer,
+    on: 'key',
+  });
+}
+
+/**
+ * A number must reach the instance as written: YAML's .inf and .nan have no JSON form, and an
+ * integer beyond 2^53 - 1 has already been rounded when it was read.
+ */
+function checkNumber(v: number, pointer: string, ctx: WalkContext): void {
+  if (!Number.isFinite(v)) {
+    const written = Number.isNaN(v) ? '.nan (not a number)' : v > 0 ? '.inf (infinity)' : '-.inf (minus infinity)';
+    reportAt(ctx, {
+      severity: 'error',
+      code: 'PLUMB_NUMBER_NOT_FINITE',
+      summary: `${written} is not a value the instance accepts`,
+      detail: 'YAML reads .inf and .nan as special numbers; the interface takes finite numbers only.',
+      suggestion: 'write a finite number (for "no limit", see the setting in docs/settings.md: often 0)',
+      pointer,
+    });
+  } else if (Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+    reportAt(ctx, {
+      severity: 'error',
+      code: 'PLUMB_NUMBER_UNSAFE',
+      summary: 'This number is too large to be sent exactly',
+      detail: `Numbers beyond ±${Number.MAX_SAFE_INTEGER} (2^53 - 1) are rounded when read; plumb refuses to send a value other than the one written.`,
+      suggestion: `use a number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
+      pointer,
+    });
+  }
+}
+
+/**
+ * Bounds on alias expansion per file, against "billion laughs" documents (a few lines of nested
+ * aliases that expand to billions of nodes). Counted as the aliases would expand: an alias of a
+ * list that itself holds ten aliases counts eleven. A hand-written configuration stays far below.
+ */
+export const ALIAS_LIMITS = { aliases: 10_000, nodes: 100_000, chars: 1_000_000 } as const;
+
+interface AliasBudget {
+  /** Objects already copied once: meeting one again is an alias being expanded. */
+  readonly seen: Set<object>;
+  aliases: number;
+  /** Nodes copied inside alias expansions. */
+  nodes: number;
+  /** How many alias expansions the copy is inside of. */
+  depth: number;
+}
+
+function newAliasBudget(): AliasBudget {
+  return { seen: new Set(), aliases: 0, nodes: 0, depth: 0 };
+}
+
+class AliasLimitExceeded extends Error {}
+
+/**
+ * The error for a file whose aliases expand beyond the bounds, located at the first alias (in the
+ * order of the file) at which the expansion crosses them; `undefined` when it stays within them
+ * (unless `always`). Found on `yaml`'s unexpanded document: each anchored node's expanded size is
+ * computed once, so this costs the size of the file. Counts what js-yaml's copy cannot see: an
+ * alias of a long string repeated many times.
+ */
+function aliasExpansionDiagnostic(f: SourceFile, always = false): Diagnostic | undefined {
+  const doc = parseWithPositions(f);
+  const { isAlias, isMap, isSeq, isPair, isScalar } = yamlLib();
+  interface Size {
+    nodes: number;
+    aliases: number;
+    chars: number;
+  }
+  const memo = new Map<unknown, Size>();
+  const sizeOf = (node: unknown): Size => {
+    const known = memo.get(node);
+    if (known) return known;
+    memo.set(node, { nodes: 1, aliases: 0, chars: 0 }); // a cycle counts as one node
+    let out: Size = { nodes: 1, aliases: 0, chars: isScalar(node) ? String(node.value).length : 0 };
+    if (isAlias(node)) {
+      const t = sizeOf(node.resolve(doc));
+      out = { nodes: t.nodes, aliases: 1 + t.aliases, chars: t.chars };
+    } else if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) {
+        for (const part of isPair(item) ? [item.key, item.value] : [item]) {
+          if (part === null || typeof part !== 'object') continue;
+          const s = sizeOf(part);
+          out.nodes += s.nodes;
+          out.aliases += s.aliases;
+          out.chars += s.chars;
+        }
+      }
+    }
+    memo.set(node, out);
+    return out;
+  };
+  const total: Size = { nodes: 0, aliases: 0, chars: 0 };
+  let at: YamlNode | undefined;
+  const walk = (node: unknown): void => {
+    if (at || node === null || typeof node !== 'object') return;
+    if (isAlias(node)) {
+      const s = sizeOf(node);
+      total.aliases += s.aliases;
+      total.nodes += s.nodes;
+      total.chars += s.chars;
+      if (total.aliases > ALIAS_LIMITS.aliases || total.nodes > ALIAS_LIMITS.nodes || total.chars > ALIAS_LIMITS.chars) at = node;
+    } else if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) {
+        if (isPair(item)) {
+          walk(item.key);
+          walk(item.value);
+        } else walk(item);
+      }
+    }
+  };
+  walk(doc.contents);
+  if (!at && !always) return undefined;
+  const lc = lineCounterOf(f);
+  const start = at?.range ? lc.linePos(at.range[0]) : { line: 1, col: 1 };
+  const end = at?.range ? lc.linePos(at.range[1]) : undefined;
+  const n = (x: number) => x.toLocaleString('en');
+  return {
+    severity: 'error',
+    code: 'PLUMB_YAML_ALIAS_LIMIT',
+    summary: 'YAML aliases here expand the document beyond what plumb reads',
+    detail: `plumb expands at most ${n(ALIAS_LIMITS.aliases)} aliases, ${n(ALIAS_LIMITS.nodes)} aliased values and ${n(ALIAS_LIMITS.chars)} aliased characters per file (nested aliases count as often as they are expanded); nothing of this file was used.`,
+    suggestion: 'write the values out, or alias fewer, smaller values',
+    location: { file: f.file, line: start.line, column: start.col, ...(end && { endLine: end.line, endColumn: end.col }) },
+  };
+}
+
+/** An anchor (`&name`) where a value can start: only such files can expand aliases at all. */
+const ANCHOR = /(?:^|[\s[{,:?-])&[^\s,[\]{}]/m;
+
 const REFERENCE = /^\$\{(env|file):([^}]*)\}/;
+/** `${env:NAME:-}`: the value may be empty (or unset); the only default plumb knows is the empty one. */
+const MAY_BE_EMPTY = ':-';
 
 /**
  * `${env:NAME}` and `${file:path}` (relative to the file that says it); `$${` writes a literal `${`.
@@ -422,11 +869,40 @@ function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
       return '';
     }
     const kind = m[1]!;
-    const name = m[2]!.trim();
+    let name = m[2]!.trim();
+    const mayBeEmpty = name.endsWith(MAY_BE_EMPTY);
+    if (mayBeEmpty) name = name.slice(0, -MAY_BE_EMPTY.length).trim();
     i = at + m[0].length;
-    const value = kind === 'env' ? readEnv(name, m[0], pointer, ctx) : readFileRef(name, pointer, ctx);
+    if (kind === 'env' && name.includes(MAY_BE_EMPTY)) {
+      reportAt(ctx, {
+        severity: 'error',
+        code: 'PLUMB_INTERPOLATION_SYNTAX',
+        summary: `"${m[0]}" gives a default value; plumb knows only an empty one`,
+        detail: 'A default written in the configuration is not a secret; ${env:NAME:-} only allows the variable to be empty or unset.',
+        suggestion: `write \${env:${name.slice(0, name.indexOf(MAY_BE_EMPTY))}:-} and set the value in the environment`,
+        pointer,
+      });
+      failed = true;
+      continue;
+    }
+    const value =
+      kind === 'env'
+        ? readEnv(name, m[0], pointer, ctx, mayBeEmpty)
+        : readFileRef(name, pointer, ctx, mayBeEmpty);
     if (value === undefined) {
       failed = true; // keep going: every missing reference is reported
+      continue;
+    }
+    if (value === '' && !mayBeEmpty) {
+      reportAt(ctx, {
+        severity: 'error',
+        code: kind === 'env' ? 'PLUMB_ENV_EMPTY' : 'PLUMB_FILE_EMPTY',
+        summary: kind === 'env' ? `Environment variable ${name} is set but empty` : `"${name}" is empty`,
+        detail: `An empty value read from \${${kind}:${name}} would be written to the instance as "" (over a secret, too). A CI variable that is protected is empty on an unprotected branch.`,
+        suggestion: `give ${kind === 'env' ? name : 'the file'} a value, or write \${${kind}:${name}:-} if an empty value is intended`,
+        pointer,
+      });
+      failed = true;
       continue;
     }
     secret = true;
@@ -437,7 +913,7 @@ function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
   return failed ? '' : out;
 }
 
-function readEnv(name: string, match: string, pointer: string, ctx: WalkContext): string | undefined {
+function readEnv(name: string, match: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
     ctx.pending.push({
       severity: 'error',
@@ -450,7 +926,9 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext)
     return undefined;
   }
   const value = ctx.env[name];
+  if (value === undefined && mayBeEmpty) return '';
   if (value === undefined) {
+    ctx.reported.addSubtree(pointer);
     ctx.pending.push({
       severity: 'error',
       code: 'PLUMB_ENV_MISSING',
@@ -464,15 +942,21 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext)
   return value;
 }
 
-function readFileRef(name: string, pointer: string, ctx: WalkContext): string | undefined {
+/**
+ * The file's text without a byte order mark (an editor's encoding mark is not part of the secret)
+ * and without one final line break.
+ */
+function readFileRef(name: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {
   const target = path.resolve(path.dirname(ctx.abs), name);
   try {
-    return readFileSync(target, 'utf8').replace(/\r?\n$/, '');
+    return readFileSync(target, 'utf8').replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
   } catch (err) {
+    if (mayBeEmpty && (err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    ctx.reported.addSubtree(pointer);
     ctx.pending.push({
       severity: 'error',
       code: 'PLUMB_FILE_MISSING',
-      summary: `Cannot read "${name}" for \${file:${name}}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      summary: `Cannot read "${name}" for \${file:${name}}: ${fileErrorSentence(err)}`,
       detail: `Paths are relative to the file that references them (${path.dirname(ctx.file) || '.'}).`,
       suggestion: 'check the path, or create the file',
       pointer,
@@ -480,6 +964,52 @@ function readFileRef(name: string, pointer: string, ctx: WalkContext): string | 
     });
     return undefined;
   }
+}
+
+/** A failed read as a sentence (`ENOENT` → "it does not exist"), for any file plumb reads. */
+export function fileErrorSentence(err: unknown): string {
+  switch ((err as NodeJS.ErrnoException | undefined)?.code) {
+    case 'ENOENT':
+      return 'it does not exist';
+    case 'EISDIR':
+      return 'it is a directory, not a file';
+    case 'ENOTDIR':
+      return 'a part of its path is a file, not a directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'it is a loop of symbolic links';
+    case 'EMFILE':
+    case 'ENFILE':
+      return 'too many files are open';
+    default:
+      return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/**
+ * The encoding of a file that is not UTF-8 text in a way YAML would misread (a UTF-16 or UTF-32
+ * file is mostly null bytes to a UTF-8 reader), from its byte order mark or its null bytes.
+ */
+function foreignEncoding(b: Buffer): string | undefined {
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xfe && b[2] === 0 && b[3] === 0) return 'UTF-32LE';
+  if (b.length >= 4 && b[0] === 0 && b[1] === 0 && b[2] === 0xfe && b[3] === 0xff) return 'UTF-32BE';
+  if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return 'UTF-16LE (with a byte order mark)';
+  if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'UTF-16BE (with a byte order mark)';
+  if (b.length >= 2 && b.indexOf(0) >= 0) {
+    // No mark: ASCII text in UTF-16 has a null byte beside every character.
+    const n = Math.min(b.length, 512) & ~1;
+    let even = 0;
+    let odd = 0;
+    for (let i = 0; i < n; i += 2) {
+      if (b[i] === 0) even++;
+      if (b[i + 1] === 0) odd++;
+    }
+    if (odd > n / 4 && even === 0) return 'UTF-16LE';
+    if (even > n / 4 && odd === 0) return 'UTF-16BE';
+  }
+  return undefined;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -542,16 +1072,23 @@ function mergeInto(
   }
 }
 
-/** A readable name for a place in the configuration, for messages. */
+/** A readable name for a place in the configuration, for messages: the exact key, then its owner. */
 export function describePointer(pointer: string): string {
   const s = splitPointer(pointer);
-  if (s[0] === 'instances' && s.length >= 2) {
-    const inst = `instance "${s[1]}"`;
-    if (s[2] === 'settings' && s[3] !== undefined) return `setting "${s[3]}" of ${inst}`;
-    if (s[2] === 'groups' && s[4] === 'access_tokens' && s[5] !== undefined) return `access token "${s[5]}" of group "${s[3]}"`;
-    if (s[2] === 'projects' && s[4] === 'files' && s[5] !== undefined) return `file "${s[5]}" of project "${s[3]}"`;
-    if (s[2] === 'projects' && s[4] === 'pages') return `Pages of project "${s[3]}"`;
-    if (s.length === 3) return `"${s[2]}" of ${inst}`;
-  }
-  return `"${pointer}"`;
+  if (s[0] !== 'instances' || s.length < 2) return pointer === '' ? 'the configuration' : `"${s.at(-1) ?? pointer}"`;
+  const inst = `instance "${s[1]}"`;
+  let base: string;
+  let used: number;
+  if (s[2] === 'settings' && s[3] !== undefined) [base, used] = [`setting "${s[3]}" of ${inst}`, 4];
+  else if (s[2] === 'groups' && s[4] === 'access_tokens' && s[5] !== undefined) [base, used] = [`access token "${s[5]}" of group "${s[3]}"`, 6];
+  else if (s[2] === 'projects' && s[4] === 'files' && s[5] !== undefined) [base, used] = [`file "${s[5]}" of project "${s[3]}"`, 6];
+  else if (s[2] === 'projects' && s[4] === 'pages') [base, used] = [`Pages of project "${s[3]}"`, 5];
+  else if ((s[2] === 'groups' || s[2] === 'projects') && s[3] !== undefined) [base, used] = [`${s[2] === 'groups' ? 'group' : 'project'} "${s[3]}"`, 4];
+  else if (s.length >= 3) [base, used] = [inst, 2];
+  else return inst;
+  const rest = s.slice(used);
+  if (rest.length === 0) return base;
+  const last = rest.at(-1)!;
+  if (/^\d+$/.test(last) && rest.length >= 2) return `item ${Number(last) + 1} of "${rest.at(-2)}" of ${base}`;
+  return `"${last}" of ${base}`;
 }

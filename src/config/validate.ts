@@ -9,7 +9,8 @@ import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
 import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
 import { findUp } from '../util/find-up.js';
-import { loadSources, resolveConfigFiles, describePointer } from './load.js';
+import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
+import { loadSources, resolveConfigFiles, describePointer, fileErrorSentence } from './load.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
@@ -50,6 +51,10 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
     for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
   }
   const config = resolveConfig(sources.data, ctx);
+  // What the loader reported (an unusable number, an empty interpolation…) is reported once.
+  const first = resolved.diagnostics.length + sources.diagnostics.length;
+  const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !sources.reported.covers(d.pointer));
+  diagnostics.push(...later);
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { config, diagnostics, sources };
 }
@@ -167,12 +172,13 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       }
       const known = knownKeysAt(e.instancePath);
       const guess = closestMatch(key, known);
+      const belongs = whereKeyBelongs(key);
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_UNKNOWN_KEY',
-        summary: `Unknown key "${key}"`,
+        summary: belongs ? `"${key}" does not belong here` : `Unknown key "${key}"`,
         detail: `Allowed here: ${known.join(', ') || '(none)'}.`,
-        suggestion: guess ? `did you mean "${guess}"?` : 'remove it',
+        suggestion: guess ? `did you mean "${guess}"?` : belongs ? `move it ${belongs}` : 'remove it',
         pointer,
         on: 'key',
       });
@@ -196,7 +202,7 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_MISSING_FIELD',
-        summary: `${where || 'The configuration'} lacks the required key "${missing}"`,
+        summary: `${capitalize(where)} lacks the required key "${missing}"`,
         suggestion: `add "${missing}"`,
         pointer: e.instancePath,
         on: 'key',
@@ -222,7 +228,7 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_TYPE_MISMATCH',
-        summary: `${where} must be ${article((e.params as { type: string | string[] }).type)}`,
+        summary: `${capitalize(where)} must be ${article((e.params as { type: string | string[] }).type)}`,
         detail: `Found ${describeValue(valueAt(ctx, e.instancePath))}.`,
         suggestion: typeHint((e.params as { type: string | string[] }).type, valueAt(ctx, e.instancePath)),
         pointer: e.instancePath,
@@ -233,16 +239,23 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       const v = valueAt(ctx, e.instancePath);
       const guess = typeof v === 'string' ? closestMatch(v, allowed.map(String)) : undefined;
       const unquoted = typeof v === 'string' && allowed.some((a) => typeof a === 'number' && String(a) === v);
+      const shown = allowed.map((a) => JSON.stringify(a));
+      const last = splitPointer(e.instancePath).at(-1);
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_ENUM_VALUE',
-        summary: `${where} has a value that is not allowed: ${JSON.stringify(v)}`,
-        detail: `Allowed: ${allowed.map((a) => JSON.stringify(a)).join(', ')}.`,
+        summary:
+          allowed.length === 1
+            ? `${capitalize(where)} must be ${shown[0]}, not ${JSON.stringify(v)}`
+            : `${capitalize(where)} has a value that is not allowed: ${JSON.stringify(v)}`,
+        detail: allowed.length === 1 ? (last === 'version' ? 'This is the only configuration format plumb reads.' : undefined) : `Allowed: ${shown.join(', ')}.`,
         suggestion: unquoted
           ? `write ${v} without quotes: it is a number`
-          : guess
+          : guess && allowed.length > 1
             ? `did you mean ${JSON.stringify(guess)}?`
-            : `use one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+            : allowed.length === 1
+              ? `write ${last !== undefined && !/^\d+$/.test(last) ? `${last}: ` : ''}${shown[0]}`
+              : `use one of ${shown.join(', ')}`,
         pointer: e.instancePath,
       });
     }
@@ -252,26 +265,45 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
     case 'exclusiveMaximum':
     case 'multipleOf': {
       const p = e.params as { comparison?: string; limit?: number; multipleOf?: number };
-      const bound = e.keyword === 'multipleOf' ? `a multiple of ${p.multipleOf}` : `${p.comparison} ${p.limit}`;
+      const words: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
+      const bound = e.keyword === 'multipleOf' ? `a multiple of ${p.multipleOf}` : `${words[p.comparison ?? ''] ?? p.comparison} ${p.limit}`;
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_OUT_OF_RANGE',
-        summary: `${where} is out of range: ${JSON.stringify(valueAt(ctx, e.instancePath))}`,
+        summary: `${capitalize(where)} is out of range: ${JSON.stringify(valueAt(ctx, e.instancePath))}`,
         detail: `It must be ${bound}${rangeOf(e.instancePath)}.`,
         suggestion: `use a value ${bound}`,
         pointer: e.instancePath,
       });
     }
     case 'maxItems':
-    case 'minItems':
-    case 'uniqueItems':
+    case 'minItems': {
+      const limit = (e.params as { limit: number }).limit;
+      const n = Array.isArray(valueAt(ctx, e.instancePath)) ? (valueAt(ctx, e.instancePath) as unknown[]).length : 0;
+      const empty = e.keyword === 'minItems' && limit === 1;
       return push(ctx, {
         severity: 'error',
-        code: e.keyword === 'uniqueItems' ? 'PLUMB_DUPLICATE_ITEM' : 'PLUMB_ARRAY_SIZE',
-        summary: `${where} ${e.message ?? 'has the wrong number of items'}`,
-        suggestion: e.keyword === 'uniqueItems' ? 'remove the repeated item' : 'adjust the number of items',
+        code: 'PLUMB_ARRAY_SIZE',
+        summary: empty
+          ? `${capitalize(where)} is an empty list`
+          : `${capitalize(where)} lists ${n} item${n === 1 ? '' : 's'}; ${e.keyword === 'minItems' ? 'at least' : 'at most'} ${limit} ${e.keyword === 'minItems' ? 'are' : 'are allowed'}`,
+        detail: empty ? 'It needs at least one item.' : undefined,
+        suggestion: empty ? 'add an item, or remove the key' : e.keyword === 'minItems' ? `list at least ${limit}` : `remove ${n - limit} of them`,
         pointer: e.instancePath,
       });
+    }
+    case 'uniqueItems': {
+      const { i, j } = e.params as { i: number; j: number };
+      const list = valueAt(ctx, e.instancePath);
+      const item = Array.isArray(list) ? list[j] : undefined;
+      return push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_DUPLICATE_ITEM',
+        summary: `${capitalize(where)} lists ${JSON.stringify(item)} twice (items ${j + 1} and ${i + 1})`,
+        suggestion: 'remove the repeated item',
+        pointer: e.instancePath,
+      });
+    }
     case 'pattern':
     case 'minLength':
     case 'maxLength':
@@ -279,7 +311,7 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_STRING_FORMAT',
-        summary: `${where} is not in the expected form`,
+        summary: `${capitalize(where)} is not in the expected form`,
         detail: formatDetail(e),
         suggestion: formatSuggestion(e),
         pointer: e.instancePath,
@@ -289,7 +321,7 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_SINK_INVALID',
-        summary: `${where} must name exactly one of file, command or stdout`,
+        summary: `${capitalize(where)} must name exactly one of file, command or stdout`,
         suggestion: 'keep one way of delivering the secret, e.g. `sink: {file: secrets/deployer.token}`',
         pointer: e.instancePath,
       });
@@ -299,7 +331,8 @@ function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
       return push(ctx, {
         severity: 'error',
         code: 'PLUMB_SCHEMA',
-        summary: `${where} ${e.message ?? 'is invalid'}`,
+        summary: `${capitalize(where)} does not have a value plumb accepts here`,
+        suggestion: 'see docs/config.md for the form of this key',
         pointer: e.instancePath,
       });
   }
@@ -336,12 +369,13 @@ function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
     });
   }
   const guess = suggestSettingName(key);
+  const belongs = guess ? undefined : whereKeyBelongs(key);
   push(ctx, {
     severity: 'error',
     code: 'PLUMB_UNKNOWN_SETTING',
-    summary: `Unknown application setting "${key}"`,
+    summary: belongs ? `"${key}" is not an application setting` : `Unknown application setting "${key}"`,
     detail: 'See docs/settings.md for every setting plumb knows.',
-    suggestion: guess ? `did you mean "${guess}"?` : 'check the spelling against docs/settings.md',
+    suggestion: guess ? `did you mean "${guess}"?` : belongs ? `move it ${belongs}` : 'check the spelling against docs/settings.md',
     pointer,
     on: 'key',
   });
@@ -386,14 +420,55 @@ function rangeOf(pointer: string): string {
   return lo !== undefined && hi !== undefined ? ` (allowed ${lo}–${hi})` : '';
 }
 
+/** What a pattern or length asks for, in words (never the raw regular expression). */
+const FORMS: Record<string, string> = {
+  url: 'an absolute http or https URL, such as https://code.example.com',
+  token_env: 'the name of an environment variable: letters, digits and underscores, not starting with a digit',
+  expires_at: 'a date written YYYY-MM-DD',
+  pages_primary_domain: 'a host name such as docs.example.com (no scheme, path, port or spaces)',
+  search_engine_prefix: 'lowercase letters, digits, hyphens and underscores, starting and ending with a letter or digit',
+  spam_check_endpoint_url: 'a grpc:// or tls:// URL, or empty',
+};
+
 function formatDetail(e: ErrorObject): string {
-  const p = e.params as { pattern?: string; limit?: number };
-  if (e.keyword === 'pattern') return `It must match ${p.pattern}.`;
-  return `It ${e.message ?? 'has the wrong length'}.`;
+  const p = e.params as { limit?: number };
+  const last = splitPointer(e.instancePath).at(-1) ?? '';
+  if (e.keyword === 'minLength') return p.limit === 1 ? 'It must not be empty.' : `It must be at least ${p.limit} characters long.`;
+  if (e.keyword === 'maxLength') return `It must be at most ${p.limit} characters long.`;
+  const form = FORMS[last];
+  return form ? `It must be ${form}.` : 'It does not have the form this key takes (see docs/config.md and docs/settings.md).';
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/**
+ * Where a key misplaced at one level belongs, e.g. `prune_access_tokens` written under a token:
+ * "under a group (next to access_tokens)". Read from the schema, on the error path only.
+ */
+function whereKeyBelongs(key: string): string | undefined {
+  if (settingByName(key) && !settingByName(key)?.removed) return 'under `settings:` of the instance: it is an application setting';
+  const root = configSchemaJson() as SchemaNode & { definitions?: Record<string, SchemaNode> };
+  const places: [SchemaNode | undefined, string][] = [
+    [root, 'to the top level of the file'],
+    [root.definitions?.instance, 'directly under an instance (next to url and token_env)'],
+    [root.definitions?.group, 'under a group (next to access_tokens)'],
+    [root.definitions?.access_token, 'under an access token (next to scopes)'],
+    [root.definitions?.access_token?.properties?.rotation, 'under rotation: of an access token'],
+    [root.definitions?.access_token?.properties?.sink, 'under sink: of an access token'],
+    [root.definitions?.project, 'under a project (next to files and pages)'],
+    [root.definitions?.file, 'under a file of a project'],
+    [root.definitions?.pages, 'under pages: of a project'],
+  ];
+  return places.find(([node]) => node?.properties?.[key] !== undefined)?.[1];
 }
 
 function formatSuggestion(e: ErrorObject): string {
   const last = splitPointer(e.instancePath).at(-1);
+  if (e.keyword === 'minLength') return 'give it a value, or remove the key';
+  if (e.keyword === 'maxLength') return 'shorten it';
+  if (last === 'pages_primary_domain') return 'write the domain alone, e.g. docs.example.com';
   if (last === 'expires_at') return 'write the date as YYYY-MM-DD';
   if (last === 'url') return 'write the base URL with its scheme, e.g. https://code.example.com';
   if (last === 'token_env') return 'write the name of an environment variable, e.g. PLUMB_TOKEN';
@@ -407,11 +482,76 @@ function obj(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
+/**
+ * What the client would refuse before its first request, refused offline: plain HTTP to a host
+ * that is not loopback (unless the instance opts in), credentials or a query in the URL. And two
+ * instances that are one (the same URL spelled differently): each apply would undo the other.
+ */
+function checkInstanceUrl(name: string, inst: Record<string, unknown>, p: string, seen: Map<string, string>, ctx: Ctx): void {
+  if (typeof inst.url !== 'string' || ctx.sources.reported.covers(joinPointer(p, 'url'))) return;
+  const up = joinPointer(p, 'url');
+  let url: URL;
+  try {
+    url = new URL(inst.url);
+  } catch {
+    return; // the schema's pattern reports it
+  }
+  if (url.username !== '' || url.password !== '') {
+    for (const v of [url.password, decodeURIComponent(url.password), `${url.username}:${url.password}`]) if (v) ctx.sources.secrets.add(v);
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_URL_CREDENTIALS',
+      summary: `The url of instance "${name}" carries a user name or password`,
+      detail: 'Credentials in a URL end up in logs and in Git. plumb authenticates with the token named by token_env only.',
+      suggestion: `write the URL without "user:password@" (and change that password: it was committed)`,
+      pointer: up,
+    });
+  }
+  if (url.search !== '' || url.hash !== '') {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_STRING_FORMAT',
+      summary: `The url of instance "${name}" has a ${url.search !== '' ? 'query (?…)' : 'fragment (#…)'}`,
+      detail: 'The url is the base of every API path; a query or fragment has no meaning there.',
+      suggestion: `write the base URL only, e.g. ${url.protocol}//${url.host}`,
+      pointer: up,
+    });
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && inst.allow_insecure_http !== true) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_INSECURE_HTTP',
+      summary: `Instance "${name}" is reached over plain HTTP at ${url.hostname}`,
+      detail: 'The access token would cross the network unencrypted. Plain HTTP is allowed without asking only to loopback (localhost, 127.0.0.1, ::1).',
+      suggestion: `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}, or set \`allow_insecure_http: true\` on the instance if you accept the risk`,
+      pointer: up,
+    });
+  }
+  const key = canonicalInstanceUrl(inst.url);
+  if (key === undefined) return;
+  const first = seen.get(key);
+  if (first === undefined) {
+    seen.set(key, name);
+    return;
+  }
+  push(ctx, {
+    severity: 'error',
+    code: 'PLUMB_DUPLICATE_INSTANCE_URL',
+    summary: `Instances "${first}" and "${name}" are the same instance (${key})`,
+    detail: 'URLs are compared without case in the scheme and host, without the default port, trailing slash or /api/v4. Two declarations of one instance would undo each other on every apply.',
+    suggestion: `declare the instance once: merge "${name}" into "${first}"`,
+    pointer: up,
+    related: [{ message: `"${first}" has this URL here`, location: at(ctx, joinPointer('/instances', first, 'url')) }],
+  });
+}
+
 function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
+  const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(obj(data.instances))) {
     const p = joinPointer('/instances', name);
     const inst = obj(raw);
+    checkInstanceUrl(name, inst, p, urls, ctx);
     const caBundle = typeof inst.ca_bundle === 'string' ? relativeToFile(ctx, joinPointer(p, 'ca_bundle'), inst.ca_bundle) : undefined;
     if (caBundle !== undefined && !existsSync(caBundle)) {
       push(ctx, {
@@ -445,7 +585,8 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
     instances.push({
       name,
       pointer: p,
-      url: typeof inst.url === 'string' ? inst.url.replace(/\/+$/, '') : '',
+      // One spelling per instance, so state recorded under it survives a respelling of the URL.
+      url: typeof inst.url === 'string' ? (canonicalInstanceUrl(inst.url) ?? inst.url.replace(/\/+$/, '')) : '',
       tokenEnv: typeof inst.token_env === 'string' ? inst.token_env : '',
       caBundle,
       allowInsecureHttp: inst.allow_insecure_http === true,
@@ -491,7 +632,41 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
   return ids;
 }
 
+/**
+ * A deprecated setting stands for its replacement on the instance: declaring both (or two
+ * deprecated names of one replacement) makes each apply set one and then the other. Refused
+ * whatever the values, at the deprecated name, naming the other place.
+ */
+function checkAliasConflicts(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
+  const byTarget = new Map<string, string[]>();
+  for (const key of Object.keys(raw)) {
+    const spec = settingByName(key);
+    if (!spec || spec.name !== key || spec.removed) continue;
+    const target = spec.deprecated?.replacement ?? key;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), key]);
+  }
+  for (const [target, keys] of byTarget) {
+    if (keys.length < 2) continue;
+    // Report at the deprecated names; the replacement (if declared) is the place kept.
+    const kept = keys.includes(target) ? target : keys[0]!;
+    for (const key of keys) {
+      if (key === kept) continue;
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_ALIAS_CONFLICT',
+        summary: `"${key}" and "${kept}" are ${kept === target ? 'the old and the new name of one setting' : `two old names of "${target}"`}`,
+        detail: 'The instance stores one value for both names; declaring both would make every apply set one and then the other, even when the values agree today.',
+        suggestion: kept === target ? `remove "${key}" and keep "${target}"` : `remove both and declare "${target}" once`,
+        pointer: joinPointer(p, key),
+        on: 'key',
+        related: [{ message: `"${kept}" is declared here`, location: at(ctx, joinPointer(p, kept), 'key') }],
+      });
+    }
+  }
+}
+
 function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ctx): Map<string, DesiredValue> {
+  checkAliasConflicts(raw, p, ctx);
   const out = new Map<string, DesiredValue>();
   for (const [key, value] of Object.entries(raw)) {
     const spec = settingByName(key);
@@ -551,6 +726,16 @@ function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx:
       suggestion: 'mark only the token plumb authenticates with as `self: true`',
       pointer: selfTokens[1]!.pointer,
       on: 'key',
+    });
+  }
+  if (raw.prune_access_tokens === true && Object.keys(obj(raw.access_tokens)).length === 0) {
+    push(ctx, {
+      severity: 'warning',
+      code: 'PLUMB_PRUNE_ALL_TOKENS',
+      summary: `prune_access_tokens is on for group "${ref}", which declares no access token: apply revokes every active token of the group`,
+      detail: 'Pruning revokes the active tokens of the group that the configuration does not declare; with none declared, that is all of them.',
+      suggestion: 'declare the tokens to keep under access_tokens, or set prune_access_tokens: false',
+      pointer: joinPointer(p, 'prune_access_tokens'),
     });
   }
   return { ref, pointer: p, pruneAccessTokens: raw.prune_access_tokens === true, accessTokens: tokens };
@@ -662,7 +847,9 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
   const rot = obj(raw.rotation);
   if (typeof rot.lifetime_days === 'number') {
     const before = typeof rot.rotate_before_days === 'number' ? rot.rotate_before_days : 7;
-    if (before >= rot.lifetime_days) {
+    // Out-of-range values are reported by the schema; comparing them too would be a second error.
+    const inRange = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
+    if (before >= rot.lifetime_days && inRange(rot.lifetime_days, 1, 400) && inRange(before, 1, 399)) {
       push(ctx, {
         severity: 'error',
         code: 'PLUMB_TOKEN_ROTATION_WINDOW',
@@ -793,7 +980,7 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
         push(ctx, {
           severity: 'error',
           code: 'PLUMB_FILE_MISSING',
-          summary: `Cannot read source "${String(raw.source)}": ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+          summary: `Cannot read source "${String(raw.source)}": ${fileErrorSentence(err)}`,
           suggestion: 'give a path relative to this YAML file',
           pointer: joinPointer(p, 'source'),
         });

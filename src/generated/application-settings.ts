@@ -28,7 +28,7 @@ export interface ApplicationSettings {
   /** new users may sign up */
   signup_enabled?: boolean;
   /** deprecated; use password_authentication_enabled_for_web @deprecated use password_authentication_enabled_for_web */
-  signin_enabled?: string;
+  signin_enabled?: boolean;
   /** application sign-in restrictions (inner structure not shown) */
   sign_in_restrictions?: Record<string, unknown>;
   /** password sign-in on the web interface */

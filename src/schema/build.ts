@@ -148,6 +148,8 @@ export function applicationSettingsSchema(): JsonSchema {
 }
 
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+/** A DNS host name: labels of letters, digits and inner hyphens, dot-separated, at most 253 characters. */
+const HOSTNAME_PATTERN = '^(?=.{1,253}\\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?$';
 
 export function accessTokenSchema(): JsonSchema {
   return {
@@ -273,6 +275,7 @@ export function pagesSchema(): JsonSchema {
       pages_https_only: { type: 'boolean', description: 'Force HTTPS.' },
       pages_primary_domain: {
         type: ['string', 'null'],
+        pattern: HOSTNAME_PATTERN,
         description: 'One of the already assigned domains; all Pages requests redirect to it. Since 17.8.',
       },
     },
@@ -295,7 +298,7 @@ export function instanceSchema(): JsonSchema {
     type: 'object',
     additionalProperties: false,
     properties: {
-      url: { type: 'string', pattern: '^https?://[^\\s/]+', description: 'Base URL of the instance, without /api/v4.' },
+      url: { type: 'string', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/]+', description: 'Base URL of the instance, without /api/v4.' },
       token_env: {
         type: 'string',
         pattern: '^[A-Za-z_][A-Za-z0-9_]*$',

@@ -138,9 +138,13 @@ describe.skipIf(specTestMode(markdown !== '') === 'skip')('the catalogue against
     expect(removed).toEqual(Object.fromEntries(specRemovedSettings(markdown)));
   });
 
-  it('gives every setting the type of its spec row', () => {
+  it('gives every setting the type of its spec row (deprecated aliases take the type of their target)', () => {
     const wrong = rows
       .filter((r) => setting(r.name).type !== SPEC_TYPES[r.type])
+      .filter((r) => {
+        const replacement = setting(r.name).deprecated?.replacement;
+        return !(replacement && setting(replacement).type === setting(r.name).type);
+      })
       .map((r) => `${r.name}: spec ${r.type}, catalogue ${setting(r.name).type}`);
     expect(wrong).toEqual([]);
   });
@@ -314,6 +318,16 @@ describe('the settings catalogue', () => {
     expect(setting('housekeeping_bitmaps_enabled').deprecated?.note).toBe('always true');
     expect(setting('throttle_unauthenticated_requests_per_period').deprecated).toMatchObject({ since: '14.3', replacement: 'throttle_unauthenticated_web_requests_per_period' });
     expect(setting('asset_proxy_whitelist').deprecated?.replacement).toBe('asset_proxy_allowlist');
+  });
+
+  it('types every deprecated alias like the setting it stands for (signin_enabled is a boolean)', () => {
+    // A replacement with a different shape is not an alias: the old integer level and the new hash.
+    const notAliases = new Set(['default_branch_protection']);
+    const wrong = SETTINGS.filter((s) => s.deprecated?.replacement && !notAliases.has(s.name))
+      .filter((s) => setting(s.deprecated!.replacement!).type !== s.type)
+      .map((s) => `${s.name}: ${s.type}, but ${s.deprecated!.replacement}: ${setting(s.deprecated!.replacement!).type}`);
+    expect(wrong).toEqual([]);
+    expect(setting('signin_enabled').type).toBe('boolean');
   });
 
   it('marks exactly the known secrets as secret', () => {

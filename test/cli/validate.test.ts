@@ -126,6 +126,24 @@ describe('plumb validate (built CLI)', () => {
     expect(r.stderr).toContain('error[PLUMB_CONFIG_NOT_FOUND]');
   });
 
+  it('refuses a billion-laughs document fast and within 64 MB of heap', () => {
+    const started = Date.now();
+    const r = plumb(['validate', 'yaml-alias-bomb.yaml'], invalid, { NODE_OPTIONS: `--require "${preload}" --max-old-space-size=64` });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_YAML_ALIAS_LIMIT]');
+    expect(r.stderr).toContain('yaml-alias-bomb.yaml:6:45');
+  });
+
+  it('catches plain HTTP to a remote host and credentials in the URL, as plan would', () => {
+    const r = plumb(['validate', 'instance-url-insecure-or-with-credentials.yaml'], invalid);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_INSECURE_HTTP]');
+    expect(r.stderr).toContain('error[PLUMB_URL_CREDENTIALS]');
+    expect(r.stderr).not.toContain('hunter2');
+    expect(r.network).toHaveLength(1);
+  });
+
   it('prints parseable JSON with file, line, column and the source line of every diagnostic', () => {
     const r = plumb(['validate', 'multi-problems-everywhere', '--json', '--today', TODAY], invalid);
     expect(r.status).toBe(1);

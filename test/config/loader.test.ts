@@ -358,3 +358,163 @@ describe('suggestions', () => {
     expect(diag.suggestion).toMatch(/40/);
   });
 });
+
+describe('bad input that used to get through (issue 8)', () => {
+  const load = (files: Record<string, string>, env: Record<string, string> = {}) =>
+    loadConfig(['.'], { cwd: project(files), env: { ...CORPUS_ENV, ...env }, today: TODAY });
+  const settings = (lines: string) => HEAD + '    settings:\n' + lines;
+
+  it('accepts signin_enabled: false, typed like its target, and sends a boolean', () => {
+    const r = load({ 'plumb.yaml': settings('      signin_enabled: false\n') });
+    expect(codes(r.diagnostics)).toEqual(['PLUMB_SETTING_DEPRECATED']);
+    expect(r.config?.instances[0]?.settings.get('signin_enabled')?.value).toBe(false);
+  });
+
+  it('refuses a deprecated setting beside its replacement even when the values agree, naming both places', () => {
+    const r = load({ 'plumb.yaml': settings('      signin_enabled: true\n      password_authentication_enabled_for_web: true\n') });
+    const d = only(r.diagnostics, 'PLUMB_ALIAS_CONFLICT');
+    expect(d.location).toMatchObject({ line: 7, column: 7 });
+    expect(d.related?.[0]?.location).toMatchObject({ line: 8, column: 7 });
+    expect(d.summary).toContain('password_authentication_enabled_for_web');
+    expect(r.config).toBeUndefined();
+  });
+
+  it('refuses an empty environment variable without showing any value, and accepts ${env:NAME:-}', () => {
+    const bad = load({ 'plumb.yaml': settings('      spam_check_api_key: ${env:EMPTY_KEY}\n') }, { EMPTY_KEY: '' });
+    const d = only(bad.diagnostics, 'PLUMB_ENV_EMPTY');
+    expect(d.summary).toBe('Environment variable EMPTY_KEY is set but empty');
+    expect(d.suggestion).toContain('${env:EMPTY_KEY:-}');
+    expect(bad.config).toBeUndefined();
+    const ok = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:EMPTY_PATH:-}"\n      home_page_url: "https://example.com/${env:UNSET_PATH:-}"\n') }, { EMPTY_PATH: '' });
+    expect(codes(ok.diagnostics)).toEqual([]);
+    expect(ok.config?.instances[0]?.settings.get('after_sign_out_path')?.value).toBe('');
+    expect(ok.config?.instances[0]?.settings.get('home_page_url')?.value).toBe('https://example.com/');
+  });
+
+  it('refuses a default value other than the empty one in ${env:NAME:-…}', () => {
+    const r = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:X:-/bye}"\n') });
+    expect(only(r.diagnostics, 'PLUMB_INTERPOLATION_SYNTAX').location).toMatchObject({ line: 7, column: 28 });
+  });
+
+  it('drops a byte order mark at the start of a ${file:} secret, and refuses an empty secret file', () => {
+    const r = load({
+      'plumb.yaml': settings('      spam_check_api_key: ${file:secrets/key.txt}\n'),
+      'secrets/key.txt': '\uFEFFspam-key-value\n',
+    });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.settings.get('spam_check_api_key')?.value).toBe('spam-key-value');
+    const empty = load({ 'plumb.yaml': settings('      spam_check_api_key: ${file:secrets/key.txt}\n'), 'secrets/key.txt': '\n' });
+    expect(only(empty.diagnostics, 'PLUMB_FILE_EMPTY').location).toMatchObject({ line: 7, column: 27 });
+  });
+
+  it('says in a sentence why a ${file:} reference cannot be read (no ENOENT, no EISDIR)', () => {
+    const r = load({ 'plumb.yaml': settings('      spam_check_api_key: ${file:secrets}\n      captcha_private_key: ${file:nope.txt}\n'), 'secrets/x': 'x' });
+    const summaries = r.diagnostics.filter((d) => d.code === 'PLUMB_FILE_MISSING').map((d) => d.summary);
+    expect(summaries).toEqual(['Cannot read "secrets" for ${file:secrets}: it is a directory, not a file', 'Cannot read "nope.txt" for ${file:nope.txt}: it does not exist']);
+    expect(summaries.join()).not.toMatch(/E[A-Z]{3,}/);
+  });
+
+  it('refuses a billion-laughs document quickly, at the alias that crosses the bound', () => {
+    const started = performance.now();
+    const r = loadConfig(['yaml-alias-bomb.yaml'], { cwd: path.join(corpus, 'invalid'), env: CORPUS_ENV, today: TODAY });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(only(r.diagnostics, 'PLUMB_YAML_ALIAS_LIMIT').location).toMatchObject({ line: 6, column: 45 });
+  });
+
+  it('bounds the size of aliased text too: a long string aliased over and over', () => {
+    const items = Array.from({ length: 101 }, () => '  - *big').join('\n');
+    const r = load({ 'plumb.yaml': `version: 1\nbig: &big "${'x'.repeat(10_000)}"\nlist:\n${items}\n` });
+    const d = only(r.diagnostics, 'PLUMB_YAML_ALIAS_LIMIT');
+    expect(d.location).toMatchObject({ line: 104, column: 5 });
+    expect(r.diagnostics).toHaveLength(1);
+  });
+
+  it('still expands a reasonable alias (a token definition reused)', () => {
+    const tokens = '    groups:\n      g:\n        access_tokens:\n          a: &t {scopes: [api], rotation: {lifetime_days: 90}, sink: {stdout: true}}\n          b: *t\n';
+    const r = load({ 'plumb.yaml': HEAD + tokens });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.groups[0]?.accessTokens.map((t) => t.name)).toEqual(['a', 'b']);
+  });
+
+  it('names .inf, .nan and integers beyond 2^53 for what they are', () => {
+    const r = load({ 'plumb.yaml': settings('      max_attachment_size: 9007199254740993\n      max_import_size: .nan\n') });
+    expect(r.diagnostics.map((d) => d.summary)).toEqual(['This number is too large to be sent exactly', '.nan (not a number) is not a value the instance accepts']);
+    expect(JSON.stringify(r.diagnostics)).not.toContain('null');
+  });
+
+  it('says a key contains an invisible character U+200B instead of offering a look-alike', () => {
+    const r = load({ 'plumb.yaml': settings('      signup\u200Benabled: false\n') });
+    const d = only(r.diagnostics, 'PLUMB_INVISIBLE_CHARACTER');
+    expect(d.summary).toContain('contains an invisible character U+200B');
+    expect(d.suggestion).not.toMatch(/did you mean/);
+  });
+
+  it('names non-breaking-space indentation as an invisible character', () => {
+    const r = load({ 'plumb.yaml': settings('      \u00A0\u00A0signup_enabled: false\n') });
+    expect(only(r.diagnostics, 'PLUMB_INVISIBLE_CHARACTER').summary).toContain('U+00A0');
+  });
+
+  it('reports an unclosed quote once, where it opens', () => {
+    const r = load({ 'plumb.yaml': HEAD + '    settings:\n      after_sign_out_path: "/bye\n      signup_enabled: false\n' });
+    const d = only(r.diagnostics, 'PLUMB_YAML_SYNTAX');
+    expect(d.summary).toBe('This double quote is never closed');
+    expect(d.location).toMatchObject({ line: 7, column: 28 });
+  });
+
+  it("translates the common YAML syntax errors into plumb's sentences, one per file", () => {
+    const cases: [string, string][] = [
+      ['version: 1\na: b: c\n', 'A mapping cannot start on the same line as its key ("a: b: c")'],
+      ['version: 1\nx: *nope\n', 'The alias *nope refers to no anchor &nope defined before it'],
+      ['version: 1\ninstances:\n\tmain: {}\n', 'A tab is used for indentation; YAML indents with spaces only'],
+      ['version: 1\nx: [a, {b: c]\n', 'This mapping ({) is never closed'],
+    ];
+    for (const [text, summary] of cases) {
+      const r = load({ 'plumb.yaml': text });
+      expect(r.diagnostics.map((d) => d.summary)).toEqual([summary]);
+    }
+  });
+
+  it('says where a misplaced key belongs instead of "remove it"', () => {
+    const r = load({ 'plumb.yaml': HEAD + '    prune_access_tokens: true\n    signup_enabled: false\n' });
+    const [prune, signup] = r.diagnostics.filter((d) => d.code === 'PLUMB_UNKNOWN_KEY');
+    expect(prune?.suggestion).toBe('move it under a group (next to access_tokens)');
+    expect(signup?.suggestion).toBe('move it under `settings:` of the instance: it is an application setting');
+    const under = load({ 'plumb.yaml': settings('      prune_access_tokens: true\n') });
+    expect(only(under.diagnostics, 'PLUMB_UNKNOWN_SETTING').suggestion).toBe('move it under a group (next to access_tokens)');
+  });
+
+  it("uses plumb's own words, not the schema library's, and pins the error on the exact key", () => {
+    const r = load({
+      'plumb.yaml': HEAD.replace('version: 1', 'version: 2') + '    groups:\n      g:\n        access_tokens:\n          t: {scopes: [], rotation: {lifetime_days: 0}, sink: {stdout: true}}\n',
+    });
+    const text = r.diagnostics.map((d) => [d.summary, d.detail, d.suggestion].join(' ')).join('\n');
+    expect(text).not.toMatch(/must NOT|fewer than|must match|use one of 1|>=/);
+    expect(r.diagnostics.find((d) => d.code === 'PLUMB_OUT_OF_RANGE')?.summary).toBe('"lifetime_days" of access token "t" of group "g" is out of range: 0');
+    expect(r.diagnostics.find((d) => d.code === 'PLUMB_ENUM_VALUE')?.suggestion).toBe('write version: 1');
+    expect(codes(r.diagnostics)).toEqual(['PLUMB_ARRAY_SIZE', 'PLUMB_ENUM_VALUE', 'PLUMB_OUT_OF_RANGE']);
+  });
+
+  it('warns that prune_access_tokens with no declared token revokes every active token', () => {
+    const r = load({ 'plumb.yaml': HEAD + '    groups:\n      g:\n        prune_access_tokens: true\n' });
+    const d = only(r.diagnostics, 'PLUMB_PRUNE_ALL_TOKENS');
+    expect(d.severity).toBe('warning');
+    expect(d.summary).toContain('revokes every active token');
+    expect(r.config).toBeDefined();
+  });
+
+  it('masks a password written in an instance URL wherever the diagnostic is shown', () => {
+    const r = load({ 'plumb.yaml': HEAD.replace('https://code.example.com', 'https://ops:s3cret-pass@code.example.com') });
+    only(r.diagnostics, 'PLUMB_URL_CREDENTIALS');
+    const shown = r.sources.secrets.redact(renderDiagnosticsHuman(r.diagnostics, r.sources.texts));
+    expect(shown).not.toContain('s3cret-pass');
+  });
+});
+
+describe('instance URLs', () => {
+  it('are kept in one spelling: lower-case host, no default port, trailing slash or /api/v4', () => {
+    const dir = project({ 'plumb.yaml': HEAD.replace('https://code.example.com', 'HTTPS://Code.Example.COM:443/gitlab//api/v4/') });
+    const r = loadConfig(['.'], { cwd: dir, env: CORPUS_ENV, today: TODAY });
+    expect(codes(r.diagnostics)).toEqual([]);
+    expect(r.config?.instances[0]?.url).toBe('https://code.example.com/gitlab');
+  });
+});

@@ -110,6 +110,23 @@ domain_denylist: [spam.example, junk.example]
     expect(again.stdout).toContain('No changes');
   });
 
+  it('converges on the deprecated alias signin_enabled: false, typed as a boolean like its target', async () => {
+    config('signin_enabled: false');
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect((await wd.run(['drift'])).code).toBe(0);
+    expect((await wd.run(['plan'])).stdout).toContain('No changes');
+  });
+
+  it('refuses to apply an empty ${env:} over a secret setting, before any request', async () => {
+    config('spam_check_api_key: ${env:SPAM_KEY}');
+    emu.resetRequests();
+    const r = await wd.run(['apply', '--auto-approve'], { SPAM_KEY: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_ENV_EMPTY]');
+    expect(emu.requests).toHaveLength(0);
+  });
+
   it('exits 2 with --detailed-exitcode when there are changes', async () => {
     config('signup_enabled: false');
     expect((await wd.run(['plan', '--detailed-exitcode'])).code).toBe(2);
