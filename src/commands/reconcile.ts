@@ -206,7 +206,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
           return 1;
         }
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, ...progressOn(io) }, session);
       return emitReport(report, flags, io, l.redact);
     } finally {
       await session.close();
@@ -216,8 +216,18 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     io.stdout('The saved plan has no changes.\n');
     return 0;
   }
-  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky });
+  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky, ...progressOn(io) });
   return emitReport(report, flags, io, l.redact);
+}
+
+/** On a terminal, one self-overwriting progress line on stderr; never in piped output. */
+function progressOn(io: Io): { onProgress?: (done: number, total: number, address: string) => void } {
+  if (!io.isTTY || io.env.CI) return {};
+  return {
+    onProgress: (done, total, address) => {
+      io.stderr(`\r\x1b[2K[${done}/${total}] ${address}${done === total ? '\n' : ''}`);
+    },
+  };
 }
 
 function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s: string) => string): number {
@@ -234,8 +244,11 @@ function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s:
   for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
   const applied = report.outcomes.filter((o) => o.status === 'applied').length;
   const failed = report.outcomes.filter((o) => o.status === 'failed').length;
-  const skipped = report.outcomes.filter((o) => o.status === 'not-attempted').length;
-  lines.push(`Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} not attempted.`);
+  const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
+  const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+  lines.push(
+    `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+  );
   (report.ok ? io.stdout : io.stderr)(redact(lines.join('\n')) + '\n');
   return report.ok ? 0 : 1;
 }
