@@ -11,6 +11,7 @@ export const RISKS = {
   'password-sign-in-off': 'turning off password sign-in for both the web and Git over HTTP(S)',
   'token-lifetime-revokes-credential': "lowering max_personal_access_token_lifetime below the remaining life of plumb's token",
   'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
+  'prune-own-credential': "pruning (or superseding) a group access token that is the credential plumb runs with",
 } as const satisfies Record<string, string>;
 
 export type RiskId = keyof typeof RISKS;

@@ -37,6 +37,7 @@ import { planDiagnostic } from '../engine/resource.js';
 import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from '../engine/sinks.js';
 import type { SinkCheckCache } from '../engine/sinks.js';
 import type { TokenNote, TokenSlot } from '../engine/state.js';
+import { revocationRisks } from './tokens/risks.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './tokens/identity.js';
 
 /** `none` is the payload of a no-op change (never applied). */
@@ -190,7 +191,9 @@ export const groupAccessTokensProvider: ResourceProvider = {
     const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
     const others = changes.filter((c) => !self.includes(c));
     const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
+    const risks = await revocationRisks(ctx, changes, (c) => (c.payload as unknown as TokenPayload).tokenId);
     return {
+      risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
       diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],

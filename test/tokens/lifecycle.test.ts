@@ -271,7 +271,10 @@ describe('pruning and identity', () => {
     h.config({ a: { tokens: { t1: {} } }, b: { tokens: { t2: {} } }, c: { prune: true, tokens: {} } });
     h.emu.resetRequests();
     const plan = await planJson();
-    expect(h.emu.requests.map((r) => r.path).sort()).toEqual(['/groups/a/access_tokens', '/groups/b/access_tokens', '/groups/c/access_tokens']);
+    const lists = h.emu.requests.filter((r) => r.path.startsWith('/groups/'));
+    expect(lists.map((r) => r.path).sort()).toEqual(['/groups/a/access_tokens', '/groups/b/access_tokens', '/groups/c/access_tokens']);
+    // A plan that revokes a token also reads plumb's own credential once (the prune safety rail).
+    expect(h.emu.requests.filter((r) => !r.path.startsWith('/groups/')).map((r) => r.path).sort()).toEqual(['/personal_access_tokens/self', '/user']);
     expect(plan.changes.map((c) => c.action).sort()).toEqual(['create', 'create', 'delete']);
   });
 });

@@ -145,4 +145,27 @@ describe('self rotation', () => {
     expect(h.tokenInSink('ci')!.id).not.toBe(73);
     expect(h.emu.state.isActive(h.tokenInSink('ci')!)).toBe(true);
   });
+
+  it('flags pruning of the token plumb runs with as a risk, and revokes nothing without --allow-risky', async () => {
+    h = await harness({
+      groups: [{ full_path: 'platform', access_tokens: [seedToken('plumb', 'group-credential-of-plumb-0004', { id: 74, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 30) })] }],
+    });
+    h.emu.state.userById(h.emu.state.tokenById(74)!.userId)!.admin = true;
+    // The credential is not declared, and pruning is on: the plan would revoke plumb's own token.
+    h.config({ platform: { prune: true, tokens: { ci: {} } } });
+    const env = { PLUMB_TOKEN: 'group-credential-of-plumb-0004' };
+    const plan = JSON.parse((await h.run(['plan', '--json'], env)).stdout);
+    expect(plan.risks).toEqual([expect.objectContaining({ id: 'prune-own-credential', acknowledged: false, address: expect.stringContaining('#74') })]);
+    const r = await h.run(['apply', '--auto-approve'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('PLUMB_RISK_NOT_ACCEPTED');
+    expect(h.emu.requests.filter((x) => x.method !== 'GET')).toEqual([]);
+    expect(h.emu.state.isActive(h.emu.state.tokenById(74)!)).toBe(true);
+  });
+
+  it('makes no credential request when the plan revokes nothing', async () => {
+    await start();
+    await h.run(['plan'], asCredential);
+    expect(h.emu.requests.filter((x) => x.path === '/personal_access_tokens/self')).toEqual([]);
+  });
 });
