@@ -46,13 +46,9 @@ export function maxLifetimeDays(state: EmulatorState): number {
   return typeof v === 'number' && v > 0 ? v : LIMITS.defaultLifetimeDays;
 }
 
-export function renderToken(
-  state: EmulatorState,
-  token: TokenRecord,
-  opts: { lastUsed: boolean; secret?: string },
-): Record<string, unknown> {
-  const group = token.groupId === null ? undefined : state.groupById(token.groupId);
-  const out: Record<string, unknown> = {
+/** The fields every token response shares, personal or group (list, get, rotate, `…/self`). */
+export function tokenFields(state: EmulatorState, token: TokenRecord, lastUsed: boolean): Record<string, unknown> {
+  return {
     id: token.id,
     name: token.name,
     revoked: token.revoked,
@@ -60,13 +56,23 @@ export function renderToken(
     description: token.description,
     scopes: [...token.scopes],
     user_id: token.userId,
+    ...(lastUsed && { last_used_at: token.lastUsedAt ? isoDateTime(token.lastUsedAt) : null }),
+    active: state.isActive(token),
+    expires_at: token.expiresAt,
   };
-  if (opts.lastUsed) out['last_used_at'] = token.lastUsedAt ? isoDateTime(token.lastUsedAt) : null;
-  out['active'] = state.isActive(token);
-  out['expires_at'] = token.expiresAt;
-  out['access_level'] = group?.members.get(token.userId) ?? null;
-  if (opts.secret !== undefined) out['token'] = opts.secret;
-  return out;
+}
+
+export function renderToken(
+  state: EmulatorState,
+  token: TokenRecord,
+  opts: { lastUsed: boolean; secret?: string },
+): Record<string, unknown> {
+  const group = token.groupId === null ? undefined : state.groupById(token.groupId);
+  return {
+    ...tokenFields(state, token, opts.lastUsed),
+    access_level: group?.members.get(token.userId) ?? null,
+    ...(opts.secret !== undefined && { token: opts.secret }),
+  };
 }
 
 /** Owner (not a bot) or administrator. */

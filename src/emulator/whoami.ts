@@ -7,7 +7,7 @@
 import { requireCaller, type Caller } from './auth.js';
 import { json, type ApiResponse } from './http.js';
 import type { EmulatorState } from './state.js';
-import { isoDateTime } from './time.js';
+import { tokenFields } from './tokens.js';
 
 export function currentUser(caller: Caller | null): ApiResponse {
   const { user } = requireCaller(caller);
@@ -29,16 +29,5 @@ export function currentUser(caller: Caller | null): ApiResponse {
 
 export function ownToken(state: EmulatorState, caller: Caller | null): ApiResponse {
   const { token } = requireCaller(caller);
-  return json(200, {
-    id: token.id,
-    name: token.name,
-    revoked: token.revoked,
-    created_at: isoDateTime(token.createdAt),
-    description: token.description,
-    scopes: [...token.scopes],
-    user_id: token.userId,
-    last_used_at: token.lastUsedAt ? isoDateTime(token.lastUsedAt) : null,
-    active: state.isActive(token),
-    expires_at: token.expiresAt,
-  });
+  return json(200, tokenFields(state, token, true));
 }
