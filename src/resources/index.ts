@@ -1,6 +1,6 @@
 import type { ResourceProvider } from '../engine/resource.js';
-import { settingsProvider } from './settings.js';
-import { groupAccessTokensProvider } from './group-access-tokens.js';
+import { settingsProvider } from './settings/provider.js';
+import { groupAccessTokensProvider } from './group-access-tokens/provider.js';
 
 /** Every resource kind, in the order a plan lists and apply executes them. */
 export const PROVIDERS: readonly ResourceProvider[] = [settingsProvider, groupAccessTokensProvider];

@@ -14,7 +14,7 @@ import type { DesiredAccessToken } from '../../src/config/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/engine/state.js';
-import { attributeDiffs, daysBetween, identify, rotationReason } from '../../src/resources/tokens/identity.js';
+import { attributeDiffs, daysBetween, identify, rotationReason } from '../../src/resources/group-access-tokens/identity.js';
 
 const live = (over: Partial<GroupAccessToken>): GroupAccessToken => ({
   id: 1,

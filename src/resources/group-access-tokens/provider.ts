@@ -23,21 +23,21 @@ import {
   listGroupAccessTokens,
   revokeGroupAccessToken,
   rotateGroupAccessToken,
-} from '../api/group-access-tokens.js';
-import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../api/group-access-tokens.js';
-import { ApiError } from '../api/errors.js';
-import { getGroupRef } from '../api/namespaces.js';
-import type { PathParam } from '../api/path.js';
-import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../config/model.js';
-import { MASK } from '../config/secrets.js';
-import { joinPointer } from '../config/pointer.js';
-import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
-import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
-import { planDiagnostic } from '../engine/resource.js';
-import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from '../engine/sinks.js';
-import type { SinkCheckCache } from '../engine/sinks.js';
-import type { TokenNote, TokenSlot } from '../engine/state.js';
-import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './tokens/identity.js';
+} from '../../api/group-access-tokens.js';
+import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
+import { ApiError } from '../../api/errors.js';
+import { getGroupRef } from '../../api/namespaces.js';
+import type { PathParam } from '../../api/path.js';
+import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../../config/model.js';
+import { MASK } from '../../config/secrets.js';
+import { joinPointer } from '../../config/pointer.js';
+import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
+import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
+import type { SinkCheckCache } from './sinks.js';
+import type { TokenNote, TokenSlot } from '../../engine/state.js';
+import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 
 /** `none` is the payload of a no-op change (never applied). */
 type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';

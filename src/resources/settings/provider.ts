@@ -3,21 +3,21 @@
  * are managed; a plan reads once (GET), an apply writes once (PUT with only the changed keys) and
  * reads back to verify, waiting out the instance's settings cache within a bound.
  */
-import { settingByName, SETTING_RULES } from '../catalogue/index.js';
-import type { SettingSpec } from '../catalogue/types.js';
-import { getApplicationSettings, updateApplicationSettings } from '../api/settings.js';
-import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../api/errors.js';
-import type { ApplicationSettings } from '../api/settings.js';
-import type { DesiredInstance } from '../config/model.js';
-import { MASK } from '../config/secrets.js';
-import { joinPointer } from '../config/pointer.js';
-import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from '../engine/normalize.js';
-import { credentialOf, flagRisk } from '../engine/risks.js';
-import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../engine/fingerprint.js';
-import type { SecretFingerprint } from '../engine/fingerprint.js';
-import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../engine/plan.js';
-import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
-import { planDiagnostic } from '../engine/resource.js';
+import { settingByName, SETTING_RULES } from '../../catalogue/index.js';
+import type { SettingSpec } from '../../catalogue/types.js';
+import { getApplicationSettings, updateApplicationSettings } from '../../api/settings.js';
+import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../../api/errors.js';
+import type { ApplicationSettings } from '../../api/settings.js';
+import type { DesiredInstance } from '../../config/model.js';
+import { MASK } from '../../config/secrets.js';
+import { joinPointer } from '../../config/pointer.js';
+import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
+import { credentialOf, flagRisk } from '../../engine/risks.js';
+import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
+import type { SecretFingerprint } from '../../engine/fingerprint.js';
+import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
 
 interface SettingsPayload {
   /** Non-secret values to send, as declared. */
