@@ -36,8 +36,12 @@ import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } f
 import { planDiagnostic } from '../../engine/resource.js';
 import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
 import type { SinkCheckCache } from './sinks.js';
-import type { TokenNote, TokenSlot } from '../../engine/state.js';
+import { TokenState } from './state.js';
+import type { TokenNote, TokenSlot } from './state.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
+
+/** The tokens' sections of the state file. */
+const tokenState = (ctx: Pick<InstanceContext, 'state'>): TokenState => new TokenState(ctx.state);
 
 /** `none` is the payload of a no-op change (never applied). */
 type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';
@@ -278,7 +282,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
     return out;
   }
 
-  const notes = new Map(ctx.state.tokenNotes(instance.url).map((n) => [n.id, n]));
+  const notes = new Map(tokenState(ctx).tokenNotes(instance.url).map((n) => [n.id, n]));
   const revokePending = new Set([...notes.values()].filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
   const claimed = new Set<number>();
   const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
@@ -354,7 +358,7 @@ function planDeclared(
   const address = tokenAddress(instance, g.ref, t.name);
   const base = { address, instance: instance.name, kind: 'group_access_token' as const, pointer: t.pointer };
   const who = `Token "${t.name}" of group "${g.ref}"`;
-  const slot = ctx.state.tokenSlot(instance.url, g.ref, t.name);
+  const slot = tokenState(ctx).tokenSlot(instance.url, g.ref, t.name);
   // The token whose secret the sink holds: the last one delivered, or, after a rotation or
   // replacement whose outcome is unknown, the one it acted on.
   const heldId = slot?.held ?? slot?.unknown?.tokenId;
@@ -970,17 +974,17 @@ class TokenApply {
   }
 
   #revokePendingIds(): Set<number> {
-    return new Set(this.#ctx.state.tokenNotes(this.#ctx.instance.url).filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
+    return new Set(tokenState(this.#ctx).tokenNotes(this.#ctx.instance.url).filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
   }
 
   #remember(n: Omit<TokenNote, 'group' | 'at'>): void {
     const ctx = this.#ctx;
-    ctx.state.recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
+    tokenState(ctx).recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
     ctx.state.save();
   }
 
   #slot() {
-    return this.#ctx.state.tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
+    return tokenState(this.#ctx).tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
   }
 
   /**
@@ -989,19 +993,19 @@ class TokenApply {
    * per token), since losing it costs nothing but a judgement the next plan cannot make.
    */
   #updateSlot(update: Partial<TokenSlot>): void {
-    this.#ctx.state.updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
+    tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
     if (update.unknown !== undefined || update.revokedByPlumb !== undefined) this.#ctx.state.save();
     else this.#ctx.state.markDirty();
   }
 
   #forget(id: number): void {
-    if (this.#ctx.state.clearTokenNote(this.#ctx.instance.url, id)) this.#ctx.state.save();
+    if (tokenState(this.#ctx).clearTokenNote(this.#ctx.instance.url, id)) this.#ctx.state.save();
   }
 
   /** Notes about tokens of this group that are not active any more have served their purpose. */
   #forgetStaleNotes(live: readonly GroupAccessToken[]): void {
     let changed = false;
-    for (const t of live) if (!isActive(t) && this.#ctx.state.clearTokenNote(this.#ctx.instance.url, t.id)) changed = true;
+    for (const t of live) if (!isActive(t) && tokenState(this.#ctx).clearTokenNote(this.#ctx.instance.url, t.id)) changed = true;
     if (changed) this.#ctx.state.save();
   }
 

@@ -18,6 +18,7 @@ import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { recordSetting, settingFingerprint } from './state.js';
 
 interface SettingsPayload {
   /** Non-secret values to send, as declared. */
@@ -118,7 +119,7 @@ export const settingsProvider: ResourceProvider = {
           const value = String(desired.value ?? '');
           const liveValue = live.get(name);
           const readable = live.has(name) && !looksMasked(liveValue);
-          const fp = ctx.state.settingFingerprint(instance.url, name);
+          const fp = settingFingerprint(ctx.state, instance.url, name);
           const changed = readable ? !sameValue(settingByName(name), liveValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
           const reason: Reason = readable ? 'field-changed' : fp ? 'write-only-changed' : 'write-only-unknown';
           return [name, { changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined }] as const;
@@ -285,7 +286,7 @@ export const settingsProvider: ResourceProvider = {
       const recorded = await Promise.all(
         secretNames.map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
       );
-      for (const [name, fp] of recorded) ctx.state.recordSetting(instance.url, name, fp);
+      for (const [name, fp] of recorded) recordSetting(ctx.state, instance.url, name, fp);
       if (recorded.length > 0) ctx.state.save();
     };
 
