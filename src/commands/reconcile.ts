@@ -15,12 +15,13 @@ import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
-import { makePlan, applyPlan, openSession } from '../engine/engine.js';
+import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import type { ApplyReport, EngineOptions } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
-import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
+import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -84,6 +85,7 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
   }
   const stateFile = path.resolve(io.cwd, flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json');
   const engine: EngineOptions = {
+    kinds: KINDS,
     env: io.env,
     now,
     stateFile,
@@ -137,14 +139,14 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
   emitPlan(plan, flags, io, l.redact);
   if (!plan.applicable) return 1;
   if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
-  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan)));
+  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)));
   if (flags.report) writeAtomic(path.resolve(io.cwd, flags.report), JSON.stringify(renderPlanReport(plan)) + '\n');
   return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
 }
 
 function emitPlan(plan: Plan, flags: CommonFlags, io: Io, redact: (s: string) => string): void {
   if (flags.json) io.stdout(redact(JSON.stringify(plan, null, 2)) + '\n');
-  else io.stdout(redact(renderPlanHuman(plan, { color: useColor(io) })));
+  else io.stdout(redact(renderPlanHuman(plan, { color: useColor(io), reasons: REASON_TEXT })));
 }
 
 async function askOnTty(io: Io): Promise<boolean> {
@@ -155,20 +157,12 @@ async function askOnTty(io: Io): Promise<boolean> {
   return answer.trim() === 'yes';
 }
 
-/**
- * With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON
- * line each, for a pipe to read), so everything meant for people goes to standard error.
- */
-function declaresStdoutSink(config: DesiredConfig, instance: string | undefined): boolean {
-  return config.instances.some(
-    (i) => (!instance || i.name === instance) && i.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout')),
-  );
-}
-
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
   const l = load(flags, io0, hooks);
   if (typeof l === 'number') return l;
-  const io: Io = declaresStdoutSink(l.config, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
+  // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
+  // output; everything meant for people goes to standard error.
+  const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
   let plan: Plan;
   let fromFile = false;
   if (flags.planFile) {
@@ -179,7 +173,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
       const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
       return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
-    const problem = checkPlanFile(data);
+    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
     if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;

@@ -38,34 +38,12 @@ import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkEr
 import type { SinkCheckCache } from './sinks.js';
 import { TokenState } from './state.js';
 import type { TokenNote, TokenSlot } from './state.js';
+import { parseTokenPayload } from './payload.js';
+import type { TokenPayload } from './payload.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 
 /** The tokens' sections of the state file. */
 const tokenState = (ctx: Pick<InstanceContext, 'state'>): TokenState => new TokenState(ctx.state);
-
-/** `none` is the payload of a no-op change (never applied). */
-type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';
-
-/** What apply needs. Never a secret: the sink is read again from the configuration. */
-interface TokenPayload {
-  readonly group: string;
-  readonly name: string;
-  readonly op: Op;
-  /** The live token acted on (rotate, replace, delete). */
-  readonly tokenId?: number;
-  /** Rotate through `self` with plumb's own credential. */
-  readonly self?: boolean;
-  /** Properties of the token to create (create, replace). */
-  readonly create?: {
-    readonly name: string;
-    readonly description?: string;
-    readonly scopes: readonly string[];
-    readonly access_level: number;
-    readonly expires_at: string;
-  };
-  /** Expiry of the rotated token. */
-  readonly expiresAt?: string;
-}
 
 const KNOWN_AFTER = '(known after apply)';
 
@@ -154,7 +132,7 @@ function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
   return cache;
 }
 
-export const groupAccessTokensProvider: ResourceProvider = {
+export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   kind: 'group_access_token',
 
   declares(instance) {
@@ -191,7 +169,7 @@ export const groupAccessTokensProvider: ResourceProvider = {
     const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
-    const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
+    const self = changes.filter((c) => c.payload.self === true);
     const others = changes.filter((c) => !self.includes(c));
     const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
     return {
@@ -201,13 +179,19 @@ export const groupAccessTokensProvider: ResourceProvider = {
     };
   },
 
-  async liveFingerprint(ctx, change) {
-    const p = change.payload as unknown as TokenPayload;
+  parsePayload: parseTokenPayload,
+
+  /** With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON line each). */
+  writesStdout(instance) {
+    return instance.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout'));
+  },
+
+  async liveFingerprint(ctx, _change, p) {
     return changeFingerprint(await sharedList(ctx, p.group), p.name, p.tokenId);
   },
 
-  async apply(ctx, change): Promise<ApplyResponse> {
-    return new TokenApply(ctx, change).run();
+  async apply(ctx, change, payload): Promise<ApplyResponse> {
+    return new TokenApply(ctx, change, payload).run();
   },
 };
 
@@ -602,10 +586,10 @@ class TokenApply {
   readonly #notes: string[] = [];
   readonly #diagnostics: PlanDiagnostic[] = [];
 
-  constructor(ctx: InstanceContext, change: ResourceChange) {
+  constructor(ctx: InstanceContext, change: ResourceChange, payload: TokenPayload) {
     this.#ctx = ctx;
     this.#change = change;
-    this.#p = change.payload as unknown as TokenPayload;
+    this.#p = payload;
     this.#g = groupParam(this.#p.group);
   }
 

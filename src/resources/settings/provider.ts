@@ -14,18 +14,12 @@ import { joinPointer } from '../../config/pointer.js';
 import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
-import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { recordSetting, settingFingerprint } from './state.js';
-
-interface SettingsPayload {
-  /** Non-secret values to send, as declared. */
-  readonly set: Record<string, unknown>;
-  /** Secret values to send: resolved again from the configuration at apply time. */
-  readonly secrets: Record<string, { readonly pointer: string } & SecretFingerprint>;
-}
+import { parseSettingsPayload } from './payload.js';
+import type { SettingsPayload } from './payload.js';
 
 /** Live record keyed by the names updates use (response aliases folded back). */
 function liveByName(live: Readonly<Record<string, unknown>>): Map<string, unknown> {
@@ -94,7 +88,7 @@ function declaredFingerprint(instance: DesiredInstance, live: Map<string, unknow
   return stateFingerprint(view);
 }
 
-export const settingsProvider: ResourceProvider = {
+export const settingsProvider: ResourceProvider<SettingsPayload> = {
   kind: 'application_settings',
 
   declares(instance) {
@@ -211,7 +205,7 @@ export const settingsProvider: ResourceProvider = {
       reasons: [...reasons],
       attributes,
       pointer: joinPointer(instance.pointer, 'settings'),
-      payload: payload as unknown as Record<string, unknown>,
+      payload,
       liveFingerprint: declaredFingerprint(instance, live),
     };
     const drift = changed
@@ -232,9 +226,10 @@ export const settingsProvider: ResourceProvider = {
     return declaredFingerprint(ctx.instance, liveByName(await getApplicationSettings(ctx.client)));
   },
 
-  async apply(ctx, change): Promise<ApplyResponse> {
+  parsePayload: parseSettingsPayload,
+
+  async apply(ctx, change, payload): Promise<ApplyResponse> {
     const { instance } = ctx;
-    const payload = change.payload as unknown as SettingsPayload;
     const body: Record<string, unknown> = { ...payload.set };
     const diagnostics: PlanDiagnostic[] = [];
     const notes: string[] = [];
