@@ -15,6 +15,7 @@ import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import type { ApplyReport, EngineOptions } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
@@ -120,7 +121,7 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(io: Io, code: string, summary: string, suggestion: string): number {
+function usageProblem(io: Io, code: DiagnosticCode, summary: string, suggestion: string): number {
   io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
   return 1;
 }

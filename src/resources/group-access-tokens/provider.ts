@@ -34,6 +34,7 @@ import { joinPointer } from '../../config/pointer.js';
 import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
 import type { SinkCheckCache } from './sinks.js';
 import { TokenState } from './state.js';
@@ -997,11 +998,11 @@ class TokenApply {
     return { applied: true, diagnostics: this.#diagnostics, notes: this.#notes };
   }
 
-  #fail(code: string, summary: string, suggestion?: string, pointer?: string): ApplyResponse {
+  #fail(code: DiagnosticCode, summary: string, suggestion?: string, pointer?: string): ApplyResponse {
     return this.#stop(code, summary, undefined, suggestion, pointer);
   }
 
-  #stop(code: string, summary: string, detail: string | undefined, suggestion?: string, pointer?: string): ApplyResponse {
+  #stop(code: DiagnosticCode, summary: string, detail: string | undefined, suggestion?: string, pointer?: string): ApplyResponse {
     this.#diagnostics.push(
       planDiagnostic(this.#ctx, {
         severity: 'error',
