@@ -70,7 +70,8 @@ interface Loaded {
   readonly view: ReconcileView;
 }
 
-function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
+/** `inPlan`: the command shows a plan made from this configuration, which carries its warnings. */
+function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Loaded | number {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
@@ -79,7 +80,7 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
   const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const view = reconcileView(flags.json, io, redact);
-  view.configDiagnostics(loaded);
+  view.configDiagnostics(loaded, inPlan);
   if (!loaded.config) {
     view.configInvalid(loaded);
     return 1;
@@ -155,7 +156,7 @@ async function askOnTty(io: Io): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io0, hooks);
+  const l = load(flags, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.

@@ -17,8 +17,11 @@ type Redact = (s: string) => string;
 
 /** What plan, apply and drift show. */
 export interface ReconcileView {
-  /** The configuration's diagnostics, after loading it. */
-  configDiagnostics(loaded: ConfigResult): void;
+  /**
+   * The configuration's diagnostics, after loading it. `inPlan`: a plan made from this configuration
+   * will carry its warnings and show them, so they are not shown here too.
+   */
+  configDiagnostics(loaded: ConfigResult, inPlan: boolean): void;
   /** The configuration is unusable (its errors were shown). */
   configInvalid(loaded: ConfigResult): void;
   plan(plan: Plan): void;
@@ -52,8 +55,9 @@ class HumanView implements ReconcileView {
     private readonly redact: Redact,
   ) {}
 
-  configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.length > 0) {
+  configDiagnostics(loaded: ConfigResult, inPlan: boolean): void {
+    const shownByPlan = inPlan && !loaded.diagnostics.some((d) => d.severity === 'error');
+    if (loaded.diagnostics.length > 0 && !shownByPlan) {
       this.io.stderr(this.redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(this.io) })));
     }
   }
@@ -107,7 +111,7 @@ class JsonView implements ReconcileView {
 
   /** Warnings travel inside the JSON document; errors also go to stderr for people. */
   configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact).configDiagnostics(loaded);
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact).configDiagnostics(loaded, false);
   }
 
   configInvalid(loaded: ConfigResult): void {

@@ -206,6 +206,15 @@ domain_denylist: [spam.example, junk.example]
     expect(emu.requests).toHaveLength(0);
   });
 
+  it('shows a configuration warning once in a plan, not again on standard error', async () => {
+    config('housekeeping_bitmaps_enabled: true');
+    const r = await wd.run(['plan']);
+    expect(r.code).toBe(0);
+    const both = r.stdout + r.stderr;
+    expect(both.split('PLUMB_SETTING_DEPRECATED').length - 1).toBe(1);
+    expect(r.stdout).toMatch(/warning\[PLUMB_SETTING_DEPRECATED\]: Setting "housekeeping_bitmaps_enabled" is deprecated.* \(plumb\.yaml:\d+:\d+\)/);
+  });
+
   it('refuses a saved plan made from another configuration', async () => {
     config('deletion_adjourned_period: 21');
     expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
