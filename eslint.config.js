@@ -17,4 +17,31 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // Import boundaries (docs/architecture.md). The engine runs whatever kinds commands/ hands it and
+  // imports none; the emulator is a stand-in for the service and shares only the catalogue and small
+  // utilities with the product; renderers read the public plan, nothing else.
+  {
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/resources', '**/resources/**'], message: 'The engine imports no resource kind: commands/ passes the kinds registry (src/resources/index.ts) in EngineOptions.kinds.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/emulator/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../*', '!../catalogue', '!../catalogue/*', '!../util', '!../util/*'], message: 'The emulator imports product code only from catalogue/ and util/.' }],
+      }],
+    },
+  },
+  {
+    files: ['src/render/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['../*', '!../engine', '../engine/*', '!../engine/plan.js'], message: 'Renderers read only the plan types (src/engine/plan.ts).' }],
+      }],
+    },
+  },
 );

@@ -17,6 +17,7 @@ import { SETTINGS, SETTING_RULES } from '../dist/catalogue/index.js';
 import { loadConfig } from '../dist/config/validate.js';
 import { startEmulator } from '../dist/emulator/index.js';
 import { applyPlan, makePlan, openSession } from '../dist/engine/engine.js';
+import { KINDS } from '../dist/resources/index.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
@@ -49,6 +50,7 @@ function engineOptions(dir, extra = {}) {
   return {
     env: { PLUMB_TOKEN: ADMIN, PATH: process.env.PATH },
     now,
+    kinds: KINDS,
     stateFile: path.join(dir, 'state.json'),
     log: () => {},
     sleep: async () => {},

@@ -13,17 +13,19 @@ import { fileErrorSentence } from '../config/load.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
-import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
-import { makePlan, applyPlan, openSession } from '../engine/engine.js';
-import type { ApplyReport, EngineOptions } from '../engine/engine.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
+import type { EngineOptions } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
-import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
-import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
+import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
+import { applyPreview, reconcileView } from './views.js';
+import type { ReconcileView } from './views.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
@@ -65,9 +67,11 @@ interface Loaded {
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
+  readonly view: ReconcileView;
 }
 
-function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
+/** `inPlan`: the command shows a plan made from this configuration, which carries its warnings. */
+function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Loaded | number {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
@@ -75,15 +79,15 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
   }
   const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
-  if (loaded.diagnostics.length > 0 && (hasErrors(loaded.diagnostics) || !flags.json)) {
-    io.stderr(redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(io) })));
-  }
+  const view = reconcileView(flags.json, io, redact);
+  view.configDiagnostics(loaded, inPlan);
   if (!loaded.config) {
-    if (flags.json) io.stdout(JSON.stringify({ error: 'configuration is invalid', diagnostics: loaded.diagnostics.length }) + '\n');
+    view.configInvalid(loaded);
     return 1;
   }
   const stateFile = path.resolve(io.cwd, flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json');
   const engine: EngineOptions = {
+    kinds: KINDS,
     env: io.env,
     now,
     stateFile,
@@ -95,7 +99,7 @@ function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
-  return { loaded, config: loaded.config, engine, redact };
+  return { loaded, config: loaded.config, engine, redact, view };
 }
 
 /** Where `--debug` lines go for the current command (subscribed once per process). */
@@ -118,7 +122,7 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(io: Io, code: string, summary: string, suggestion: string): number {
+function usageProblem(io: Io, code: DiagnosticCode, summary: string, suggestion: string): number {
   io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
   return 1;
 }
@@ -134,18 +138,14 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
   const l = load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const plan = await makePlan(l.loaded, l.config, l.engine);
-  emitPlan(plan, flags, io, l.redact);
+  l.view.plan(plan);
   if (!plan.applicable) return 1;
   if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
-  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan)));
+  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)));
   if (flags.report) writeAtomic(path.resolve(io.cwd, flags.report), JSON.stringify(renderPlanReport(plan)) + '\n');
   return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
 }
 
-function emitPlan(plan: Plan, flags: CommonFlags, io: Io, redact: (s: string) => string): void {
-  if (flags.json) io.stdout(redact(JSON.stringify(plan, null, 2)) + '\n');
-  else io.stdout(redact(renderPlanHuman(plan, { color: useColor(io) })));
-}
 
 async function askOnTty(io: Io): Promise<boolean> {
   io.stdout('\nDo you want to perform these actions? Only "yes" will be accepted.\n  Enter a value: ');
@@ -155,20 +155,13 @@ async function askOnTty(io: Io): Promise<boolean> {
   return answer.trim() === 'yes';
 }
 
-/**
- * With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON
- * line each, for a pipe to read), so everything meant for people goes to standard error.
- */
-function declaresStdoutSink(config: DesiredConfig, instance: string | undefined): boolean {
-  return config.instances.some(
-    (i) => (!instance || i.name === instance) && i.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout')),
-  );
-}
-
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io0, hooks);
+  const l = load(flags, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
-  const io: Io = declaresStdoutSink(l.config, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
+  // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
+  // output; everything meant for people goes to standard error.
+  const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
+  const view = reconcileView(flags.json, io, l.redact);
   let plan: Plan;
   let fromFile = false;
   if (flags.planFile) {
@@ -179,7 +172,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
       const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
       return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
-    const problem = checkPlanFile(data);
+    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
     if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
@@ -191,10 +184,10 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     const session = openSession(l.loaded, l.config, l.engine);
     try {
       plan = await makePlan(l.loaded, l.config, l.engine, session);
-      emitPlan(plan, { ...flags, json: false }, { ...io, stdout: flags.json ? io.stderr : io.stdout }, l.redact);
+      applyPreview(flags.json, io, l.redact).plan(plan);
       if (!plan.applicable) return 1;
       if (!hasChanges(plan)) {
-        if (flags.json) io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');
+        view.nothingToApply();
         return 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
@@ -207,7 +200,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
         }
       }
       const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, ...progressOn(io) }, session);
-      return emitReport(report, flags, io, l.redact);
+      return view.applyReport(report);
     } finally {
       await session.close();
     }
@@ -217,7 +210,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     return 0;
   }
   const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky, ...progressOn(io) });
-  return emitReport(report, flags, io, l.redact);
+  return view.applyReport(report);
 }
 
 /** On a terminal, one self-overwriting progress line on stderr; never in piped output. */
@@ -230,59 +223,8 @@ function progressOn(io: Io): { onProgress?: (done: number, total: number, addres
   };
 }
 
-function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s: string) => string): number {
-  if (flags.json) {
-    io.stdout(redact(JSON.stringify(report, null, 2)) + '\n');
-    return report.ok ? 0 : 1;
-  }
-  const lines: string[] = [];
-  if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
-  for (const o of report.outcomes) {
-    const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
-    lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
-  }
-  for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
-  const applied = report.outcomes.filter((o) => o.status === 'applied').length;
-  const failed = report.outcomes.filter((o) => o.status === 'failed').length;
-  const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
-  const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
-  lines.push(
-    `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
-  );
-  (report.ok ? io.stdout : io.stderr)(redact(lines.join('\n')) + '\n');
-  return report.ok ? 0 : 1;
-}
-
 export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  const plan = await makePlan(l.loaded, l.config, l.engine);
-  const drifted = plan.drift.filter((d) => !d.informational);
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
-  const inSync = drifted.length === 0 && !hasChanges(plan);
-  if (flags.json) {
-    const report = {
-      formatVersion: plan.formatVersion,
-      checkedAt: new Date().toISOString(),
-      inSync: errors.length === 0 ? inSync : null,
-      drift: plan.drift,
-      pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
-      diagnostics: plan.diagnostics,
-    };
-    io.stdout(l.redact(JSON.stringify(report, null, 2)) + '\n');
-  } else {
-    const out: string[] = [];
-    if (errors.length > 0) out.push('Drift check failed:');
-    else if (inSync) out.push('In sync: the instance matches the configuration.');
-    else out.push(`Drift detected: ${drifted.length} resource(s) differ from the configuration.`, '');
-    for (const d of plan.drift) {
-      out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
-      for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
-    }
-    for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
-    if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
-    io.stdout(l.redact(out.join('\n')) + '\n');
-  }
-  if (errors.length > 0) return 1;
-  return inSync ? 0 : 2;
+  return l.view.drift(await makePlan(l.loaded, l.config, l.engine));
 }

@@ -1,4 +1,5 @@
 import { loadConfig } from '../config/validate.js';
+import type { ConfigResult } from '../config/validate.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman, diagnosticsToJson } from '../diagnostics/render.js';
@@ -36,21 +37,31 @@ export function runValidate(paths: readonly string[], flags: ValidateFlags, io: 
   }
   const redact = (s: string) => result.sources.secrets.redact(s);
   const ok = !hasErrors(diagnostics);
-  if (flags.json) {
-    const body = {
-      valid: ok,
-      files: result.sources.files,
-      diagnostics: diagnosticsToJson(diagnostics, result.sources.texts),
-    };
-    io.stdout(redact(JSON.stringify(body, null, 2)) + '\n');
-  } else {
-    if (diagnostics.length > 0) {
-      io.stderr(redact(renderDiagnosticsHuman(diagnostics, result.sources.texts, { color: useColor(io) })));
-    }
-    if (ok) {
-      const n = result.config?.instances.length ?? 0;
-      io.stdout(`Configuration is valid: ${result.sources.files.length} file(s), ${n} instance(s).\n`);
-    }
-  }
+  validateView(flags.json, io, redact).result(ok, diagnostics, result);
   return ok ? 0 : 1;
+}
+
+/** The validate command's view, one implementation per output format. */
+interface ValidateView {
+  result(ok: boolean, diagnostics: readonly Diagnostic[], loaded: ConfigResult): void;
+}
+
+function validateView(json: boolean, io: Io, redact: (s: string) => string): ValidateView {
+  if (json) {
+    return {
+      result(ok, diagnostics, loaded) {
+        const body = { valid: ok, files: loaded.sources.files, diagnostics: diagnosticsToJson(diagnostics, loaded.sources.texts) };
+        io.stdout(redact(JSON.stringify(body, null, 2)) + '\n');
+      },
+    };
+  }
+  return {
+    result(ok, diagnostics, loaded) {
+      if (diagnostics.length > 0) io.stderr(redact(renderDiagnosticsHuman(diagnostics, loaded.sources.texts, { color: useColor(io) })));
+      if (ok) {
+        const n = loaded.config?.instances.length ?? 0;
+        io.stdout(`Configuration is valid: ${loaded.sources.files.length} file(s), ${n} instance(s).\n`);
+      }
+    },
+  };
 }

@@ -5,7 +5,8 @@ import jsYaml from 'js-yaml';
 import type { Node as YamlNode, Document, LineCounter } from 'yaml';
 import type * as YamlLib from 'yaml';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
-import { joinPointer, splitPointer } from './pointer.js';
+import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
+import { KIND_POINTERS } from '../resources/config.js';
 import { SecretRegistry } from './secrets.js';
 
 /** Where a value of the merged configuration was written. */
@@ -65,16 +66,6 @@ export interface LoadOptions {
   /** Directory file names are shown relative to; defaults to process.cwd(). */
   readonly cwd?: string;
 }
-
-/**
- * Maps of these pointers are resources: they are defined in one place only, and two files defining
- * the same one is an error naming both (anything else merges key by key across files).
- */
-const RESOURCE_LEVELS: readonly (readonly string[])[] = [
-  ['instances', '*', 'groups', '*', 'access_tokens', '*'],
-  ['instances', '*', 'projects', '*', 'files', '*'],
-  ['instances', '*', 'projects', '*', 'pages'],
-];
 
 const DEFAULT_NAMES = ['plumb.yaml', 'plumb.yml', 'plumb'];
 
@@ -1018,7 +1009,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 function isResourceLevel(pointer: string): boolean {
   const segs = splitPointer(pointer);
-  return RESOURCE_LEVELS.some((pattern) => pattern.length === segs.length && pattern.every((p, i) => p === '*' || p === segs[i]));
+  // Maps at these pointers are resources: defined in one place only (see KindPointer.resource).
+  return KIND_POINTERS.some((k) => k.resource && k.pattern.length === segs.length && matchesPattern(k.pattern, segs));
 }
 
 /** Deep-merges one file's data into the merged configuration; a value defined twice is an error naming both places. */
@@ -1079,10 +1071,8 @@ export function describePointer(pointer: string): string {
   const inst = `instance "${s[1]}"`;
   let base: string;
   let used: number;
-  if (s[2] === 'settings' && s[3] !== undefined) [base, used] = [`setting "${s[3]}" of ${inst}`, 4];
-  else if (s[2] === 'groups' && s[4] === 'access_tokens' && s[5] !== undefined) [base, used] = [`access token "${s[5]}" of group "${s[3]}"`, 6];
-  else if (s[2] === 'projects' && s[4] === 'files' && s[5] !== undefined) [base, used] = [`file "${s[5]}" of project "${s[3]}"`, 6];
-  else if (s[2] === 'projects' && s[4] === 'pages') [base, used] = [`Pages of project "${s[3]}"`, 5];
+  const owner = KIND_POINTERS.find((k) => matchesPattern(k.pattern, s));
+  if (owner) [base, used] = [owner.describe(s), owner.pattern.length];
   else if ((s[2] === 'groups' || s[2] === 'projects') && s[3] !== undefined) [base, used] = [`${s[2] === 'groups' ? 'group' : 'project'} "${s[3]}"`, 4];
   else if (s.length >= 3) [base, used] = [inst, 2];
   else return inst;

@@ -16,3 +16,24 @@ export function splitPointer(pointer: string): string[] {
   if (pointer === '') return [];
   return pointer.slice(1).split('/').map(unescapeSegment);
 }
+
+/**
+ * A place in the configuration a resource kind owns, for messages and merging. Each kind lists its
+ * own (src/resources/<kind>/config.ts); src/resources/config.ts assembles them.
+ */
+export interface KindPointer {
+  /** Segments from the root; `*` matches any one segment (an instance name, a group path…). */
+  readonly pattern: readonly string[];
+  /**
+   * A resource is defined in one place only: two files defining it is an error naming both,
+   * where anything else merges key by key across files.
+   */
+  readonly resource: boolean;
+  /** The place's name for people, from the pointer's segments, e.g. `setting "x" of instance "y"`. */
+  describe(segments: readonly string[]): string;
+}
+
+/** Whether `segments` start with `pattern`. */
+export function matchesPattern(pattern: readonly string[], segments: readonly string[]): boolean {
+  return segments.length >= pattern.length && pattern.every((p, i) => p === '*' || p === segments[i]);
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
-import { settingByName, suggestSettingName, SETTING_RULES, GROUP_TOKEN_SCOPES, ACCESS_LEVELS } from '../catalogue/index.js';
+import { settingByName, suggestSettingName, SETTING_RULES } from '../catalogue/index.js';
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
@@ -11,17 +11,16 @@ import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
 import { findUp } from '../util/find-up.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer, fileErrorSentence } from './load.js';
+import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
+import type { Ctx } from './resolve-context.js';
+import { checkTokenSinksAndSelf, resolveGroup, resolveSettings } from '../resources/config.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
-  DesiredAccessToken,
   DesiredConfig,
   DesiredFile,
-  DesiredGroup,
   DesiredInstance,
   DesiredProject,
-  DesiredValue,
-  TokenSink,
 } from './model.js';
 
 /** The ajv standalone validator generated at build time (no schema compilation at start-up). */
@@ -62,26 +61,6 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
 function displayOf(abs: string, cwd: string): string {
   const rel = path.relative(cwd, abs);
   return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
-}
-
-interface Ctx {
-  readonly sources: LoadedSources;
-  readonly diagnostics: Diagnostic[];
-  readonly today: string;
-  /** display name → absolute path, to resolve paths relative to the file that wrote them. */
-  readonly files: Map<string, string>;
-  readonly cwd: string;
-}
-
-function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {
-  const l = ctx.sources.locations.get(pointer);
-  if (!l) return undefined;
-  return on === 'key' ? (l.key ?? l.value) : l.value;
-}
-
-function push(ctx: Ctx, d: Omit<Diagnostic, 'location'> & { on?: 'key' | 'value' }): void {
-  const { on, ...rest } = d;
-  ctx.diagnostics.push({ ...rest, location: d.pointer !== undefined ? at(ctx, d.pointer, on) : undefined });
 }
 
 /** One error per place and keyword; ajv repeats some errors for every branch it tried. */
@@ -478,10 +457,6 @@ function formatSuggestion(e: ErrorObject): string {
 // ---------------------------------------------------------------------------------------------
 // Semantic checks and resolution into the desired-state model
 
-function obj(v: unknown): Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
 /**
  * What the client would refuse before its first request, refused offline: plain HTTP to a host
  * that is not loopback (unless the instance opts in), credentials or a query in the URL. And two
@@ -632,302 +607,6 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
   return ids;
 }
 
-/**
- * A deprecated setting stands for its replacement on the instance: declaring both (or two
- * deprecated names of one replacement) makes each apply set one and then the other. Refused
- * whatever the values, at the deprecated name, naming the other place.
- */
-function checkAliasConflicts(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
-  const byTarget = new Map<string, string[]>();
-  for (const key of Object.keys(raw)) {
-    const spec = settingByName(key);
-    if (!spec || spec.name !== key || spec.removed) continue;
-    const target = spec.deprecated?.replacement ?? key;
-    byTarget.set(target, [...(byTarget.get(target) ?? []), key]);
-  }
-  for (const [target, keys] of byTarget) {
-    if (keys.length < 2) continue;
-    // Report at the deprecated names; the replacement (if declared) is the place kept.
-    const kept = keys.includes(target) ? target : keys[0]!;
-    for (const key of keys) {
-      if (key === kept) continue;
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_ALIAS_CONFLICT',
-        summary: `"${key}" and "${kept}" are ${kept === target ? 'the old and the new name of one setting' : `two old names of "${target}"`}`,
-        detail: 'The instance stores one value for both names; declaring both would make every apply set one and then the other, even when the values agree today.',
-        suggestion: kept === target ? `remove "${key}" and keep "${target}"` : `remove both and declare "${target}" once`,
-        pointer: joinPointer(p, key),
-        on: 'key',
-        related: [{ message: `"${kept}" is declared here`, location: at(ctx, joinPointer(p, kept), 'key') }],
-      });
-    }
-  }
-}
-
-function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ctx): Map<string, DesiredValue> {
-  checkAliasConflicts(raw, p, ctx);
-  const out = new Map<string, DesiredValue>();
-  for (const [key, value] of Object.entries(raw)) {
-    const spec = settingByName(key);
-    if (!spec || spec.name !== key || spec.removed) continue; // reported by the schema pass
-    const pointer = joinPointer(p, key);
-    if (spec.deprecated) {
-      push(ctx, {
-        severity: 'warning',
-        code: 'PLUMB_SETTING_DEPRECATED',
-        summary: `Setting "${key}" is deprecated${spec.deprecated.since ? ` since ${spec.deprecated.since}` : ''}`,
-        detail: spec.deprecated.note,
-        suggestion: spec.deprecated.replacement ? `use "${spec.deprecated.replacement}" instead` : 'plan to remove it',
-        pointer,
-        on: 'key',
-      });
-    }
-    if (spec.readOnly) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_SETTING_READ_ONLY',
-        summary: `Setting "${key}" cannot be updated through the interface`,
-        detail: 'The instance ignores it in an update, so declaring it would report a perpetual difference.',
-        suggestion: 'remove it from the configuration',
-        pointer,
-        on: 'key',
-      });
-    }
-    const interpolated = ctx.sources.secrets.isSecretPointer(pointer);
-    if (spec.secret && !interpolated && value !== null && value !== '') {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_SECRET_INLINE',
-        summary: `Secret setting "${key}" is written in clear in the configuration`,
-        detail: 'Secrets in a Git repository are leaked secrets. plumb reads them from the environment or a file.',
-        suggestion: `write it as \${env:${key.toUpperCase()}} and provide that variable when running plumb`,
-        pointer,
-      });
-    }
-    out.set(key, { value, secret: !!spec.secret || interpolated, pointer });
-  }
-  return out;
-}
-
-function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredGroup {
-  checkRef(ref, p, 'group', ctx);
-  const tokens: DesiredAccessToken[] = [];
-  for (const [name, t] of Object.entries(obj(raw.access_tokens))) {
-    const token = resolveToken(name, obj(t), joinPointer(p, 'access_tokens', name), ctx);
-    if (token) tokens.push(token);
-  }
-  const selfTokens = tokens.filter((t) => t.self);
-  if (selfTokens.length > 1) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_TOKEN_SELF_TWICE',
-      summary: `Group "${ref}" marks ${selfTokens.length} tokens as plumb's own credential`,
-      suggestion: 'mark only the token plumb authenticates with as `self: true`',
-      pointer: selfTokens[1]!.pointer,
-      on: 'key',
-    });
-  }
-  if (raw.prune_access_tokens === true && Object.keys(obj(raw.access_tokens)).length === 0) {
-    push(ctx, {
-      severity: 'warning',
-      code: 'PLUMB_PRUNE_ALL_TOKENS',
-      summary: `prune_access_tokens is on for group "${ref}", which declares no access token: apply revokes every active token of the group`,
-      detail: 'Pruning revokes the active tokens of the group that the configuration does not declare; with none declared, that is all of them.',
-      suggestion: 'declare the tokens to keep under access_tokens, or set prune_access_tokens: false',
-      pointer: joinPointer(p, 'prune_access_tokens'),
-    });
-  }
-  return { ref, pointer: p, pruneAccessTokens: raw.prune_access_tokens === true, accessTokens: tokens };
-}
-
-/**
- * Checks across groups and instances: plumb authenticates to an instance with one credential, so
- * at most one token per instance can be `self`; and two tokens delivering into the same file would
- * overwrite each other's secret.
- */
-function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
-  const files = new Map<string, DesiredAccessToken>();
-  for (const inst of instances) {
-    const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
-    const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
-    if (selfTokens.length > 1 && groupsWithSelf.size > 1) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_TOKEN_SELF_TWICE',
-        summary: `Instance "${inst.name}" marks tokens in ${groupsWithSelf.size} groups as plumb's own credential`,
-        detail: `plumb authenticates to an instance with one credential (the variable named by token_env), so only one token can be it.`,
-        suggestion: 'mark only the token plumb authenticates with as `self: true`',
-        pointer: selfTokens[1]!.pointer,
-        on: 'key',
-      });
-    }
-    for (const g of inst.groups) {
-      for (const t of g.accessTokens) {
-        if (t.sink?.kind !== 'file') continue;
-        const first = files.get(t.sink.path);
-        if (first) {
-          push(ctx, {
-            severity: 'error',
-            code: 'PLUMB_TOKEN_SINK_SHARED',
-            summary: `Tokens "${first.name}" and "${t.name}" deliver their secrets into the same file`,
-            detail: 'The second secret would overwrite the first, and the first token would be unusable.',
-            suggestion: 'give each token its own file',
-            pointer: joinPointer(t.pointer, 'sink', 'file'),
-            related: [{ message: `"${first.name}" writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
-          });
-        } else files.set(t.sink.path, t);
-      }
-    }
-  }
-}
-
-function checkRef(ref: string, p: string, kind: 'group' | 'project', ctx: Ctx): void {
-  const ok = /^\d+$/.test(ref) || /^[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)*$/.test(ref);
-  if (!ok || ref.split('/').some((s) => s === '..' || s === '.')) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_RESOURCE_REF',
-      summary: `"${ref}" is neither a numeric ${kind} id nor a ${kind} full path`,
-      suggestion: `write the ${kind}'s full path (e.g. platform/infra) or its numeric id`,
-      pointer: p,
-      on: 'key',
-    });
-  }
-}
-
-const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));
-
-function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredAccessToken | undefined {
-  const scopes = Array.isArray(raw.scopes) ? raw.scopes.filter((s): s is string => typeof s === 'string') : [];
-  scopes.forEach((s, i) => {
-    if (!(GROUP_TOKEN_SCOPES as readonly string[]).includes(s)) {
-      const guess = closestMatch(s, GROUP_TOKEN_SCOPES);
-      push(ctx, {
-        severity: 'warning',
-        code: 'PLUMB_TOKEN_SCOPE_UNKNOWN',
-        summary: `Scope "${s}" is not a known group access token scope`,
-        detail: `Known scopes: ${GROUP_TOKEN_SCOPES.join(', ')}. Newer instances may accept more; the instance decides.`,
-        suggestion: guess ? `did you mean "${guess}"?` : 'check the scope name',
-        pointer: joinPointer(p, 'scopes', i),
-      });
-    }
-  });
-  const hasExpiry = raw.expires_at !== undefined;
-  const hasRotation = raw.rotation !== undefined;
-  if (hasExpiry === hasRotation) {
-    push(ctx, {
-      severity: 'error',
-      code: hasExpiry ? 'PLUMB_TOKEN_EXPIRY_BOTH' : 'PLUMB_TOKEN_EXPIRY_MISSING',
-      summary: hasExpiry
-        ? `Token "${name}" has both a fixed expires_at and a rotation policy`
-        : `Token "${name}" has neither expires_at nor a rotation policy`,
-      suggestion: 'keep exactly one: `expires_at: YYYY-MM-DD` or `rotation: {lifetime_days: 90, rotate_before_days: 14}`',
-      pointer: p,
-      on: 'key',
-    });
-  }
-  let expiresAt: string | undefined;
-  if (typeof raw.expires_at === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw.expires_at)) {
-    const ep = joinPointer(p, 'expires_at');
-    if (!isRealDate(raw.expires_at)) {
-      push(ctx, { severity: 'error', code: 'PLUMB_DATE_INVALID', summary: `"${raw.expires_at}" is not a calendar date`, suggestion: 'use an existing date, YYYY-MM-DD', pointer: ep });
-    } else if (raw.expires_at <= ctx.today) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_TOKEN_EXPIRES_IN_PAST',
-        summary: `Token "${name}" would expire on ${raw.expires_at}, which is not after today (${ctx.today})`,
-        suggestion: 'choose a future date, or use a rotation policy',
-        pointer: ep,
-      });
-    }
-    expiresAt = raw.expires_at;
-  }
-  let rotation: DesiredAccessToken['rotation'];
-  const rot = obj(raw.rotation);
-  if (typeof rot.lifetime_days === 'number') {
-    const before = typeof rot.rotate_before_days === 'number' ? rot.rotate_before_days : 7;
-    // Out-of-range values are reported by the schema; comparing them too would be a second error.
-    const inRange = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
-    if (before >= rot.lifetime_days && inRange(rot.lifetime_days, 1, 400) && inRange(before, 1, 399)) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_TOKEN_ROTATION_WINDOW',
-        summary: `rotate_before_days (${before}) must be smaller than lifetime_days (${rot.lifetime_days})`,
-        detail: 'Otherwise every run would rotate the token again.',
-        suggestion: 'shorten rotate_before_days or lengthen lifetime_days',
-        pointer: joinPointer(p, 'rotation', rot.rotate_before_days === undefined ? 'lifetime_days' : 'rotate_before_days'),
-      });
-    }
-    rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before };
-  }
-  let sink: TokenSink | undefined;
-  const s = obj(raw.sink);
-  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file) };
-  else if (Array.isArray(s.command) && s.command.length > 0) {
-    // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
-    // a bare name is looked up on PATH when the plan is made.
-    const cp = joinPointer(p, 'sink', 'command');
-    const cwd = relativeToFile(ctx, cp, '.');
-    const argv = s.command.map(String);
-    const program = argv[0]!;
-    if (program.includes('/') && !path.isAbsolute(program)) argv[0] = relativeToFile(ctx, cp, program);
-    sink = { kind: 'command', argv, cwd };
-  }
-  else if (s.stdout === true) sink = { kind: 'stdout' };
-  if (raw.sink === undefined) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_TOKEN_SINK_MISSING',
-      summary: `Token "${name}" has no sink for its secret`,
-      detail: 'The instance shows a token secret exactly once, when it is created or rotated; plumb must know where to deliver it before it asks for one.',
-      suggestion: 'add `sink: {file: secrets/NAME.token}`, `sink: {command: [...]}` or `sink: {stdout: true}`',
-      pointer: p,
-      on: 'key',
-    });
-  }
-  const self = raw.self === true;
-  if (self && !scopes.includes('api') && !scopes.includes('self_rotate')) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_TOKEN_SELF_SCOPE',
-      summary: `Token "${name}" is marked self but can rotate itself only with scope api or self_rotate`,
-      suggestion: 'add "self_rotate" to its scopes',
-      pointer: raw.scopes === undefined ? p : joinPointer(p, 'scopes'),
-      on: raw.scopes === undefined ? 'key' : 'value',
-    });
-  } else if (self && !scopes.includes('api') && !scopes.includes('read_api')) {
-    // plumb lists the group before it plans anything, and a rotation keeps the scopes.
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_TOKEN_SELF_SCOPE',
-      summary: `Token "${name}" is plumb's own credential but cannot list the group's tokens, which plumb does before every plan`,
-      detail: 'self_rotate lets a token rotate itself; reading the group needs read_api (or api).',
-      suggestion: 'add "read_api" to its scopes',
-      pointer: joinPointer(p, 'scopes'),
-      on: 'value',
-    });
-  }
-  const level = typeof raw.access_level === 'number' ? raw.access_level : typeof raw.access_level === 'string' ? ROLE_TO_LEVEL[raw.access_level] : 40;
-  return {
-    name,
-    pointer: p,
-    id: typeof raw.id === 'number' && Number.isInteger(raw.id) ? raw.id : undefined,
-    description: typeof raw.description === 'string' ? raw.description : undefined,
-    scopes,
-    accessLevel: level ?? 40,
-    expiresAt,
-    rotation,
-    sink,
-    self,
-  };
-}
-
-function isRealDate(d: string): boolean {
-  const t = new Date(d + 'T00:00:00Z');
-  return !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === d;
-}
-
 function resolveProject(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredProject {
   checkRef(ref, p, 'project', ctx);
   const files: DesiredFile[] = [];
@@ -1017,11 +696,4 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
     return undefined;
   }
   return Buffer.from(compact, 'base64');
-}
-
-/** Resolves a path written in a YAML file relative to that file's directory. */
-function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
-  const file = ctx.sources.locations.fileOf(pointer);
-  const abs = file ? ctx.files.get(file) : undefined;
-  return path.resolve(abs ? path.dirname(abs) : ctx.cwd, p);
 }

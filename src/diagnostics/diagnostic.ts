@@ -1,3 +1,4 @@
+import type { DiagnosticCode } from './codes.js';
 /**
  * Diagnostics, not exceptions, for user mistakes: functions that check user input return lists of
  * these and callers append. A diagnostic is detected with a JSON pointer and located later (the
@@ -20,8 +21,8 @@ export interface SourceLocation {
 
 export interface Diagnostic {
   readonly severity: Severity;
-  /** Stable code callers and tests match on (`PLUMB_UNKNOWN_KEY`), never the message text. */
-  readonly code: string;
+  /** Stable code callers and tests match on (`PLUMB_UNKNOWN_KEY`), never the message text (src/diagnostics/codes.ts). */
+  readonly code: DiagnosticCode;
   /** One line saying what is wrong. */
   readonly summary: string;
   /** What it means and how to fix it. */
@@ -68,7 +69,7 @@ export function formatLocation(loc: SourceLocation | undefined): string {
 /** A diagnostic as flat, serialisable data (the form plans and `--json` output carry). */
 export interface FlatDiagnostic {
   readonly severity: Severity;
-  readonly code: string;
+  readonly code: DiagnosticCode;
   readonly summary: string;
   readonly detail?: string;
   readonly suggestion?: string;

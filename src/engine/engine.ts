@@ -13,14 +13,16 @@ import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
-import type { InstanceContext } from './resource.js';
-import { planDiagnostic } from './resource.js';
+import type { InstanceContext, KindRegistry } from './resource.js';
+import { planDiagnostic, providerFor } from './resource.js';
+import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { riskRefusals } from './risks.js';
 import { StateStore } from './state.js';
-import { PROVIDERS, providerFor } from '../resources/index.js';
 
 export interface EngineOptions {
+  /** The resource kinds to plan and apply (src/resources/index.ts); the engine knows none itself. */
+  readonly kinds: KindRegistry;
   readonly env: NodeJS.ProcessEnv;
   /** Current time; `--now` / PLUMB_NOW override it. */
   readonly now: Date;
@@ -185,7 +187,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
         const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
-        for (const provider of PROVIDERS) {
+        for (const provider of opts.kinds.providers) {
           if (!provider.declares(ctx.instance)) continue;
           try {
             const r = await provider.plan(ctx);
@@ -210,7 +212,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     if (!session) await own.close();
   }
   const selected = config.instances.filter((i: DesiredInstance) => !opts.instance || i.name === opts.instance);
-  for (const instance of selected) diagnostics.push(...unmanagedKinds(instance));
+  for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     plumbVersion: VERSION,
@@ -228,21 +230,33 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
 }
 
 /** Kinds the configuration declares that this version of plumb does not plan yet. */
-function unmanagedKinds(instance: DesiredInstance): PlanDiagnostic[] {
-  const declared: [ResourceChange['kind'], boolean][] = [
-    ['application_settings', instance.settings.size > 0],
-    ['group_access_token', instance.groups.some((g) => g.accessTokens.length > 0 || g.pruneAccessTokens)],
-    ['repository_file', instance.projects.some((p) => p.files.length > 0)],
-    ['pages', instance.projects.some((p) => p.pages !== undefined)],
-  ];
-  return declared
-    .filter(([kind, yes]) => yes && !providerFor(kind))
-    .map(([kind]) => ({
+function unmanagedKinds(instance: DesiredInstance, kinds: KindRegistry): PlanDiagnostic[] {
+  return kinds.validatedOnly
+    .filter((k) => k.declares(instance) && !providerFor(kinds, k.kind))
+    .map(({ kind }) => ({
       severity: 'warning' as const,
       code: 'PLUMB_KIND_NOT_MANAGED',
       summary: `Instance "${instance.name}" declares ${kind} resources, which this version of plumb validates but does not plan or apply yet`,
       suggestion: 'see CHANGELOG.md for when they are managed; they are left untouched',
     }));
+}
+
+/**
+ * Checks each change's payload of a plan read from a file with its kind's parser (the generic
+ * shape was checked by `checkPlanFile`); returns a sentence naming the first bad change.
+ */
+export function checkPlanPayloads(plan: Plan, kinds: KindRegistry): string | undefined {
+  for (const [i, change] of plan.changes.entries()) {
+    const provider = providerFor(kinds, change.kind);
+    if (!provider) return `change ${i + 1} (${change.address}) is of kind ${JSON.stringify(change.kind)}, which this plumb does not apply`;
+    try {
+      provider.parsePayload(change.payload);
+    } catch (err) {
+      if (!(err instanceof PayloadError)) throw err;
+      return `change ${i + 1} (${change.address}) has a malformed payload: ${err.message}; make a new plan`;
+    }
+  }
+  return undefined;
 }
 
 export interface ApplyOutcome {
@@ -301,12 +315,12 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         await Promise.all(
           todo.map(async (change): Promise<PlanDiagnostic | undefined> => {
             const ctx = own.contexts.get(change.instance);
-            const provider = providerFor(change.kind);
+            const provider = providerFor(opts.kinds, change.kind);
             if (!ctx || !provider) {
               return { severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address };
             }
             try {
-              if ((await provider.liveFingerprint(ctx, change)) === change.liveFingerprint) return undefined;
+              if ((await provider.liveFingerprint(ctx, change, provider.parsePayload(change.payload))) === change.liveFingerprint) return undefined;
               return {
                 severity: 'error',
                 code: 'PLUMB_PLAN_STALE',
@@ -331,10 +345,10 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
       concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
       run: async (change) => {
         const ctx = own.contexts.get(change.instance)!;
-        const provider = providerFor(change.kind)!;
+        const provider = providerFor(opts.kinds, change.kind)!;
         opts.log(`${change.address}: ${change.action}…`);
         try {
-          const r = await provider.apply(ctx, change);
+          const r = await provider.apply(ctx, change, provider.parsePayload(change.payload));
           diagnostics.push(...r.diagnostics);
           results.set(change, { applied: r.applied, notes: r.notes });
           return r.applied;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { canonical } from './normalize.js';
+import { canonical } from '../util/canonical.js';
 
 /** sha256 over canonical JSON: fingerprints of live state (never of secrets in clear). */
 export function stateFingerprint(value: unknown): string {

@@ -185,5 +185,31 @@ export function checkPlanFile(data: unknown): string | undefined {
     return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean';
   });
   if (bad >= 0) return `risk ${bad + 1} of the plan lacks its id, address or acknowledged flag; make a new plan`;
+  for (const [i, c] of (p.changes as unknown[]).entries()) {
+    const problem = changeProblem(c);
+    if (problem) return `change ${i + 1} of the plan ${problem}; make a new plan`;
+  }
+  return undefined;
+}
+
+const ACTIONS: readonly Action[] = ['no-op', 'create', 'update', 'replace', 'rotate', 'delete'];
+
+/** What is wrong with a change read from a plan file, in the generic fields every kind shares. */
+function changeProblem(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return 'is not an object';
+  const c = data as Record<string, unknown>;
+  for (const key of ['address', 'instance', 'kind', 'liveFingerprint'] as const) {
+    if (typeof c[key] !== 'string') return `lacks its ${key}`;
+  }
+  if (!ACTIONS.includes(c.action as Action)) return `(${String(c.address)}) has an unknown action ${JSON.stringify(c.action)}`;
+  if (!Array.isArray(c.reasons) || !Array.isArray(c.attributes)) return `(${String(c.address)}) lacks its reasons or attributes list`;
+  if (typeof c.payload !== 'object' || c.payload === null || Array.isArray(c.payload)) return `(${String(c.address)}) lacks its payload`;
+  if (c.order !== undefined) {
+    const o = c.order as Record<string, unknown> | null;
+    const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+    if (typeof o !== 'object' || o === null || !(o.lane === undefined || typeof o.lane === 'string') || !list(o.after) || !list(o.dependsOn)) {
+      return `(${String(c.address)}) has a malformed order`;
+    }
+  }
   return undefined;
 }

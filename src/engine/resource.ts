@@ -49,17 +49,48 @@ export interface ApplyResponse {
 }
 
 /**
- * One resource kind: reads live state, plans changes against the desired state, applies one planned
- * change. Each kind lives in its own module under src/resources/.
+ * Something a configuration can declare. The engine warns (PLUMB_KIND_NOT_MANAGED) about a kind an
+ * instance declares that no provider manages, so "No changes" never hides what was not compared.
  */
-export interface ResourceProvider {
+export interface KindDeclaration {
   readonly kind: ResourceKindName;
   /** Whether the instance declares anything of this kind. */
   declares(instance: DesiredInstance): boolean;
+}
+
+/**
+ * One resource kind: reads live state, plans changes against the desired state, applies one planned
+ * change. Each kind is a folder under src/resources/ (docs/architecture.md); the engine receives the
+ * list from commands/ (a `KindRegistry`) and imports none. `P` is the kind's payload: the engine
+ * parses it with `parsePayload` before handing it to `liveFingerprint` or `apply`, so a kind never
+ * casts the plan's JSON.
+ */
+export interface ResourceProvider<P = unknown> extends KindDeclaration {
   plan(ctx: InstanceContext): Promise<PlanResponse>;
+  /**
+   * Reads a change's payload, planned in this run or loaded from a saved plan file; throws a
+   * `PayloadError` naming what is wrong when it is not a payload of this kind.
+   */
+  parsePayload(payload: unknown): P;
   /** Fingerprint of the live state a change was planned against, read again (saved plans). */
-  liveFingerprint(ctx: InstanceContext, change: ResourceChange): Promise<string>;
-  apply(ctx: InstanceContext, change: ResourceChange): Promise<ApplyResponse>;
+  liveFingerprint(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<string>;
+  apply(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<ApplyResponse>;
+  /**
+   * Whether applying to this instance writes machine-readable output (issued secrets) to standard
+   * output; the commands then send everything meant for people to standard error. Absent: never.
+   */
+  writesStdout?(instance: DesiredInstance): boolean;
+}
+
+/** The kinds a command runs the engine with, in the order a plan lists and apply executes them. */
+export interface KindRegistry {
+  readonly providers: readonly ResourceProvider[];
+  /** Kinds the configuration can declare that are validated but not planned or applied yet. */
+  readonly validatedOnly: readonly KindDeclaration[];
+}
+
+export function providerFor(kinds: KindRegistry, kind: string): ResourceProvider | undefined {
+  return kinds.providers.find((p) => p.kind === kind);
 }
 
 /** A plan diagnostic located at a configuration pointer. */

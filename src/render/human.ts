@@ -7,6 +7,11 @@ import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, R
 
 export interface HumanOptions {
   readonly color?: boolean;
+  /**
+   * Each reason's text for people (src/resources/index.ts assembles it from the kinds); a reason
+   * without one is shown by its id.
+   */
+  readonly reasons?: Readonly<Partial<Record<Reason, string>>>;
 }
 
 const SYMBOL: Record<Action, string> = {
@@ -29,24 +34,6 @@ const VERB: Record<Action, string> = {
 
 const COLOR: Record<Action, string> = { 'no-op': '0', create: '32', update: '33', delete: '31', replace: '35', rotate: '36' };
 
-const REASON_TEXT: Record<Reason, string> = {
-  'missing-in-live': 'it does not exist on the instance',
-  'field-changed': 'declared values differ from the instance',
-  'write-only-changed': 'a write-only value changed since it was last applied',
-  'write-only-unknown': 'a write-only value is not known to have been applied',
-  'expiring-soon': 'it expires within the rotation window',
-  'expiry-changed': 'the declared expiry date changed',
-  'revoked-out-of-band': 'it was revoked outside plumb',
-  'expired-out-of-band': 'it expired',
-  'immutable-field-changed': 'an attribute that cannot change in place differs',
-  'not-in-config': 'it is not declared and pruning is on',
-  'secret-not-received': 'its secret was never received',
-  'absent-requested': 'the configuration asks for it to be absent',
-  superseded: 'it was replaced by a new token and its revocation did not finish',
-  'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
-  'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
-};
-
 function formatValue(v: unknown): string {
   if (v === undefined) return '(not set)';
   if (typeof v === 'string') return JSON.stringify(v);
@@ -63,9 +50,9 @@ function attrLine(a: AttributeChange, action: Action): string {
   return `      ~ ${a.name} = ${before} -> ${after}`;
 }
 
-export function renderChange(c: ResourceChange, color: boolean): string {
+export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
-  const why = c.reasons.map((r) => REASON_TEXT[r] ?? r).join('; ');
+  const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
   const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`, paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`)];
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
   lines.push('    }');
@@ -115,7 +102,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     out.push('No changes. The instance matches the configuration.');
   } else {
     out.push('plumb will perform the following actions:', '');
-    for (const c of changes) out.push(renderChange(c, color), '');
+    for (const c of changes) out.push(renderChange(c, color, opts.reasons), '');
     out.push(summaryLine(plan));
   }
   out.push(...renderRisks(plan.risks));

@@ -2,13 +2,14 @@
  * A merge-request comment: a concise summary, a table of changed resources, and the full human plan
  * in a collapsible block, kept within the size a comment allows.
  */
-import type { Plan } from '../engine/plan.js';
+import type { Plan, Reason } from '../engine/plan.js';
 import { renderChange, renderDiagnosticLine, summaryLine } from './human.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 60_000;
 
-export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
+/** `reasons`: each reason's text for people (see HumanOptions). */
+export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: Readonly<Partial<Record<Reason, string>>> = {}): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   const head: string[] = [];
@@ -27,7 +28,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT): string {
   if (plan.diagnostics.length > 0) {
     head.push('<details><summary>Diagnostics</summary>', '', '```', ...plan.diagnostics.map(renderDiagnosticLine), '```', '</details>', '');
   }
-  let body = changes.map((c) => renderChange(c, false)).join('\n\n');
+  let body = changes.map((c) => renderChange(c, false, reasons)).join('\n\n');
   const frame = (b: string) => (b ? ['<details><summary>Show plan</summary>', '', '```diff', b, '```', '</details>', ''].join('\n') : '');
   const fixed = head.join('\n');
   if (fixed.length + frame(body).length > limit) {

@@ -1,10 +1,31 @@
-import type { ResourceProvider } from '../engine/resource.js';
-import { settingsProvider } from './settings.js';
-import { groupAccessTokensProvider } from './group-access-tokens.js';
+/**
+ * The kinds registry: the one place that lists every resource kind. commands/ hands `KINDS` to the
+ * engine and `REASON_TEXT` to the renderers; neither imports a kind. Adding a kind means a folder
+ * src/resources/<kind>/ and a line here (docs/architecture.md).
+ */
+import type { DesiredInstance } from '../config/model.js';
+import type { Reason } from '../engine/plan.js';
+import type { KindRegistry } from '../engine/resource.js';
+import { SETTINGS_REASONS, settingsProvider } from './settings/index.js';
+import { TOKEN_REASONS, groupAccessTokensProvider } from './group-access-tokens/index.js';
 
-/** Every resource kind, in the order a plan lists and apply executes them. */
-export const PROVIDERS: readonly ResourceProvider[] = [settingsProvider, groupAccessTokensProvider];
+export const KINDS: KindRegistry = {
+  /** In the order a plan lists and apply executes them. */
+  providers: [settingsProvider, groupAccessTokensProvider],
+  /** Declared in the configuration and validated, not planned yet: each plan warns that they are left untouched. */
+  validatedOnly: [
+    { kind: 'repository_file', declares: (i: DesiredInstance) => i.projects.some((p) => p.files.length > 0) },
+    { kind: 'pages', declares: (i: DesiredInstance) => i.projects.some((p) => p.pages !== undefined) },
+  ],
+};
 
-export function providerFor(kind: string): ResourceProvider | undefined {
-  return PROVIDERS.find((p) => p.kind === kind);
+/** Every reason's text; a reason no kind explains fails to compile here. */
+export const REASON_TEXT: Readonly<Record<Reason, string>> = { ...SETTINGS_REASONS, ...TOKEN_REASONS };
+
+/**
+ * Whether applying the configuration (or one instance of it) writes machine-readable output to
+ * standard output, as a token with `sink: {stdout: true}` does.
+ */
+export function writesStdout(instances: readonly DesiredInstance[], only: string | undefined): boolean {
+  return instances.some((i) => (!only || i.name === only) && KINDS.providers.some((p) => p.writesStdout?.(i)));
 }

@@ -179,6 +179,42 @@ domain_denylist: [spam.example, junk.example]
     expect((await wd.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('refuses a saved plan whose settings payload was edited into a wrong shape, before any request', async () => {
+    config('deletion_adjourned_period: 21');
+    expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const plan = JSON.parse(wd.read('plan.json'));
+    plan.changes[0].payload.set = 'deletion_adjourned_period=21';
+    wd.write('plan.json', JSON.stringify(plan));
+    emu.resetRequests();
+    const r = await wd.run(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_PLAN_INVALID');
+    expect(r.stderr).toContain('change 1 (local.application_settings) has a malformed payload: payload.set is not an object');
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it('refuses a saved plan whose change lacks its live fingerprint, before any request', async () => {
+    config('deletion_adjourned_period: 21');
+    expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const plan = JSON.parse(wd.read('plan.json'));
+    delete plan.changes[0].liveFingerprint;
+    wd.write('plan.json', JSON.stringify(plan));
+    emu.resetRequests();
+    const r = await wd.run(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('change 1 of the plan lacks its liveFingerprint');
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it('shows a configuration warning once in a plan, not again on standard error', async () => {
+    config('housekeeping_bitmaps_enabled: true');
+    const r = await wd.run(['plan']);
+    expect(r.code).toBe(0);
+    const both = r.stdout + r.stderr;
+    expect(both.split('PLUMB_SETTING_DEPRECATED').length - 1).toBe(1);
+    expect(r.stdout).toMatch(/warning\[PLUMB_SETTING_DEPRECATED\]: Setting "housekeeping_bitmaps_enabled" is deprecated.* \(plumb\.yaml:\d+:\d+\)/);
+  });
+
   it('refuses a saved plan made from another configuration', async () => {
     config('deletion_adjourned_period: 21');
     expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);

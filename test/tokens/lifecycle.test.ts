@@ -313,6 +313,21 @@ describe('apply safety', () => {
     expect(h.emu.requests).toHaveLength(1);
   });
 
+  it('refuses a saved plan whose token payload names no token to rotate, before any request', async () => {
+    h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('ci', 'seeded-ci-000000010', { id: 5, expires_at: addDays(BASE_DAY, 2) })] }] });
+    h.config({ platform: { tokens: { ci: {} } } });
+    expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const plan = JSON.parse(h.wd.read('plan.json'));
+    const rotate = plan.changes.find((c: { action: string }) => c.action === 'rotate');
+    delete rotate.payload.tokenId;
+    h.wd.write('plan.json', JSON.stringify(plan));
+    h.emu.resetRequests();
+    const r = await h.run(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('has a malformed payload: payload.tokenId is missing for a rotate');
+    expect(h.emu.requests).toHaveLength(0);
+  });
+
   it('applies a fresh saved plan exactly and keeps every secret out of plans, reports and comments', async () => {
     h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('ci', 'seeded-ci-000000011', { expires_at: addDays(BASE_DAY, 2) })] }] });
     h.config({ platform: { tokens: { ci: {}, fresh: {} } } });

@@ -14,7 +14,8 @@ import type { DesiredAccessToken } from '../../src/config/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/engine/state.js';
-import { attributeDiffs, daysBetween, identify, rotationReason } from '../../src/resources/tokens/identity.js';
+import { TokenState } from '../../src/resources/group-access-tokens/state.js';
+import { attributeDiffs, daysBetween, identify, rotationReason } from '../../src/resources/group-access-tokens/identity.js';
 
 const live = (over: Partial<GroupAccessToken>): GroupAccessToken => ({
   id: 1,
@@ -145,11 +146,12 @@ describe('state notes', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-state-'));
     const file = path.join(dir, 'state.json');
     writeFileSync(file, JSON.stringify({ version: 1, instances: { 'https://x': { settings: {} } } }));
-    const s = StateStore.open(file);
+    const store = StateStore.open(file);
+    const s = new TokenState(store);
     expect(s.tokenNotes('https://x')).toEqual([]);
     s.recordTokenNote('https://x', { id: 7, group: 'g', name: 'ci', kind: 'secret-not-received', at: '2026-03-01T00:00:00.000Z' });
-    s.save();
-    const again = StateStore.open(file);
+    store.save();
+    const again = new TokenState(StateStore.open(file));
     expect(again.tokenNote('https://x', 7)?.kind).toBe('secret-not-received');
     expect(again.clearTokenNote('https://x', 7)).toBe(true);
     expect(again.clearTokenNote('https://x', 7)).toBe(false);

@@ -3,28 +3,23 @@
  * are managed; a plan reads once (GET), an apply writes once (PUT with only the changed keys) and
  * reads back to verify, waiting out the instance's settings cache within a bound.
  */
-import { settingByName, SETTING_RULES } from '../catalogue/index.js';
-import type { SettingSpec } from '../catalogue/types.js';
-import { getApplicationSettings, updateApplicationSettings } from '../api/settings.js';
-import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../api/errors.js';
-import type { ApplicationSettings } from '../api/settings.js';
-import type { DesiredInstance } from '../config/model.js';
-import { MASK } from '../config/secrets.js';
-import { joinPointer } from '../config/pointer.js';
-import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from '../engine/normalize.js';
-import { credentialOf, flagRisk } from '../engine/risks.js';
-import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../engine/fingerprint.js';
-import type { SecretFingerprint } from '../engine/fingerprint.js';
-import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../engine/plan.js';
-import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
-import { planDiagnostic } from '../engine/resource.js';
-
-interface SettingsPayload {
-  /** Non-secret values to send, as declared. */
-  readonly set: Record<string, unknown>;
-  /** Secret values to send: resolved again from the configuration at apply time. */
-  readonly secrets: Record<string, { readonly pointer: string } & SecretFingerprint>;
-}
+import { settingByName, SETTING_RULES } from '../../catalogue/index.js';
+import type { SettingSpec } from '../../catalogue/types.js';
+import { getApplicationSettings, updateApplicationSettings } from '../../api/settings.js';
+import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../../api/errors.js';
+import type { ApplicationSettings } from '../../api/settings.js';
+import type { DesiredInstance } from '../../config/model.js';
+import { MASK } from '../../config/secrets.js';
+import { joinPointer } from '../../config/pointer.js';
+import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
+import { credentialOf, flagRisk } from '../../engine/risks.js';
+import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
+import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
+import { recordSetting, settingFingerprint } from './state.js';
+import { parseSettingsPayload } from './payload.js';
+import type { SettingsPayload } from './payload.js';
 
 /** Live record keyed by the names updates use (response aliases folded back). */
 function liveByName(live: Readonly<Record<string, unknown>>): Map<string, unknown> {
@@ -93,7 +88,7 @@ function declaredFingerprint(instance: DesiredInstance, live: Map<string, unknow
   return stateFingerprint(view);
 }
 
-export const settingsProvider: ResourceProvider = {
+export const settingsProvider: ResourceProvider<SettingsPayload> = {
   kind: 'application_settings',
 
   declares(instance) {
@@ -118,7 +113,7 @@ export const settingsProvider: ResourceProvider = {
           const value = String(desired.value ?? '');
           const liveValue = live.get(name);
           const readable = live.has(name) && !looksMasked(liveValue);
-          const fp = ctx.state.settingFingerprint(instance.url, name);
+          const fp = settingFingerprint(ctx.state, instance.url, name);
           const changed = readable ? !sameValue(settingByName(name), liveValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
           const reason: Reason = readable ? 'field-changed' : fp ? 'write-only-changed' : 'write-only-unknown';
           return [name, { changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined }] as const;
@@ -210,7 +205,7 @@ export const settingsProvider: ResourceProvider = {
       reasons: [...reasons],
       attributes,
       pointer: joinPointer(instance.pointer, 'settings'),
-      payload: payload as unknown as Record<string, unknown>,
+      payload,
       liveFingerprint: declaredFingerprint(instance, live),
     };
     const drift = changed
@@ -231,9 +226,10 @@ export const settingsProvider: ResourceProvider = {
     return declaredFingerprint(ctx.instance, liveByName(await getApplicationSettings(ctx.client)));
   },
 
-  async apply(ctx, change): Promise<ApplyResponse> {
+  parsePayload: parseSettingsPayload,
+
+  async apply(ctx, change, payload): Promise<ApplyResponse> {
     const { instance } = ctx;
-    const payload = change.payload as unknown as SettingsPayload;
     const body: Record<string, unknown> = { ...payload.set };
     const diagnostics: PlanDiagnostic[] = [];
     const notes: string[] = [];
@@ -285,7 +281,7 @@ export const settingsProvider: ResourceProvider = {
       const recorded = await Promise.all(
         secretNames.map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
       );
-      for (const [name, fp] of recorded) ctx.state.recordSetting(instance.url, name, fp);
+      for (const [name, fp] of recorded) recordSetting(ctx.state, instance.url, name, fp);
       if (recorded.length > 0) ctx.state.save();
     };
 

@@ -8,7 +8,7 @@ import type { PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext } from '../../engine/resource.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 
-export async function revocationRisks(ctx: InstanceContext, changes: readonly ResourceChange[], tokenIdOf: (c: ResourceChange) => number | undefined): Promise<PlanRisk[]> {
+export async function revocationRisks<C extends Pick<ResourceChange, 'action' | 'address'>>(ctx: InstanceContext, changes: readonly C[], tokenIdOf: (c: C) => number | undefined): Promise<PlanRisk[]> {
   const revokes = changes.filter((c) => c.action === 'delete');
   if (revokes.length === 0) return [];
   const credential = await credentialOf(ctx);

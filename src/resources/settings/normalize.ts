@@ -1,4 +1,5 @@
-import type { SettingSpec } from '../catalogue/types.js';
+import type { SettingSpec } from '../../catalogue/types.js';
+import { canonical } from '../../util/canonical.js';
 
 /**
  * Puts a setting's value in one canonical form so that a value read from the instance and the same
@@ -41,19 +42,6 @@ function normalizeList(value: unknown, numeric: boolean): unknown {
   else return value;
   const mapped = items.map((v) => (numeric && typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v));
   return [...new Set(mapped.map((v) => JSON.stringify(v)))].sort().map((s) => JSON.parse(s) as unknown);
-}
-
-/** Deep copy with object keys sorted, so JSON.stringify gives one form for equal values. */
-export function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
 
 export function sameValue(spec: SettingSpec | undefined, a: unknown, b: unknown): boolean {

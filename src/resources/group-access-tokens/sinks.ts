@@ -18,7 +18,7 @@ import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { TokenSink } from '../config/model.js';
+import type { TokenSink } from '../../config/model.js';
 
 /** Why a sink cannot be used, found before any request. */
 export interface SinkProblem {

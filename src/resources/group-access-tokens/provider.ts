@@ -23,46 +23,29 @@ import {
   listGroupAccessTokens,
   revokeGroupAccessToken,
   rotateGroupAccessToken,
-} from '../api/group-access-tokens.js';
-import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../api/group-access-tokens.js';
-import { ApiError } from '../api/errors.js';
-import { getGroupRef } from '../api/namespaces.js';
-import type { PathParam } from '../api/path.js';
-import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../config/model.js';
-import { MASK } from '../config/secrets.js';
-import { joinPointer } from '../config/pointer.js';
-import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../engine/plan.js';
-import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../engine/resource.js';
-import { planDiagnostic } from '../engine/resource.js';
-import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from '../engine/sinks.js';
-import type { SinkCheckCache } from '../engine/sinks.js';
-import type { TokenNote, TokenSlot } from '../engine/state.js';
-import { revocationRisks } from './tokens/risks.js';
-import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './tokens/identity.js';
+} from '../../api/group-access-tokens.js';
+import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
+import { ApiError } from '../../api/errors.js';
+import { getGroupRef } from '../../api/namespaces.js';
+import type { PathParam } from '../../api/path.js';
+import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../../config/model.js';
+import { MASK } from '../../config/secrets.js';
+import { joinPointer } from '../../config/pointer.js';
+import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
+import type { SinkCheckCache } from './sinks.js';
+import { TokenState } from './state.js';
+import { revocationRisks } from './risks.js';
+import type { TokenNote, TokenSlot } from './state.js';
+import { parseTokenPayload } from './payload.js';
+import type { TokenPayload } from './payload.js';
+import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 
-/** `none` is the payload of a no-op change (never applied). */
-type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';
-
-/** What apply needs. Never a secret: the sink is read again from the configuration. */
-interface TokenPayload {
-  readonly group: string;
-  readonly name: string;
-  readonly op: Op;
-  /** The live token acted on (rotate, replace, delete). */
-  readonly tokenId?: number;
-  /** Rotate through `self` with plumb's own credential. */
-  readonly self?: boolean;
-  /** Properties of the token to create (create, replace). */
-  readonly create?: {
-    readonly name: string;
-    readonly description?: string;
-    readonly scopes: readonly string[];
-    readonly access_level: number;
-    readonly expires_at: string;
-  };
-  /** Expiry of the rotated token. */
-  readonly expiresAt?: string;
-}
+/** The tokens' sections of the state file. */
+const tokenState = (ctx: Pick<InstanceContext, 'state'>): TokenState => new TokenState(ctx.state);
 
 const KNOWN_AFTER = '(known after apply)';
 
@@ -151,7 +134,7 @@ function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
   return cache;
 }
 
-export const groupAccessTokensProvider: ResourceProvider = {
+export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   kind: 'group_access_token',
 
   declares(instance) {
@@ -188,10 +171,10 @@ export const groupAccessTokensProvider: ResourceProvider = {
     const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
-    const self = changes.filter((c) => (c.payload as unknown as TokenPayload).self === true);
+    const self = changes.filter((c) => c.payload.self === true);
     const others = changes.filter((c) => !self.includes(c));
     const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
-    const risks = await revocationRisks(ctx, changes, (c) => (c.payload as unknown as TokenPayload).tokenId);
+    const risks = await revocationRisks(ctx, changes, (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
     return {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
@@ -200,13 +183,19 @@ export const groupAccessTokensProvider: ResourceProvider = {
     };
   },
 
-  async liveFingerprint(ctx, change) {
-    const p = change.payload as unknown as TokenPayload;
+  parsePayload: parseTokenPayload,
+
+  /** With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON line each). */
+  writesStdout(instance) {
+    return instance.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout'));
+  },
+
+  async liveFingerprint(ctx, _change, p) {
     return changeFingerprint(await sharedList(ctx, p.group), p.name, p.tokenId);
   },
 
-  async apply(ctx, change): Promise<ApplyResponse> {
-    return new TokenApply(ctx, change).run();
+  async apply(ctx, change, payload): Promise<ApplyResponse> {
+    return new TokenApply(ctx, change, payload).run();
   },
 };
 
@@ -281,7 +270,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
     return out;
   }
 
-  const notes = new Map(ctx.state.tokenNotes(instance.url).map((n) => [n.id, n]));
+  const notes = new Map(tokenState(ctx).tokenNotes(instance.url).map((n) => [n.id, n]));
   const revokePending = new Set([...notes.values()].filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
   const claimed = new Set<number>();
   const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
@@ -357,7 +346,7 @@ function planDeclared(
   const address = tokenAddress(instance, g.ref, t.name);
   const base = { address, instance: instance.name, kind: 'group_access_token' as const, pointer: t.pointer };
   const who = `Token "${t.name}" of group "${g.ref}"`;
-  const slot = ctx.state.tokenSlot(instance.url, g.ref, t.name);
+  const slot = tokenState(ctx).tokenSlot(instance.url, g.ref, t.name);
   // The token whose secret the sink holds: the last one delivered, or, after a rotation or
   // replacement whose outcome is unknown, the one it acted on.
   const heldId = slot?.held ?? slot?.unknown?.tokenId;
@@ -601,10 +590,10 @@ class TokenApply {
   readonly #notes: string[] = [];
   readonly #diagnostics: PlanDiagnostic[] = [];
 
-  constructor(ctx: InstanceContext, change: ResourceChange) {
+  constructor(ctx: InstanceContext, change: ResourceChange, payload: TokenPayload) {
     this.#ctx = ctx;
     this.#change = change;
-    this.#p = change.payload as unknown as TokenPayload;
+    this.#p = payload;
     this.#g = groupParam(this.#p.group);
   }
 
@@ -973,17 +962,17 @@ class TokenApply {
   }
 
   #revokePendingIds(): Set<number> {
-    return new Set(this.#ctx.state.tokenNotes(this.#ctx.instance.url).filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
+    return new Set(tokenState(this.#ctx).tokenNotes(this.#ctx.instance.url).filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
   }
 
   #remember(n: Omit<TokenNote, 'group' | 'at'>): void {
     const ctx = this.#ctx;
-    ctx.state.recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
+    tokenState(ctx).recordTokenNote(ctx.instance.url, { ...n, group: this.#p.group, at: ctx.now.toISOString() });
     ctx.state.save();
   }
 
   #slot() {
-    return this.#ctx.state.tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
+    return tokenState(this.#ctx).tokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name);
   }
 
   /**
@@ -992,19 +981,19 @@ class TokenApply {
    * per token), since losing it costs nothing but a judgement the next plan cannot make.
    */
   #updateSlot(update: Partial<TokenSlot>): void {
-    this.#ctx.state.updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
+    tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
     if (update.unknown !== undefined || update.revokedByPlumb !== undefined) this.#ctx.state.save();
     else this.#ctx.state.markDirty();
   }
 
   #forget(id: number): void {
-    if (this.#ctx.state.clearTokenNote(this.#ctx.instance.url, id)) this.#ctx.state.save();
+    if (tokenState(this.#ctx).clearTokenNote(this.#ctx.instance.url, id)) this.#ctx.state.save();
   }
 
   /** Notes about tokens of this group that are not active any more have served their purpose. */
   #forgetStaleNotes(live: readonly GroupAccessToken[]): void {
     let changed = false;
-    for (const t of live) if (!isActive(t) && this.#ctx.state.clearTokenNote(this.#ctx.instance.url, t.id)) changed = true;
+    for (const t of live) if (!isActive(t) && tokenState(this.#ctx).clearTokenNote(this.#ctx.instance.url, t.id)) changed = true;
     if (changed) this.#ctx.state.save();
   }
 
@@ -1012,11 +1001,11 @@ class TokenApply {
     return { applied: true, diagnostics: this.#diagnostics, notes: this.#notes };
   }
 
-  #fail(code: string, summary: string, suggestion?: string, pointer?: string): ApplyResponse {
+  #fail(code: DiagnosticCode, summary: string, suggestion?: string, pointer?: string): ApplyResponse {
     return this.#stop(code, summary, undefined, suggestion, pointer);
   }
 
-  #stop(code: string, summary: string, detail: string | undefined, suggestion?: string, pointer?: string): ApplyResponse {
+  #stop(code: DiagnosticCode, summary: string, detail: string | undefined, suggestion?: string, pointer?: string): ApplyResponse {
     this.#diagnostics.push(
       planDiagnostic(this.#ctx, {
         severity: 'error',

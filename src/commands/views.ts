@@ -1,0 +1,150 @@
+/**
+ * One view per command, one implementation per output format, chosen once from the flags
+ * (Terraform's internal/command/views). Commands decide what happened; a view decides how it is
+ * written. Every string passes through `redact` before it leaves.
+ */
+import type { ConfigResult } from '../config/validate.js';
+import { renderDiagnosticsHuman } from '../diagnostics/render.js';
+import type { ApplyReport } from '../engine/engine.js';
+import { hasChanges } from '../engine/plan.js';
+import type { Plan } from '../engine/plan.js';
+import { renderDiagnosticLine, renderPlanHuman } from '../render/human.js';
+import { REASON_TEXT } from '../resources/index.js';
+import type { Io } from './output.js';
+import { useColor } from './output.js';
+
+type Redact = (s: string) => string;
+
+/** What plan, apply and drift show. */
+export interface ReconcileView {
+  /**
+   * The configuration's diagnostics, after loading it. `inPlan`: a plan made from this configuration
+   * will carry its warnings and show them, so they are not shown here too.
+   */
+  configDiagnostics(loaded: ConfigResult, inPlan: boolean): void;
+  /** The configuration is unusable (its errors were shown). */
+  configInvalid(loaded: ConfigResult): void;
+  plan(plan: Plan): void;
+  /** An unsaved apply found nothing to do. */
+  nothingToApply(): void;
+  /** What apply did; returns the exit code. */
+  applyReport(report: ApplyReport): number;
+  /** What drift found; returns the exit code. */
+  drift(plan: Plan): number;
+}
+
+export function reconcileView(json: boolean, io: Io, redact: Redact): ReconcileView {
+  return json ? new JsonView(io, redact) : new HumanView(io, redact);
+}
+
+/** The plan an unsaved apply is about to execute, always for people (on stderr with --json). */
+export function applyPreview(json: boolean, io: Io, redact: Redact): Pick<ReconcileView, 'plan'> {
+  return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact);
+}
+
+function driftSummary(plan: Plan) {
+  const drifted = plan.drift.filter((d) => !d.informational);
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  const inSync = drifted.length === 0 && !hasChanges(plan);
+  return { drifted, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
+}
+
+class HumanView implements ReconcileView {
+  constructor(
+    private readonly io: Io,
+    private readonly redact: Redact,
+  ) {}
+
+  configDiagnostics(loaded: ConfigResult, inPlan: boolean): void {
+    const shownByPlan = inPlan && !loaded.diagnostics.some((d) => d.severity === 'error');
+    if (loaded.diagnostics.length > 0 && !shownByPlan) {
+      this.io.stderr(this.redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(this.io) })));
+    }
+  }
+
+  configInvalid(): void {}
+
+  plan(plan: Plan): void {
+    this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: REASON_TEXT })));
+  }
+
+  nothingToApply(): void {}
+
+  applyReport(report: ApplyReport): number {
+    const lines: string[] = [];
+    if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
+    for (const o of report.outcomes) {
+      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+      lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
+    }
+    for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
+    const applied = report.outcomes.filter((o) => o.status === 'applied').length;
+    const failed = report.outcomes.filter((o) => o.status === 'failed').length;
+    const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
+    const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+    lines.push(
+      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+    );
+    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(lines.join('\n')) + '\n');
+    return report.ok ? 0 : 1;
+  }
+
+  drift(plan: Plan): number {
+    const { drifted, errors, inSync, code } = driftSummary(plan);
+    const out: string[] = [];
+    if (errors.length > 0) out.push('Drift check failed:');
+    else if (inSync) out.push('In sync: the instance matches the configuration.');
+    else out.push(`Drift detected: ${drifted.length} resource(s) differ from the configuration.`, '');
+    for (const d of plan.drift) {
+      out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
+      for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
+    }
+    for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+    if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
+    this.io.stdout(this.redact(out.join('\n')) + '\n');
+    return code;
+  }
+}
+
+class JsonView implements ReconcileView {
+  constructor(
+    private readonly io: Io,
+    private readonly redact: Redact,
+  ) {}
+
+  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
+  configDiagnostics(loaded: ConfigResult): void {
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact).configDiagnostics(loaded, false);
+  }
+
+  configInvalid(loaded: ConfigResult): void {
+    this.io.stdout(JSON.stringify({ error: 'configuration is invalid', diagnostics: loaded.diagnostics.length }) + '\n');
+  }
+
+  plan(plan: Plan): void {
+    this.io.stdout(this.redact(JSON.stringify(plan, null, 2)) + '\n');
+  }
+
+  nothingToApply(): void {
+    this.io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');
+  }
+
+  applyReport(report: ApplyReport): number {
+    this.io.stdout(this.redact(JSON.stringify(report, null, 2)) + '\n');
+    return report.ok ? 0 : 1;
+  }
+
+  drift(plan: Plan): number {
+    const { errors, inSync, code } = driftSummary(plan);
+    const report = {
+      formatVersion: plan.formatVersion,
+      checkedAt: new Date().toISOString(),
+      inSync: errors.length === 0 ? inSync : null,
+      drift: plan.drift,
+      pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      diagnostics: plan.diagnostics,
+    };
+    this.io.stdout(this.redact(JSON.stringify(report, null, 2)) + '\n');
+    return code;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * What a configuration resolver works with: the loaded sources, the diagnostics it appends to, and
+ * the helpers that locate a pointer. Shared by config/validate.ts and each kind's resolver
+ * (src/resources/<kind>/config.ts), which import this file and never validate.ts.
+ */
+import path from 'node:path';
+import type { Diagnostic } from '../diagnostics/index.js';
+import type { LoadedSources } from './load.js';
+
+/** A resolver's context. */
+export interface Ctx {
+  readonly sources: LoadedSources;
+  readonly diagnostics: Diagnostic[];
+  readonly today: string;
+  /** display name → absolute path, to resolve paths relative to the file that wrote them. */
+  readonly files: Map<string, string>;
+  readonly cwd: string;
+}
+
+export function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {
+  const l = ctx.sources.locations.get(pointer);
+  if (!l) return undefined;
+  return on === 'key' ? (l.key ?? l.value) : l.value;
+}
+
+export function push(ctx: Ctx, d: Omit<Diagnostic, 'location'> & { on?: 'key' | 'value' }): void {
+  const { on, ...rest } = d;
+  ctx.diagnostics.push({ ...rest, location: d.pointer !== undefined ? at(ctx, d.pointer, on) : undefined });
+}
+
+export function obj(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+export function checkRef(ref: string, p: string, kind: 'group' | 'project', ctx: Ctx): void {
+  const ok = /^\d+$/.test(ref) || /^[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)*$/.test(ref);
+  if (!ok || ref.split('/').some((s) => s === '..' || s === '.')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_RESOURCE_REF',
+      summary: `"${ref}" is neither a numeric ${kind} id nor a ${kind} full path`,
+      suggestion: `write the ${kind}'s full path (e.g. platform/infra) or its numeric id`,
+      pointer: p,
+      on: 'key',
+    });
+  }
+}
+
+/** Resolves a path written in a YAML file relative to that file's directory. */
+export function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
+  const file = ctx.sources.locations.fileOf(pointer);
+  const abs = file ? ctx.files.get(file) : undefined;
+  return path.resolve(abs ? path.dirname(abs) : ctx.cwd, p);
+}

@@ -1,0 +1,144 @@
+/**
+ * Every diagnostic code plumb emits, with its one-line meaning: a closed registry. `Diagnostic.code`
+ * is typed by it, so a new code does not compile until it is listed here, and docs/diagnostics.md
+ * is generated from it (`npm run generate`; a test fails when the page is stale). Callers and tests
+ * match on codes, never on message text, so a code is never renamed or reused.
+ */
+import type { ApiErrorCode } from '../api/errors.js';
+
+export const DIAGNOSTIC_CODES = {
+  // The command line and its inputs
+  PLUMB_USAGE: 'An option or argument of the command is not usable (a date for --now that is not a date, …).',
+  PLUMB_CONFIG_NOT_FOUND: 'No configuration file was found at the paths given (or plumb.yaml in the current directory).',
+  PLUMB_CONFIG_UNREADABLE: 'A configuration file or directory exists but cannot be read.',
+  PLUMB_CONFIG_ENCODING: 'A configuration file is not UTF-8 (UTF-16, a foreign byte order mark, …).',
+  PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
+  PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
+  PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
+
+  // YAML and interpolation
+  PLUMB_YAML_SYNTAX: 'The file is not valid YAML; the diagnostic points at the first problem.',
+  PLUMB_YAML_DUPLICATE_KEY: 'A key appears twice in one mapping of one file.',
+  PLUMB_YAML_MERGE_KEY: 'A YAML merge key (`<<`) was used; plumb refuses it because it hides where values come from.',
+  PLUMB_YAML_ALIAS_LIMIT: 'YAML anchors and aliases expand beyond the limits plumb accepts ("billion laughs").',
+  PLUMB_INVISIBLE_CHARACTER: 'A key or value contains an invisible character (no-break space, zero-width joiner, …).',
+  PLUMB_NUMBER_NOT_FINITE: 'A number is .inf or .nan, which no setting accepts.',
+  PLUMB_NUMBER_UNSAFE: 'An integer is beyond 2^53 and would lose precision.',
+  PLUMB_INTERPOLATION_SYNTAX: 'A `${…}` reference is malformed (only `${env:NAME}` and `${file:PATH}` exist).',
+  PLUMB_ENV_MISSING: 'An environment variable named by `${env:NAME}` is not set.',
+  PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
+  PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
+
+  // Shape of the configuration (the schema pass)
+  PLUMB_UNKNOWN_KEY: 'A key the configuration format does not know at this place.',
+  PLUMB_MISSING_FIELD: 'A required key is missing (an instance without url or token_env, …).',
+  PLUMB_TYPE_MISMATCH: 'A value has the wrong type (a string for a boolean, an empty block for a mapping, …).',
+  PLUMB_ENUM_VALUE: 'A value is not one of the values allowed here.',
+  PLUMB_OUT_OF_RANGE: 'A number is outside the bounds the interface allows.',
+  PLUMB_STRING_FORMAT: 'A string does not have the required form (a URL, a host name, a date, a name).',
+  PLUMB_ARRAY_SIZE: 'A list has fewer or more items than allowed.',
+  PLUMB_DUPLICATE_ITEM: 'A list names the same item twice.',
+  PLUMB_SCHEMA: 'A value is not accepted here for a reason the other codes do not name.',
+  PLUMB_DUPLICATE_RESOURCE: 'A setting, token, file or Pages block is defined in two places (or two files).',
+  PLUMB_NOTHING_DECLARED: 'The configuration declares no instance.',
+
+  // Instances
+  PLUMB_URL_CREDENTIALS: "An instance URL carries a user name or password.",
+  PLUMB_INSECURE_HTTP: 'An instance is reached over plain HTTP at a host that is not loopback, without allow_insecure_http.',
+  PLUMB_DUPLICATE_INSTANCE_URL: 'Two instances have the same URL, spelled differently.',
+  PLUMB_FILE_MISSING: 'A file the configuration names (CA bundle, file source) does not exist or cannot be read.',
+  PLUMB_TOKEN_INLINE: "The instance's access token is written in the configuration instead of named by token_env.",
+  PLUMB_UNKNOWN_RISK: 'allow_risky lists a risk id plumb does not know.',
+  PLUMB_INSTANCE_UNKNOWN: '--instance names an instance the configuration does not declare.',
+  PLUMB_TOKEN_ENV_MISSING: 'The environment variable named by token_env is not set.',
+  PLUMB_CLIENT: 'The HTTP client for an instance cannot be set up (an unusable URL or CA bundle).',
+
+  // Application settings
+  PLUMB_UNKNOWN_SETTING: 'A key under settings is not an application setting plumb knows.',
+  PLUMB_SETTING_REMOVED: 'A setting was removed from the interface; the instance ignores it.',
+  PLUMB_SETTING_RESPONSE_NAME: 'A setting is written with the name responses use; updates use another name.',
+  PLUMB_SETTING_DEPRECATED: 'A setting is deprecated; its replacement is named.',
+  PLUMB_SETTING_READ_ONLY: 'A setting cannot be updated through the interface.',
+  PLUMB_ALIAS_CONFLICT: 'A deprecated setting and its replacement (or two old names of one setting) are both declared.',
+  PLUMB_SECRET_INLINE: 'A secret setting is written in clear instead of through ${env:…} or ${file:…}.',
+  PLUMB_DEPENDENCY_MISSING: 'A setting another one requires (when enabled or set) is missing.',
+  PLUMB_VISIBILITY_CONFLICT: 'A visibility level is both the default and restricted.',
+  PLUMB_SETTING_NOT_RETURNED: 'The instance does not return a declared setting; plumb cannot compare it and leaves it alone.',
+  PLUMB_API_REJECTED_SETTING: 'The instance rejected a declared setting value (400, with its message).',
+  PLUMB_SETTINGS_PARTIAL: 'The settings update failed part-way; the diagnostic lists what the instance now holds.',
+  PLUMB_SETTINGS_UPDATE_FAILED: 'The settings update failed and the instance holds none of the new values.',
+  PLUMB_SETTINGS_WRITE_UNCERTAIN: 'The settings update reported a failure, but the values may have been written.',
+  PLUMB_SETTINGS_OUTCOME_UNKNOWN: 'The settings update failed and reading the settings back failed too: the outcome is unknown.',
+  PLUMB_SETTINGS_READBACK_FAILED: 'The settings update was accepted, but reading the settings back to verify it failed.',
+  PLUMB_SETTING_NOT_CONVERGED: 'A setting still shows its old value after settings_verify_seconds of waiting for the cache.',
+
+  // Group access tokens
+  PLUMB_RESOURCE_REF: 'A group or project key is neither a numeric id nor a full path.',
+  PLUMB_TOKEN_SCOPE_UNKNOWN: 'A token scope is not one plumb knows (the instance may still accept it).',
+  PLUMB_TOKEN_EXPIRY_BOTH: 'A token has both expires_at and a rotation policy.',
+  PLUMB_TOKEN_EXPIRY_MISSING: 'A token has neither expires_at nor a rotation policy.',
+  PLUMB_DATE_INVALID: 'A date is not a calendar date.',
+  PLUMB_TOKEN_EXPIRES_IN_PAST: "A token's expires_at is not after today.",
+  PLUMB_TOKEN_ROTATION_WINDOW: 'rotate_before_days is not smaller than lifetime_days.',
+  PLUMB_TOKEN_SINK_MISSING: 'A token has no sink to deliver its secret to.',
+  PLUMB_SINK_INVALID: 'A sink names none or more than one of file, command and stdout.',
+  PLUMB_TOKEN_SINK_SHARED: 'Two tokens deliver their secrets into the same file.',
+  PLUMB_TOKEN_SINK_UNUSABLE: "A token's sink cannot receive a secret (a directory that does not exist, a command not found, …).",
+  PLUMB_TOKEN_SELF_SCOPE: "The token marked as plumb's own credential lacks the scopes to rotate itself or list its group.",
+  PLUMB_TOKEN_SELF_TWICE: "More than one token of an instance is marked as plumb's own credential.",
+  PLUMB_TOKEN_SELF_ABSENT: "The token marked as plumb's own credential is not active on the instance.",
+  PLUMB_TOKEN_SELF_NOT_CREDENTIAL: "A token marked self is not the one plumb authenticates with; self-rotation was refused.",
+  PLUMB_TOKEN_SELF_MISMATCH: "Self-rotation rotated plumb's actual credential, which is another declared token than the one marked self.",
+  PLUMB_TOKEN_SELF_LOST: "plumb's own credential was probably rotated but the new secret never arrived; plumb cannot authenticate any more.",
+  PLUMB_TOKEN_ID_MISMATCH: 'A token pins an id that belongs to a token with another name.',
+  PLUMB_TOKEN_ID_STALE: 'A token pins an id that is no longer active; plumb follows the rotation chain or says it cannot.',
+  PLUMB_TOKEN_NAME_AMBIGUOUS: 'A token name matches several active tokens; pin the id to say which one is declared.',
+  PLUMB_PRUNE_ALL_TOKENS: 'prune_access_tokens is on for a group that declares no token: apply would revoke all of them.',
+  PLUMB_TOKEN_SECRET_NOT_RECEIVED: 'The instance issued a token but its secret never arrived; the next plan rotates it.',
+  PLUMB_TOKEN_SECRET_NOT_DELIVERED: 'A new secret could not be delivered to its sink; what plumb did about it follows.',
+  PLUMB_TOKEN_REVOKE_FAILED: 'A replaced token could not be revoked; the next plan revokes it.',
+  PLUMB_TOKEN_OUTCOME_UNKNOWN: 'An issue or revocation ended without a clear answer; plumb re-read the group and says what it found.',
+  PLUMB_SINK_FAILED: 'Delivering a secret to its sink failed (the file could not be written, the command failed or timed out).',
+
+  // Repository files (validated only so far)
+  PLUMB_FILE_PATH_TRAVERSAL: 'A repository file path is not a plain relative path inside the repository.',
+  PLUMB_FILE_CONTENT_BOTH: 'A repository file has both content and source.',
+  PLUMB_FILE_CONTENT_MISSING: 'A repository file that should be present has neither content nor source.',
+  PLUMB_FILE_BASE64: 'Content declared as base64 is not valid base64.',
+
+  // Plans and apply
+  PLUMB_KIND_NOT_MANAGED: 'The configuration declares a kind of resource this plumb validates but does not plan or apply yet.',
+  PLUMB_PLAN_STALE: 'A resource changed on the instance since the saved plan was made.',
+  PLUMB_PLAN_STALE_CONFIG: 'The configuration changed since the saved plan was made.',
+  PLUMB_PLAN_STALE_SECRET: 'A secret value is not the one the saved plan was made with.',
+  PLUMB_PLAN_UNKNOWN_TARGET: 'The saved plan names a resource or instance the configuration does not select.',
+  PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',
+  PLUMB_APPLY_SKIPPED: 'A change was not applied because a change it depends on was not applied.',
+  PLUMB_INTERNAL: 'An unexpected failure inside plumb; please report it.',
+
+  // The HTTP client (src/api/errors.ts)
+  PLUMB_API_BAD_REQUEST: 'The instance answered 400: it refused the request as malformed or invalid.',
+  PLUMB_API_UNAUTHORIZED: 'The instance answered 401: the token is missing, invalid, expired or revoked.',
+  PLUMB_API_FORBIDDEN: 'The instance answered 403: the token lacks the role or scope for this call.',
+  PLUMB_API_NOT_FOUND: 'The instance answered 404: the group, project or resource does not exist or is not visible.',
+  PLUMB_API_METHOD_NOT_ALLOWED: 'The instance answered 405: the call is not allowed on this resource.',
+  PLUMB_API_CONFLICT: 'The instance answered 409: the request conflicts with the current state.',
+  PLUMB_API_RATE_LIMITED: 'The instance answered 429 and retries ran out.',
+  PLUMB_API_HTTP: 'The instance answered with an unexpected HTTP status.',
+  PLUMB_API_SERVER: 'The instance answered 5xx and retries ran out.',
+  PLUMB_API_AMBIGUOUS: 'A write may or may not have happened (the connection broke after sending it); it was not retried.',
+  PLUMB_API_NETWORK: 'The instance could not be reached (DNS, connection refused, TLS).',
+  PLUMB_API_TIMEOUT: 'The instance did not answer in time.',
+  PLUMB_API_INVALID_RESPONSE: 'The instance answered with a body plumb cannot read.',
+  PLUMB_API_INSECURE_URL: 'The client refused a URL before any request (plain HTTP to a remote host, credentials in it).',
+} as const satisfies Record<string, string>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+
+// Every code the client raises is registered (fails to compile otherwise).
+const _apiCodesRegistered: readonly DiagnosticCode[] = [] as ApiErrorCode[];
+void _apiCodesRegistered;
+
+export function isDiagnosticCode(code: string): code is DiagnosticCode {
+  return Object.hasOwn(DIAGNOSTIC_CODES, code);
+}

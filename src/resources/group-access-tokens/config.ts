@@ -1,0 +1,222 @@
+/**
+ * The group access tokens' part of resolving a configuration: `instances.<name>.groups.<ref>`
+ * (`access_tokens`, `prune_access_tokens`), and the checks across groups and instances.
+ */
+import path from 'node:path';
+import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
+import type { DesiredAccessToken, DesiredGroup, DesiredInstance, TokenSink } from '../../config/model.js';
+import { joinPointer } from '../../config/pointer.js';
+import type { KindPointer } from '../../config/pointer.js';
+import { at, checkRef, obj, push, relativeToFile } from '../../config/resolve-context.js';
+import type { Ctx } from '../../config/resolve-context.js';
+import { closestMatch } from '../../util/suggest.js';
+
+/** Each token is defined in one place only. */
+export const TOKEN_POINTERS: readonly KindPointer[] = [
+  { pattern: ['instances', '*', 'groups', '*', 'access_tokens', '*'], resource: true, describe: (s) => `access token "${s[5]}" of group "${s[3]}"` },
+];
+
+export function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredGroup {
+  checkRef(ref, p, 'group', ctx);
+  const tokens: DesiredAccessToken[] = [];
+  for (const [name, t] of Object.entries(obj(raw.access_tokens))) {
+    const token = resolveToken(name, obj(t), joinPointer(p, 'access_tokens', name), ctx);
+    if (token) tokens.push(token);
+  }
+  const selfTokens = tokens.filter((t) => t.self);
+  if (selfTokens.length > 1) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_TWICE',
+      summary: `Group "${ref}" marks ${selfTokens.length} tokens as plumb's own credential`,
+      suggestion: 'mark only the token plumb authenticates with as `self: true`',
+      pointer: selfTokens[1]!.pointer,
+      on: 'key',
+    });
+  }
+  if (raw.prune_access_tokens === true && Object.keys(obj(raw.access_tokens)).length === 0) {
+    push(ctx, {
+      severity: 'warning',
+      code: 'PLUMB_PRUNE_ALL_TOKENS',
+      summary: `prune_access_tokens is on for group "${ref}", which declares no access token: apply revokes every active token of the group`,
+      detail: 'Pruning revokes the active tokens of the group that the configuration does not declare; with none declared, that is all of them.',
+      suggestion: 'declare the tokens to keep under access_tokens, or set prune_access_tokens: false',
+      pointer: joinPointer(p, 'prune_access_tokens'),
+    });
+  }
+  return { ref, pointer: p, pruneAccessTokens: raw.prune_access_tokens === true, accessTokens: tokens };
+}
+
+/**
+ * Checks across groups and instances: plumb authenticates to an instance with one credential, so
+ * at most one token per instance can be `self`; and two tokens delivering into the same file would
+ * overwrite each other's secret.
+ */
+export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
+  const files = new Map<string, DesiredAccessToken>();
+  for (const inst of instances) {
+    const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
+    const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
+    if (selfTokens.length > 1 && groupsWithSelf.size > 1) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SELF_TWICE',
+        summary: `Instance "${inst.name}" marks tokens in ${groupsWithSelf.size} groups as plumb's own credential`,
+        detail: `plumb authenticates to an instance with one credential (the variable named by token_env), so only one token can be it.`,
+        suggestion: 'mark only the token plumb authenticates with as `self: true`',
+        pointer: selfTokens[1]!.pointer,
+        on: 'key',
+      });
+    }
+    for (const g of inst.groups) {
+      for (const t of g.accessTokens) {
+        if (t.sink?.kind !== 'file') continue;
+        const first = files.get(t.sink.path);
+        if (first) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_SHARED',
+            summary: `Tokens "${first.name}" and "${t.name}" deliver their secrets into the same file`,
+            detail: 'The second secret would overwrite the first, and the first token would be unusable.',
+            suggestion: 'give each token its own file',
+            pointer: joinPointer(t.pointer, 'sink', 'file'),
+            related: [{ message: `"${first.name}" writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
+          });
+        } else files.set(t.sink.path, t);
+      }
+    }
+  }
+}
+
+const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));
+
+function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredAccessToken | undefined {
+  const scopes = Array.isArray(raw.scopes) ? raw.scopes.filter((s): s is string => typeof s === 'string') : [];
+  scopes.forEach((s, i) => {
+    if (!(GROUP_TOKEN_SCOPES as readonly string[]).includes(s)) {
+      const guess = closestMatch(s, GROUP_TOKEN_SCOPES);
+      push(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_TOKEN_SCOPE_UNKNOWN',
+        summary: `Scope "${s}" is not a known group access token scope`,
+        detail: `Known scopes: ${GROUP_TOKEN_SCOPES.join(', ')}. Newer instances may accept more; the instance decides.`,
+        suggestion: guess ? `did you mean "${guess}"?` : 'check the scope name',
+        pointer: joinPointer(p, 'scopes', i),
+      });
+    }
+  });
+  const hasExpiry = raw.expires_at !== undefined;
+  const hasRotation = raw.rotation !== undefined;
+  if (hasExpiry === hasRotation) {
+    push(ctx, {
+      severity: 'error',
+      code: hasExpiry ? 'PLUMB_TOKEN_EXPIRY_BOTH' : 'PLUMB_TOKEN_EXPIRY_MISSING',
+      summary: hasExpiry
+        ? `Token "${name}" has both a fixed expires_at and a rotation policy`
+        : `Token "${name}" has neither expires_at nor a rotation policy`,
+      suggestion: 'keep exactly one: `expires_at: YYYY-MM-DD` or `rotation: {lifetime_days: 90, rotate_before_days: 14}`',
+      pointer: p,
+      on: 'key',
+    });
+  }
+  let expiresAt: string | undefined;
+  if (typeof raw.expires_at === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw.expires_at)) {
+    const ep = joinPointer(p, 'expires_at');
+    if (!isRealDate(raw.expires_at)) {
+      push(ctx, { severity: 'error', code: 'PLUMB_DATE_INVALID', summary: `"${raw.expires_at}" is not a calendar date`, suggestion: 'use an existing date, YYYY-MM-DD', pointer: ep });
+    } else if (raw.expires_at <= ctx.today) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_EXPIRES_IN_PAST',
+        summary: `Token "${name}" would expire on ${raw.expires_at}, which is not after today (${ctx.today})`,
+        suggestion: 'choose a future date, or use a rotation policy',
+        pointer: ep,
+      });
+    }
+    expiresAt = raw.expires_at;
+  }
+  let rotation: DesiredAccessToken['rotation'];
+  const rot = obj(raw.rotation);
+  if (typeof rot.lifetime_days === 'number') {
+    const before = typeof rot.rotate_before_days === 'number' ? rot.rotate_before_days : 7;
+    // Out-of-range values are reported by the schema; comparing them too would be a second error.
+    const inRange = (v: number, lo: number, hi: number) => Number.isInteger(v) && v >= lo && v <= hi;
+    if (before >= rot.lifetime_days && inRange(rot.lifetime_days, 1, 400) && inRange(before, 1, 399)) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_ROTATION_WINDOW',
+        summary: `rotate_before_days (${before}) must be smaller than lifetime_days (${rot.lifetime_days})`,
+        detail: 'Otherwise every run would rotate the token again.',
+        suggestion: 'shorten rotate_before_days or lengthen lifetime_days',
+        pointer: joinPointer(p, 'rotation', rot.rotate_before_days === undefined ? 'lifetime_days' : 'rotate_before_days'),
+      });
+    }
+    rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before };
+  }
+  let sink: TokenSink | undefined;
+  const s = obj(raw.sink);
+  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file) };
+  else if (Array.isArray(s.command) && s.command.length > 0) {
+    // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
+    // a bare name is looked up on PATH when the plan is made.
+    const cp = joinPointer(p, 'sink', 'command');
+    const cwd = relativeToFile(ctx, cp, '.');
+    const argv = s.command.map(String);
+    const program = argv[0]!;
+    if (program.includes('/') && !path.isAbsolute(program)) argv[0] = relativeToFile(ctx, cp, program);
+    sink = { kind: 'command', argv, cwd };
+  }
+  else if (s.stdout === true) sink = { kind: 'stdout' };
+  if (raw.sink === undefined) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SINK_MISSING',
+      summary: `Token "${name}" has no sink for its secret`,
+      detail: 'The instance shows a token secret exactly once, when it is created or rotated; plumb must know where to deliver it before it asks for one.',
+      suggestion: 'add `sink: {file: secrets/NAME.token}`, `sink: {command: [...]}` or `sink: {stdout: true}`',
+      pointer: p,
+      on: 'key',
+    });
+  }
+  const self = raw.self === true;
+  if (self && !scopes.includes('api') && !scopes.includes('self_rotate')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_SCOPE',
+      summary: `Token "${name}" is marked self but can rotate itself only with scope api or self_rotate`,
+      suggestion: 'add "self_rotate" to its scopes',
+      pointer: raw.scopes === undefined ? p : joinPointer(p, 'scopes'),
+      on: raw.scopes === undefined ? 'key' : 'value',
+    });
+  } else if (self && !scopes.includes('api') && !scopes.includes('read_api')) {
+    // plumb lists the group before it plans anything, and a rotation keeps the scopes.
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SELF_SCOPE',
+      summary: `Token "${name}" is plumb's own credential but cannot list the group's tokens, which plumb does before every plan`,
+      detail: 'self_rotate lets a token rotate itself; reading the group needs read_api (or api).',
+      suggestion: 'add "read_api" to its scopes',
+      pointer: joinPointer(p, 'scopes'),
+      on: 'value',
+    });
+  }
+  const level = typeof raw.access_level === 'number' ? raw.access_level : typeof raw.access_level === 'string' ? ROLE_TO_LEVEL[raw.access_level] : 40;
+  return {
+    name,
+    pointer: p,
+    id: typeof raw.id === 'number' && Number.isInteger(raw.id) ? raw.id : undefined,
+    description: typeof raw.description === 'string' ? raw.description : undefined,
+    scopes,
+    accessLevel: level ?? 40,
+    expiresAt,
+    rotation,
+    sink,
+    self,
+  };
+}
+
+function isRealDate(d: string): boolean {
+  const t = new Date(d + 'T00:00:00Z');
+  return !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === d;
+}
+

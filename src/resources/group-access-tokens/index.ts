@@ -1,0 +1,23 @@
+/**
+ * The group access tokens kind: everything plumb knows about it lives in this folder (config
+ * resolution, pointers, plan, apply, payload, reasons, state sections, identity rules, sinks).
+ */
+import type { Reason } from '../../engine/plan.js';
+
+export { groupAccessTokensProvider } from './provider.js';
+
+/** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
+export const TOKEN_REASONS = {
+  'missing-in-live': 'it does not exist on the instance',
+  'expiring-soon': 'it expires within the rotation window',
+  'expiry-changed': 'the declared expiry date changed',
+  'revoked-out-of-band': 'it was revoked outside plumb',
+  'expired-out-of-band': 'it expired',
+  'immutable-field-changed': 'an attribute that cannot change in place differs',
+  'not-in-config': 'it is not declared and pruning is on',
+  'secret-not-received': 'its secret was never received',
+  'absent-requested': 'the configuration asks for it to be absent',
+  superseded: 'it was replaced by a new token and its revocation did not finish',
+  'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
+  'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
+} as const satisfies Partial<Record<Reason, string>>;

@@ -1,0 +1,92 @@
+/**
+ * The group access tokens' section of plumb's state file: notes about live tokens (keyed by token
+ * id, section `tokens`) and what plumb knows about each declared token's sink (section
+ * `token_slots`, keyed by `tokenSlotKey(group, name)`). The names are the file format of earlier
+ * versions, kept so existing state files still read.
+ */
+import type { StateStore } from '../../engine/state.js';
+
+/**
+ * What plumb knows about one declared token beyond the live list: whose secret its sink holds, and
+ * whether an issue (create, rotate, replace) ended without an answer. The list alone cannot tell a
+ * token whose secret reached the sink from one the instance issued while the answer was lost; this
+ * slot can, so a later plan never reports "in sync" while the sink holds a revoked secret.
+ */
+export interface TokenSlot {
+  /** The token id whose secret the sink received last. */
+  readonly held?: number;
+  /** An issue whose outcome plumb could not learn (the answer and the re-check both failed). */
+  readonly unknown?: {
+    readonly op: 'create' | 'rotate' | 'replace';
+    /** The token rotated or replaced (absent for a create). */
+    readonly tokenId?: number;
+    /** ISO date-time. */
+    readonly at: string;
+  };
+  /** Tokens plumb itself revoked after their secret could not be delivered (not "revoked outside plumb"). */
+  readonly revokedByPlumb?: readonly number[];
+}
+
+export function tokenSlotKey(group: string, name: string): string {
+  return JSON.stringify([group, name]);
+}
+
+/**
+ * Why plumb remembers a live token:
+ * - `secret-not-received`: the instance issued it (create or rotate) but its secret never reached
+ *   the sink; the token is active and unusable, and the next plan rotates it.
+ * - `revoke-pending`: it was replaced and the new token delivered, but revoking it did not finish;
+ *   the next plan revokes it.
+ */
+export interface TokenNote {
+  readonly id: number;
+  /** The group as the configuration names it (path or id). */
+  readonly group: string;
+  readonly name: string;
+  readonly kind: 'secret-not-received' | 'revoke-pending';
+  /** ISO date-time the note was written. */
+  readonly at: string;
+}
+
+/** Typed access to the tokens' sections of a state store. */
+export class TokenState {
+  readonly #store: StateStore;
+
+  constructor(store: StateStore) {
+    this.#store = store;
+  }
+
+  /** Every token note of an instance. */
+  tokenNotes(instanceUrl: string): TokenNote[] {
+    return Object.values(this.#store.section<TokenNote>(instanceUrl, 'tokens') ?? {});
+  }
+
+  tokenNote(instanceUrl: string, id: number): TokenNote | undefined {
+    return this.#store.section<TokenNote>(instanceUrl, 'tokens')?.[String(id)];
+  }
+
+  recordTokenNote(instanceUrl: string, note: TokenNote): void {
+    this.#store.writableSection<TokenNote>(instanceUrl, 'tokens')[String(note.id)] = note;
+  }
+
+  /** Returns whether a note was removed. */
+  clearTokenNote(instanceUrl: string, id: number): boolean {
+    if (!this.#store.section<TokenNote>(instanceUrl, 'tokens')?.[String(id)]) return false;
+    delete this.#store.writableSection<TokenNote>(instanceUrl, 'tokens')[String(id)];
+    return true;
+  }
+
+  tokenSlot(instanceUrl: string, group: string, name: string): TokenSlot | undefined {
+    return this.#store.section<TokenSlot>(instanceUrl, 'token_slots')?.[tokenSlotKey(group, name)];
+  }
+
+  /** Merges `update` into the slot (a field set to undefined is removed). */
+  updateTokenSlot(instanceUrl: string, group: string, name: string, update: Partial<TokenSlot>): void {
+    const slots = this.#store.writableSection<TokenSlot>(instanceUrl, 'token_slots');
+    const key = tokenSlotKey(group, name);
+    const next: Record<string, unknown> = { ...slots[key], ...update };
+    for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
+    if (Object.keys(next).length === 0) delete slots[key];
+    else slots[key] = next as TokenSlot;
+  }
+}

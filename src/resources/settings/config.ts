@@ -1,0 +1,94 @@
+/**
+ * The application settings' part of resolving a configuration: `instances.<name>.settings`.
+ * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
+ */
+import { settingByName } from '../../catalogue/index.js';
+import type { DesiredValue } from '../../config/model.js';
+import { joinPointer } from '../../config/pointer.js';
+import type { KindPointer } from '../../config/pointer.js';
+import { at, push } from '../../config/resolve-context.js';
+import type { Ctx } from '../../config/resolve-context.js';
+
+/** Each setting is a key of `settings`; settings merge key by key across files. */
+export const SETTINGS_POINTERS: readonly KindPointer[] = [
+  { pattern: ['instances', '*', 'settings', '*'], resource: false, describe: (s) => `setting "${s[3]}" of instance "${s[1]}"` },
+];
+
+/**
+ * A deprecated setting stands for its replacement on the instance: declaring both (or two
+ * deprecated names of one replacement) makes each apply set one and then the other. Refused
+ * whatever the values, at the deprecated name, naming the other place.
+ */
+function checkAliasConflicts(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
+  const byTarget = new Map<string, string[]>();
+  for (const key of Object.keys(raw)) {
+    const spec = settingByName(key);
+    if (!spec || spec.name !== key || spec.removed) continue;
+    const target = spec.deprecated?.replacement ?? key;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), key]);
+  }
+  for (const [target, keys] of byTarget) {
+    if (keys.length < 2) continue;
+    // Report at the deprecated names; the replacement (if declared) is the place kept.
+    const kept = keys.includes(target) ? target : keys[0]!;
+    for (const key of keys) {
+      if (key === kept) continue;
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_ALIAS_CONFLICT',
+        summary: `"${key}" and "${kept}" are ${kept === target ? 'the old and the new name of one setting' : `two old names of "${target}"`}`,
+        detail: 'The instance stores one value for both names; declaring both would make every apply set one and then the other, even when the values agree today.',
+        suggestion: kept === target ? `remove "${key}" and keep "${target}"` : `remove both and declare "${target}" once`,
+        pointer: joinPointer(p, key),
+        on: 'key',
+        related: [{ message: `"${kept}" is declared here`, location: at(ctx, joinPointer(p, kept), 'key') }],
+      });
+    }
+  }
+}
+
+export function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ctx): Map<string, DesiredValue> {
+  checkAliasConflicts(raw, p, ctx);
+  const out = new Map<string, DesiredValue>();
+  for (const [key, value] of Object.entries(raw)) {
+    const spec = settingByName(key);
+    if (!spec || spec.name !== key || spec.removed) continue; // reported by the schema pass
+    const pointer = joinPointer(p, key);
+    if (spec.deprecated) {
+      push(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_SETTING_DEPRECATED',
+        summary: `Setting "${key}" is deprecated${spec.deprecated.since ? ` since ${spec.deprecated.since}` : ''}`,
+        detail: spec.deprecated.note,
+        suggestion: spec.deprecated.replacement ? `use "${spec.deprecated.replacement}" instead` : 'plan to remove it',
+        pointer,
+        on: 'key',
+      });
+    }
+    if (spec.readOnly) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SETTING_READ_ONLY',
+        summary: `Setting "${key}" cannot be updated through the interface`,
+        detail: 'The instance ignores it in an update, so declaring it would report a perpetual difference.',
+        suggestion: 'remove it from the configuration',
+        pointer,
+        on: 'key',
+      });
+    }
+    const interpolated = ctx.sources.secrets.isSecretPointer(pointer);
+    if (spec.secret && !interpolated && value !== null && value !== '') {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SECRET_INLINE',
+        summary: `Secret setting "${key}" is written in clear in the configuration`,
+        detail: 'Secrets in a Git repository are leaked secrets. plumb reads them from the environment or a file.',
+        suggestion: `write it as \${env:${key.toUpperCase()}} and provide that variable when running plumb`,
+        pointer,
+      });
+    }
+    out.set(key, { value, secret: !!spec.secret || interpolated, pointer });
+  }
+  return out;
+}
+

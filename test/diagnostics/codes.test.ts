@@ -1,0 +1,30 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
+
+const src = path.resolve(import.meta.dirname, '../../src');
+
+/** Product source, without the registry itself and the emulator (which speaks the service's language). */
+function productSource(): string {
+  const files = (readdirSync(src, { recursive: true }) as string[]).filter(
+    (f) => f.endsWith('.ts') && !f.startsWith('emulator') && f !== path.join('diagnostics', 'codes.ts'),
+  );
+  return files.map((f) => readFileSync(path.join(src, f), 'utf8')).join('\n');
+}
+
+describe('the diagnostic code registry', () => {
+  const text = productSource();
+
+  it('lists no code that plumb never emits', () => {
+    const dead = Object.keys(DIAGNOSTIC_CODES).filter((code) => !text.includes(`'${code}'`));
+    expect(dead).toEqual([]);
+  });
+
+  it('gives every code a one-line meaning that ends with a full stop', () => {
+    for (const [code, meaning] of Object.entries(DIAGNOSTIC_CODES)) {
+      expect(meaning, code).toMatch(/^\S.{10,}\.$/);
+      expect(meaning, code).not.toContain('\n');
+    }
+  });
+});
