@@ -10,7 +10,6 @@ import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
 import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
 import { fileErrorSentence } from '../config/load.js';
-import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { hasErrors } from '../diagnostics/index.js';
@@ -21,12 +20,15 @@ import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.j
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman, renderDiagnosticLine } from '../render/human.js';
 import { renderPlanMarkdown, renderPlanReport } from '../render/markdown.js';
+import { loadConfiguration } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
+  /** `--cdktf DIR`: read the configuration from the CDKTF app in DIR (docs/cdktf.md). */
+  readonly cdktf?: string;
   /** Print one line per API call (method, path, status, time) to stderr. Never tokens or bodies. */
   readonly debug?: boolean;
   /** Most API requests in flight at once, per instance. */
@@ -67,13 +69,13 @@ interface Loaded {
   readonly redact: (s: string) => string;
 }
 
-function load(flags: CommonFlags, io: Io, hooks: RunHooks): Loaded | number {
+async function load(flags: CommonFlags, io: Io, hooks: RunHooks): Promise<Loaded | number> {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   if (loaded.diagnostics.length > 0 && (hasErrors(loaded.diagnostics) || !flags.json)) {
     io.stderr(redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(io) })));
@@ -131,7 +133,7 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 }
 
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io, hooks);
+  const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const plan = await makePlan(l.loaded, l.config, l.engine);
   emitPlan(plan, flags, io, l.redact);
@@ -166,7 +168,7 @@ function declaresStdoutSink(config: DesiredConfig, instance: string | undefined)
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io0, hooks);
+  const l = await load(flags, io0, hooks);
   if (typeof l === 'number') return l;
   const io: Io = declaresStdoutSink(l.config, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
   let plan: Plan;
@@ -241,7 +243,7 @@ function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s:
 }
 
 export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io, hooks);
+  const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const plan = await makePlan(l.loaded, l.config, l.engine);
   const drifted = plan.drift.filter((d) => !d.informational);
