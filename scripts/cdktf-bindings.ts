@@ -49,9 +49,9 @@ export async function renderBindings(schema: Record<string, unknown>): Promise<R
   process.env.CHECKPOINT_DISABLE = '1';
   process.env.TERRAFORM_BINARY_NAME = 'plumb-generate-needs-no-terraform';
   const require = createRequire(import.meta.url);
-  const { CodeMaker } = require('codemaker') as typeof import('codemaker');
+  const { CodeMaker } = require('codemaker') as { CodeMaker: new () => object };
   const { TerraformProviderGenerator } = require('@cdktf/provider-generator/lib/get/generator/provider-generator') as {
-    TerraformProviderGenerator: new (code: InstanceType<typeof CodeMaker>, schema: unknown) => {
+    TerraformProviderGenerator: new (code: object, schema: unknown) => {
       generate(target: unknown): void;
       save(outdir: string): Promise<void>;
     };

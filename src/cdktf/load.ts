@@ -72,8 +72,8 @@ export function loadCdktfConfig(dir: string, opts: ValidateOptions = {}): CdktfR
         CDKTF_CONTEXT_JSON: JSON.stringify(manifest.context ?? {}),
         // cdktf's libraries report to HashiCorp's checkpoint service unless this is set.
         CHECKPOINT_DISABLE: '1',
-        // As npm scripts do: the app's own tools (tsx, ts-node) without npx.
-        PATH: [path.join(appDir, 'node_modules', '.bin'), env.PATH ?? ''].join(path.delimiter),
+        // As npm scripts do: the app's own tools (tsx, ts-node) without npx, and the node running plumb.
+        PATH: [path.join(appDir, 'node_modules', '.bin'), env.PATH ?? '', path.dirname(process.execPath)].filter(Boolean).join(path.delimiter),
       },
     });
     const synthMs = performance.now() - started;
