@@ -213,7 +213,7 @@ function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMa
       pointer,
     });
     // Keep it as text: later checks of this value stay silent (see loadCdktfConfig).
-    return v.replace(/\$\{/g, '$${');
+    return v.replace(/\$\{/g, () => '$${');
   };
   const values: Json[] = [];
   for (const m of matches) {

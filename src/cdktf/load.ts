@@ -29,9 +29,9 @@ function failed(d: Omit<Diagnostic, 'severity'>, synthMs = 0): CdktfResult {
   return { diagnostics: [{ severity: 'error', ...d }], sources: loadDocuments([]), synthMs };
 }
 
-/** The last lines of what the app printed, for a failure's detail. */
+/** The last lines of what the app printed, without stack frames, for a failure's detail. */
 function tail(text: string, lines = 12): string {
-  const all = text.trimEnd().split('\n');
+  const all = text.trimEnd().split('\n').filter((l) => !/^\s+at /.test(l));
   return (all.length > lines ? ['…', ...all.slice(-lines)] : all).join('\n');
 }
 
