@@ -29,7 +29,8 @@ function withoutRegistryLinks(code: string): string {
   return code
     .replace(/^\/\/ https:\/\/registry\.terraform\.io\/.*\n/gm, '')
     .replace(/^\s*\*\n\s*\* Docs at Terraform Registry: .*\n/gm, '')
-    .replace(/^\s*\* Docs at Terraform Registry: .*\n/gm, '');
+    .replace(/^\s*\* Docs at Terraform Registry: .*\n/gm, '')
+    .replace(/\{@link https:\/\/registry\.terraform\.io\/providers\/\S+ ([^}]+)\}/g, '$1');
 }
 
 function withExtensions(code: string, rel: string, all: ReadonlySet<string>): string {

@@ -14,10 +14,10 @@ export function cdktfApp(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-app-'));
   const modules = path.join(dir, 'node_modules');
   mkdirSync(path.join(modules, '.bin'), { recursive: true });
-  for (const name of ['cdktf', 'constructs', 'tsx']) symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name), 'dir');
+  for (const name of ['cdktf', 'constructs', 'tsx', 'typescript']) symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name), 'dir');
   symlinkSync(root, path.join(modules, 'plumb'), 'dir');
   symlinkSync(path.join(root, 'node_modules/.bin/tsx'), path.join(modules, '.bin/tsx'));
-  const all = { 'cdktf.json': JSON.stringify({ language: 'typescript', app: 'tsx main.ts' }), ...files };
+  const all = { 'cdktf.json': JSON.stringify({ language: 'typescript', app: 'tsx main.ts' }), 'package.json': '{ "type": "module" }\n', ...files };
   for (const [rel, text] of Object.entries(all)) {
     mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     writeFileSync(path.join(dir, rel), text);

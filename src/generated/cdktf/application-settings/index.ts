@@ -1695,7 +1695,7 @@ export class ApplicationSettingsDiagramRenderFormatsOutputReference extends cdkt
 }
 
 /**
-* Represents a {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/application_settings plumb_application_settings}
+* Represents a plumb_application_settings
 */
 export class ApplicationSettings extends cdktf.TerraformResource {
 
@@ -1711,7 +1711,7 @@ export class ApplicationSettings extends cdktf.TerraformResource {
   * Generates CDKTF code for importing a ApplicationSettings resource upon running "cdktf plan <stack-name>"
   * @param scope The scope in which to define this construct
   * @param importToId The construct id used in the generated config for the ApplicationSettings to import
-  * @param importFromId The id of the existing ApplicationSettings that should be imported. Refer to the {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/application_settings#import import section} in the documentation of this resource for the id to use
+  * @param importFromId The id of the existing ApplicationSettings that should be imported. Refer to the import section in the documentation of this resource for the id to use
   * @param provider? Optional instance of the provider where the ApplicationSettings to import is found
   */
   public static generateConfigForImport(scope: Construct, importToId: string, importFromId: string, provider?: cdktf.TerraformProvider) {
@@ -1723,7 +1723,7 @@ export class ApplicationSettings extends cdktf.TerraformResource {
   // ===========
 
   /**
-  * Create a new {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/application_settings plumb_application_settings} Resource
+  * Create a new plumb_application_settings Resource
   *
   * @param scope The scope in which to define this construct
   * @param id The scoped construct ID. Must be unique amongst siblings in the same scope

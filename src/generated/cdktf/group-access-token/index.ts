@@ -319,7 +319,7 @@ export class GroupAccessTokenSinkOutputReference extends cdktf.ComplexObject {
 }
 
 /**
-* Represents a {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/group_access_token plumb_group_access_token}
+* Represents a plumb_group_access_token
 */
 export class GroupAccessToken extends cdktf.TerraformResource {
 
@@ -335,7 +335,7 @@ export class GroupAccessToken extends cdktf.TerraformResource {
   * Generates CDKTF code for importing a GroupAccessToken resource upon running "cdktf plan <stack-name>"
   * @param scope The scope in which to define this construct
   * @param importToId The construct id used in the generated config for the GroupAccessToken to import
-  * @param importFromId The id of the existing GroupAccessToken that should be imported. Refer to the {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/group_access_token#import import section} in the documentation of this resource for the id to use
+  * @param importFromId The id of the existing GroupAccessToken that should be imported. Refer to the import section in the documentation of this resource for the id to use
   * @param provider? Optional instance of the provider where the GroupAccessToken to import is found
   */
   public static generateConfigForImport(scope: Construct, importToId: string, importFromId: string, provider?: cdktf.TerraformProvider) {
@@ -347,7 +347,7 @@ export class GroupAccessToken extends cdktf.TerraformResource {
   // ===========
 
   /**
-  * Create a new {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/group_access_token plumb_group_access_token} Resource
+  * Create a new plumb_group_access_token Resource
   *
   * @param scope The scope in which to define this construct
   * @param id The scoped construct ID. Must be unique amongst siblings in the same scope

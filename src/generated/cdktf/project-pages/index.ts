@@ -28,7 +28,7 @@ export interface ProjectPagesConfig extends cdktf.TerraformMetaArguments {
 }
 
 /**
-* Represents a {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/project_pages plumb_project_pages}
+* Represents a plumb_project_pages
 */
 export class ProjectPages extends cdktf.TerraformResource {
 
@@ -44,7 +44,7 @@ export class ProjectPages extends cdktf.TerraformResource {
   * Generates CDKTF code for importing a ProjectPages resource upon running "cdktf plan <stack-name>"
   * @param scope The scope in which to define this construct
   * @param importToId The construct id used in the generated config for the ProjectPages to import
-  * @param importFromId The id of the existing ProjectPages that should be imported. Refer to the {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/project_pages#import import section} in the documentation of this resource for the id to use
+  * @param importFromId The id of the existing ProjectPages that should be imported. Refer to the import section in the documentation of this resource for the id to use
   * @param provider? Optional instance of the provider where the ProjectPages to import is found
   */
   public static generateConfigForImport(scope: Construct, importToId: string, importFromId: string, provider?: cdktf.TerraformProvider) {
@@ -56,7 +56,7 @@ export class ProjectPages extends cdktf.TerraformResource {
   // ===========
 
   /**
-  * Create a new {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/project_pages plumb_project_pages} Resource
+  * Create a new plumb_project_pages Resource
   *
   * @param scope The scope in which to define this construct
   * @param id The scoped construct ID. Must be unique amongst siblings in the same scope

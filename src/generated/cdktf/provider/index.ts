@@ -40,7 +40,7 @@ export interface PlumbProviderConfig {
 }
 
 /**
-* Represents a {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs plumb}
+* Represents a plumb
 */
 export class PlumbProvider extends cdktf.TerraformProvider {
 
@@ -56,7 +56,7 @@ export class PlumbProvider extends cdktf.TerraformProvider {
   * Generates CDKTF code for importing a PlumbProvider resource upon running "cdktf plan <stack-name>"
   * @param scope The scope in which to define this construct
   * @param importToId The construct id used in the generated config for the PlumbProvider to import
-  * @param importFromId The id of the existing PlumbProvider that should be imported. Refer to the {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs#import import section} in the documentation of this resource for the id to use
+  * @param importFromId The id of the existing PlumbProvider that should be imported. Refer to the import section in the documentation of this resource for the id to use
   * @param provider? Optional instance of the provider where the PlumbProvider to import is found
   */
   public static generateConfigForImport(scope: Construct, importToId: string, importFromId: string, provider?: cdktf.TerraformProvider) {
@@ -68,7 +68,7 @@ export class PlumbProvider extends cdktf.TerraformProvider {
   // ===========
 
   /**
-  * Create a new {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs plumb} Resource
+  * Create a new plumb Resource
   *
   * @param scope The scope in which to define this construct
   * @param id The scoped construct ID. Must be unique amongst siblings in the same scope

@@ -56,7 +56,7 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
 }
 
 /**
-* Represents a {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/repository_file plumb_repository_file}
+* Represents a plumb_repository_file
 */
 export class RepositoryFile extends cdktf.TerraformResource {
 
@@ -72,7 +72,7 @@ export class RepositoryFile extends cdktf.TerraformResource {
   * Generates CDKTF code for importing a RepositoryFile resource upon running "cdktf plan <stack-name>"
   * @param scope The scope in which to define this construct
   * @param importToId The construct id used in the generated config for the RepositoryFile to import
-  * @param importFromId The id of the existing RepositoryFile that should be imported. Refer to the {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/repository_file#import import section} in the documentation of this resource for the id to use
+  * @param importFromId The id of the existing RepositoryFile that should be imported. Refer to the import section in the documentation of this resource for the id to use
   * @param provider? Optional instance of the provider where the RepositoryFile to import is found
   */
   public static generateConfigForImport(scope: Construct, importToId: string, importFromId: string, provider?: cdktf.TerraformProvider) {
@@ -84,7 +84,7 @@ export class RepositoryFile extends cdktf.TerraformResource {
   // ===========
 
   /**
-  * Create a new {@link https://registry.terraform.io/providers/plumb/plumb/latest/docs/resources/repository_file plumb_repository_file} Resource
+  * Create a new plumb_repository_file Resource
   *
   * @param scope The scope in which to define this construct
   * @param id The scoped construct ID. Must be unique amongst siblings in the same scope
