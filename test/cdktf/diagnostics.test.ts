@@ -99,6 +99,27 @@ describe('diagnostics from a CDKTF app', () => {
     expect(r.diagnostics.find((d) => d.code === 'PLUMB_CDKTF_UNKNOWN_TYPE')?.suggestion).toContain('plumb_application_settings');
   });
 
+  it('put a resource on the instance of its provider: the alias, else the stack name', () => {
+    const stack = {
+      name: 'prod',
+      json: {
+        provider: { plumb: [{ url: 'https://code.example.com', token_env: 'PROD_TOKEN' }, { alias: 'staging', url: 'https://staging.example.com', token_env: 'STAGING_TOKEN' }] },
+        resource: {
+          plumb_project_pages: {
+            a: { '//': { metadata: { path: 'prod/a' } }, project: 'a/b', pages_https_only: true },
+            b: { '//': { metadata: { path: 'prod/b' } }, project: 'a/b', pages_https_only: false, provider: 'plumb.staging' },
+          },
+        },
+      },
+    };
+    const r = fromStacks([stack], dir, { cwd: dir, env: ENV, today: TODAY });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.config!.instances.map((i) => [i.name, i.url, i.tokenEnv, i.projects[0]!.pages?.fields.pages_https_only])).toEqual([
+      ['prod', 'https://code.example.com', 'PROD_TOKEN', true],
+      ['staging', 'https://staging.example.com', 'STAGING_TOKEN', false],
+    ]);
+  });
+
   it('say what failed when the app does not synthesize', () => {
     const broken = cdktfApp({ 'main.ts': 'throw new Error("the app broke here");\n' });
     const r = loadCdktfConfig('.', { cwd: broken, env: ENV, today: TODAY });

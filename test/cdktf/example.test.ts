@@ -73,4 +73,13 @@ describe('the bundled CDKTF example', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Configuration is valid: 6 file(s), 1 instance(s).');
   });
+
+  it('is not mixed with YAML paths: that is a usage error naming both', async () => {
+    const a = await plumb(['validate', '--cdktf', '.', 'examples/plumb'], dirs.app);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain('error[PLUMB_USAGE]: --cdktf . cannot be combined with configuration paths (examples/plumb)');
+    const b = await plumb(['validate', '.', 'examples/plumb'], dirs.app);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain('error[PLUMB_USAGE]: . is a CDKTF app (it holds cdktf.json)');
+  });
 });
