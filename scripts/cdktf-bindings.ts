@@ -33,6 +33,18 @@ function withoutRegistryLinks(code: string): string {
     .replace(/\{@link https:\/\/registry\.terraform\.io\/providers\/\S+ ([^}]+)\}/g, '$1');
 }
 
+/**
+ * Every resource construct records where the app created it, under `//.plumb_stack_trace` of its
+ * synthesized JSON (constructs 10 no longer records creation stacks in cdktf's own metadata), so
+ * a diagnostic can name the app's TypeScript line. A dozen frames: the app's own is near the top.
+ */
+function withCreationTrace(code: string): string {
+  return code.replace(
+    /(\n  public constructor\(scope: Construct, id: string, config: \w+(?: = \{\})?\) \{\n    super\(scope, id, \{\n      terraformResourceType: '[a-z_]+',[\s\S]*?\n    \}\);\n)/,
+    `$1    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\\n').slice(1, 13));\n`,
+  );
+}
+
 function withExtensions(code: string, rel: string, all: ReadonlySet<string>): string {
   return code.replace(/(from\s+|import\s*\(\s*|require\(\s*)(['"])(\.{1,2}\/[^'"]+)\2/g, (m, lead: string, q: string, spec: string) => {
     if (spec.endsWith('.js')) return m;
@@ -75,7 +87,7 @@ export async function renderBindings(schema: Record<string, unknown>): Promise<R
     const result: Record<string, string> = {};
     for (const rel of rels.sort()) {
       const text = readFileSync(path.join(out, root, rel), 'utf8');
-      result[`${BINDINGS_DIR}/${rel}`] = HEADER + withExtensions(withoutRegistryLinks(text), rel, all);
+      result[`${BINDINGS_DIR}/${rel}`] = HEADER + withExtensions(withCreationTrace(withoutRegistryLinks(text)), rel, all);
     }
     return result;
   } finally {

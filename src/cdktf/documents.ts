@@ -92,7 +92,10 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
         });
         continue;
       }
-      const trace = Array.isArray(meta.stackTrace) ? meta.stackTrace.filter((l): l is string => typeof l === 'string') : undefined;
+      // cdktf's own creation stack when it records one, else the one plumb's constructs record.
+      const own = isObject(body['//']) ? body['//'].plumb_stack_trace : undefined;
+      const rawTrace = Array.isArray(meta.stackTrace) ? meta.stackTrace : Array.isArray(own) ? own : undefined;
+      const trace = rawTrace?.filter((l): l is string => typeof l === 'string');
       resources.set(`${type}.${name}`, { stack: stack.name, type: type as PlumbType, name, body, constructPath, trace });
     }
   }
@@ -261,7 +264,8 @@ export function originOf(trace: readonly string[], appDir: string, cwd: string):
     const m = /\(?((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+):(\d+):(\d+)\)?\s*$/.exec(line);
     if (!m) continue;
     const file = m[1]!.replace(/^file:\/\//, '');
-    if (file.includes(`${path.sep}node_modules${path.sep}`) || !file.startsWith(appDir + path.sep)) continue;
+    // Frames of libraries and of plumb's own constructs are not the app's code.
+    if (/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(file) || !file.startsWith(appDir + path.sep)) continue;
     const rel = path.relative(cwd, file);
     return { file: rel.startsWith('..') ? file : rel.split(path.sep).join('/'), line: Number(m[2]), column: Number(m[3]) };
   }

@@ -31,6 +31,9 @@ describe('diagnostics from a CDKTF app', () => {
     expect(wrong?.severity).toBe('error');
     expect(wrong?.location?.file).toBe('bad/settings');
     expect(r.sources.texts.get('bad/settings')!.split('\n')[wrong!.location!.line - 1]).toContain('"internall"');
+    // plumb's constructs record where the app created them: the TypeScript line, too.
+    const line = BAD.split('\n').findIndex((l) => l.includes("(stack, 'settings'")) + 1;
+    expect(wrong?.related).toEqual([{ message: 'construct bad/settings is created here', location: { file: 'main.ts', line, column: 1 } }]);
   });
 
   it('reject a Terraform expression plumb cannot resolve, at the construct that uses it, once', () => {
@@ -57,7 +60,7 @@ describe('diagnostics from a CDKTF app', () => {
     expect(stderr).toContain('"default_project_visibility": "internall"');
   });
 
-  it('point at the TypeScript line that created the construct when the synth metadata carries its stack trace', () => {
+  it("point at the TypeScript line that created the construct when cdktf's synth metadata carries its stack trace", () => {
     const appDir = path.join(dir, 'app');
     const stack = {
       name: 'traced',

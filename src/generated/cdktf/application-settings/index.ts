@@ -1744,6 +1744,7 @@ export class ApplicationSettings extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
     this._adminMode = config.adminMode;
     this._adminNotificationEmail = config.adminNotificationEmail;
     this._abuseNotificationEmail = config.abuseNotificationEmail;

@@ -368,6 +368,7 @@ export class GroupAccessToken extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
     this._group = config.group;
     this._name = config.name;
     this._id = config.id;

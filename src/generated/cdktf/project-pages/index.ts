@@ -77,6 +77,7 @@ export class ProjectPages extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
     this._project = config.project;
     this._pagesUniqueDomainEnabled = config.pagesUniqueDomainEnabled;
     this._pagesHttpsOnly = config.pagesHttpsOnly;

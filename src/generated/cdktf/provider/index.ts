@@ -83,6 +83,7 @@ export class PlumbProvider extends cdktf.TerraformProvider {
       },
       terraformProviderSource: 'registry.terraform.io/plumb/plumb'
     });
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
     this._url = config.url;
     this._tokenEnv = config.tokenEnv;
     this._caBundle = config.caBundle;

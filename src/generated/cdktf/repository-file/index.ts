@@ -105,6 +105,7 @@ export class RepositoryFile extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
     this._project = config.project;
     this._filePath = config.filePath;
     this._branches = config.branches;
