@@ -190,14 +190,13 @@ function instanceOf(r: Resource, stack: string): string {
   return stack;
 }
 
-/** A nested block synthesizes as an object (or, from some code paths, a one-element list of one). */
+/**
+ * A nested block (an attribute's value) synthesizes as an object or, from some code paths, a
+ * one-element list of one. Only the attribute level is unwrapped: inside a `hash` setting's value a
+ * list of one object is data (`allowed_to_push: [{access_level: 40}]`).
+ */
 function unwrapBlocks(v: Json): Json {
-  if (Array.isArray(v)) {
-    if (v.length === 1 && isObject(v[0])) return unwrapBlocks(v[0]);
-    return v.map(unwrapBlocks);
-  }
-  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unwrapBlocks(x)]));
-  return v;
+  return Array.isArray(v) && v.length === 1 && isObject(v[0]) ? v[0] : v;
 }
 
 function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMap<string, Resource>, out: StackDocuments, seen: string[] = []): Json {

@@ -24,6 +24,7 @@ instances:
       asset_proxy_allowlist: [a.example.com, b.example.com]
       restricted_visibility_levels: [public]
       sign_in_restrictions: {allow_password_authentication_for_web: true}
+      default_branch_protection_defaults: {allow_force_push: false, allowed_to_push: [{access_level: 40}], allowed_to_merge: [{access_level: 40}]}
       deletion_adjourned_period: 14
     groups:
       platform:
@@ -76,6 +77,7 @@ new applicationSettings.ApplicationSettings(stack, 'settings', {
   assetProxyAllowlist: ['a.example.com', 'b.example.com'],
   restrictedVisibilityLevels: ['public'],
   signInRestrictions: { allow_password_authentication_for_web: true },
+  defaultBranchProtectionDefaults: { allow_force_push: false, allowed_to_push: [{ access_level: 40 }], allowed_to_merge: [{ access_level: 40 }] },
   deletionAdjournedPeriod: 14,
 });
 new groupAccessToken.GroupAccessToken(stack, 'deployer', {
