@@ -12,6 +12,7 @@ import {
   writableSettings,
 } from '../src/schema/build.js';
 import type { JsonSchema } from '../src/schema/build.js';
+import { terraformProviderSchema } from '../src/schema/terraform.js';
 import { SETTINGS, SETTING_RULES, NON_SETTING_ROWS } from '../src/catalogue/index.js';
 import type { SettingSpec } from '../src/catalogue/types.js';
 import { DIAGNOSTIC_CODES } from '../src/diagnostics/codes.js';
@@ -188,6 +189,7 @@ export function renderArtifacts(): Record<string, string> {
     'schemas/group-access-token.schema.json': json(resourceSchema('Group access token', accessTokenSchema(), 'group-access-token.schema.json')),
     'schemas/repository-file.schema.json': json(resourceSchema('Repository file', fileSchema(), 'repository-file.schema.json')),
     'schemas/pages.schema.json': json(resourceSchema('Pages settings', pagesSchema(), 'pages.schema.json')),
+    'schemas/terraform-provider.schema.json': json(terraformProviderSchema()),
     'src/generated/config-validator.ts': compileStandalone(config),
     'src/generated/settings-rule-index.ts': renderRuleIndex(),
     'src/generated/application-settings.ts': renderTypes(),

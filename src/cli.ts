@@ -10,6 +10,8 @@ import { closestMatch } from './util/suggest.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
+  --cdktf DIR           read a CDKTF app instead (the directory of its cdktf.json; a PATH that
+                        holds a cdktf.json is read as one, too)
   --instance NAME       only this instance of the configuration
   --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
   --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
@@ -33,7 +35,8 @@ Usage:
   plumb --version
   plumb COMMAND --help                      the options of one command
 
-PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/).
+PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/), or
+the directory of a CDKTF app (its cdktf.json; also --cdktf DIR).
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
@@ -44,6 +47,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 const COMMON_OPTIONS = {
   config: { type: 'string', short: 'c', multiple: true },
+  cdktf: { type: 'string' },
   now: { type: 'string' },
   state: { type: 'string' },
   instance: { type: 'string' },
@@ -156,7 +160,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         if (values.help) return usage('validate', io);
         const flags = common('validate', values, positionals);
         const { runValidate } = await import('./commands/validate.js');
-        return runValidate(flags.config, { json: flags.json, now: flags.now ?? (values.today as string | undefined), instance: flags.instance }, io);
+        return await runValidate(flags.config, { json: flags.json, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
       }
       case 'plan':
       case 'apply':
@@ -260,6 +264,7 @@ function checkEmulatorValues(values: Values): void {
 
 interface CommonValues {
   config: string[];
+  cdktf?: string;
   now?: string;
   state?: string;
   instance?: string;
@@ -281,6 +286,7 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
   }
   return {
     config: [...((values.config as string[] | undefined) ?? []), ...paths],
+    cdktf: str('cdktf'),
     now: str('now'),
     state: str('state'),
     instance: str('instance'),

@@ -10,7 +10,6 @@ import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
 import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
 import { fileErrorSentence } from '../config/load.js';
-import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
@@ -21,6 +20,7 @@ import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.j
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
+import { loadConfiguration } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -29,6 +29,8 @@ import type { ReconcileView } from './views.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
+  /** `--cdktf DIR`: read the configuration from the CDKTF app in DIR (docs/cdktf.md). */
+  readonly cdktf?: string;
   /** Print one line per API call (method, path, status, time) to stderr. Never tokens or bodies. */
   readonly debug?: boolean;
   /** Most API requests in flight at once, per instance. */
@@ -71,13 +73,13 @@ interface Loaded {
 }
 
 /** `inPlan`: the command shows a plan made from this configuration, which carries its warnings. */
-function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Loaded | number {
+async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Promise<Loaded | number> {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const loaded = loadConfig(flags.config, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const view = reconcileView(flags.json, io, redact);
   view.configDiagnostics(loaded, inPlan);
@@ -135,7 +137,7 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 }
 
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io, hooks);
+  const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const plan = await makePlan(l.loaded, l.config, l.engine);
   l.view.plan(plan);
@@ -156,7 +158,7 @@ async function askOnTty(io: Io): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io0, hooks, !flags.planFile);
+  const l = await load(flags, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.
@@ -224,7 +226,7 @@ function progressOn(io: Io): { onProgress?: (done: number, total: number, addres
 }
 
 export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = load(flags, io, hooks);
+  const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   return l.view.drift(await makePlan(l.loaded, l.config, l.engine));
 }

@@ -1,8 +1,8 @@
-import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman, diagnosticsToJson } from '../diagnostics/render.js';
+import { loadConfiguration } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -13,19 +13,21 @@ export interface ValidateFlags {
   readonly now?: string;
   /** `--instance`: the configuration must declare it (the whole configuration is still checked). */
   readonly instance?: string;
+  /** `--cdktf DIR`: read the configuration from the CDKTF app in DIR (docs/cdktf.md). */
+  readonly cdktf?: string;
 }
 
 /**
  * `plumb validate [paths…]`: offline only; exit 0 when valid (warnings allowed), 1 when not. Runs
  * every check plan runs before it connects, with the same date (`--now`/PLUMB_NOW).
  */
-export function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io): number {
+export async function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io): Promise<number> {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const result = loadConfig(paths, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {
     diagnostics.push({

@@ -292,6 +292,21 @@ interface PendingDiagnostic extends Omit<Diagnostic, 'location'> {
 
 /** Reads, parses, interpolates and merges configuration files, recording where every value came from. */
 export function loadSources(files: readonly string[], opts: LoadOptions = {}): LoadedSources {
+  return loadDocuments(files.map((abs) => ({ abs })), opts);
+}
+
+/**
+ * A configuration document: a file to read, or text another front-end produced (a CDKTF app's
+ * resources), shown as `file` and resolving relative paths against the directory of `abs`.
+ */
+export interface ConfigDocument {
+  readonly abs: string;
+  readonly file?: string;
+  readonly text?: string;
+}
+
+/** {@link loadSources} for documents that may already be in memory. */
+export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions = {}): LoadedSources {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const texts = new Map<string, string>();
@@ -303,12 +318,13 @@ export function loadSources(files: readonly string[], opts: LoadOptions = {}): L
   const data: Record<string, unknown> = {};
   const shown: string[] = [];
 
-  for (const abs of files) {
-    const file = displayName(abs, cwd);
+  for (const doc of docs) {
+    const abs = doc.abs;
+    const file = doc.file ?? displayName(abs, cwd);
     shown.push(file);
     let bytes: Buffer;
     try {
-      bytes = readFileSync(abs);
+      bytes = doc.text === undefined ? readFileSync(abs) : Buffer.from(doc.text, 'utf8');
     } catch (err) {
       diagnostics.push({
         severity: 'error',

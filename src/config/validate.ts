@@ -43,15 +43,26 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
   const cwd = opts.cwd ?? process.cwd();
   const resolved = resolveConfigFiles(paths, cwd);
   const sources = loadSources(resolved.files, opts);
-  const diagnostics: Diagnostic[] = [...resolved.diagnostics, ...sources.diagnostics];
   const files = new Map(resolved.files.map((abs) => [displayOf(abs, cwd), abs]));
+  return validateLoaded(sources, files, resolved.diagnostics, opts);
+}
+
+/**
+ * Validates and resolves documents already loaded (YAML files, or a CDKTF app's resources turned
+ * into the same documents): every check of {@link loadConfig}. `files` maps each shown file name to
+ * the absolute path relative paths are resolved against; `earlier` are diagnostics found before
+ * loading (they come first, and later checks stay silent where `sources.reported` says so).
+ */
+export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions = {}): ConfigResult {
+  const cwd = opts.cwd ?? process.cwd();
+  const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
   const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd };
   if (!validateSchema(sources.data)) {
     for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
   }
   const config = resolveConfig(sources.data, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.
-  const first = resolved.diagnostics.length + sources.diagnostics.length;
+  const first = earlier.length + sources.diagnostics.length;
   const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !sources.reported.covers(d.pointer));
   diagnostics.push(...later);
   if (hasErrors(diagnostics)) return { diagnostics, sources };

@@ -16,6 +16,14 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
 
+  // CDKTF apps (docs/cdktf.md)
+  PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
+  PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed or wrote no readable cdk.tf.json.",
+  PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
+  PLUMB_CDKTF_META_ARGUMENT: 'A plumb resource uses a Terraform meta-argument plumb cannot honour (count, for_each, …).',
+  PLUMB_CDKTF_REFERENCE: 'A `${…}` Terraform expression in a plumb resource cannot be resolved by plumb.',
+  PLUMB_CDKTF_OTHER_PROVIDERS: "The app declares resources of other providers; plumb ignores them (information).",
+
   // YAML and interpolation
   PLUMB_YAML_SYNTAX: 'The file is not valid YAML; the diagnostic points at the first problem.',
   PLUMB_YAML_DUPLICATE_KEY: 'A key appears twice in one mapping of one file.',

@@ -1,0 +1,71 @@
+/**
+ * The instance of examples/plumb/ and examples/files-and-pages.yaml, written as a CDKTF app with
+ * plumb's generated constructs (`plumb/cdktf`). `plumb plan --cdktf .` (or any command run in the
+ * directory of cdktf.json) runs this app, reads what it synthesizes and plans exactly as for the
+ * YAML. The stack name is the instance name; paths are relative to the directory of cdktf.json.
+ */
+import { App, TerraformStack } from 'cdktf';
+import type { Construct } from 'constructs';
+import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb/cdktf';
+
+class LocalInstance extends TerraformStack {
+  constructor(scope: Construct, name: string) {
+    super(scope, name);
+
+    new provider.PlumbProvider(this, 'plumb', {
+      url: 'http://127.0.0.1:8929',
+      // The name of an environment variable that holds an administrator's access token.
+      tokenEnv: 'PLUMB_TOKEN',
+    });
+
+    new applicationSettings.ApplicationSettings(this, 'settings', {
+      signupEnabled: false,
+      requireAdminApprovalAfterUserSignup: true,
+      defaultProjectVisibility: 'internal',
+      defaultGroupVisibility: 'internal',
+      restrictedVisibilityLevels: ['public'],
+      deletionAdjournedPeriod: 14,
+      requireTwoFactorAuthentication: true,
+      twoFactorGracePeriod: 48,
+      maxLoginAttempts: 10,
+      failedLoginAttemptsUnlockPeriodInMinutes: 30,
+      throttleAuthenticatedApiEnabled: true,
+      throttleAuthenticatedApiPeriodInSeconds: 60,
+      throttleAuthenticatedApiRequestsPerPeriod: 600,
+      abuseNotificationEmail: 'abuse@example.com',
+    });
+
+    new groupAccessToken.GroupAccessToken(this, 'ci-deployer', {
+      group: 'platform/infra',
+      name: 'ci-deployer',
+      description: 'Deploys from CI',
+      scopes: ['api'],
+      accessLevel: 'maintainer',
+      rotation: { lifetimeDays: 90, rotateBeforeDays: 14 },
+      sink: { file: 'examples/secrets/ci-deployer.token' },
+    });
+
+    const handbook = 'platform/infra/handbook';
+    new repositoryFile.RepositoryFile(this, 'codeowners', {
+      project: handbook,
+      filePath: 'CODEOWNERS',
+      content: '* @platform/infra\n',
+      commitMessage: 'chore: CODEOWNERS managed by plumb',
+    });
+    new repositoryFile.RepositoryFile(this, 'security-md', {
+      project: handbook,
+      filePath: 'docs/SECURITY.md',
+      source: 'examples/files/SECURITY.md',
+    });
+
+    new projectPages.ProjectPages(this, 'handbook-pages', {
+      project: handbook,
+      pagesHttpsOnly: true,
+      pagesPrimaryDomain: 'handbook.example.com',
+    });
+  }
+}
+
+const app = new App();
+new LocalInstance(app, 'local');
+app.synth();

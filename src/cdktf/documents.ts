@@ -1,0 +1,272 @@
+/**
+ * A synthesized CDKTF stack (`cdk.tf.json`) → plumb's configuration documents: one document per
+ * plumb resource, shaped exactly like the YAML a user would write for it (`instances: {…}`), shown
+ * under the resource's construct path. The YAML loader and validator then run unchanged, so both
+ * front-ends give the same desired state, the same diagnostics and the same plan.
+ *
+ * Never imports cdktf or constructs: it only reads JSON.
+ */
+import path from 'node:path';
+import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
+import type { ConfigDocument } from '../config/load.js';
+import { joinPointer } from '../config/pointer.js';
+import { closestMatch } from '../util/suggest.js';
+
+/** plumb's resource types, as the generated constructs synthesize them. */
+export const PLUMB_TYPES = ['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages'] as const;
+type PlumbType = (typeof PLUMB_TYPES)[number];
+
+/** One synthesized stack. */
+export interface SynthesizedStack {
+  readonly name: string;
+  /** The stack's `cdk.tf.json`, parsed. */
+  readonly json: Record<string, unknown>;
+}
+
+/** A diagnostic about a pointer of the merged configuration, located once the documents are loaded. */
+export interface PendingDiagnostic extends Omit<Diagnostic, 'location'> {
+  readonly pointer: string;
+}
+
+export interface StackDocuments {
+  readonly documents: ConfigDocument[];
+  /** Problems found while mapping; `pointer` ones are located by the loader's index. */
+  readonly pending: PendingDiagnostic[];
+  /** Problems with no place in a document (a resource type plumb does not know). */
+  readonly located: Diagnostic[];
+  /** Shown document name → where the construct was created in the app's source, when the synth metadata says. */
+  readonly origins: Map<string, SourceLocation>;
+  /** Resources of other providers, by address, ignored. */
+  readonly ignored: string[];
+}
+
+/** Terraform meta-arguments: what they mean for plumb. */
+const IGNORED_META = new Set(['//', 'depends_on', 'provider', 'lifecycle']);
+const REFUSED_META = new Set(['count', 'for_each', 'provisioner', 'connection']);
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function isObject(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+interface Resource {
+  readonly stack: string;
+  readonly type: PlumbType;
+  readonly name: string;
+  readonly body: Record<string, Json>;
+  readonly constructPath: string;
+  readonly trace?: readonly string[];
+}
+
+/** A Terraform reference or expression inside a string: `${…}`, but not plumb's own `${env:…}`/`${file:…}` nor the escape `$${`. */
+const EXPRESSION = /(?<!\$)\$\{(?!env:|file:)([^}]*)\}/g;
+const REFERENCE = /^(plumb_[a-z_]+)\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_]+|\[0\])+)$/;
+
+export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string): StackDocuments {
+  const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [] };
+  for (const stack of stacks) mapStack(stack, appDir, cwd, out);
+  return out;
+}
+
+function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments): void {
+  const resources = new Map<string, Resource>();
+  for (const [type, byName] of Object.entries(isObject(stack.json.resource) ? stack.json.resource : {})) {
+    for (const [name, body] of Object.entries(isObject(byName) ? byName : {})) {
+      if (!isObject(body)) continue;
+      const meta = isObject(body['//']) && isObject(body['//'].metadata) ? body['//'].metadata : {};
+      const constructPath = typeof meta.path === 'string' ? meta.path : `${stack.name}/${name}`;
+      if (!type.startsWith('plumb_')) {
+        out.ignored.push(`${type}.${name}`);
+        continue;
+      }
+      if (!(PLUMB_TYPES as readonly string[]).includes(type)) {
+        const guess = closestMatch(type, PLUMB_TYPES);
+        out.located.push({
+          severity: 'error',
+          code: 'PLUMB_CDKTF_UNKNOWN_TYPE',
+          summary: `Unknown plumb resource type "${type}" (construct ${constructPath})`,
+          detail: `plumb manages ${PLUMB_TYPES.join(', ')}.`,
+          suggestion: guess ? `did you mean "${guess}"? Use the constructs exported by plumb/cdktf` : 'use the constructs exported by plumb/cdktf',
+          location: { file: constructPath, line: 1, column: 1 },
+        });
+        continue;
+      }
+      // cdktf's own creation stack when it records one, else the one plumb's constructs record.
+      const own = isObject(body['//']) ? body['//'].plumb_stack_trace : undefined;
+      const rawTrace = Array.isArray(meta.stackTrace) ? meta.stackTrace : Array.isArray(own) ? own : undefined;
+      const trace = rawTrace?.filter((l): l is string => typeof l === 'string');
+      resources.set(`${type}.${name}`, { stack: stack.name, type: type as PlumbType, name, body, constructPath, trace });
+    }
+  }
+  for (const [type, byName] of Object.entries(isObject(stack.json.data) ? stack.json.data : {})) {
+    for (const name of Object.keys(isObject(byName) ? byName : {})) out.ignored.push(`data.${type}.${name}`);
+  }
+
+  const providers = Array.isArray((stack.json.provider as Record<string, Json> | undefined)?.plumb)
+    ? ((stack.json.provider as Record<string, Json[]>).plumb ?? [])
+    : [];
+  for (const p of providers) {
+    if (!isObject(p)) continue;
+    const alias = typeof p.alias === 'string' ? p.alias : undefined;
+    const instance = alias ?? stack.name;
+    const file = alias ? `${stack.name}/provider.plumb.${alias}` : `${stack.name}/provider.plumb`;
+    const fields = Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'alias' && k !== '//'));
+    addDocument(out, appDir, file, ['instances', instance], fields);
+  }
+
+  for (const r of resources.values()) {
+    identityReferences(r, out);
+    const instance = instanceOf(r, stack.name);
+    const base = ['instances', instance];
+    const fields: Record<string, Json> = {};
+    const where = (key: string[]) => joinPointer('', ...base, ...key);
+    let keyPath: string[] = [];
+    const take = (attr: string): string | undefined => {
+      const v = r.body[attr];
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+    };
+    switch (r.type) {
+      case 'plumb_application_settings':
+        keyPath = ['settings'];
+        break;
+      case 'plumb_group_access_token':
+        keyPath = ['groups', take('group') ?? '', 'access_tokens', take('name') ?? ''];
+        break;
+      case 'plumb_repository_file':
+        keyPath = ['projects', take('project') ?? '', 'files', take('file_path') ?? ''];
+        break;
+      case 'plumb_project_pages':
+        keyPath = ['projects', take('project') ?? '', 'pages'];
+        break;
+    }
+    const identity = new Set(['group', 'name', 'project', 'file_path']);
+    for (const [k, v] of Object.entries(r.body)) {
+      if (IGNORED_META.has(k)) continue;
+      if (REFUSED_META.has(k)) {
+        out.located.push({
+          severity: 'error',
+          code: 'PLUMB_CDKTF_META_ARGUMENT',
+          summary: `"${k}" is not supported on plumb resources (construct ${r.constructPath})`,
+          detail: 'plumb reads the synthesized resources, not a Terraform graph: each plumb resource must be one construct.',
+          suggestion: 'create one construct per resource in a TypeScript loop instead',
+          location: { file: r.constructPath, line: 1, column: 1 },
+        });
+        continue;
+      }
+      if (r.type !== 'plumb_application_settings' && identity.has(k)) continue;
+      fields[k] = k === 'access_level' && typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : unwrapBlocks(v);
+    }
+    // References are resolved against the other plumb resources of the stack, after the identity.
+    const resolved = resolveAll(fields, where(keyPath), r, resources, out);
+    addDocument(out, appDir, r.constructPath, [...base, ...keyPath], resolved as Record<string, Json>);
+    const origin = r.trace ? originOf(r.trace, appDir, cwd) : undefined;
+    if (origin) out.origins.set(r.constructPath, origin);
+  }
+}
+
+/** Identity attributes (group, name, project, file_path) must be literal: they decide where the resource goes. */
+function identityReferences(r: Resource, out: StackDocuments): void {
+  for (const k of ['group', 'name', 'project', 'file_path']) {
+    const v = r.body[k];
+    if (typeof v !== 'string' || !new RegExp(EXPRESSION.source).test(v)) continue;
+    out.located.push({
+      severity: 'error',
+      code: 'PLUMB_CDKTF_REFERENCE',
+      summary: `"${k}" of construct ${r.constructPath} is a Terraform expression (${v}); plumb needs its value`,
+      detail: 'The group, project, token name and file path say which resource this is; they must be known when plumb plans.',
+      suggestion: "pass the value itself (a TypeScript constant or variable) instead of another construct's attribute",
+      location: { file: r.constructPath, line: 1, column: 1 },
+    });
+  }
+}
+
+function instanceOf(r: Resource, stack: string): string {
+  const p = r.body.provider;
+  if (typeof p === 'string') {
+    const m = /^plumb\.(.+)$/.exec(p);
+    if (m) return m[1]!;
+  }
+  return stack;
+}
+
+/**
+ * A nested block (an attribute's value) synthesizes as an object or, from some code paths, a
+ * one-element list of one. Only the attribute level is unwrapped: inside a `hash` setting's value a
+ * list of one object is data (`allowed_to_push: [{access_level: 40}]`).
+ */
+function unwrapBlocks(v: Json): Json {
+  return Array.isArray(v) && v.length === 1 && isObject(v[0]) ? v[0] : v;
+}
+
+function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMap<string, Resource>, out: StackDocuments, seen: string[] = []): Json {
+  if (Array.isArray(v)) return v.map((x, i) => resolveAll(x, joinPointer(pointer, i), r, resources, out, seen));
+  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolveAll(x, joinPointer(pointer, k), r, resources, out, seen)]));
+  if (typeof v !== 'string' || !v.includes('${')) return v;
+  const matches = [...v.matchAll(EXPRESSION)];
+  if (matches.length === 0) return v;
+  const refuse = (expr: string, why: string, suggestion: string): Json => {
+    out.pending.push({
+      severity: 'error',
+      code: 'PLUMB_CDKTF_REFERENCE',
+      summary: `\${${expr}} in construct ${r.constructPath} cannot be resolved: ${why}`,
+      detail: 'plumb resolves references to literal attributes of plumb resources in the same stack; everything else is a Terraform expression it does not evaluate.',
+      suggestion,
+      pointer,
+    });
+    // Keep it as text: later checks of this value stay silent (see loadCdktfConfig).
+    return v.replace(/\$\{/g, () => '$${');
+  };
+  const values: Json[] = [];
+  for (const m of matches) {
+    const expr = m[1]!.trim();
+    const ref = REFERENCE.exec(expr);
+    if (!ref) {
+      return refuse(expr, 'it is not a reference to a plumb resource', 'compute the value in TypeScript, or reference an attribute of a plumb construct');
+    }
+    const target = resources.get(`${ref[1]}.${ref[2]}`);
+    if (!target) return refuse(expr, `there is no plumb resource ${ref[1]}.${ref[2]} in stack ${r.stack}`, 'reference a construct of the same stack');
+    if (seen.includes(`${ref[1]}.${ref[2]}`)) return refuse(expr, 'the references form a cycle', 'break the cycle with a literal value');
+    let value: Json | undefined = target.body;
+    for (const part of ref[3]!.split(/\.|(?=\[)/).filter(Boolean)) {
+      if (part === '[0]') value = Array.isArray(value) ? value[0] : value;
+      else value = isObject(value) ? value[part] : undefined;
+    }
+    if (value === undefined || value === null) {
+      return refuse(expr, `${ref[1]}.${ref[2]} does not set "${ref[3]!.slice(1)}" (plumb knows only the attributes written in the app, not values the instance computes)`, 'write the value in TypeScript, or set the attribute on the referenced construct');
+    }
+    values.push(resolveAll(unwrapBlocks(value), pointer, target, resources, out, [...seen, `${r.type}.${r.name}`]));
+  }
+  // A string that is exactly one reference takes the referenced value with its type (a list, a number…).
+  if (matches.length === 1 && matches[0]![0] === v) return values[0]!;
+  let i = 0;
+  return v.replace(EXPRESSION, () => {
+    const x = values[i++];
+    return typeof x === 'string' ? x : JSON.stringify(x);
+  });
+}
+
+/** One document holding `value` at `keys`, shown as `file`; paths in it resolve against the app's directory. */
+function addDocument(out: StackDocuments, appDir: string, file: string, keys: readonly string[], value: Record<string, Json>): void {
+  let doc: Json = value;
+  for (let i = keys.length - 1; i >= 0; i--) doc = { [keys[i]!]: doc };
+  out.documents.push({
+    abs: path.join(appDir, encodeURIComponent(file)),
+    file,
+    text: JSON.stringify({ version: 1, ...(doc as Record<string, Json>) }, null, 2) + '\n',
+  });
+}
+
+/** The first frame of a construct's creation stack that lies in the app's own code, when the synth metadata carries one. */
+export function originOf(trace: readonly string[], appDir: string, cwd: string): SourceLocation | undefined {
+  for (const line of trace) {
+    const m = /\(?((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m) continue;
+    const file = m[1]!.replace(/^file:\/\//, '');
+    // Frames of libraries and of plumb's own constructs are not the app's code.
+    if (/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(file) || !file.startsWith(appDir + path.sep)) continue;
+    const rel = path.relative(cwd, file);
+    return { file: rel.startsWith('..') ? file : rel.split(path.sep).join('/'), line: Number(m[2]), column: Number(m[3]) };
+  }
+  return undefined;
+}
