@@ -234,8 +234,10 @@ function emitReport(report: ApplyReport, flags: CommonFlags, io: Io, redact: (s:
   for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
   const applied = report.outcomes.filter((o) => o.status === 'applied').length;
   const failed = report.outcomes.filter((o) => o.status === 'failed').length;
-  const skipped = report.outcomes.filter((o) => o.status === 'not-attempted').length;
-  lines.push(`Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} not attempted.`);
+  // Skipped: a change it depends on did not apply. Not attempted: apply refused before any write.
+  const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
+  const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+  lines.push(`Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted > 0 ? `, ${notAttempted} not attempted` : ''}.`);
   (report.ok ? io.stdout : io.stderr)(redact(lines.join('\n')) + '\n');
   return report.ok ? 0 : 1;
 }

@@ -43,7 +43,7 @@ it('declares three tokens with a rotation policy, applies them, and rotates them
   expect(drift.stdout.match(/within rotate_before_days \(7\)/g)).toHaveLength(3);
   const apply = await h.run(['apply', '--auto-approve', '--now', later]);
   expect(apply.code).toBe(0);
-  expect(apply.stdout).toContain('Apply complete: 3 applied, 0 failed, 0 not attempted.');
+  expect(apply.stdout).toContain('Apply complete: 3 applied, 0 failed, 0 skipped.');
   for (const n of names) {
     const now = h.sinkValue(n)!;
     expect(now).not.toBe(before.get(n));
