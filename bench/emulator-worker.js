@@ -28,7 +28,7 @@ async function handle(op, arg) {
       const last = emu.requests.reduce((m, r) => Math.max(m, r.answeredMs), -Infinity);
       // Requests in flight on average between the first arrival and the last answer.
       const avgInFlight = emu.requests.reduce((sum, r) => sum + (r.answeredMs - r.receivedMs), 0) / (last - first);
-      return { requests: emu.requests.length, byMethod, failed, maxInFlight: emu.maxInFlight, avgInFlight, firstAt: performance.timeOrigin + first };
+      return { requests: emu.requests.length, byMethod, failed, maxInFlight: emu.maxInFlight, avgInFlight, firstAt: performance.timeOrigin + first, lastAt: performance.timeOrigin + last };
     }
     case 'resetRequests':
       emu.resetRequests();
