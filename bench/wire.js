@@ -203,7 +203,13 @@ async function paired(emu, seed, plumb, baselineJob, { runs = RUNS, also = [] } 
     plumb: pick(p),
     baseline: pick(b),
     vsBaseline: b.length === 0 ? undefined : median(p.map((x, i) => x.ms / b[i].ms)),
-    also: a.map((xs) => ({ plumb: pick(xs), ratio: median(xs.map((x, i) => x.ms / p[i].ms)) })),
+    also: a.map((xs) => ({
+      plumb: pick(xs),
+      ratio: median(xs.map((x, i) => x.ms / p[i].ms)),
+      // The same requests as the first command, so the same baseline.
+      baseline: pick(b),
+      vsBaseline: b.length === 0 ? undefined : median(xs.map((x, i) => x.ms / b[i].ms)),
+    })),
   };
 }
 
