@@ -6,7 +6,9 @@
 //   machine), and the same 200 requests made by the bare client are timed too, to show how much of
 //   the distance to the floor is plumb's and how much the emulator's and the network's.
 // - Settings: a plan makes exactly 1 request; an apply the plan's read + 1 write, plus the read-back;
-//   a plan declaring every writable setting (a valid value for each, from the catalogue) < 300 ms.
+//   a plan declaring every writable setting (a valid value for each, from the catalogue) < 300 ms,
+//   and those values applied are accepted by the emulator, which checks the whole record as the spec
+//   says a server does (dependency rules included).
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -190,15 +192,21 @@ async function tokenPlan() {
 }
 
 /** A value for every writable setting (replacements, not their deprecated aliases), valid for plumb's validator: defaults where given, else derived from the type and bounds. */
-function settingValues() {
+export function settingValues() {
   const out = {};
   for (const s of SETTINGS) {
     // A deprecated alias may not be declared beside its replacement (PLUMB_ALIAS_CONFLICT).
     if (s.removed || s.readOnly || s.deprecated?.replacement) continue;
     out[s.name] = valueFor(s);
   }
-  // Master flags whose partners may be empty secrets stay off; required partners are all declared anyway.
+  // The whole record must satisfy the spec's dependency rules (section 2.2), as a conforming server
+  // checks them: a master flag that is on needs its partners non-blank, and the values derived
+  // above leave strings without a default blank. Such a flag is declared off (a value like any
+  // other), so every partner may stay blank.
+  const blank = (v) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
   for (const r of SETTING_RULES) {
+    if (r.kind === 'required-when-enabled' && out[r.flag] === true && r.requires.some((p) => blank(out[p]))) out[r.flag] = false;
+    if (r.kind === 'required-with' && !blank(out[r.field]) && r.requires.some((p) => blank(out[p]))) out[r.field] = '';
     if (r.kind === 'not-in-list' && Array.isArray(out[r.list]) && out[r.list].includes(out[r.field])) out[r.list] = [];
   }
   return out;
@@ -283,6 +291,24 @@ async function settingsRows() {
       target: '< 300 ms',
       ok: ms < 300,
     });
+
+    // 4. The same values applied: the emulator checks the whole record as a conforming server does
+    // (types, bounds and the dependency rules of spec section 2.2), so they must be accepted.
+    const applyOpts = engineOptions(dir);
+    const applySession = openSession(big, big.config, applyOpts);
+    try {
+      const plan = await makePlan(big, big.config, applyOpts, applySession);
+      const report = await applyPlan(plan, big, big.config, { ...applyOpts, fromFile: false }, applySession);
+      const refused = report.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.code} ${d.summary}`);
+      rows.push({
+        name: `settings apply of all ${declared} writable settings: accepted by the emulator`,
+        measured: report.ok ? `yes (${plan.summary.update} update)` : `no: ${refused.join('; ').slice(0, 200)}`,
+        target: 'accepted',
+        ok: report.ok,
+      });
+    } finally {
+      await applySession.close();
+    }
   } finally {
     await emu.close();
   }

@@ -113,7 +113,7 @@ ${COMMON_HELP}`,
     options: COMMON_OPTIONS,
   },
   emulator: {
-    usage: `Usage: plumb emulator [--port N] [--seed FILE] [--host HOST] [--tier TIER] [--cache-seconds N]
+    usage: `Usage: plumb emulator [--port N] [--seed FILE] [--host HOST] [--tier TIER] [--cache-seconds N] [--latency-ms N]
 
 Runs a local emulator of the instance's interface until interrupted.
 
@@ -122,6 +122,8 @@ Runs a local emulator of the instance's interface until interrupted.
   --host HOST           address to listen on (default: loopback)
   --tier TIER           free, premium or ultimate (default ultimate)
   --cache-seconds N     how long settings reads may be stale (default 0)
+  --latency-ms N        answer every request N ms after it arrives, like a remote instance;
+                        concurrent requests wait side by side, not in turn (default 0)
   -h, --help            this help
 `,
     options: {
@@ -130,6 +132,7 @@ Runs a local emulator of the instance's interface until interrupted.
       host: { type: 'string' },
       tier: { type: 'string' },
       'cache-seconds': { type: 'string' },
+      'latency-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     positionals: false,
@@ -259,6 +262,10 @@ function checkEmulatorValues(values: Values): void {
   const cache = values['cache-seconds'] === undefined ? 0 : Number(values['cache-seconds']);
   if (!Number.isFinite(cache) || cache < 0) {
     throw new UsageError({ summary: `--cache-seconds must be a number of seconds, 0 or more, not "${String(values['cache-seconds'])}"`, suggestion: help });
+  }
+  const latency = values['latency-ms'] === undefined ? 0 : Number(values['latency-ms']);
+  if (values['latency-ms'] === '' || !Number.isFinite(latency) || latency < 0) {
+    throw new UsageError({ summary: `--latency-ms must be a number of milliseconds, 0 or more, not "${String(values['latency-ms'])}"`, suggestion: `20 models a remote instance (${help})` });
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * `plumb emulator --port N --seed FILE [--host H] [--tier T] [--cache-seconds S]`: runs the local
+ * `plumb emulator --port N --seed FILE [--host H] [--tier T] [--cache-seconds S] [--latency-ms N]`: runs the local
  * emulator until SIGINT/SIGTERM. Prints the base URL and the names of the seeded tokens (never
  * their values: those are in the seed file the user wrote).
  */
@@ -10,7 +10,7 @@ import { SeedError } from './seed.js';
 import { startEmulator } from './server.js';
 import type { EmulatorTier } from './types.js';
 
-const USAGE = `Usage: plumb emulator [--seed FILE] [--port N] [--host H] [--tier free|premium|ultimate] [--cache-seconds S]
+const USAGE = `Usage: plumb emulator [--seed FILE] [--port N] [--host H] [--tier free|premium|ultimate] [--cache-seconds S] [--latency-ms N]
 
 Runs a local emulator of the instance's API at http://HOST:PORT/api/v4, seeded from a YAML or JSON
 file (see docs/emulator.md and examples/emulator-seed.yaml). Stops on Ctrl-C (SIGINT) or SIGTERM.
@@ -21,6 +21,8 @@ Options:
   --host H             address to bind (default 127.0.0.1)
   --tier T             free, premium or ultimate (default ultimate)
   --cache-seconds S    settings cache interval after an update (default 0)
+  --latency-ms N       answer every request N milliseconds after it arrives, as a remote instance
+                       would; concurrent requests wait side by side (default 0)
 `;
 
 export interface EmulatorCommandIo {
@@ -64,6 +66,7 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
         host: { type: 'string' },
         tier: { type: 'string' },
         'cache-seconds': { type: 'string' },
+        'latency-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -82,6 +85,8 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
   if (!['free', 'premium', 'ultimate'].includes(tier)) problems.push(`--tier must be free, premium or ultimate, got "${tier}"`);
   const cache = values['cache-seconds'] === undefined ? 0 : Number(values['cache-seconds']);
   if (!Number.isFinite(cache) || cache < 0) problems.push(`--cache-seconds must be a number >= 0, got "${String(values['cache-seconds'])}"`);
+  const latency = values['latency-ms'] === undefined ? 0 : Number(values['latency-ms']);
+  if (!Number.isFinite(latency) || latency < 0) problems.push(`--latency-ms must be a number >= 0, got "${String(values['latency-ms'])}"`);
   const seed = typeof values['seed'] === 'string' && values['seed'] !== '' ? values['seed'] : exampleSeedPath();
   if (seed === undefined) problems.push('--seed FILE is required (the example seed was not found)');
   if (problems.length > 0) {
@@ -97,6 +102,7 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
       ...(typeof values['host'] === 'string' ? { host: values['host'] } : {}),
       tier: tier as EmulatorTier,
       settingsCacheSeconds: cache,
+      latencyMs: latency,
     });
   } catch (e) {
     if (e instanceof SeedError) {
@@ -111,6 +117,7 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
   const lines = [
     `plumb emulator listening on ${emulator.url} (API at ${emulator.url}/api/v4, tier ${tier})`,
     `  seed: ${seed!}`,
+    ...(latency > 0 ? [`  every answer ${latency} ms after its request (--latency-ms)`] : []),
   ];
   for (const user of state.users.filter((u) => !u.bot)) {
     for (const t of state.tokens.filter((x) => x.userId === user.id)) {

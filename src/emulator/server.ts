@@ -33,6 +33,10 @@ export interface RunningEmulator {
   readonly url: string;
   readonly state: EmulatorState;
   readonly requests: readonly RecordedRequest[];
+  /** Requests being handled right now (arrived, not yet answered or dropped). */
+  readonly inFlight: number;
+  /** The most requests in flight at once since the start or the last `resetRequests()`. */
+  readonly maxInFlight: number;
   addFault(rule: FaultRule): void;
   clearFaults(): void;
   resetRequests(): void;
@@ -226,8 +230,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const host = opts.host ?? '127.0.0.1';
+  const latencyMs = opts.latencyMs ?? 0;
+  if (!(Number.isFinite(latencyMs) && latencyMs >= 0)) throw new TypeError(`latencyMs must be a number of milliseconds >= 0, got ${String(opts.latencyMs)}`);
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const receivedMs = performance.now();
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    // 'close' comes once, whether the answer was written or the connection dropped.
+    res.once('close', () => inFlight--);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const fullPath = q < 0 ? url : url.slice(0, q);
@@ -236,12 +249,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     const inApi = fullPath === API_PREFIX || fullPath.startsWith(`${API_PREFIX}/`);
     const path = inApi ? fullPath.slice(API_PREFIX.length) : fullPath;
     const record = (status: number): void => {
-      requests.push({ method, path, query: filterQuery(query), status, at: state.now() });
+      requests.push({ method, path, query: filterQuery(query), status, at: state.now(), receivedMs, answeredMs: performance.now() });
     };
     const baseUrl = `http://${req.headers.host ?? `${host}:${(server.address() as AddressInfo).port}`}`;
 
     const decision = faults.decide(method, path, decodeSegment(path));
-    if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+    if (latencyMs + decision.latencyMs > 0) await sleep(latencyMs + decision.latencyMs);
     const action = decision.action;
     if (action?.kind === 'drop' && action.when === 'before') {
       record(0);
@@ -298,10 +311,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     url,
     state,
     requests,
+    get inFlight() {
+      return inFlight;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
     addFault: (rule) => faults.add(rule),
     clearFaults: () => faults.clear(),
     resetRequests: () => {
       requests.length = 0;
+      maxInFlight = inFlight;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -33,7 +33,15 @@ export interface RecordedRequest {
   readonly query: string;
   /** Response status; 0 when the connection was dropped by a fault. */
   readonly status: number;
+  /** When the request was answered, on the emulator's clock (`now`). */
   readonly at: Date;
+  /**
+   * When the request arrived and when its answer was written (or the connection dropped), in
+   * milliseconds of the emulator process's monotonic clock (`performance.now()`): real elapsed time
+   * whatever `now` says, to compare the order and overlap of requests.
+   */
+  readonly receivedMs: number;
+  readonly answeredMs: number;
 }
 
 export interface EmulatorOptions {
@@ -48,6 +56,12 @@ export interface EmulatorOptions {
   now?: () => Date;
   faults?: FaultRule[];
   faultSeed?: number;
+  /**
+   * Answer every request this many milliseconds after it arrived (default 0), as a remote instance
+   * would. Each request waits on its own: concurrent requests overlap, so N requests in flight take
+   * one latency, not N. Added to any latency fault.
+   */
+  latencyMs?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,64 @@
+// The baseline of the whole-process benchmarks: a minimal script that makes the same requests as
+// plumb, with undici and the same number of requests in flight, and nothing else (no validation,
+// no plan, no state; secrets go to their files with one plain write each).
+//
+//   node bench/baseline.js JOB.json
+//
+// JOB: {url, token, concurrency, mode, groups: [{path, tokens: [{name, id?}]}], scopes,
+// accessLevel, expiresAt, sinkDir, settings}. Modes: plan (a list per group), create (a list per
+// group, then its creates), rotate (a list per group, then its rotations), settings (GET, PUT, GET).
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Pool } from 'undici';
+
+const job = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const pool = new Pool(job.url, { connections: job.concurrency });
+const headers = { 'private-token': job.token, 'content-type': 'application/json' };
+
+// At most `concurrency` requests in flight.
+let running = 0;
+const waiting = [];
+async function call(method, p, body) {
+  if (running >= job.concurrency) await new Promise((r) => waiting.push(r));
+  running++;
+  try {
+    const res = await pool.request({ method, path: `/api/v4${p}`, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.body.json();
+    if (res.statusCode >= 400) throw new Error(`${method} ${p}: ${res.statusCode} ${JSON.stringify(json)}`);
+    return json;
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+const g = (group) => `/groups/${encodeURIComponent(group)}/access_tokens`;
+
+async function group(grp) {
+  const live = await call('GET', `${g(grp.path)}?per_page=100`);
+  if (job.mode === 'create') {
+    await Promise.all(
+      grp.tokens.map(async (t) => {
+        const issued = await call('POST', g(grp.path), { name: t.name, scopes: job.scopes, access_level: job.accessLevel, expires_at: job.expiresAt });
+        writeFileSync(path.join(job.sinkDir, `${grp.path}-${t.name}.token`), issued.token, { mode: 0o600 });
+      }),
+    );
+  } else if (job.mode === 'rotate') {
+    await Promise.all(
+      grp.tokens.map(async (t) => {
+        const id = live.find((x) => x.name === t.name && x.active).id;
+        const issued = await call('POST', `${g(grp.path)}/${id}/rotate`, { expires_at: job.expiresAt });
+        writeFileSync(path.join(job.sinkDir, `${grp.path}-${t.name}.token`), issued.token, { mode: 0o600 });
+      }),
+    );
+  }
+}
+
+if (job.mode === 'settings') {
+  await call('GET', '/application/settings');
+  await call('PUT', '/application/settings', job.settings);
+  await call('GET', '/application/settings');
+} else {
+  await Promise.all(job.groups.map(group));
+}
+await pool.close();
