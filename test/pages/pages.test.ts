@@ -270,6 +270,52 @@ describe('unpublishing Pages (a destroy)', () => {
     expect(pagesOf('platform/site').deployments).toEqual([]);
   });
 
+  it('does not repeat a DELETE whose answer was lost: it reads back and reports what the instance serves', async () => {
+    await start();
+    config({ 'platform/site': ['published: false', 'allow_unpublish: true'] });
+    emu.addFault({ method: 'DELETE', path: '/projects/*/pages', nth: 1, action: { kind: 'drop', when: 'after' } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('reading back shows nothing deployed');
+    expect(calls('DELETE')).toHaveLength(0); // the dropped request never reached the recorder's answer
+    expect(emu.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+    expect(pagesOf('platform/site').deployments).toEqual([]);
+  });
+
+  it('reports a DELETE lost before the instance acted as a failure, without repeating it', async () => {
+    await start();
+    config({ 'platform/site': ['published: false', 'allow_unpublish: true'] });
+    emu.addFault({ method: 'DELETE', path: '/projects/*/pages', nth: 1, action: { kind: 'drop', when: 'before' } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_API_AMBIGUOUS');
+    expect(emu.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+    expect(pagesOf('platform/site').deployments).toHaveLength(2);
+  });
+
+  it('lists a destroy in the merge-request comment apart from the lock-out risks', async () => {
+    await start();
+    config({ 'platform/site': ['published: false'] });
+    expect((await wd.run(['plan', '--markdown', 'plan.md'])).code).toBe(0);
+    const md = wd.read('plan.md');
+    expect(md).toContain('**🛑 Destroys**');
+    expect(md).toContain('`pages-unpublish`');
+    expect(md).not.toContain('**Risky changes**');
+  });
+
+  it('refuses a saved plan whose risk names an unknown gate', async () => {
+    await start();
+    config({ 'platform/site': ['published: false'] });
+    expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const plan = JSON.parse(wd.read('plan.json'));
+    plan.risks[0].gate = 'whatever';
+    wd.write('plan.json', JSON.stringify(plan));
+    const r = await wd.run(['apply', 'plan.json', '--allow-risky', '--allow-destroy']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('unknown gate');
+    expect(emu.requests.filter((q) => q.method === 'DELETE')).toHaveLength(0);
+  });
+
   it('plans nothing for published: false where nothing is deployed or Pages never existed', async () => {
     await start();
     pagesOf('platform/site').deployments = [];
