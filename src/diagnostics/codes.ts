@@ -107,6 +107,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_BASE64: 'Content declared as base64 is not valid base64.',
 
   // Pages
+  PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',
   PLUMB_PAGES_UNAVAILABLE: "A project's Pages answered 404: Pages is disabled on the instance, or the project has no Pages deployment.",
   PLUMB_PAGES_PROJECT_NOT_FOUND: 'A project with a Pages block does not exist, or plumb\'s token cannot see it.',
   PLUMB_PAGES_FORBIDDEN: "A project's Pages answered 403: plumb's token has a role below Maintainer there (or lacks the api scope for a change).",

@@ -327,6 +327,37 @@ describe('unpublishing Pages (a destroy)', () => {
   });
 });
 
+describe('Pages in the configuration', () => {
+  it('refuses an interpolated primary domain at its line: an interpolated value is a secret and never enters a plan', async () => {
+    await start();
+    const text = config({ 'platform/site': ['pages_primary_domain: ${env:PAGES_DOMAIN}'] });
+    const r = await wd.run(['validate', '--json'], { PAGES_DOMAIN: 'docs.example.test' });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_PAGES_INTERPOLATED', line: lineOf(text, 'pages_primary_domain') })]);
+    expect((await wd.run(['plan'], { PAGES_DOMAIN: 'docs.example.test' })).code).toBe(1);
+    expect(calls()).toEqual([]);
+  });
+
+  it('refuses a primary domain that is not a host name, offline', async () => {
+    await start();
+    const text = config({ 'platform/site': ['pages_primary_domain: https://docs.example.test/'] });
+    const r = await wd.run(['validate', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_STRING_FORMAT', line: lineOf(text, 'pages_primary_domain') })]);
+  });
+
+  it('warns and leaves pages_primary_domain alone on an instance that does not return it (before 17.8)', async () => {
+    await start();
+    const text = config({ 'platform/site': ['pages_primary_domain: docs.example.test', 'pages_unique_domain_enabled: true'] });
+    const old = { url: 'https://platform.pages.example.test/site', is_unique_domain_enabled: false, force_https: false, deployments: [] };
+    emu.addFault({ method: 'GET', path: '/projects/*/pages', action: { kind: 'status', status: 200, body: old } });
+    const { code, plan } = await planJson();
+    expect(code).toBe(0);
+    expect(plan.diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_PAGES_FIELD_NOT_RETURNED', severity: 'warning', line: lineOf(text, 'pages_primary_domain') })]);
+    expect(plan.changes[0]!.payload).toEqual({ type: 'update', project: 'platform/site', set: { pages_unique_domain_enabled: true } });
+  });
+});
+
 describe("the instance's refusals, on the YAML line", () => {
   it('404 because Pages is disabled on the instance: an error at the pages key, no write', async () => {
     await start({ ...PAGES_SEED, instance: { pages_enabled: false } });

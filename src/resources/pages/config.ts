@@ -4,6 +4,8 @@
  */
 import type { DesiredPages, DesiredPagesFields } from '../../config/model.js';
 import type { KindPointer } from '../../config/pointer.js';
+import { joinPointer } from '../../config/pointer.js';
+import { push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** A project's Pages block is defined in one place only. */
@@ -11,7 +13,20 @@ export const PAGES_POINTERS: readonly KindPointer[] = [
   { pattern: ['instances', '*', 'projects', '*', 'pages'], resource: true, describe: (s) => `Pages of project "${s[3]}"` },
 ];
 
-export function resolvePages(raw: Record<string, unknown>, p: string, _ctx: Ctx): DesiredPages {
+export function resolvePages(raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredPages {
+  const domainPointer = joinPointer(p, 'pages_primary_domain');
+  if (ctx.sources.secrets.isSecretPointer(domainPointer)) {
+    // Every interpolated value is a secret, and secrets never enter a plan; a domain is public.
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_INTERPOLATED',
+      summary: 'pages_primary_domain is interpolated, so plumb would have to treat a public domain name as a secret',
+      detail: 'Every ${env:…} or ${file:…} value is a secret to plumb: masked everywhere and never written into a plan, where apply needs this value.',
+      suggestion: 'write the domain itself, e.g. docs.example.com',
+      pointer: domainPointer,
+    });
+    return { pointer: p, fields: {}, allowUnpublish: false };
+  }
   const fields: { -readonly [K in keyof DesiredPagesFields]: DesiredPagesFields[K] } = {};
   if (typeof raw.pages_https_only === 'boolean') fields.pages_https_only = raw.pages_https_only;
   if (typeof raw.pages_unique_domain_enabled === 'boolean') fields.pages_unique_domain_enabled = raw.pages_unique_domain_enabled;
