@@ -6,14 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, DEVELOPER, MAINTAINER, SEED } from '../emulator/helpers.js';
+import { ADMIN, DEVELOPER, MAINTAINER, OWNER_READ, SEED } from '../emulator/helpers.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 import { recorder } from './recorder.js';
 import type { Recorder } from './recorder.js';
 import type { Plan, PlanDiagnostic, ResourceChange } from '../../src/engine/plan.js';
 
-for (const t of [ADMIN, DEVELOPER, MAINTAINER]) secret(t);
+for (const t of [ADMIN, DEVELOPER, MAINTAINER, OWNER_READ]) secret(t);
 
 /** The test seed, plus a second project with Pages (platform/docs) whose primary domain is set. */
 const PAGES_SEED: EmulatorSeed = {
@@ -399,6 +399,18 @@ describe("the instance's refusals, on the YAML line", () => {
     const asMaintainer = await wd.run(['apply', '--auto-approve'], { PLUMB_TOKEN: MAINTAINER });
     expect(asMaintainer.code, asMaintainer.stderr).toBe(0);
     expect(pagesOf('platform/site').uniqueDomainEnabled).toBe(true);
+  });
+
+  it('403 to the write of a token that may only read (read_api): an error at the pages key, instead of the write', async () => {
+    await start(PAGES_SEED, OWNER_READ);
+    const text = config({ 'platform/site': ['pages_unique_domain_enabled: true'] });
+    expect((await planJson()).code).toBe(0);
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_PAGES_FORBIDDEN');
+    expect(r.stderr).toContain(`(plumb.yaml:${lineOf(text, ' pages:')}:`);
+    expect(calls('PATCH').map((c) => c.status)).toEqual([403]);
+    expect(pagesOf('platform/site').uniqueDomainEnabled).toBe(false);
   });
 
   it('400 for a primary domain not assigned to the project: an error at pages_primary_domain, nothing changed', async () => {
