@@ -27,9 +27,10 @@ Usage:
   plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
-  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--json]
+  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--allow-destroy] [--json]
                                             carry out a saved plan, or plan and apply (asks on a TTY);
-                                            --allow-risky accepts changes that can lock people out
+                                            --allow-risky accepts changes that can lock people out,
+                                            --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb --version
@@ -100,9 +101,11 @@ since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 
   --auto-approve        apply an unsaved plan without asking (needed without a terminal)
   --allow-risky         apply changes flagged as risky (lock-out) that the configuration does
                         not accept in its allow_risky list
+  --allow-destroy       apply destroys (unpublishing Pages) that the configuration does not opt
+                        into (allow_unpublish of the Pages block)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false } },
+    options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
@@ -331,6 +334,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       planFile: planFiles[0],
       autoApprove: values['auto-approve'] === true,
       allowRisky: values['allow-risky'] === true,
+      allowDestroy: values['allow-destroy'] === true,
     };
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io);

@@ -45,6 +45,15 @@ class LocalInstance extends TerraformStack {
       sink: { file: 'examples/secrets/ci-deployer.token' },
     });
 
+    // examples/plumb/pages.yaml
+    new projectPages.ProjectPages(this, 'docs-pages', {
+      project: 'platform/handbook',
+      pagesPrimaryDomain: 'docs.example.test',
+      pagesHttpsOnly: false,
+      pagesUniqueDomainEnabled: false,
+      published: true,
+    });
+
     const handbook = 'platform/infra/handbook';
     new repositoryFile.RepositoryFile(this, 'codeowners', {
       project: handbook,

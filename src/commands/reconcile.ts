@@ -53,6 +53,8 @@ export interface ApplyFlags extends CommonFlags {
   readonly autoApprove: boolean;
   /** `--allow-risky`: apply changes that can lock people or plumb out (see docs/plans.md). */
   readonly allowRisky?: boolean;
+  /** `--allow-destroy`: apply destroys the configuration does not opt into (unpublishing Pages). */
+  readonly allowDestroy?: boolean;
   /** Answers the TTY prompt (tests); defaults to reading a line from stdin. */
   readonly confirm?: () => Promise<boolean>;
 }
@@ -193,7 +195,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
         return 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
-      const refusesRisks = unacknowledgedRisks(plan).length > 0 && !flags.allowRisky;
+      const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
       if (!flags.autoApprove && !refusesRisks) {
         const yes = await (flags.confirm ?? (() => askOnTty(io)))();
         if (!yes) {
@@ -201,7 +203,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
           return 1;
         }
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, ...progressOn(io) }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
       return view.applyReport(report);
     } finally {
       await session.close();
@@ -211,7 +213,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     io.stdout('The saved plan has no changes.\n');
     return 0;
   }
-  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky, ...progressOn(io) });
+  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) });
   return view.applyReport(report);
 }
 

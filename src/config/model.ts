@@ -59,9 +59,22 @@ export interface DesiredFile {
   readonly secret: boolean;
 }
 
+/** The Pages update request's fields, as declared (interface names). */
+export interface DesiredPagesFields {
+  readonly pages_https_only?: boolean;
+  readonly pages_unique_domain_enabled?: boolean;
+  /** `null` clears it (an empty string in the configuration too). */
+  readonly pages_primary_domain?: string | null;
+}
+
 export interface DesiredPages {
   readonly pointer: string;
-  readonly fields: Readonly<Record<string, unknown>>;
+  /** Only the declared fields; the others are left as the instance has them. */
+  readonly fields: DesiredPagesFields;
+  /** `false`: unpublish (a destroy); `true`: expect a deployment (plumb cannot publish). Undefined: not managed. */
+  readonly published?: boolean;
+  /** The project's opt-in to apply an unpublish without `--allow-destroy`. */
+  readonly allowUnpublish: boolean;
 }
 
 export interface DesiredProject {

@@ -13,7 +13,7 @@ import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer, fileErrorSentence } from './load.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { checkTokenSinksAndSelf, resolveGroup, resolveSettings } from '../resources/config.js';
+import { checkTokenSinksAndSelf, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
@@ -625,7 +625,7 @@ function resolveProject(ref: string, raw: Record<string, unknown>, p: string, ct
     const file = resolveFile(filePath, obj(f), joinPointer(p, 'files', filePath), ctx);
     if (file) files.push(file);
   }
-  const pages = raw.pages !== undefined ? { pointer: joinPointer(p, 'pages'), fields: obj(raw.pages) } : undefined;
+  const pages = raw.pages !== undefined ? resolvePages(obj(raw.pages), joinPointer(p, 'pages'), ctx) : undefined;
   return { ref, pointer: p, files, pages };
 }
 

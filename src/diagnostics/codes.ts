@@ -114,6 +114,16 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_CONTENT_MISSING: 'A repository file that should be present has neither content nor source.',
   PLUMB_FILE_BASE64: 'Content declared as base64 is not valid base64.',
 
+  // Pages
+  PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',
+  PLUMB_PAGES_UNAVAILABLE: "A project's Pages answered 404: Pages is disabled on the instance, or the project has no Pages deployment.",
+  PLUMB_PAGES_PROJECT_NOT_FOUND: 'A project with a Pages block does not exist, or plumb\'s token cannot see it.',
+  PLUMB_PAGES_FORBIDDEN: "A project's Pages answered 403: plumb's token has a role below Maintainer there (or lacks the api scope for a change).",
+  PLUMB_PAGES_DOMAIN_NOT_ASSIGNED: 'pages_primary_domain is not one of the domains assigned to the project\'s Pages (the instance answered 400).',
+  PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
+  PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
+  PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
+
   // Plans and apply
   PLUMB_KIND_NOT_MANAGED: 'The configuration declares a kind of resource this plumb validates but does not plan or apply yet.',
   PLUMB_PLAN_STALE: 'A resource changed on the instance since the saved plan was made.',
@@ -121,6 +131,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PLAN_STALE_SECRET: 'A secret value is not the one the saved plan was made with.',
   PLUMB_PLAN_UNKNOWN_TARGET: 'The saved plan names a resource or instance the configuration does not select.',
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',
+  PLUMB_DESTROY_NOT_ACCEPTED: 'A destroy (unpublishing Pages) is neither opted into by its resource in the configuration nor allowed by --allow-destroy.',
   PLUMB_APPLY_SKIPPED: 'A change was not applied because a change it depends on was not applied.',
   PLUMB_INTERNAL: 'An unexpected failure inside plumb; please report it.',
 

@@ -290,6 +290,8 @@ export interface ApplyOptions extends EngineOptions {
   readonly onProgress?: (done: number, total: number, address: string) => void;
   /** `--allow-risky`: apply even with risks the configuration does not acknowledge. */
   readonly allowRisky?: boolean;
+  /** `--allow-destroy`: apply destroys (risks with `gate: 'destroy'`) the configuration does not opt into. */
+  readonly allowDestroy?: boolean;
 }
 
 /**
@@ -310,8 +312,11 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
   try {
     if (own.diagnostics.some((d) => d.severity === 'error')) return refuse('the session could not be opened', own.diagnostics);
     if (!plan.applicable) return refuse('the plan has errors; fix them and plan again', [...plan.diagnostics]);
-    const risky = unacknowledgedRisks(plan);
-    if (risky.length > 0 && !opts.allowRisky) return refuse('the plan has risky changes nobody accepted; nothing was applied', riskRefusals(risky));
+    const risky = unacknowledgedRisks(plan, opts);
+    if (risky.length > 0) {
+      const why = risky.every((r) => r.gate === 'destroy') ? 'the plan destroys something nobody accepted' : 'the plan has risky changes nobody accepted';
+      return refuse(`${why}; nothing was applied`, riskRefusals(risky));
+    }
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [

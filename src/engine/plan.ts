@@ -115,8 +115,17 @@ export interface PlanRisk {
   readonly id: string;
   /** One line: what would happen and why. Cosmetic. */
   readonly summary: string;
-  /** The instance's `allow_risky` lists this id. */
+  /**
+   * Accepted in the configuration: the instance's `allow_risky` lists this id or, for a destroy,
+   * the resource's own opt-in (`allow_unpublish` of a Pages block).
+   */
   readonly acknowledged: boolean;
+  /**
+   * Which apply flag accepts it when the configuration does not. Absent: a lock-out risk, accepted
+   * by `--allow-risky`. `destroy`: the change removes something people use (unpublishing Pages);
+   * only `--allow-destroy` accepts it, never `--allow-risky`.
+   */
+  readonly gate?: 'destroy';
 }
 
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
@@ -162,9 +171,17 @@ export function summarize(changes: readonly ResourceChange[]): PlanSummary {
   return s;
 }
 
-/** Risks that neither the configuration nor `--allow-risky` accepted. */
-export function unacknowledgedRisks(plan: Pick<Plan, 'risks'>): readonly PlanRisk[] {
-  return plan.risks.filter((r) => !r.acknowledged);
+/** The apply flags that accept risks the configuration does not. */
+export interface RiskAcceptance {
+  /** `--allow-risky`: lock-out risks. */
+  readonly allowRisky?: boolean;
+  /** `--allow-destroy`: destroys (`gate: 'destroy'`). */
+  readonly allowDestroy?: boolean;
+}
+
+/** Risks that neither the configuration nor the flag of their gate accepted. */
+export function unacknowledgedRisks(plan: Pick<Plan, 'risks'>, accept: RiskAcceptance = {}): readonly PlanRisk[] {
+  return plan.risks.filter((r) => !r.acknowledged && !(r.gate === 'destroy' ? accept.allowDestroy : accept.allowRisky));
 }
 
 export function hasChanges(plan: Plan): boolean {
@@ -182,9 +199,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
   const bad = (p.risks as unknown[]).findIndex((r) => {
     const x = r as Partial<PlanRisk> | null;
-    return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean';
+    return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean' || !(x.gate === undefined || x.gate === 'destroy');
   });
-  if (bad >= 0) return `risk ${bad + 1} of the plan lacks its id, address or acknowledged flag; make a new plan`;
+  if (bad >= 0) return `risk ${bad + 1} of the plan lacks its id, address or acknowledged flag, or names an unknown gate; make a new plan`;
   for (const [i, c] of (p.changes as unknown[]).entries()) {
     const problem = changeProblem(c);
     if (problem) return `change ${i + 1} of the plan ${problem}; make a new plan`;

@@ -27,14 +27,21 @@ export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly i
 
 /** One error per unacknowledged risk, naming both ways to accept it. */
 export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
-  return risks.map((r) => ({
+  return risks.map((r): PlanDiagnostic => r.gate === 'destroy' ? {
+    severity: 'error' as const,
+    code: 'PLUMB_DESTROY_NOT_ACCEPTED',
+    summary: `Destroy not accepted: ${r.summary}`,
+    detail: `"${r.id}": this change removes something people use, so plumb applies it only when asked to (--allow-risky does not accept it).`,
+    suggestion: 'if you mean it, run apply with --allow-destroy, or opt in for this resource in the configuration (the summary says how)',
+    address: r.address,
+  } : {
     severity: 'error' as const,
     code: 'PLUMB_RISK_NOT_ACCEPTED',
     summary: `Risky change not accepted: ${r.summary}`,
     detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
     suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
     address: r.address,
-  }));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -76,14 +76,26 @@ export function renderDiagnosticLine(d: PlanDiagnostic): string {
 
 /** One line per risk: what would happen and whether the configuration accepted it. */
 export function riskLine(r: PlanRisk): string {
-  return `! ${r.address} [${r.id}]: ${r.summary}${r.acknowledged ? ' (accepted by allow_risky)' : ''}`;
+  const accepted = r.gate === 'destroy' ? ' (accepted by the configuration)' : ' (accepted by allow_risky)';
+  return `${r.gate === 'destroy' ? '!!' : '!'} ${r.address} [${r.id}]: ${r.summary}${r.acknowledged ? accepted : ''}`;
 }
 
-/** The risks section: one line each, and how to accept the unaccepted ones. */
+/**
+ * The destroys section (loud: it comes first and says what is lost), then the lock-out risks; one
+ * line each, and how to accept the unaccepted ones.
+ */
 export function renderRisks(risks: readonly PlanRisk[]): string[] {
-  if (risks.length === 0) return [];
-  const out = ['', 'Risky changes (can lock administrators or plumb out):', ...risks.map((r) => `  ${riskLine(r)}`)];
-  const open = risks.filter((r) => !r.acknowledged);
+  const out: string[] = [];
+  const destroys = risks.filter((r) => r.gate === 'destroy');
+  if (destroys.length > 0) {
+    out.push('', `DESTROYS (${destroys.length}): what these remove is gone for the people who use it:`, ...destroys.map((r) => `  ${riskLine(r)}`));
+    const open = destroys.filter((r) => !r.acknowledged);
+    if (open.length > 0) out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-destroy, or when the resource opts in in the configuration.`);
+  }
+  const lockouts = risks.filter((r) => r.gate !== 'destroy');
+  if (lockouts.length === 0) return out;
+  out.push('', 'Risky changes (can lock administrators or plumb out):', ...lockouts.map((r) => `  ${riskLine(r)}`));
+  const open = lockouts.filter((r) => !r.acknowledged);
   if (open.length > 0) {
     const ids = [...new Set(open.map((r) => r.id))];
     out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-risky, or when the instance lists ${ids.map((i) => `"${i}"`).join(', ')} under allow_risky.`);

@@ -20,9 +20,16 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
     for (const c of changes) head.push(`| ${c.action} | \`${c.address}\` | ${c.reasons.join(', ')} |`);
     head.push('');
   }
-  if (plan.risks.length > 0) {
+  const destroys = plan.risks.filter((r) => r.gate === 'destroy');
+  if (destroys.length > 0) {
+    head.push('**🛑 Destroys** (apply needs `--allow-destroy` or the resource\'s opt-in in the configuration for the unaccepted ones):', '');
+    for (const r of destroys) head.push(`- 🛑 \`${r.id}\` ${r.acknowledged ? '(accepted by the configuration) ' : ''}\`${r.address}\`: ${r.summary.replace(/[|<>]/g, ' ')}`);
+    head.push('');
+  }
+  const lockouts = plan.risks.filter((r) => r.gate !== 'destroy');
+  if (lockouts.length > 0) {
     head.push('**Risky changes** (can lock administrators or plumb out; apply needs `--allow-risky` or `allow_risky` for the unaccepted ones):', '');
-    for (const r of plan.risks) head.push(`- ⚠️ \`${r.id}\` ${r.acknowledged ? '(accepted by allow_risky) ' : ''}\`${r.address}\`: ${r.summary.replace(/[|<>]/g, ' ')}`);
+    for (const r of lockouts) head.push(`- ⚠️ \`${r.id}\` ${r.acknowledged ? '(accepted by allow_risky) ' : ''}\`${r.address}\`: ${r.summary.replace(/[|<>]/g, ' ')}`);
     head.push('');
   }
   if (plan.diagnostics.length > 0) {

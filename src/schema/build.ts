@@ -275,9 +275,11 @@ export function pagesSchema(): JsonSchema {
       pages_https_only: { type: 'boolean', description: 'Force HTTPS.' },
       pages_primary_domain: {
         type: ['string', 'null'],
-        pattern: HOSTNAME_PATTERN,
-        description: 'One of the already assigned domains; all Pages requests redirect to it. Since 17.8.',
+        pattern: `^$|${HOSTNAME_PATTERN}`,
+        description: 'One of the already assigned domains; all Pages requests redirect to it. Since 17.8. An empty string or null clears it.',
       },
+      published: { type: 'boolean', description: '`false` unpublishes the Pages site (DELETE, a destroy); `true` expects a deployment.' },
+      allow_unpublish: { type: 'boolean', default: false, description: 'Apply an unpublish of this project without --allow-destroy.' },
     },
   };
 }

@@ -22,9 +22,17 @@ export interface ProjectPagesConfig extends cdktf.TerraformMetaArguments {
   */
   readonly pagesHttpsOnly?: boolean | cdktf.IResolvable;
   /**
-  * One of the already assigned domains; all Pages requests redirect to it. Since 17.8. Matches ^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$.
+  * One of the already assigned domains; all Pages requests redirect to it. Since 17.8. An empty string or null clears it. Matches ^$|^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$.
   */
   readonly pagesPrimaryDomain?: string;
+  /**
+  * `false` unpublishes the Pages site (DELETE, a destroy); `true` expects a deployment.
+  */
+  readonly published?: boolean | cdktf.IResolvable;
+  /**
+  * Apply an unpublish of this project without --allow-destroy. Default: false.
+  */
+  readonly allowUnpublish?: boolean | cdktf.IResolvable;
 }
 
 /**
@@ -82,6 +90,8 @@ export class ProjectPages extends cdktf.TerraformResource {
     this._pagesUniqueDomainEnabled = config.pagesUniqueDomainEnabled;
     this._pagesHttpsOnly = config.pagesHttpsOnly;
     this._pagesPrimaryDomain = config.pagesPrimaryDomain;
+    this._published = config.published;
+    this._allowUnpublish = config.allowUnpublish;
   }
 
   // ==========
@@ -149,6 +159,38 @@ export class ProjectPages extends cdktf.TerraformResource {
     return this._pagesPrimaryDomain;
   }
 
+  // published - computed: false, optional: true, required: false
+  private _published?: boolean | cdktf.IResolvable; 
+  public get published() {
+    return this.getBooleanAttribute('published');
+  }
+  public set published(value: boolean | cdktf.IResolvable) {
+    this._published = value;
+  }
+  public resetPublished() {
+    this._published = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get publishedInput() {
+    return this._published;
+  }
+
+  // allow_unpublish - computed: false, optional: true, required: false
+  private _allowUnpublish?: boolean | cdktf.IResolvable; 
+  public get allowUnpublish() {
+    return this.getBooleanAttribute('allow_unpublish');
+  }
+  public set allowUnpublish(value: boolean | cdktf.IResolvable) {
+    this._allowUnpublish = value;
+  }
+  public resetAllowUnpublish() {
+    this._allowUnpublish = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get allowUnpublishInput() {
+    return this._allowUnpublish;
+  }
+
   // =========
   // SYNTHESIS
   // =========
@@ -159,6 +201,8 @@ export class ProjectPages extends cdktf.TerraformResource {
       pages_unique_domain_enabled: cdktf.booleanToTerraform(this._pagesUniqueDomainEnabled),
       pages_https_only: cdktf.booleanToTerraform(this._pagesHttpsOnly),
       pages_primary_domain: cdktf.stringToTerraform(this._pagesPrimaryDomain),
+      published: cdktf.booleanToTerraform(this._published),
+      allow_unpublish: cdktf.booleanToTerraform(this._allowUnpublish),
     };
   }
 
@@ -187,6 +231,18 @@ export class ProjectPages extends cdktf.TerraformResource {
         isBlock: false,
         type: "simple",
         storageClassType: "string",
+      },
+      published: {
+        value: cdktf.booleanToHclTerraform(this._published),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "boolean",
+      },
+      allow_unpublish: {
+        value: cdktf.booleanToHclTerraform(this._allowUnpublish),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "boolean",
       },
     };
 

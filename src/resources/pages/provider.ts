@@ -1,0 +1,357 @@
+/**
+ * Project Pages as a resource: partial ownership of each declared project's Pages settings, plus
+ * an unpublish on request. A plan reads each project once (GET /projects/:id/pages), concurrently;
+ * an apply PATCHes only the fields that differ, and unpublishes (DELETE) only when the destroy was
+ * accepted (`--allow-destroy`, or `allow_unpublish: true` on the project's Pages block).
+ *
+ * The instance's refusals are the user's to fix, so each becomes a diagnostic on the YAML line
+ * that asked for it: 404 (Pages disabled on the instance, or nothing deployed), 403 (a role below
+ * Maintainer), 400 (a primary domain not assigned to the project, HTTPS forced without
+ * certificates). At plan time they stop the plan before any write; at apply time they replace
+ * the write's success.
+ */
+import { PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
+import { getPages, unpublishPages, updatePages } from '../../api/pages.js';
+import type { PagesSettings } from '../../api/pages.js';
+import { ApiBadRequestError, ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
+import type { DesiredPages, DesiredProject } from '../../config/model.js';
+import { joinPointer } from '../../config/pointer.js';
+import { stateFingerprint } from '../../engine/fingerprint.js';
+import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
+import { parsePagesPayload } from './payload.js';
+import type { PagesPayload, PagesUpdate } from './payload.js';
+
+type Field = keyof typeof PAGES_UPDATE_RESPONSE_FIELD;
+const FIELDS = Object.keys(PAGES_UPDATE_RESPONSE_FIELD) as Field[];
+
+/** The destroy's id in a plan's risks (`gate: 'destroy'`): not an `allow_risky` id. */
+export const UNPUBLISH_RISK_ID = 'pages-unpublish';
+
+type PagesProject = DesiredProject & { readonly pages: DesiredPages };
+
+function declared(ctx: Pick<InstanceContext, 'instance'>): PagesProject[] {
+  return ctx.instance.projects.filter((p): p is PagesProject => p.pages !== undefined);
+}
+
+function projectFor(ctx: Pick<InstanceContext, 'instance'>, ref: string): PagesProject | undefined {
+  return declared(ctx).find((p) => p.ref === ref);
+}
+
+export function pagesAddress(instance: string, ref: string): string {
+  return `${instance}.project[${JSON.stringify(ref)}].pages`;
+}
+
+/** The unpublish is its own change: what it destroys is the deployments, not the settings. */
+function unpublishAddress(instance: string, ref: string): string {
+  return `${pagesAddress(instance, ref)}.deployments`;
+}
+
+/** A primary domain as compared: none is `null`; names compare case-insensitively. */
+function domainKey(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v.toLowerCase() : null;
+}
+
+function liveValue(live: PagesSettings, field: Field): unknown {
+  return (live as unknown as Record<string, unknown>)[PAGES_UPDATE_RESPONSE_FIELD[field]];
+}
+
+function holds(field: Field, live: unknown, want: unknown): boolean {
+  return field === 'pages_primary_domain' ? domainKey(live) === domainKey(want) : live === want;
+}
+
+function isPublished(live: PagesSettings): boolean {
+  return Array.isArray(live.deployments) && live.deployments.length > 0;
+}
+
+/** What the plan compared: the declared fields as the instance holds them, and publication. */
+function fingerprintOf(pages: DesiredPages, live: PagesSettings): string {
+  const view: Record<string, unknown> = {};
+  for (const f of FIELDS) {
+    if (pages.fields[f] === undefined) continue;
+    const v = liveValue(live, f);
+    view[f] = f === 'pages_primary_domain' ? domainKey(v) : v;
+  }
+  if (pages.published !== undefined) view.published = isPublished(live);
+  return stateFingerprint(view);
+}
+
+/** What a refusal of the instance means for this project, on the YAML line it is about. */
+function refusal(ctx: InstanceContext, project: PagesProject, err: ApiError, address: string, call: string, fieldPointers: readonly string[] = []): PlanDiagnostic | undefined {
+  const at = project.pages.pointer;
+  const said = err.serverMessage ? ` (the instance said: ${err.serverMessage})` : '';
+  if (err instanceof ApiNotFoundError) {
+    if (/project not found/i.test(err.serverMessage ?? '')) {
+      return planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_PAGES_PROJECT_NOT_FOUND',
+        summary: `Project "${project.ref}" does not exist on instance "${ctx.instance.name}", or plumb's token cannot see it`,
+        detail: `${call} answered 404${said}.`,
+        suggestion: 'check the project path (or numeric id), and that the token belongs to a member of the project or an administrator',
+        address,
+        pointer: project.pointer,
+      });
+    }
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_UNAVAILABLE',
+      summary: `Pages of project "${project.ref}" cannot be read or changed: Pages is disabled on the instance, or the project has never deployed a Pages site`,
+      detail: `${call} answered 404${said}. The instance answers 404 for every Pages request while its Pages feature is off, and for a project without a Pages deployment.`,
+      suggestion: 'deploy the site once with a pipeline (or have the administrator turn Pages on), then plan again; or remove this pages block',
+      address,
+      pointer: at,
+    });
+  }
+  if (err instanceof ApiForbiddenError) {
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_FORBIDDEN',
+      summary: `plumb's token may not ${call.startsWith('GET') ? 'read' : 'change'} the Pages of project "${project.ref}": it needs at least the Maintainer role there`,
+      detail: `${call} answered 403${said}. Reading and changing Pages settings and unpublishing need the Maintainer role in the project (or an administrator); a change also needs the api scope.`,
+      suggestion: `give the token's user the Maintainer role in "${project.ref}" (or use an administrator's token with the api scope)`,
+      address,
+      pointer: at,
+    });
+  }
+  if (err instanceof ApiBadRequestError) {
+    const message = err.serverMessage ?? '';
+    const domain = /primary.?domain/i.test(message);
+    const field = domain ? 'pages_primary_domain' : /https/i.test(message) ? 'pages_https_only' : /unique/i.test(message) ? 'pages_unique_domain_enabled' : undefined;
+    const pointer = field ? joinPointer(at, field) : fieldPointers[0] ?? at;
+    if (domain) {
+      const wanted = project.pages.fields.pages_primary_domain;
+      return planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_PAGES_DOMAIN_NOT_ASSIGNED',
+        summary: `"${String(wanted)}" is not one of the Pages domains of project "${project.ref}"`,
+        detail: `${call} answered 400${said}. The primary domain must be a domain already added to the project's Pages. Nothing was changed by this request.`,
+        suggestion: 'add the domain to the project\'s Pages first, or write one of its domains (an empty value clears the primary domain)',
+        address,
+        pointer,
+      });
+    }
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_REJECTED',
+      summary: `The instance rejected the Pages update of project "${project.ref}": ${message || 'no message'}`,
+      detail: `${call} answered 400. Nothing was changed by this request.`,
+      suggestion: field === 'pages_https_only' ? 'add a TLS certificate to every Pages domain of the project, or leave pages_https_only off' : 'fix the value in the configuration and plan again',
+      address,
+      pointer,
+    });
+  }
+  return undefined;
+}
+
+interface ProjectPlan {
+  readonly changes: ResourceChange[];
+  readonly drift: DriftEntry[];
+  readonly diagnostics: PlanDiagnostic[];
+  readonly risks: PlanRisk[];
+}
+
+async function planProject(ctx: InstanceContext, project: PagesProject): Promise<ProjectPlan> {
+  const { instance } = ctx;
+  const { pages } = project;
+  const address = pagesAddress(instance.name, project.ref);
+  const out: ProjectPlan = { changes: [], drift: [], diagnostics: [], risks: [] };
+  const declaresFields = FIELDS.some((f) => pages.fields[f] !== undefined);
+  if (!declaresFields && pages.published === undefined) return out; // an empty block asks for nothing
+
+  let live: PagesSettings;
+  try {
+    live = await getPages(ctx.client, project.ref);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    // Nothing to unpublish where nothing is served: `published: false` alone holds already.
+    const servesNothing = err instanceof ApiNotFoundError && !/project not found/i.test(err.serverMessage ?? '');
+    if (servesNothing && !declaresFields && pages.published === false) return out;
+    const d = refusal(ctx, project, err, address, `GET /projects/${project.ref}/pages`);
+    if (!d) throw err;
+    out.diagnostics.push(d);
+    return out;
+  }
+  const fingerprint = fingerprintOf(pages, live);
+
+  const set: { -readonly [K in keyof PagesUpdate]: PagesUpdate[K] } = {};
+  const attributes: AttributeChange[] = [];
+  for (const f of FIELDS) {
+    const want = pages.fields[f];
+    if (want === undefined) continue;
+    const responseField = PAGES_UPDATE_RESPONSE_FIELD[f];
+    if (!(responseField in live)) {
+      out.diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'warning',
+          code: 'PLUMB_PAGES_FIELD_NOT_RETURNED',
+          summary: `The instance does not return "${responseField}" for the Pages of project "${project.ref}"; plumb leaves ${f} alone`,
+          detail: f === 'pages_primary_domain' ? 'The primary domain came with service version 17.8; this instance is probably older.' : undefined,
+          suggestion: 'remove it from the configuration for this instance',
+          address,
+          pointer: joinPointer(pages.pointer, f),
+        }),
+      );
+      continue;
+    }
+    const now = liveValue(live, f);
+    if (holds(f, now, want)) continue;
+    if (f === 'pages_primary_domain') set.pages_primary_domain = want === null ? '' : (want as string);
+    else set[f] = want as boolean;
+    attributes.push({ name: f, before: f === 'pages_primary_domain' ? (now ?? null) : now, after: want });
+  }
+
+  const lane = `pages:${instance.name}:${project.ref}`;
+  if (attributes.length > 0) {
+    out.changes.push({
+      address,
+      instance: instance.name,
+      kind: 'pages',
+      action: 'update',
+      reasons: ['field-changed'],
+      attributes,
+      pointer: pages.pointer,
+      payload: { type: 'update', project: project.ref, set } satisfies PagesPayload,
+      liveFingerprint: fingerprint,
+      order: { lane },
+    });
+    out.drift.push({ address, instance: instance.name, kind: 'pages', summary: `${attributes.length} declared Pages setting(s) of project "${project.ref}" differ from the instance`, attributes });
+  }
+
+  const published = isPublished(live);
+  if (pages.published === false && published) {
+    const target = unpublishAddress(instance.name, project.ref);
+    const urls = live.deployments.map((d) => d.url);
+    const lost: AttributeChange[] = [{ name: 'deployments', before: urls }];
+    out.changes.push({
+      address: target,
+      instance: instance.name,
+      kind: 'pages',
+      action: 'delete',
+      reasons: ['absent-requested'],
+      attributes: lost,
+      pointer: joinPointer(pages.pointer, 'published'),
+      payload: { type: 'unpublish', project: project.ref } satisfies PagesPayload,
+      liveFingerprint: fingerprint,
+      // After the settings update of the same project, one request at a time.
+      order: { lane },
+    });
+    out.risks.push({
+      address: target,
+      instance: instance.name,
+      id: UNPUBLISH_RISK_ID,
+      gate: 'destroy',
+      summary: `unpublishing the Pages of project "${project.ref}" takes ${urls.length === 1 ? 'its deployment' : `its ${urls.length} deployments`} offline (${urls.join(', ')}); only a new pipeline deploys it again; opt in with --allow-destroy or allow_unpublish: true in its pages block`,
+      acknowledged: pages.allowUnpublish,
+    });
+    out.drift.push({ address: target, instance: instance.name, kind: 'pages', summary: `the Pages of project "${project.ref}" are published; the configuration asks for them to be unpublished`, attributes: lost });
+  } else if (pages.published === true && !published) {
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_PAGES_NOT_PUBLISHED',
+        summary: `The Pages of project "${project.ref}" are declared published, but nothing is deployed`,
+        detail: 'plumb cannot publish a site: a pipeline deploys it. Someone unpublished it, or it was never deployed.',
+        suggestion: 'run the project\'s Pages pipeline, or declare published: false',
+        address,
+        pointer: joinPointer(pages.pointer, 'published'),
+      }),
+    );
+    out.drift.push({ address, instance: instance.name, kind: 'pages', summary: `the Pages of project "${project.ref}" are not published`, attributes: [{ name: 'published', before: false, after: true }] });
+  }
+
+  if (out.changes.length === 0) {
+    out.changes.push({
+      address,
+      instance: instance.name,
+      kind: 'pages',
+      action: 'no-op',
+      reasons: [],
+      attributes: [],
+      pointer: pages.pointer,
+      payload: { type: 'none', project: project.ref } satisfies PagesPayload,
+      liveFingerprint: fingerprint,
+    });
+  }
+  return out;
+}
+
+export const pagesProvider: ResourceProvider<PagesPayload> = {
+  kind: 'pages',
+
+  declares(instance) {
+    return instance.projects.some((p) => p.pages !== undefined);
+  },
+
+  async plan(ctx): Promise<PlanResponse> {
+    // One GET per project, all at once (the client bounds the concurrency).
+    const perProject = await Promise.all(declared(ctx).map((p) => planProject(ctx, p)));
+    return {
+      changes: perProject.flatMap((r) => r.changes),
+      drift: perProject.flatMap((r) => r.drift),
+      diagnostics: perProject.flatMap((r) => r.diagnostics),
+      risks: perProject.flatMap((r) => r.risks),
+    };
+  },
+
+  parsePayload: parsePagesPayload,
+
+  async liveFingerprint(ctx, _change, payload) {
+    const project = projectFor(ctx, payload.project);
+    if (!project) return 'not-declared';
+    return fingerprintOf(project.pages, await getPages(ctx.client, project.ref));
+  },
+
+  async apply(ctx, change, payload): Promise<ApplyResponse> {
+    const project = projectFor(ctx, payload.project);
+    if (!project || payload.type === 'none') return { applied: false, diagnostics: [], notes: ['nothing to do'] };
+    if (payload.type === 'update') {
+      const call = `PATCH /projects/${project.ref}/pages`;
+      try {
+        const after = await updatePages(ctx.client, project.ref, payload.set);
+        const names = Object.keys(payload.set) as Field[];
+        const missed = names.filter((f) => PAGES_UPDATE_RESPONSE_FIELD[f] in after && !holds(f, liveValue(after, f), payload.set[f]));
+        if (missed.length > 0) {
+          return {
+            applied: false,
+            diagnostics: [
+              planDiagnostic(ctx, {
+                severity: 'error',
+                code: 'PLUMB_PAGES_REJECTED',
+                summary: `The instance accepted the Pages update of project "${project.ref}" but does not show ${missed.join(', ')} as sent`,
+                detail: `${call} answered 200 with other values.`,
+                suggestion: 'run `plumb plan` to see what the instance holds',
+                address: change.address,
+                pointer: joinPointer(project.pages.pointer, missed[0]!),
+              }),
+            ],
+            notes: [],
+          };
+        }
+        return { applied: true, diagnostics: [], notes: [`updated ${names.join(', ')} in one request`] };
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        const fieldPointers = Object.keys(payload.set).map((f) => joinPointer(project.pages.pointer, f));
+        const d = refusal(ctx, project, err, change.address, call, fieldPointers);
+        if (!d) throw err;
+        return { applied: false, diagnostics: [d], notes: [] };
+      }
+    }
+    const call = `DELETE /projects/${project.ref}/pages`;
+    try {
+      await unpublishPages(ctx.client, project.ref);
+      return { applied: true, diagnostics: [], notes: ['unpublished'] };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.code === 'PLUMB_API_AMBIGUOUS') {
+        // The DELETE is not repeated on an unclear outcome: read what the instance serves now.
+        const now = await getPages(ctx.client, project.ref).catch(() => undefined);
+        if (now && !isPublished(now)) return { applied: true, diagnostics: [], notes: ['the DELETE had no clear answer; reading back shows nothing deployed'] };
+        throw err;
+      }
+      const d = refusal(ctx, project, err, change.address, call);
+      if (!d) throw err;
+      return { applied: false, diagnostics: [d], notes: [] };
+    }
+  },
+};
