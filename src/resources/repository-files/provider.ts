@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { LIMITS } from '../../catalogue/index.js';
 import { ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { getProjectRef } from '../../api/namespaces.js';
+import type { ProjectRef } from '../../api/namespaces.js';
 import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
 import type { DesiredFile, DesiredProject } from '../../config/model.js';
@@ -97,6 +98,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
 
   async plan(ctx): Promise<PlanResponse> {
     const diagnostics: PlanDiagnostic[] = [];
+    const projectOf = memoProjects(ctx);
     // One GET per project only when a file of it names no branch (to learn the default branch).
     const targets = (
       await Promise.all(
@@ -106,7 +108,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
             let defaultBranch: string | undefined;
             if (project.files.some((f) => f.branches.length === 0)) {
               try {
-                defaultBranch = (await getProjectRef(ctx.client, project.ref)).default_branch;
+                defaultBranch = (await projectOf(project.ref)).default_branch;
               } catch (err) {
                 diagnostics.push(readFailure(ctx, err, project.pointer, `project "${project.ref}"`));
                 return [];
@@ -138,7 +140,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       return h;
     };
 
-    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
+    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
 
     const changes: ResourceChange[] = [];
     const drift: DriftEntry[] = [];
@@ -201,6 +203,9 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       record();
       return { applied: true, diagnostics: [], notes: [`${p.op === 'delete' ? 'deleted from' : 'committed to'} ${p.branch}`] };
     } catch (err) {
+      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
+        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'check the project path, the branch and the token\'s role (Developer at least), then plan again', `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`);
+      }
       if (!(err instanceof ApiBadRequestError)) throw err;
       // A 400 does not say why (an update's message is the same for every cause): read the file again.
       const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
@@ -262,13 +267,25 @@ function readFailure(ctx: InstanceContext, err: unknown, pointer: string, what: 
 
 type Planned = { change: ResourceChange; drift?: DriftEntry } | { diagnostic: PlanDiagnostic };
 
-async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>): Promise<Planned> {
+/** One GET per project at most, shared by its files: the default branch, or whether a 404 means the project. */
+function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef> {
+  const seen = new Map<string, Promise<ProjectRef>>();
+  return (ref) => {
+    let p = seen.get(ref);
+    if (!p) seen.set(ref, (p = getProjectRef(ctx.client, ref)));
+    return p;
+  };
+}
+
+async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>): Promise<Planned> {
   const { project, file, branch } = t;
   const at = address(ctx.instance.name, { project: project.ref, branch, path: file.path });
   const [base, sha] = await Promise.all([
     readBase(ctx, project.ref, file.path, branch, file.state === 'present' ? file.startBranch : undefined),
     file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),
   ]);
+  // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
+  if (!base.live && file.state === 'present') await projectOf(project.ref);
   const live = base.live;
   let op: FileOp = 'none';
   const reasons: Reason[] = [];
