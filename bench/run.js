@@ -31,6 +31,7 @@ const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err
   throw err;
 });
 rows.push(...extra);
+rows.push(...(await (await import('./files.js')).filesBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
 
