@@ -8,7 +8,7 @@
 //   the longest lane (10 files) × latency. Reported with its ratio.
 // - Peak RSS while planning ten 20 MB local files (a child process, emulator included): < 200 MB.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,5 @@
 /** What apply needs to write one repository file on one branch: the plan's payload of this kind. */
+import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import { PayloadError, oneOf, optionalBoolean, optionalString, record, string } from '../../engine/payload.js';
 
 /** `none` is the payload of a no-op change (never applied). */
@@ -17,6 +18,8 @@ export type FilePayload = {
   readonly pointer: string;
   /** SHA-256 (hex) of the content to write (create, update). */
   readonly sha256?: string;
+  /** Instead of `sha256` when the content comes from a secret: a salted scrypt fingerprint of that SHA-256. */
+  readonly contentFingerprint?: SecretFingerprint;
   /** The execute bit to send (create, update); absent: leave it as it is. */
   readonly executeFilemode?: boolean;
   /** `X-Service-Last-Commit-Id` at plan time (update, delete): a commit since makes the write fail. */
@@ -36,7 +39,15 @@ export function parseFilePayload(raw: unknown): FilePayload {
   const p = record(raw, 'the payload');
   const op = oneOf(p, 'op', OPS, 'payload.op');
   const sha256 = optionalString(p, 'sha256', 'payload.sha256');
-  if ((op === 'create' || op === 'update') && (sha256 === undefined || !SHA256.test(sha256))) throw new PayloadError(`payload.sha256 is not a SHA-256 for a ${op}`);
+  let contentFingerprint: SecretFingerprint | undefined;
+  if (p.contentFingerprint !== undefined) {
+    const fp = record(p.contentFingerprint, 'payload.contentFingerprint');
+    contentFingerprint = { salt: string(fp, 'salt', 'payload.contentFingerprint.salt'), hash: string(fp, 'hash', 'payload.contentFingerprint.hash') };
+  }
+  if (sha256 !== undefined && contentFingerprint !== undefined) throw new PayloadError('payload has both sha256 and contentFingerprint');
+  if ((op === 'create' || op === 'update') && contentFingerprint === undefined && (sha256 === undefined || !SHA256.test(sha256))) {
+    throw new PayloadError(`payload.sha256 is not a SHA-256 for a ${op}`);
+  }
   const lastCommitId = optionalString(p, 'lastCommitId', 'payload.lastCommitId');
   if ((op === 'update' || op === 'delete') && !lastCommitId) throw new PayloadError(`payload.lastCommitId is missing for a ${op}`);
   for (const key of ['project', 'branch', 'path', 'pointer', 'commitMessage']) {
@@ -50,6 +61,7 @@ export function parseFilePayload(raw: unknown): FilePayload {
     pointer: p.pointer as string,
     commitMessage: p.commitMessage as string,
     ...(sha256 !== undefined && { sha256 }),
+    ...(contentFingerprint !== undefined && { contentFingerprint }),
     ...(lastCommitId !== undefined && { lastCommitId }),
   };
   const exec = optionalBoolean(p, 'executeFilemode', 'payload.executeFilemode');

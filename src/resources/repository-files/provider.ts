@@ -15,7 +15,8 @@ import type { ProjectRef } from '../../api/namespaces.js';
 import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
 import type { DesiredFile, DesiredProject } from '../../config/model.js';
-import { stateFingerprint } from '../../engine/fingerprint.js';
+import { MASK } from '../../config/secrets.js';
+import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
@@ -25,6 +26,7 @@ import { unifiedDiff } from './diff.js';
 import { parseFilePayload } from './payload.js';
 import type { FileOp, FilePayload } from './payload.js';
 import { fileKey, lastWritten, recordWritten } from './state.js';
+import type { FileRecord } from './state.js';
 
 /** Blobs above this size are rate limited on GET (HEAD is not): plumb never GETs them. */
 const LARGE_BLOB = LIMITS.largeBlobRateLimit.aboveBytes;
@@ -73,18 +75,25 @@ async function readBase(ctx: InstanceContext, project: string, path: string, bra
   return { readFrom: startBranch, startBranch, live: await head(ctx, project, path, startBranch) };
 }
 
-function baseFingerprint(live: RepositoryFileMetadata | undefined): string {
-  return stateFingerprint(live ? { sha256: live.content_sha256 ?? null, execute: live.execute_filemode ?? null, commit: live.last_commit_id ?? null } : { absent: true });
+/** The live state a change was planned against. Without the SHA-256 for secret content: the last commit says when it moved. */
+function baseFingerprint(live: RepositoryFileMetadata | undefined, secret: boolean): string {
+  if (!live) return stateFingerprint({ absent: true });
+  return stateFingerprint({ ...(!secret && { sha256: live.content_sha256 ?? null }), execute: live.execute_filemode ?? null, commit: live.last_commit_id ?? null });
 }
 
-/** Whether the file on the instance is what the payload writes (or, for a delete, gone). */
-function holds(live: RepositoryFileMetadata | undefined, p: FilePayload): boolean {
+/** Whether the file on the instance is what the payload writes (`sha`: of the content written), or for a delete, gone. */
+function holds(live: RepositoryFileMetadata | undefined, p: FilePayload, sha: string | undefined): boolean {
   if (p.op === 'delete') return live === undefined;
-  return live !== undefined && live.content_sha256 === p.sha256 && (p.executeFilemode === undefined || live.execute_filemode === p.executeFilemode);
+  return live !== undefined && live.content_sha256 === sha && (p.executeFilemode === undefined || live.execute_filemode === p.executeFilemode);
 }
 
 function shortSha(sha: string | undefined): string | undefined {
   return sha === undefined ? undefined : `sha256:${sha.slice(0, 12)}`;
+}
+
+/** A file whose content comes from a secret shows no digest of it (a short secret could be guessed from one). */
+function shown(file: DesiredFile, sha: string | undefined): string | undefined {
+  return file.secret && sha !== undefined ? MASK : shortSha(sha);
 }
 
 export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
@@ -168,7 +177,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
 
   async liveFingerprint(ctx, _change, p) {
     const base = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
-    return baseFingerprint(base.live);
+    return baseFingerprint(base.live, p.contentFingerprint !== undefined);
   },
 
   async apply(ctx, change, p): Promise<ApplyResponse> {
@@ -181,17 +190,23 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     const author = { ...(p.authorName !== undefined && { author_name: p.authorName }), ...(p.authorEmail !== undefined && { author_email: p.authorEmail }) };
     const startBranch = p.createsBranch && p.startBranch !== undefined ? { start_branch: p.startBranch } : {};
     const common = { branch: p.branch, commit_message: p.commitMessage, ...author };
-    const record = () =>
-      recordWritten(ctx.state, ctx.instance.url, key, p.op === 'delete' ? { sha256: null } : { sha256: p.sha256!, ...(p.executeFilemode !== undefined && { executeFilemode: p.executeFilemode }) });
     let body: { content: string; encoding: 'text' | 'base64'; execute_filemode?: boolean } | undefined;
+    let sha: string | undefined;
     if (p.op !== 'delete') {
       const bytes = await contentBytes(declared);
-      if (createHash('sha256').update(bytes).digest('hex') !== p.sha256) {
+      sha = createHash('sha256').update(bytes).digest('hex');
+      const same = p.contentFingerprint ? await matchesFingerprint(sha, p.contentFingerprint) : sha === p.sha256;
+      if (!same) {
         return failed(ctx, change, 'PLUMB_FILE_SOURCE_CHANGED', `The content of ${p.path} changed since the plan was made; it was not written`, 'run `plumb plan` again and review the new plan');
       }
       const text = isText(bytes);
       body = { content: bytes.toString(text ? 'utf8' : 'base64'), encoding: text ? 'text' : 'base64', ...(p.executeFilemode !== undefined && { execute_filemode: p.executeFilemode }) };
     }
+    const written: FileRecord =
+      p.op === 'delete'
+        ? { sha256: null }
+        : { ...(p.contentFingerprint ? { fingerprint: await fingerprintSecret(sha!) } : { sha256: sha! }), ...(p.executeFilemode !== undefined && { executeFilemode: p.executeFilemode }) };
+    const record = () => recordWritten(ctx.state, ctx.instance.url, key, written);
     const write = async (withStart: boolean) => {
       const start = withStart ? startBranch : {};
       if (p.op === 'create') await createFile(ctx.client, p.project, p.path, { ...common, ...start, ...body! });
@@ -209,7 +224,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       if (!(err instanceof ApiBadRequestError)) throw err;
       // A 400 does not say why (an update's message is the same for every cause): read the file again.
       const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
-      if (holds(now.live, p)) {
+      if (holds(now.live, p, sha)) {
         record();
         return { applied: true, diagnostics: [], notes: [`nothing changed: ${p.branch} already holds the declared file (the instance refused an empty commit; checked again with HEAD)`] };
       }
@@ -291,21 +306,22 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
   const reasons: Reason[] = [];
   const attributes: AttributeChange[] = [];
   const sensitive = file.secret ? { sensitive: true } : {};
+  const show = (sha: string | undefined) => shown(file, sha);
   if (sha === undefined) {
     if (live) {
       op = 'delete';
       reasons.push('absent-requested');
-      attributes.push({ name: 'content_sha256', before: shortSha(live.content_sha256), ...sensitive });
+      attributes.push({ name: 'content_sha256', before: show(live.content_sha256), ...sensitive });
     }
   } else if (!live) {
     op = 'create';
     reasons.push('missing-in-live');
-    attributes.push({ name: 'content_sha256', after: shortSha(sha), ...sensitive });
+    attributes.push({ name: 'content_sha256', after: show(sha), ...sensitive });
     attributes.push({ name: 'execute_filemode', after: file.executeFilemode ?? false });
   } else {
     if (live.content_sha256 !== sha) {
       reasons.push('content-changed');
-      attributes.push({ name: 'content_sha256', before: shortSha(live.content_sha256), after: shortSha(sha), ...sensitive });
+      attributes.push({ name: 'content_sha256', before: show(live.content_sha256), after: show(sha), ...sensitive });
     }
     if (file.executeFilemode !== undefined && live.execute_filemode !== file.executeFilemode) {
       reasons.push('execute-bit-changed');
@@ -321,7 +337,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     path: file.path,
     pointer: file.pointer,
     commitMessage: commitMessage(file.commitMessages[op === 'none' ? 'update' : op], { path: file.path, branch, project: project.ref, action: op === 'none' ? 'update' : op }),
-    ...(sha !== undefined && { sha256: sha }),
+    ...(sha !== undefined && (file.secret ? { contentFingerprint: await fingerprintSecret(sha) } : { sha256: sha })),
     ...(op !== 'delete' && file.executeFilemode !== undefined && { executeFilemode: file.executeFilemode }),
     ...(live?.last_commit_id !== undefined && { lastCommitId: live.last_commit_id }),
     ...(base.startBranch !== undefined && { startBranch: base.startBranch }),
@@ -344,30 +360,34 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     attributes,
     pointer: file.pointer,
     payload,
-    liveFingerprint: baseFingerprint(live),
+    liveFingerprint: baseFingerprint(live, file.secret),
     order: { lane: lane(project.ref, branch) },
     ...(diff !== undefined && { diff }),
   };
-  return { change, ...(op !== 'none' && { drift: driftOf(ctx, t, at, base) }) };
+  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }) };
 }
 
 /** A file plumb wrote that a push changed since: drift (only when it still differs from the configuration). */
-function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base): DriftEntry | undefined {
+async function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base): Promise<DriftEntry | undefined> {
   if (base.startBranch !== undefined) return undefined;
   const rec = lastWritten(ctx.state, ctx.instance.url, fileKey(t.project.ref, t.branch, t.file.path));
   if (!rec) return undefined;
   const live = base.live;
-  const liveSha = live?.content_sha256 ?? null;
-  const execMoved = rec.sha256 !== null && rec.executeFilemode !== undefined && live !== undefined && live.execute_filemode !== rec.executeFilemode;
-  if (liveSha === rec.sha256 && !execMoved) return undefined;
-  const summary =
-    rec.sha256 === null
-      ? `file ${t.file.path} on ${t.branch} was re-created by a push after plumb deleted it`
-      : live === undefined
-        ? `file ${t.file.path} on ${t.branch} was deleted by a push after plumb's last apply`
-        : `file ${t.file.path} on ${t.branch} was changed by a push after plumb's last apply (commit ${live.last_commit_id?.slice(0, 12) ?? 'unknown'})`;
+  const liveSha = live?.content_sha256;
+  const deleted = 'sha256' in rec && rec.sha256 === null;
+  const contentMoved = deleted ? live !== undefined : liveSha === undefined || ('fingerprint' in rec ? !(await matchesFingerprint(liveSha, rec.fingerprint)) : liveSha !== rec.sha256);
+  const execMoved = !deleted && rec.executeFilemode !== undefined && live !== undefined && live.execute_filemode !== rec.executeFilemode;
+  if (!contentMoved && !execMoved) return undefined;
+  const summary = deleted
+    ? `file ${t.file.path} on ${t.branch} was re-created by a push after plumb deleted it`
+    : live === undefined
+      ? `file ${t.file.path} on ${t.branch} was deleted by a push after plumb's last apply`
+      : `file ${t.file.path} on ${t.branch} was changed by a push after plumb's last apply (commit ${live.last_commit_id?.slice(0, 12) ?? 'unknown'})`;
   const attributes: AttributeChange[] = [];
-  if (liveSha !== rec.sha256) attributes.push({ name: 'content_sha256', before: shortSha(liveSha ?? undefined) ?? null, after: shortSha(rec.sha256 ?? undefined) ?? null, ...(t.file.secret && { sensitive: true }) });
+  if (contentMoved) {
+    const recorded = 'fingerprint' in rec ? MASK : (shortSha(rec.sha256 ?? undefined) ?? null);
+    attributes.push({ name: 'content_sha256', before: shown(t.file, liveSha) ?? null, after: recorded, ...(t.file.secret && { sensitive: true }) });
+  }
   if (execMoved) attributes.push({ name: 'execute_filemode', before: live!.execute_filemode, after: rec.executeFilemode });
   return { address: at, instance: ctx.instance.name, kind: 'repository_file', summary, attributes };
 }

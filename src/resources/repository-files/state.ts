@@ -4,13 +4,15 @@
  * `project|branch|path`. A live file that differs from both that record and the configuration was
  * changed by a push after the last apply: drift.
  */
+import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { StateStore } from '../../engine/state.js';
 
-export interface FileRecord {
-  /** null: plumb deleted the file. */
-  readonly sha256: string | null;
-  readonly executeFilemode?: boolean;
-}
+/**
+ * `sha256` null: plumb deleted the file. Content that comes from a secret is recorded as a salted
+ * scrypt `fingerprint` of its SHA-256 instead, so the state file holds nothing a guess can be checked
+ * against cheaply.
+ */
+export type FileRecord = { readonly executeFilemode?: boolean } & ({ readonly sha256: string | null } | { readonly fingerprint: SecretFingerprint });
 
 const SECTION = 'repository_files';
 
