@@ -47,6 +47,33 @@ describe('plan', () => {
   });
 });
 
+describe('plan --show-content', () => {
+  it('bounds the diff of a large change and reads the file through GET raw, once', async () => {
+    const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
+    await h.close();
+    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', files: { 'big.md': lines.join('\n') + '\n' } }] });
+    h.config({ 'big.md': { content: lines.map((l) => `${l} changed`).join('\n') + '\n' } });
+    const r = await h.run(['plan', '--show-content']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('@@ -1,1000 +1,1000 @@');
+    expect(r.stdout).toMatch(/… \d+ more line\(s\) of diff not shown/);
+    expect(r.stdout.split('\n').filter((l) => /^\s+[-+]line /.test(l)).length).toBeLessThanOrEqual(200);
+    expect(h.count('GET', /\/raw$/)).toBe(1);
+  });
+
+  it('shows the unchanged lines around a change as context, like diff -u', async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`);
+    await h.close();
+    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', files: { 'a.md': lines.join('\n') + '\n' } }] });
+    const changed = [...lines];
+    changed[10] = 'line ten';
+    h.config({ 'a.md': { content: changed.join('\n') + '\n' } });
+    const r = await h.run(['plan', '--show-content']);
+    const diff = r.stdout.split('\n').map((l) => l.trim()).filter((l) => /^(@@|[-+ ]line)/.test(l) || l.startsWith('line '));
+    expect(diff).toEqual(['@@ -8,7 +8,7 @@', 'line 7', 'line 8', 'line 9', '-line 10', '+line ten', 'line 11', 'line 12', 'line 13']);
+  });
+});
+
 describe('apply', () => {
   it('creates, updates and deletes files, one commit each, and then plans no changes', async () => {
     h.config({ 'docs/new.md': { content: 'new\n', commit_messages: { create: 'add {path} to {branch}' } }, 'README.md': { content: 'changed\n' }, 'scripts/run.sh': { state: 'absent' } });

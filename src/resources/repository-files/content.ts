@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { DesiredFile } from '../../config/model.js';
 
 /** One read buffer: what hashing a source holds in memory at a time. */
@@ -26,4 +26,9 @@ export async function contentBytes(file: DesiredFile): Promise<Buffer> {
 export function isText(data: Buffer): boolean {
   if (data.includes(0)) return false;
   return Buffer.from(data.toString('utf8'), 'utf8').equals(data);
+}
+
+/** The declared content's size in bytes, without reading it. */
+export async function contentSize(file: DesiredFile): Promise<number> {
+  return file.source === undefined ? (file.content?.length ?? 0) : (await stat(file.source)).size;
 }

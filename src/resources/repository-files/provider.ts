@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { LIMITS } from '../../catalogue/index.js';
 import { ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { getProjectRef } from '../../api/namespaces.js';
+import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
 import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
@@ -21,7 +22,7 @@ import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChang
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { commitMessage } from './config.js';
-import { contentBytes, contentSha256, isText } from './content.js';
+import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { unifiedDiff } from './diff.js';
 import { parseFilePayload } from './payload.js';
 import type { FileOp, FilePayload } from './payload.js';
@@ -30,6 +31,9 @@ import type { FileRecord } from './state.js';
 
 /** Blobs above this size are rate limited on GET (HEAD is not): plumb never GETs them. */
 const LARGE_BLOB = LIMITS.largeBlobRateLimit.aboveBytes;
+
+/** Local source files hashed at once. */
+const LOCAL_READS = 8;
 
 /** The instance's answer to a create or update on a branch that does not exist. */
 const NOT_ON_A_BRANCH = /only create or edit files when you are on a branch/i;
@@ -142,10 +146,15 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     ).flat();
 
     // Each declared content is hashed once, however many branches it is declared on.
+    // Local sources are read a few at a time (open files and read buffers stay bounded).
     const hashes = new Map<DesiredFile, Promise<string>>();
+    const reading = new Semaphore(LOCAL_READS);
     const hashOf = (f: DesiredFile) => {
       let h = hashes.get(f);
-      if (!h) hashes.set(f, (h = contentSha256(f)));
+      if (!h) {
+        h = f.source === undefined ? contentSha256(f) : reading.acquire().then((release) => contentSha256(f).finally(release));
+        hashes.set(f, h);
+      }
       return h;
     };
 
@@ -396,8 +405,8 @@ async function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base):
 async function contentDiff(ctx: InstanceContext, project: string, file: DesiredFile, base: Base): Promise<string> {
   const live = base.live;
   if (live && (live.size === undefined || live.size > LARGE_BLOB)) return '(content not shown: the file on the instance is larger than 10 MB)';
+  if ((await contentSize(file)) > LARGE_BLOB) return '(content not shown: the declared file is larger than 10 MB)';
   const local = await contentBytes(file);
-  if (local.length > LARGE_BLOB) return '(content not shown: the declared file is larger than 10 MB)';
   if (!isText(local)) return '(binary file: content differs, not shown)';
   let before = '';
   if (live) {
