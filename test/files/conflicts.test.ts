@@ -100,6 +100,29 @@ describe('a commit between plan and apply', () => {
   });
 });
 
+describe('a lost answer', () => {
+  it('to a write that happened is re-checked with HEAD and reported as applied, without writing twice', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'new\n' } });
+    h.emu.addFault({ method: 'PUT', path: '/projects/*/repository/files/*', action: { kind: 'drop', when: 'after' } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.stdout + r.stderr).toContain('the answer was lost');
+    expect(r.code).toBe(0);
+    expect(h.file('README.md')?.data.toString()).toBe('new\n');
+    expect(h.emu.requests.filter((q) => q.method === 'PUT')).toHaveLength(1);
+  });
+
+  it('to a write that did not happen is reported as a failure at the file', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'new\n' } });
+    h.emu.addFault({ method: 'PUT', path: '/projects/*/repository/files/*', action: { kind: 'drop', when: 'before' } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('plumb.yaml:');
+    expect(h.file('README.md')?.data.toString()).toBe(README);
+  });
+});
+
 describe('drift', () => {
   it('reports a file edited by a push after the last apply (exit 2), and apply restores it', async () => {
     h = await fileHarness();

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../catalogue/index.js';
-import { ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
+import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { getProjectRef } from '../../api/namespaces.js';
 import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
@@ -227,6 +227,15 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       record();
       return { applied: true, diagnostics: [], notes: [`${p.op === 'delete' ? 'deleted from' : 'committed to'} ${p.branch}`] };
     } catch (err) {
+      if (err instanceof ApiAmbiguousError) {
+        // The write may or may not have happened: the file as it is now says which.
+        const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+        if (holds(now.live, p, sha)) {
+          record();
+          return { applied: true, diagnostics: [], notes: [`the answer was lost; reading the file again shows ${p.branch} holds the declared file`] };
+        }
+        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'the file is not as declared after the lost answer; run `plumb plan` to see it as it is now', `${err.method} ${err.path}: the connection ended without an answer; HEAD shows the file unchanged.`);
+      }
       if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
         return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'check the project path, the branch and the token\'s role (Developer at least), then plan again', `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`);
       }
