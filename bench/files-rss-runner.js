@@ -8,12 +8,13 @@ import { makePlan } from '../dist/engine/engine.js';
 import { adminSeed, engineOptions, load } from './engine.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-rss-'));
+const megabytes = Number(process.argv[2] ?? 20);
 const chunk = Buffer.alloc(1024 * 1024, 'x');
 const files = {};
 for (let i = 0; i < 10; i++) {
   const rel = `big-${i}.txt`;
   const fd = openSync(path.join(dir, rel), 'w');
-  for (let m = 0; m < 20; m++) writeSync(fd, chunk);
+  for (let m = 0; m < megabytes; m++) writeSync(fd, chunk);
   closeSync(fd);
   files[rel] = { source: rel, branches: ['main'] };
 }
