@@ -29,7 +29,7 @@ const TOKENS = 5;
 const TODAY = '2026-03-01';
 const now = new Date(`${TODAY}T12:00:00Z`);
 
-async function timed(runs, fn) {
+export async function timed(runs, fn) {
   const out = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -39,7 +39,7 @@ async function timed(runs, fn) {
   return out;
 }
 
-function median(values) {
+export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
@@ -48,7 +48,7 @@ function addDays(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-function engineOptions(dir, extra = {}) {
+export function engineOptions(dir, extra = {}) {
   return {
     env: { PLUMB_TOKEN: ADMIN, PATH: process.env.PATH },
     now,
@@ -61,7 +61,7 @@ function engineOptions(dir, extra = {}) {
   };
 }
 
-function load(dir, yaml) {
+export function load(dir, yaml) {
   const file = path.join(dir, 'plumb.yaml');
   writeFileSync(file, yaml);
   const loaded = loadConfig([file], { cwd: dir, env: { PLUMB_TOKEN: ADMIN }, today: TODAY });
@@ -75,7 +75,7 @@ function load(dir, yaml) {
  * share plumb's event loop (in-process, each emulated request would eat into the overlap the
  * benchmark measures). Same API as the parts of RunningEmulator used here, asynchronously.
  */
-async function remoteEmulator(seed) {
+export async function remoteEmulator(seed) {
   const emulatorUrl = new URL('../dist/emulator/index.js', import.meta.url).href;
   const worker = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
@@ -121,7 +121,7 @@ async function remoteEmulator(seed) {
   };
 }
 
-const adminSeed = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
+export const adminSeed = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
 
 async function tokenPlan() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-tokens-'));

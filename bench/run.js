@@ -33,6 +33,7 @@ const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err
 rows.push(...extra);
 rows.push(...(await (await import('./cdktf.js')).cdktfBenchmarks()));
 rows.push(...(await (await import('./wire.js')).wireBenchmarks()));
+rows.push(...(await (await import('./files.js')).filesBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
 

@@ -5,7 +5,9 @@
 //   3. plan again: nothing to do (no perpetual diff);
 //   4. change a setting out of band, as an admin clicking in the UI would;
 //   5. plumb drift catches it (exit 2), and apply converges again;
-//   6. eighty days later (--now), drift reports the token's rotation is due and apply rotates it.
+//   6. repository files: step 3 created CODEOWNERS and SECURITY.md; a push edits CODEOWNERS out of
+//      band, drift catches it (exit 2), plan --show-content shows the diff, apply restores it;
+//   7. eighty days later (--now), drift reports the token's rotation is due and apply rotates it.
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -70,14 +72,32 @@ try {
   await step('7. Apply converges again', ['apply', 'examples/plumb', '--auto-approve'], 0);
   await step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
 
+  await filesSteps(emulator);
+
   // The example token rotates 14 days before the end of its 90-day lifetime. --now moves plumb's
   // clock (not the emulator's) to show what a scheduled run 80 days from now would do.
   const later = new Date(Date.now() + 80 * 86_400_000).toISOString().slice(0, 10);
-  await step(`9. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
-  await step('10. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
+  await step(`13. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
+  await step('14. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
 } finally {
   await emulator.close();
 }
+
+// Repository files, self-contained: the file step 3 created is edited by a push, then restored.
+async function filesSteps(emu) {
+  const project = encodeURIComponent('platform/infra/instance-config');
+  const file = `${emu.url}/api/v4/projects/${project}/repository/files/CODEOWNERS`;
+  console.log(`\n${bold('── 9. CODEOWNERS exists since step 3; a colleague pushes an edit to it')}\nPUT .../repository/files/CODEOWNERS (out of band)`);
+  const res = await fetch(file, {
+    method: 'PUT',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ branch: 'main', content: '* @someone-else\n', commit_message: 'Edit CODEOWNERS by hand' }),
+  });
+  console.log(`→ ${res.status}`);
+  await step('10. Drift: the file was changed by a push after the last apply (exit 2)', ['drift', 'examples/plumb'], 2);
+  await step('11. The diff, read on request (plan --show-content)', ['plan', 'examples/plumb', '--show-content'], 0);
+  await step('12. Apply restores it (one commit, guarded by the last commit plumb saw)', ['apply', 'examples/plumb', '--auto-approve'], 0);
+  }
 
 console.log(failures === 0 ? `\n${bold('All steps behaved as expected.')}` : `\n${failures} step(s) did not behave as expected.`);
 process.exit(failures === 0 ? 0 : 1);

@@ -82,6 +82,7 @@ there are changes; 1 on any error.
   --markdown FILE       the plan as a merge-request comment
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
+  --show-content        read changed repository text files (up to 10 MB) to show a diff
 
 ${COMMON_HELP}`,
     options: {
@@ -90,6 +91,7 @@ ${COMMON_HELP}`,
       markdown: { type: 'string' },
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
+      'show-content': { type: 'boolean', default: false },
     },
   },
   apply: {
@@ -316,6 +318,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
       detailedExitcode: values['detailed-exitcode'] === true,
+      showContent: values['show-content'] === true,
     };
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io);

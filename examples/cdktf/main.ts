@@ -1,5 +1,5 @@
 /**
- * The instance of examples/plumb/ and examples/files-and-pages.yaml, written as a CDKTF app with
+ * The instance of examples/plumb/, written as a CDKTF app with
  * plumb's generated constructs (`plumb/cdktf`). `plumb plan --cdktf .` (or any command run in the
  * directory of cdktf.json) runs this app, reads what it synthesizes and plans exactly as for the
  * YAML. The stack name is the instance name; paths are relative to the directory of cdktf.json.
@@ -54,23 +54,27 @@ class LocalInstance extends TerraformStack {
       published: true,
     });
 
-    const handbook = 'platform/infra/handbook';
+    // examples/plumb/files.yaml
+    const instanceConfig = 'platform/infra/instance-config';
     new repositoryFile.RepositoryFile(this, 'codeowners', {
-      project: handbook,
+      project: instanceConfig,
       filePath: 'CODEOWNERS',
       content: '* @platform/infra\n',
-      commitMessage: 'chore: CODEOWNERS managed by plumb',
+      commitMessages: {
+        create: 'chore: add {path} (managed by plumb)',
+        update: 'chore: restore {path} (managed by plumb)',
+      },
     });
     new repositoryFile.RepositoryFile(this, 'security-md', {
-      project: handbook,
-      filePath: 'docs/SECURITY.md',
+      project: instanceConfig,
+      filePath: 'SECURITY.md',
       source: 'examples/files/SECURITY.md',
     });
-
-    new projectPages.ProjectPages(this, 'handbook-pages', {
-      project: handbook,
-      pagesHttpsOnly: true,
-      pagesPrimaryDomain: 'handbook.example.com',
+    new repositoryFile.RepositoryFile(this, 'apply-sh', {
+      project: instanceConfig,
+      filePath: 'scripts/apply.sh',
+      content: '#!/bin/sh\nset -eu\nplumb apply --config settings.yaml\n',
+      executeFilemode: true,
     });
   }
 }

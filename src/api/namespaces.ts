@@ -16,6 +16,8 @@ export interface GroupRef {
 export interface ProjectRef {
   readonly id: number;
   readonly path_with_namespace: string;
+  /** Absent for a project without a repository. */
+  readonly default_branch?: string;
 }
 
 export async function getGroupRef(client: ApiClient, group: PathParam): Promise<GroupRef> {
@@ -33,5 +35,5 @@ export async function getProjectRef(client: ApiClient, project: PathParam): Prom
   if (typeof b?.id !== 'number' || typeof b.path_with_namespace !== 'string') {
     throw ApiInvalidResponseError.lacking('GET', path, res.status, "the project's id and path_with_namespace");
   }
-  return { id: b.id, path_with_namespace: b.path_with_namespace };
+  return { id: b.id, path_with_namespace: b.path_with_namespace, ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }) };
 }

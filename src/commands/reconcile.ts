@@ -46,6 +46,8 @@ export interface PlanFlags extends CommonFlags {
   readonly markdown?: string;
   readonly report?: string;
   readonly detailedExitcode: boolean;
+  /** `--show-content`: read text files to show a bounded diff of their content. */
+  readonly showContent?: boolean;
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -141,7 +143,7 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  const plan = await makePlan(l.loaded, l.config, l.engine);
+  const plan = await makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) });
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);

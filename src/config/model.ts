@@ -48,12 +48,17 @@ export interface DesiredFile {
   readonly pointer: string;
   /** Empty means the project's default branch. */
   readonly branches: readonly string[];
+  /** A branch that does not exist yet is created from this one by the first write to it. */
+  readonly startBranch?: string;
   readonly state: 'present' | 'absent';
-  /** Content exactly as it must be in the repository (decoded when written as base64). */
+  /** Content exactly as it must be in the repository (inline, or a base64 source decoded). */
   readonly content?: Buffer;
+  /** Absolute path of a local file whose bytes are the content (read streaming, not held here). */
+  readonly source?: string;
   readonly encoding: 'text' | 'base64';
   readonly executeFilemode?: boolean;
-  readonly commitMessage?: string;
+  /** Commit message template per action (`{path}`, `{branch}`, `{project}`, `{action}`); absent: plumb's default. */
+  readonly commitMessages: { readonly create?: string; readonly update?: string; readonly delete?: string };
   readonly authorName?: string;
   readonly authorEmail?: string;
   readonly secret: boolean;

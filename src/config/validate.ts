@@ -10,15 +10,14 @@ import { closestMatch } from '../util/suggest.js';
 import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
 import { findUp } from '../util/find-up.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
-import { loadSources, resolveConfigFiles, describePointer, fileErrorSentence } from './load.js';
+import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { checkTokenSinksAndSelf, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
+import { checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
   DesiredConfig,
-  DesiredFile,
   DesiredInstance,
   DesiredProject,
 } from './model.js';
@@ -620,91 +619,7 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
 
 function resolveProject(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredProject {
   checkRef(ref, p, 'project', ctx);
-  const files: DesiredFile[] = [];
-  for (const [filePath, f] of Object.entries(obj(raw.files))) {
-    const file = resolveFile(filePath, obj(f), joinPointer(p, 'files', filePath), ctx);
-    if (file) files.push(file);
-  }
+  const files = resolveFiles(raw.files, joinPointer(p, 'files'), ctx);
   const pages = raw.pages !== undefined ? resolvePages(obj(raw.pages), joinPointer(p, 'pages'), ctx) : undefined;
   return { ref, pointer: p, files, pages };
-}
-
-function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredFile | undefined {
-  const segments = filePath.split('/');
-  if (filePath.startsWith('/') || segments.some((s) => s === '..' || s === '.' || s === '') || filePath.includes('\\') || filePath.includes('\0')) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_FILE_PATH_TRAVERSAL',
-      summary: `File path "${filePath}" is not a plain path inside the repository`,
-      detail: 'Paths must be relative, without "..", "." or empty segments; the instance rejects directory traversal.',
-      suggestion: 'write the path from the repository root, e.g. docs/README.md',
-      pointer: p,
-      on: 'key',
-    });
-    return undefined;
-  }
-  const state = raw.state === 'absent' ? 'absent' : 'present';
-  const encoding = raw.encoding === 'base64' ? 'base64' : 'text';
-  let content: Buffer | undefined;
-  let secret = ctx.sources.secrets.isSecretPointer(joinPointer(p, 'content'));
-  if (state === 'present') {
-    const hasContent = typeof raw.content === 'string';
-    const hasSource = typeof raw.source === 'string';
-    if (hasContent === hasSource) {
-      push(ctx, {
-        severity: 'error',
-        code: hasContent ? 'PLUMB_FILE_CONTENT_BOTH' : 'PLUMB_FILE_CONTENT_MISSING',
-        summary: hasContent ? `File "${filePath}" has both content and source` : `File "${filePath}" has no content`,
-        suggestion: 'give exactly one of `content:` (inline) or `source:` (a local file)',
-        pointer: p,
-        on: 'key',
-      });
-    } else if (hasContent) {
-      content = decode(raw.content as string, encoding, joinPointer(p, 'content'), ctx);
-    } else {
-      const src = relativeToFile(ctx, joinPointer(p, 'source'), raw.source as string);
-      try {
-        const bytes = readFileSync(src);
-        content = encoding === 'base64' ? decode(bytes.toString('utf8'), 'base64', joinPointer(p, 'source'), ctx) : bytes;
-      } catch (err) {
-        push(ctx, {
-          severity: 'error',
-          code: 'PLUMB_FILE_MISSING',
-          summary: `Cannot read source "${String(raw.source)}": ${fileErrorSentence(err)}`,
-          suggestion: 'give a path relative to this YAML file',
-          pointer: joinPointer(p, 'source'),
-        });
-      }
-      secret = false;
-    }
-  }
-  return {
-    path: filePath,
-    pointer: p,
-    branches: Array.isArray(raw.branches) ? raw.branches.map(String) : [],
-    state,
-    content,
-    encoding,
-    executeFilemode: typeof raw.execute_filemode === 'boolean' ? raw.execute_filemode : undefined,
-    commitMessage: typeof raw.commit_message === 'string' ? raw.commit_message : undefined,
-    authorName: typeof raw.author_name === 'string' ? raw.author_name : undefined,
-    authorEmail: typeof raw.author_email === 'string' ? raw.author_email : undefined,
-    secret,
-  };
-}
-
-function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx: Ctx): Buffer | undefined {
-  if (encoding === 'text') return Buffer.from(text, 'utf8');
-  const compact = text.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_FILE_BASE64',
-      summary: 'Content is declared as base64 but is not valid base64',
-      suggestion: 'fix the content, or remove `encoding: base64` to write it as text',
-      pointer,
-    });
-    return undefined;
-  }
-  return Buffer.from(compact, 'base64');
 }

@@ -108,11 +108,16 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TOKEN_OUTCOME_UNKNOWN: 'An issue or revocation ended without a clear answer; plumb re-read the group and says what it found.',
   PLUMB_SINK_FAILED: 'Delivering a secret to its sink failed (the file could not be written, the command failed or timed out).',
 
-  // Repository files (validated only so far)
+  // Repository files
   PLUMB_FILE_PATH_TRAVERSAL: 'A repository file path is not a plain relative path inside the repository.',
   PLUMB_FILE_CONTENT_BOTH: 'A repository file has both content and source.',
   PLUMB_FILE_CONTENT_MISSING: 'A repository file that should be present has neither content nor source.',
   PLUMB_FILE_BASE64: 'Content declared as base64 is not valid base64.',
+  PLUMB_FILE_COMMIT_TEMPLATE: 'A commit message template uses a placeholder other than {path}, {branch}, {project}, {action}.',
+  PLUMB_FILE_BRANCH_MISSING: 'A branch a file is declared on does not exist, and the file declares no start_branch to create it from.',
+  PLUMB_FILE_CONFLICT: 'A file was changed by another commit since the plan; plumb did not overwrite it.',
+  PLUMB_FILE_SOURCE_CHANGED: "A file's local content changed between plan and apply; plumb did not write it.",
+  PLUMB_FILE_WRITE_FAILED: 'The instance refused a file write, and reading the file again does not explain why.',
 
   // Pages
   PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',

@@ -34,6 +34,8 @@ export interface EngineOptions {
   /** Where `sink: {stdout: true}` writes issued secrets (one JSON line each); never redacted. */
   readonly stdout?: (s: string) => void;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** `plan --show-content`: kinds that can show a content diff read the content to do so. */
+  readonly showContent?: boolean;
   /** Client tuning (tests, benchmarks). */
   readonly concurrency?: number;
   readonly maxAttempts?: number;
@@ -128,6 +130,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,
       env: opts.env,
+      ...(opts.showContent && { showContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
     });
   }

@@ -33,7 +33,11 @@ export type Reason =
   /** The active token is not the one whose secret the sink holds (an issue's answer was lost, or it was rotated outside plumb). */
   | 'sink-holds-other-token'
   /** plumb revoked the previous token itself, after its secret could not be delivered. */
-  | 'revoked-by-plumb';
+  | 'revoked-by-plumb'
+  /** A repository file's content differs (by SHA-256). */
+  | 'content-changed'
+  /** A repository file's execute bit differs. */
+  | 'execute-bit-changed';
 
 export type ResourceKindName = 'application_settings' | 'group_access_token' | 'repository_file' | 'pages';
 
@@ -71,6 +75,8 @@ export interface ResourceChange {
   readonly payload: Readonly<Record<string, unknown>>;
   /** Fingerprint of the live state this change was planned against. */
   readonly liveFingerprint: string;
+  /** Cosmetic: a content diff for people (a repository file with `plan --show-content`), bounded. */
+  readonly diff?: string;
   /** How apply orders this change among the others; absent: it may run at any time. */
   readonly order?: ChangeOrder;
 }

@@ -20,6 +20,8 @@ export interface InstanceContext {
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
   readonly sleep: (ms: number) => Promise<void>;
+  /** `plan --show-content`: a kind may read content to show a diff (repository files). */
+  readonly showContent?: boolean;
   /**
    * The environment plumb runs in (PATH for command sinks, the environment they inherit). Defaults
    * to `process.env` when absent.

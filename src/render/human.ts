@@ -55,6 +55,7 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOp
   const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
   const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`, paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`)];
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
+  if (c.diff) for (const l of c.diff.split('\n')) lines.push(`      ${l}`);
   lines.push('    }');
   return lines.join('\n');
 }

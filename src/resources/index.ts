@@ -9,18 +9,18 @@ import type { KindRegistry } from '../engine/resource.js';
 import { SETTINGS_REASONS, settingsProvider } from './settings/index.js';
 import { TOKEN_REASONS, groupAccessTokensProvider } from './group-access-tokens/index.js';
 import { PAGES_REASONS, pagesProvider } from './pages/index.js';
+import { FILE_REASONS, repositoryFilesProvider } from './repository-files/index.js';
 
 export const KINDS: KindRegistry = {
   /** In the order a plan lists and apply executes them. */
-  providers: [settingsProvider, groupAccessTokensProvider, pagesProvider],
+  providers: [settingsProvider, groupAccessTokensProvider, repositoryFilesProvider, pagesProvider],
   /** Declared in the configuration and validated, not planned yet: each plan warns that they are left untouched. */
   validatedOnly: [
-    { kind: 'repository_file', declares: (i: DesiredInstance) => i.projects.some((p) => p.files.length > 0) },
   ],
 };
 
 /** Every reason's text; a reason no kind explains fails to compile here. */
-export const REASON_TEXT: Readonly<Record<Reason, string>> = { ...SETTINGS_REASONS, ...TOKEN_REASONS, ...PAGES_REASONS };
+export const REASON_TEXT: Readonly<Record<Reason, string>> = { ...SETTINGS_REASONS, ...TOKEN_REASONS, ...FILE_REASONS, ...PAGES_REASONS };
 
 /**
  * Whether applying the configuration (or one instance of it) writes machine-readable output to

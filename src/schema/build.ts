@@ -257,7 +257,26 @@ export function fileSchema(): JsonSchema {
       source: { type: 'string', minLength: 1, description: 'A local file whose content is used (relative to this YAML file).' },
       encoding: { enum: ['text', 'base64'], default: 'text' },
       execute_filemode: { type: 'boolean' },
-      commit_message: { type: 'string', minLength: 1 },
+      start_branch: {
+        type: 'string',
+        minLength: 1,
+        description: 'When a branch of `branches` does not exist yet, the first write creates it from this branch.',
+      },
+      commit_message: {
+        type: 'string',
+        minLength: 1,
+        description: 'Commit message template for every action; placeholders {path}, {branch}, {project}, {action}.',
+      },
+      commit_messages: {
+        type: 'object',
+        additionalProperties: false,
+        description: 'Commit message template per action (overrides commit_message for that action).',
+        properties: {
+          create: { type: 'string', minLength: 1 },
+          update: { type: 'string', minLength: 1 },
+          delete: { type: 'string', minLength: 1 },
+        },
+      },
       author_name: { type: 'string' },
       author_email: { type: 'string' },
       state: { enum: ['present', 'absent'], default: 'present', description: '`absent` deletes the file.' },

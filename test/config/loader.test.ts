@@ -202,7 +202,9 @@ describe('paths in the configuration', () => {
     const r = loadConfig(['config'], { cwd: d, env: {}, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
     const files = r.config!.instances[0]!.projects[0]!.files;
-    expect(files.map((f) => [f.path, f.content?.toString('utf8')])).toEqual([
+    // A text source is read streaming at plan time: the configuration keeps its absolute path.
+    expect(files[0]!.source).toBe(path.join(d, 'content/SECURITY.md'));
+    expect(files.map((f) => [f.path, f.content?.toString('utf8') ?? readFileSync(f.source!, 'utf8')])).toEqual([
       ['docs/SECURITY.md', 'Report issues to security@example.com\n'],
       ['logo.txt', 'logo'],
       ['hello.txt', 'hello\n'],

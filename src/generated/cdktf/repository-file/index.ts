@@ -38,7 +38,11 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
   */
   readonly executeFilemode?: boolean | cdktf.IResolvable;
   /**
-  * commit message Length 1 to unbounded.
+  * When a branch of `branches` does not exist yet, the first write creates it from this branch. Length 1 to unbounded.
+  */
+  readonly startBranch?: string;
+  /**
+  * Commit message template for every action; placeholders {path}, {branch}, {project}, {action}. Length 1 to unbounded.
   */
   readonly commitMessage?: string;
   /**
@@ -53,6 +57,160 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
   * `absent` deletes the file. One of: present, absent. Default: "present".
   */
   readonly state?: string;
+  /**
+  * commit_messages block
+  */
+  readonly commitMessages?: RepositoryFileCommitMessages;
+}
+export interface RepositoryFileCommitMessages {
+  /**
+  * Length 1 to unbounded.
+  */
+  readonly create?: string;
+  /**
+  * Length 1 to unbounded.
+  */
+  readonly update?: string;
+  /**
+  * Length 1 to unbounded.
+  */
+  readonly delete?: string;
+}
+
+export function repositoryFileCommitMessagesToTerraform(struct?: RepositoryFileCommitMessagesOutputReference | RepositoryFileCommitMessages): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    create: cdktf.stringToTerraform(struct!.create),
+    update: cdktf.stringToTerraform(struct!.update),
+    delete: cdktf.stringToTerraform(struct!.delete),
+  }
+}
+
+
+export function repositoryFileCommitMessagesToHclTerraform(struct?: RepositoryFileCommitMessagesOutputReference | RepositoryFileCommitMessages): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    create: {
+      value: cdktf.stringToHclTerraform(struct!.create),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    update: {
+      value: cdktf.stringToHclTerraform(struct!.update),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    delete: {
+      value: cdktf.stringToHclTerraform(struct!.delete),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class RepositoryFileCommitMessagesOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): RepositoryFileCommitMessages | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._create !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.create = this._create;
+    }
+    if (this._update !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.update = this._update;
+    }
+    if (this._delete !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.delete = this._delete;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: RepositoryFileCommitMessages | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._create = undefined;
+      this._update = undefined;
+      this._delete = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._create = value.create;
+      this._update = value.update;
+      this._delete = value.delete;
+    }
+  }
+
+  // create - computed: false, optional: true, required: false
+  private _create?: string; 
+  public get create() {
+    return this.getStringAttribute('create');
+  }
+  public set create(value: string) {
+    this._create = value;
+  }
+  public resetCreate() {
+    this._create = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get createInput() {
+    return this._create;
+  }
+
+  // update - computed: false, optional: true, required: false
+  private _update?: string; 
+  public get update() {
+    return this.getStringAttribute('update');
+  }
+  public set update(value: string) {
+    this._update = value;
+  }
+  public resetUpdate() {
+    this._update = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get updateInput() {
+    return this._update;
+  }
+
+  // delete - computed: false, optional: true, required: false
+  private _delete?: string; 
+  public get delete() {
+    return this.getStringAttribute('delete');
+  }
+  public set delete(value: string) {
+    this._delete = value;
+  }
+  public resetDelete() {
+    this._delete = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get deleteInput() {
+    return this._delete;
+  }
 }
 
 /**
@@ -113,10 +271,12 @@ export class RepositoryFile extends cdktf.TerraformResource {
     this._source = config.source;
     this._encoding = config.encoding;
     this._executeFilemode = config.executeFilemode;
+    this._startBranch = config.startBranch;
     this._commitMessage = config.commitMessage;
     this._authorName = config.authorName;
     this._authorEmail = config.authorEmail;
     this._state = config.state;
+    this._commitMessages.internalValue = config.commitMessages;
   }
 
   // ==========
@@ -229,6 +389,22 @@ export class RepositoryFile extends cdktf.TerraformResource {
     return this._executeFilemode;
   }
 
+  // start_branch - computed: false, optional: true, required: false
+  private _startBranch?: string; 
+  public get startBranch() {
+    return this.getStringAttribute('start_branch');
+  }
+  public set startBranch(value: string) {
+    this._startBranch = value;
+  }
+  public resetStartBranch() {
+    this._startBranch = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get startBranchInput() {
+    return this._startBranch;
+  }
+
   // commit_message - computed: false, optional: true, required: false
   private _commitMessage?: string; 
   public get commitMessage() {
@@ -293,6 +469,22 @@ export class RepositoryFile extends cdktf.TerraformResource {
     return this._state;
   }
 
+  // commit_messages - computed: false, optional: true, required: false
+  private _commitMessages = new RepositoryFileCommitMessagesOutputReference(this, "commit_messages");
+  public get commitMessages() {
+    return this._commitMessages;
+  }
+  public putCommitMessages(value: RepositoryFileCommitMessages) {
+    this._commitMessages.internalValue = value;
+  }
+  public resetCommitMessages() {
+    this._commitMessages.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get commitMessagesInput() {
+    return this._commitMessages.internalValue;
+  }
+
   // =========
   // SYNTHESIS
   // =========
@@ -306,10 +498,12 @@ export class RepositoryFile extends cdktf.TerraformResource {
       source: cdktf.stringToTerraform(this._source),
       encoding: cdktf.stringToTerraform(this._encoding),
       execute_filemode: cdktf.booleanToTerraform(this._executeFilemode),
+      start_branch: cdktf.stringToTerraform(this._startBranch),
       commit_message: cdktf.stringToTerraform(this._commitMessage),
       author_name: cdktf.stringToTerraform(this._authorName),
       author_email: cdktf.stringToTerraform(this._authorEmail),
       state: cdktf.stringToTerraform(this._state),
+      commit_messages: repositoryFileCommitMessagesToTerraform(this._commitMessages.internalValue),
     };
   }
 
@@ -357,6 +551,12 @@ export class RepositoryFile extends cdktf.TerraformResource {
         type: "simple",
         storageClassType: "boolean",
       },
+      start_branch: {
+        value: cdktf.stringToHclTerraform(this._startBranch),
+        isBlock: false,
+        type: "simple",
+        storageClassType: "string",
+      },
       commit_message: {
         value: cdktf.stringToHclTerraform(this._commitMessage),
         isBlock: false,
@@ -380,6 +580,12 @@ export class RepositoryFile extends cdktf.TerraformResource {
         isBlock: false,
         type: "simple",
         storageClassType: "string",
+      },
+      commit_messages: {
+        value: repositoryFileCommitMessagesToHclTerraform(this._commitMessages.internalValue),
+        isBlock: true,
+        type: "list",
+        storageClassType: "RepositoryFileCommitMessagesList",
       },
     };
 

@@ -1,0 +1,427 @@
+/**
+ * Repository files as a resource: one file on one branch of one project. A plan makes one HEAD per
+ * declared file and branch and compares the SHA-256 of the local content (hashed streaming) and the
+ * execute bit with the `X-Service-*` headers: it never downloads a file (`--show-content` reads text
+ * files up to 10 MB, to show a diff). Apply writes one commit per file: POST, PUT or DELETE, the
+ * last two carrying the file's last commit seen at plan time, so a commit made since fails the
+ * write and is reported as a conflict instead of being overwritten. Writes to one branch run one at
+ * a time (a lane per project and branch); everything else runs in parallel.
+ */
+import { createHash } from 'node:crypto';
+import { LIMITS } from '../../catalogue/index.js';
+import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
+import { getProjectRef } from '../../api/namespaces.js';
+import { Semaphore } from '../../api/semaphore.js';
+import type { ProjectRef } from '../../api/namespaces.js';
+import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
+import type { RepositoryFileMetadata } from '../../api/repository-files.js';
+import type { DesiredFile, DesiredProject } from '../../config/model.js';
+import { MASK } from '../../config/secrets.js';
+import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
+import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import { planDiagnostic } from '../../engine/resource.js';
+import { commitMessage } from './config.js';
+import { contentBytes, contentSha256, contentSize, isText } from './content.js';
+import { unifiedDiff } from './diff.js';
+import { parseFilePayload } from './payload.js';
+import type { FileOp, FilePayload } from './payload.js';
+import { fileKey, lastWritten, recordWritten } from './state.js';
+import type { FileRecord } from './state.js';
+
+/** Blobs above this size are rate limited on GET (HEAD is not): plumb never GETs them. */
+const LARGE_BLOB = LIMITS.largeBlobRateLimit.aboveBytes;
+
+/** Local source files hashed at once. */
+const LOCAL_READS = 8;
+
+/** The instance's answer to a create or update on a branch that does not exist. */
+const NOT_ON_A_BRANCH = /only create or edit files when you are on a branch/i;
+
+interface Target {
+  readonly project: DesiredProject;
+  readonly file: DesiredFile;
+  readonly branch: string;
+}
+
+/** What a plan read of one file: where from, and its metadata (undefined: absent). */
+interface Base {
+  /** The branch read: the declared one, or `start_branch` when the declared one lacks the file. */
+  readonly readFrom: string;
+  /** Set when the file was read from `start_branch` because the declared branch lacks it. */
+  readonly startBranch?: string;
+  readonly live: RepositoryFileMetadata | undefined;
+}
+
+function address(instance: string, t: { project: string; branch: string; path: string }): string {
+  return `${instance}.project[${JSON.stringify(t.project)}].branch[${JSON.stringify(t.branch)}].file[${JSON.stringify(t.path)}]`;
+}
+
+const lane = (project: string, branch: string) => `${project}:${branch}`;
+
+/** HEAD, with 404 meaning "no such file here". */
+async function head(ctx: InstanceContext, project: string, path: string, ref: string): Promise<RepositoryFileMetadata | undefined> {
+  try {
+    return await getFileMetadata(ctx.client, project, path, ref);
+  } catch (err) {
+    if (err instanceof ApiNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * The file as a write will find it: on its branch, or (when the branch lacks it and the file
+ * declares `start_branch`) on the start branch, which a first write creates the branch from.
+ */
+async function readBase(ctx: InstanceContext, project: string, path: string, branch: string, startBranch: string | undefined): Promise<Base> {
+  const live = await head(ctx, project, path, branch);
+  if (live || startBranch === undefined || startBranch === branch) return { readFrom: branch, live };
+  return { readFrom: startBranch, startBranch, live: await head(ctx, project, path, startBranch) };
+}
+
+/** The live state a change was planned against. Without the SHA-256 for secret content: the last commit says when it moved. */
+function baseFingerprint(live: RepositoryFileMetadata | undefined, secret: boolean): string {
+  if (!live) return stateFingerprint({ absent: true });
+  return stateFingerprint({ ...(!secret && { sha256: live.content_sha256 ?? null }), execute: live.execute_filemode ?? null, commit: live.last_commit_id ?? null });
+}
+
+/** Whether the file on the instance is what the payload writes (`sha`: of the content written), or for a delete, gone. */
+function holds(live: RepositoryFileMetadata | undefined, p: FilePayload, sha: string | undefined): boolean {
+  if (p.op === 'delete') return live === undefined;
+  return live !== undefined && live.content_sha256 === sha && (p.executeFilemode === undefined || live.execute_filemode === p.executeFilemode);
+}
+
+function shortSha(sha: string | undefined): string | undefined {
+  return sha === undefined ? undefined : `sha256:${sha.slice(0, 12)}`;
+}
+
+/** A file whose content comes from a secret shows no digest of it (a short secret could be guessed from one). */
+function shown(file: DesiredFile, sha: string | undefined): string | undefined {
+  return file.secret && sha !== undefined ? MASK : shortSha(sha);
+}
+
+export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
+  kind: 'repository_file',
+
+  declares(instance) {
+    return instance.projects.some((p) => p.files.length > 0);
+  },
+
+  parsePayload: parseFilePayload,
+
+  async plan(ctx): Promise<PlanResponse> {
+    const diagnostics: PlanDiagnostic[] = [];
+    const projectOf = memoProjects(ctx);
+    // One GET per project only when a file of it names no branch (to learn the default branch).
+    const targets = (
+      await Promise.all(
+        ctx.instance.projects
+          .filter((p) => p.files.length > 0)
+          .map(async (project): Promise<Target[]> => {
+            let defaultBranch: string | undefined;
+            if (project.files.some((f) => f.branches.length === 0)) {
+              try {
+                defaultBranch = (await projectOf(project.ref)).default_branch;
+              } catch (err) {
+                diagnostics.push(readFailure(ctx, err, project.pointer, `project "${project.ref}"`));
+                return [];
+              }
+              if (defaultBranch === undefined) {
+                diagnostics.push(
+                  planDiagnostic(ctx, {
+                    severity: 'error',
+                    code: 'PLUMB_FILE_BRANCH_MISSING',
+                    summary: `Project "${project.ref}" has no default branch (its repository is empty)`,
+                    suggestion: 'name the branch under `branches:` for each file of this project',
+                    pointer: project.pointer,
+                  }),
+                );
+              }
+            }
+            return project.files.flatMap((file) =>
+              (file.branches.length > 0 ? file.branches : defaultBranch !== undefined ? [defaultBranch] : []).map((branch) => ({ project, file, branch })),
+            );
+          }),
+      )
+    ).flat();
+
+    // Each declared content is hashed once, however many branches it is declared on.
+    // Local sources are read a few at a time (open files and read buffers stay bounded).
+    const hashes = new Map<DesiredFile, Promise<string>>();
+    const reading = new Semaphore(LOCAL_READS);
+    const hashOf = (f: DesiredFile) => {
+      let h = hashes.get(f);
+      if (!h) {
+        h = f.source === undefined ? contentSha256(f) : reading.acquire().then((release) => contentSha256(f).finally(release));
+        hashes.set(f, h);
+      }
+      return h;
+    };
+
+    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
+
+    const changes: ResourceChange[] = [];
+    const drift: DriftEntry[] = [];
+    // The first write to a branch that does not exist yet creates it; later ones find it.
+    const creating = new Set<string>();
+    for (const r of results) {
+      if ('diagnostic' in r) {
+        diagnostics.push(r.diagnostic);
+        continue;
+      }
+      let change = r.change;
+      const p = change.payload as FilePayload;
+      if (p.startBranch !== undefined && change.action !== 'no-op') {
+        const l = lane(p.project, p.branch);
+        if (!creating.has(l)) {
+          creating.add(l);
+          change = { ...change, payload: { ...p, createsBranch: true } };
+        }
+      }
+      changes.push(change);
+      if (r.drift) drift.push(r.drift);
+    }
+    return { changes, drift, diagnostics };
+  },
+
+  async liveFingerprint(ctx, _change, p) {
+    const base = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+    return baseFingerprint(base.live, p.contentFingerprint !== undefined);
+  },
+
+  async apply(ctx, change, p): Promise<ApplyResponse> {
+    if (p.op === 'none') return { applied: true, diagnostics: [], notes: [] };
+    const declared = ctx.instance.projects.find((pr) => pr.ref === p.project)?.files.find((f) => f.pointer === p.pointer);
+    if (!declared) {
+      return failed(ctx, change, 'PLUMB_PLAN_UNKNOWN_TARGET', `${change.address} is no longer declared in the configuration`, 'make a new plan');
+    }
+    const key = fileKey(p.project, p.branch, p.path);
+    const author = { ...(p.authorName !== undefined && { author_name: p.authorName }), ...(p.authorEmail !== undefined && { author_email: p.authorEmail }) };
+    const startBranch = p.createsBranch && p.startBranch !== undefined ? { start_branch: p.startBranch } : {};
+    const common = { branch: p.branch, commit_message: p.commitMessage, ...author };
+    let body: { content: string; encoding: 'text' | 'base64'; execute_filemode?: boolean } | undefined;
+    let sha: string | undefined;
+    if (p.op !== 'delete') {
+      const bytes = await contentBytes(declared);
+      sha = createHash('sha256').update(bytes).digest('hex');
+      const same = p.contentFingerprint ? await matchesFingerprint(sha, p.contentFingerprint) : sha === p.sha256;
+      if (!same) {
+        return failed(ctx, change, 'PLUMB_FILE_SOURCE_CHANGED', `The content of ${p.path} changed since the plan was made; it was not written`, 'run `plumb plan` again and review the new plan');
+      }
+      const text = isText(bytes);
+      body = { content: bytes.toString(text ? 'utf8' : 'base64'), encoding: text ? 'text' : 'base64', ...(p.executeFilemode !== undefined && { execute_filemode: p.executeFilemode }) };
+    }
+    const written: FileRecord =
+      p.op === 'delete'
+        ? { sha256: null }
+        : { ...(p.contentFingerprint ? { fingerprint: await fingerprintSecret(sha!) } : { sha256: sha! }), ...(p.executeFilemode !== undefined && { executeFilemode: p.executeFilemode }) };
+    const record = () => recordWritten(ctx.state, ctx.instance.url, key, written);
+    const write = async (withStart: boolean) => {
+      const start = withStart ? startBranch : {};
+      if (p.op === 'create') await createFile(ctx.client, p.project, p.path, { ...common, ...start, ...body! });
+      else if (p.op === 'update') await updateFile(ctx.client, p.project, p.path, { ...common, ...start, ...body!, last_commit_id: p.lastCommitId! });
+      else await deleteFile(ctx.client, p.project, p.path, { ...common, ...start, last_commit_id: p.lastCommitId! });
+    };
+    try {
+      await write(true);
+      record();
+      return { applied: true, diagnostics: [], notes: [`${p.op === 'delete' ? 'deleted from' : 'committed to'} ${p.branch}`] };
+    } catch (err) {
+      if (err instanceof ApiAmbiguousError) {
+        // The write may or may not have happened: the file as it is now says which.
+        const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+        if (holds(now.live, p, sha)) {
+          record();
+          return { applied: true, diagnostics: [], notes: [`the answer was lost; reading the file again shows ${p.branch} holds the declared file`] };
+        }
+        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'the file is not as declared after the lost answer; run `plumb plan` to see it as it is now', `${err.method} ${err.path}: the connection ended without an answer; HEAD shows the file unchanged.`);
+      }
+      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
+        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'check the project path, the branch and the token\'s role (Developer at least), then plan again', `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`);
+      }
+      if (!(err instanceof ApiBadRequestError)) throw err;
+      // A 400 does not say why (an update's message is the same for every cause): read the file again.
+      const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+      if (holds(now.live, p, sha)) {
+        record();
+        return { applied: true, diagnostics: [], notes: [`nothing changed: ${p.branch} already holds the declared file (the instance refused an empty commit; checked again with HEAD)`] };
+      }
+      const plannedCommit = p.op === 'create' ? undefined : p.lastCommitId;
+      if (now.live?.last_commit_id !== plannedCommit) {
+        return failed(
+          ctx,
+          change,
+          'PLUMB_FILE_CONFLICT',
+          now.live === undefined
+            ? `${p.path} on ${p.branch} was deleted by another commit since the plan; plumb did not write it`
+            : `${p.path} on ${p.branch} was changed by commit ${now.live.last_commit_id?.slice(0, 12) ?? '(unknown)'} since the plan${plannedCommit ? ` (planned against ${plannedCommit.slice(0, 12)})` : ''}; plumb did not overwrite it`,
+          'review that commit, then run `plumb plan` again: the new plan compares with the file as it is now',
+        );
+      }
+      // The branch exists after all (a start_branch write refused because it does): write to it.
+      if (p.createsBranch && p.op === 'create' && now.live === undefined && now.startBranch === undefined) {
+        try {
+          await write(false);
+          record();
+          return { applied: true, diagnostics: [], notes: [`committed to ${p.branch}`] };
+        } catch (again) {
+          if (!(again instanceof ApiBadRequestError)) throw again;
+        }
+      }
+      if (NOT_ON_A_BRANCH.test(err.serverMessage ?? '')) {
+        return failed(ctx, change, 'PLUMB_FILE_BRANCH_MISSING', `Branch "${p.branch}" of project "${p.project}" does not exist`, 'create the branch, or declare `start_branch:` on the file to create it from another branch');
+      }
+      return failed(ctx, change, 'PLUMB_FILE_WRITE_FAILED', `The instance refused to ${p.op} ${p.path} on ${p.branch}: ${err.serverMessage ?? 'no message'}`, 'check the branch (protected?), the project and the token\'s role, then plan again', `${err.method} ${err.path} answered 400; reading the file again shows it unchanged since the plan.`);
+    }
+  },
+};
+
+function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
+  return {
+    applied: false,
+    notes: [],
+    diagnostics: [planDiagnostic(ctx, { severity: 'error', code, summary, suggestion, ...(detail && { detail }), address: change.address, pointer: change.pointer })],
+  };
+}
+
+function readFailure(ctx: InstanceContext, err: unknown, pointer: string, what: string): PlanDiagnostic {
+  if (err instanceof ApiError) {
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: err.code,
+      summary: ctx.secrets.redact(`Cannot read ${what}: ${err.message}`),
+      detail: `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
+      suggestion: err.status === 403 || err.status === 401 ? "the token needs at least read access to the project's code (read_api or read_repository)" : 'check the project path and that the token can see it',
+      pointer,
+    });
+  }
+  return planDiagnostic(ctx, { severity: 'error', code: 'PLUMB_FILE_MISSING', summary: ctx.secrets.redact(`Cannot read ${what}: ${err instanceof Error ? err.message : String(err)}`), pointer });
+}
+
+type Planned = { change: ResourceChange; drift?: DriftEntry } | { diagnostic: PlanDiagnostic };
+
+/** One GET per project at most, shared by its files: the default branch, or whether a 404 means the project. */
+function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef> {
+  const seen = new Map<string, Promise<ProjectRef>>();
+  return (ref) => {
+    let p = seen.get(ref);
+    if (!p) seen.set(ref, (p = getProjectRef(ctx.client, ref)));
+    return p;
+  };
+}
+
+async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>): Promise<Planned> {
+  const { project, file, branch } = t;
+  const at = address(ctx.instance.name, { project: project.ref, branch, path: file.path });
+  const [base, sha] = await Promise.all([
+    readBase(ctx, project.ref, file.path, branch, file.state === 'present' ? file.startBranch : undefined),
+    file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),
+  ]);
+  // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
+  if (!base.live && file.state === 'present') await projectOf(project.ref);
+  const live = base.live;
+  let op: FileOp = 'none';
+  const reasons: Reason[] = [];
+  const attributes: AttributeChange[] = [];
+  const sensitive = file.secret ? { sensitive: true } : {};
+  const show = (sha: string | undefined) => shown(file, sha);
+  if (sha === undefined) {
+    if (live) {
+      op = 'delete';
+      reasons.push('absent-requested');
+      attributes.push({ name: 'content_sha256', before: show(live.content_sha256), ...sensitive });
+    }
+  } else if (!live) {
+    op = 'create';
+    reasons.push('missing-in-live');
+    attributes.push({ name: 'content_sha256', after: show(sha), ...sensitive });
+    attributes.push({ name: 'execute_filemode', after: file.executeFilemode ?? false });
+  } else {
+    if (live.content_sha256 !== sha) {
+      reasons.push('content-changed');
+      attributes.push({ name: 'content_sha256', before: show(live.content_sha256), after: show(sha), ...sensitive });
+    }
+    if (file.executeFilemode !== undefined && live.execute_filemode !== file.executeFilemode) {
+      reasons.push('execute-bit-changed');
+      attributes.push({ name: 'execute_filemode', before: live.execute_filemode, after: file.executeFilemode });
+    }
+    if (reasons.length > 0) op = 'update';
+  }
+  const action = op === 'none' ? 'no-op' : op;
+  const payload: FilePayload = {
+    op,
+    project: project.ref,
+    branch,
+    path: file.path,
+    pointer: file.pointer,
+    commitMessage: commitMessage(file.commitMessages[op === 'none' ? 'update' : op], { path: file.path, branch, project: project.ref, action: op === 'none' ? 'update' : op }),
+    ...(sha !== undefined && (file.secret ? { contentFingerprint: await fingerprintSecret(sha) } : { sha256: sha })),
+    ...(op !== 'delete' && file.executeFilemode !== undefined && { executeFilemode: file.executeFilemode }),
+    ...(live?.last_commit_id !== undefined && { lastCommitId: live.last_commit_id }),
+    ...(base.startBranch !== undefined && { startBranch: base.startBranch }),
+    ...(file.authorName !== undefined && { authorName: file.authorName }),
+    ...(file.authorEmail !== undefined && { authorEmail: file.authorEmail }),
+  };
+  if (base.startBranch !== undefined && op !== 'none') {
+    attributes.push({ name: 'start_branch', before: undefined, after: base.startBranch });
+  }
+  let diff: string | undefined;
+  if (ctx.showContent && (op === 'create' || op === 'update') && reasons.some((r) => r === 'content-changed' || r === 'missing-in-live')) {
+    diff = file.secret ? '(content not shown: it comes from a secret)' : await contentDiff(ctx, project.ref, file, base);
+  }
+  const change: ResourceChange = {
+    address: at,
+    instance: ctx.instance.name,
+    kind: 'repository_file',
+    action,
+    reasons,
+    attributes,
+    pointer: file.pointer,
+    payload,
+    liveFingerprint: baseFingerprint(live, file.secret),
+    order: { lane: lane(project.ref, branch) },
+    ...(diff !== undefined && { diff }),
+  };
+  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }) };
+}
+
+/** A file plumb wrote that a push changed since: drift (only when it still differs from the configuration). */
+async function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base): Promise<DriftEntry | undefined> {
+  if (base.startBranch !== undefined) return undefined;
+  const rec = lastWritten(ctx.state, ctx.instance.url, fileKey(t.project.ref, t.branch, t.file.path));
+  if (!rec) return undefined;
+  const live = base.live;
+  const liveSha = live?.content_sha256;
+  const deleted = 'sha256' in rec && rec.sha256 === null;
+  const contentMoved = deleted ? live !== undefined : liveSha === undefined || ('fingerprint' in rec ? !(await matchesFingerprint(liveSha, rec.fingerprint)) : liveSha !== rec.sha256);
+  const execMoved = !deleted && rec.executeFilemode !== undefined && live !== undefined && live.execute_filemode !== rec.executeFilemode;
+  if (!contentMoved && !execMoved) return undefined;
+  const summary = deleted
+    ? `file ${t.file.path} on ${t.branch} was re-created by a push after plumb deleted it`
+    : live === undefined
+      ? `file ${t.file.path} on ${t.branch} was deleted by a push after plumb's last apply`
+      : `file ${t.file.path} on ${t.branch} was changed by a push after plumb's last apply (commit ${live.last_commit_id?.slice(0, 12) ?? 'unknown'})`;
+  const attributes: AttributeChange[] = [];
+  if (contentMoved) {
+    const recorded = 'fingerprint' in rec ? MASK : (shortSha(rec.sha256 ?? undefined) ?? null);
+    attributes.push({ name: 'content_sha256', before: shown(t.file, liveSha) ?? null, after: recorded, ...(t.file.secret && { sensitive: true }) });
+  }
+  if (execMoved) attributes.push({ name: 'execute_filemode', before: live!.execute_filemode, after: rec.executeFilemode });
+  return { address: at, instance: ctx.instance.name, kind: 'repository_file', summary, attributes };
+}
+
+/** `--show-content`: a bounded unified diff of a text file; never a GET of a blob over 10 MB. */
+async function contentDiff(ctx: InstanceContext, project: string, file: DesiredFile, base: Base): Promise<string> {
+  const live = base.live;
+  if (live && (live.size === undefined || live.size > LARGE_BLOB)) return '(content not shown: the file on the instance is larger than 10 MB)';
+  if ((await contentSize(file)) > LARGE_BLOB) return '(content not shown: the declared file is larger than 10 MB)';
+  const local = await contentBytes(file);
+  if (!isText(local)) return '(binary file: content differs, not shown)';
+  let before = '';
+  if (live) {
+    const bytes = Buffer.from(await getRawFile(ctx.client, project, file.path, { ref: base.readFrom }));
+    if (!isText(bytes)) return '(binary file on the instance: content differs, not shown)';
+    before = bytes.toString('utf8');
+  }
+  return unifiedDiff(file.path, before, local.toString('utf8')) || '(no line differs: line endings or a final newline differ)';
+}
