@@ -73,12 +73,13 @@ try {
   await step('8. In sync (exit 0)', ['drift', 'examples/plumb'], 0);
 
   await filesSteps(emulator);
+  await pagesSteps(emulator);
 
   // The example token rotates 14 days before the end of its 90-day lifetime. --now moves plumb's
   // clock (not the emulator's) to show what a scheduled run 80 days from now would do.
   const later = new Date(Date.now() + 80 * 86_400_000).toISOString().slice(0, 10);
-  await step(`13. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
-  await step('14. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
+  await step(`16. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
+  await step('17. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
 } finally {
   await emulator.close();
 }
@@ -97,7 +98,21 @@ async function filesSteps(emu) {
   await step('10. Drift: the file was changed by a push after the last apply (exit 2)', ['drift', 'examples/plumb'], 2);
   await step('11. The diff, read on request (plan --show-content)', ['plan', 'examples/plumb', '--show-content'], 0);
   await step('12. Apply restores it (one commit, guarded by the last commit plumb saw)', ['apply', 'examples/plumb', '--auto-approve'], 0);
-  }
+}
+
+// Pages, self-contained: step 3 set the handbook's primary domain; someone changes it by hand.
+async function pagesSteps(emu) {
+  const pages = `${emu.url}/api/v4/projects/${encodeURIComponent('platform/handbook')}/pages`;
+  console.log(`\n${bold('── 13. Step 3 set the handbook\'s Pages primary domain to docs.example.test; someone changes it by hand')}\nPATCH .../projects/platform%2Fhandbook/pages pages_primary_domain=handbook.example.test (out of band)`);
+  const res = await fetch(pages, {
+    method: 'PATCH',
+    headers: { 'PRIVATE-TOKEN': adminToken, 'content-type': 'application/json' },
+    body: JSON.stringify({ pages_primary_domain: 'handbook.example.test' }),
+  });
+  console.log(`→ ${res.status}`);
+  await step('14. Drift: the Pages primary domain differs (exit 2)', ['drift', 'examples/plumb'], 2);
+  await step('15. Apply sets docs.example.test again (one PATCH with only that field)', ['apply', 'examples/plumb', '--auto-approve'], 0);
+}
 
 console.log(failures === 0 ? `\n${bold('All steps behaved as expected.')}` : `\n${failures} step(s) did not behave as expected.`);
 process.exit(failures === 0 ? 0 : 1);
