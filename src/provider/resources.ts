@@ -5,7 +5,7 @@
  * derived from the engine's answers and the public API functions: no diffing or applying here.
  */
 import { randomBytes } from 'node:crypto';
-import { ACCESS_LEVELS, isSecretSetting } from '../catalogue/index.js';
+import { ACCESS_LEVELS, SETTING_RULES, isSecretSetting } from '../catalogue/index.js';
 import { listGroupAccessTokens } from '../api/group-access-tokens.js';
 import type { GroupAccessToken } from '../api/group-access-tokens.js';
 import { applyPlan, makePlan, openSession } from '../engine/engine.js';
@@ -193,8 +193,24 @@ async function applySettings(rt: Runtime, prior: TfObject | null, planned: TfObj
   return { newState: state, diagnostics };
 }
 
+/**
+ * Refresh reads the settings the state holds. Write-only partners are not in state, so a rule that
+ * needs one (spam_filter_enabled needs spam_filter_api_key) gets a placeholder: read ignores
+ * write-only attributes, and the placeholder is never sent (read applies nothing).
+ */
+function withWriteOnlyPartners(current: TfObject): TfObject {
+  const out: Record<string, CtyValue> = { ...current };
+  const given = (n: string) => out[n] !== null && out[n] !== undefined && out[n] !== '' && !(Array.isArray(out[n]) && (out[n] as CtyValue[]).length === 0);
+  for (const rule of SETTING_RULES) {
+    const needs = rule.kind === 'required-when-enabled' ? out[rule.flag] === true : rule.kind === 'required-with' ? given(rule.field) : false;
+    if (!needs || rule.kind === 'not-in-list') continue;
+    for (const r of rule.requires) if (isSecretSetting(r) && !given(r)) out[r] = 'plumb-refresh-placeholder';
+  }
+  return out;
+}
+
 async function readSettings(rt: Runtime, current: TfObject): Promise<ApplyResult> {
-  const { plan, diagnostics } = await planFor(rt, { settings: current });
+  const { plan, diagnostics } = await planFor(rt, { settings: withWriteOnlyPartners(current) });
   if (!plan) return { newState: current, diagnostics };
   const state: Record<string, CtyValue> = { ...current };
   const change = settingsChange(plan);

@@ -1,0 +1,289 @@
+/**
+ * plumb's provider over the plugin protocol, driven exactly as Terraform drives it (harness.ts):
+ * the built executable, go-plugin's handshake, mutual TLS, msgpack values typed from the served
+ * schema, against the emulator over HTTP.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { settingNames, isSecretSetting } from '../../src/catalogue/index.js';
+import { UNKNOWN } from '../../src/provider/cty.js';
+import type { CtyType, CtyValue } from '../../src/provider/cty.js';
+import { dv, objectOf, startProvider, typeOfSchema, undv } from './harness.js';
+import type { Diag, ProtoSchema, ProviderProcess } from './harness.js';
+
+const ADMIN = 'provider-admin-token-0123456789';
+const SPAM_KEY = 'spam-filter-key-do-not-leak-4711';
+
+let emu: RunningEmulator;
+let p: ProviderProcess;
+let dir: string;
+let types: Record<string, CtyType>;
+let providerType: CtyType;
+
+const errors = (ds: Diag[]) => ds.filter((d) => d.severity === 'ERROR');
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    seed: {
+      users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
+      groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+    },
+  });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-'));
+  p = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+  const schema = await p.call<{ provider: ProtoSchema; resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+  providerType = typeOfSchema(schema.provider);
+  types = Object.fromEntries(Object.entries(schema.resource_schemas).map(([n, s]) => [n, typeOfSchema(s)]));
+});
+
+afterAll(async () => {
+  p?.kill();
+  await emu?.close();
+});
+
+async function configure(values: Record<string, CtyValue> = {}): Promise<Diag[]> {
+  const r = await p.call<{ diagnostics: Diag[] }>('ConfigureProvider', {
+    terraform_version: '1.11.4',
+    config: dv(objectOf(providerType, { url: emu.url, token_env: 'PLUMB_TOKEN', ...values }), providerType),
+    client_capabilities: { write_only_attributes_allowed: true },
+  });
+  return r.diagnostics;
+}
+
+interface Planned {
+  planned: CtyValue;
+  diagnostics: Diag[];
+  requires_replace: unknown[];
+}
+
+async function plan(type: string, prior: CtyValue, config: CtyValue): Promise<Planned> {
+  const t = types[type]!;
+  const r = await p.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[]; requires_replace: unknown[] }>('PlanResourceChange', {
+    type_name: type,
+    prior_state: dv(prior, t),
+    proposed_new_state: dv(config, t),
+    config: dv(config, t),
+  });
+  return { planned: undv(r.planned_state, t), diagnostics: r.diagnostics, requires_replace: r.requires_replace };
+}
+
+async function apply(type: string, prior: CtyValue, planned: CtyValue, config: CtyValue): Promise<{ state: CtyValue; raw: Buffer; diagnostics: Diag[] }> {
+  const t = types[type]!;
+  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', {
+    type_name: type,
+    prior_state: dv(prior, t),
+    planned_state: dv(planned, t),
+    config: dv(config, t),
+  });
+  return { state: undv(r.new_state, t), raw: r.new_state.msgpack, diagnostics: r.diagnostics };
+}
+
+async function read(type: string, state: CtyValue): Promise<CtyValue> {
+  const t = types[type]!;
+  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadResource', { type_name: type, current_state: dv(state, t) });
+  expect(errors(r.diagnostics)).toEqual([]);
+  return undv(r.new_state, t);
+}
+
+describe('the go-plugin handshake', () => {
+  it('prints 1|6|tcp|127.0.0.1:PORT|grpc|CERT with the server certificate as unpadded base64 DER for localhost', () => {
+    expect(p.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]{50,}$/);
+    expect(p.serverCert.checkHost('localhost')).toBe('localhost');
+    expect(p.serverCert.verify(p.serverCert.publicKey)).toBe(true);
+  });
+
+  it('answers the health check go-plugin pings with', async () => {
+    expect((await p.health()).status).toBe('SERVING');
+  });
+
+  it('refuses a client that does not present the certificate Terraform passed', async () => {
+    const stranger = grpc.credentials.createSsl(Buffer.from(p.serverCert.toString()));
+    await expect(p.connectWith(stranger)('GetMetadata')).rejects.toThrow();
+  });
+});
+
+describe('schema', () => {
+  it('lists the four resource types in GetMetadata', async () => {
+    const r = await p.call<{ resources: { type_name: string }[] }>('GetMetadata');
+    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_repository_file']);
+  });
+
+  it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {
+    const r = await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+    const attrs = r.resource_schemas.plumb_application_settings!.block.attributes;
+    const names = new Set(attrs.map((a) => a.name));
+    for (const n of settingNames()) expect(names.has(n), n).toBe(true);
+    const spam = attrs.find((a) => a.name === 'spam_filter_api_key')!;
+    expect(isSecretSetting('spam_filter_api_key')).toBe(true);
+    expect(spam).toMatchObject({ write_only: true, sensitive: true, optional: true, computed: false });
+    const token = r.resource_schemas.plumb_group_access_token!.block.attributes;
+    expect(token.find((a) => a.name === 'sink')!.nested_type!.nesting).toBe('SINGLE');
+  });
+});
+
+describe('validation with plumb\'s offline checks', () => {
+  it('reports a missing partner setting as an error at the setting\'s attribute path', async () => {
+    const t = types.plumb_application_settings!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_application_settings',
+      config: dv(objectOf(t, { require_two_factor_authentication: true }), t),
+    });
+    const e = errors(r.diagnostics);
+    expect(e).toHaveLength(1);
+    expect(e[0]!.summary).toContain('two_factor_grace_period');
+    expect(e[0]!.detail).toContain('PLUMB_DEPENDENCY_MISSING');
+    expect(e[0]!.attribute?.steps[0]?.attribute_name).toMatch(/two_factor_grace_period|require_two_factor_authentication/);
+  });
+
+  it('reports a token with both expires_at and rotation at the token, and skips values not known yet', async () => {
+    const t = types.plumb_group_access_token!;
+    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: { file: 'x.token', command: null, stdout: null } };
+    const both = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+    });
+    expect(errors(both.diagnostics).length).toBeGreaterThan(0);
+    const unknown = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+    });
+    expect(errors(unknown.diagnostics)).toEqual([]);
+  });
+
+  it('refuses to configure when the token environment variable is unset, at token_env', async () => {
+    const ds = await configure({ token_env: 'PLUMB_TOKEN_NOT_SET_ANYWHERE' });
+    expect(errors(ds)[0]?.attribute?.steps[0]?.attribute_name).toBe('token_env');
+  });
+});
+
+describe('plan, apply and read on the engine', () => {
+  it('configures, creates settings, reads them back and plans no change the second time', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { signup_enabled: true, deletion_adjourned_period: 21 });
+    const first = await plan('plumb_application_settings', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ id: 'application_settings', signup_enabled: true, deletion_adjourned_period: 21, write_only_revision: UNKNOWN });
+    const puts = () => emu.requests.filter((r) => r.method === 'PUT').length;
+    const before = puts();
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(puts()).toBe(before + 1);
+    const live = await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json();
+    expect(live).toMatchObject({ signup_enabled: true, deletion_adjourned_period: 21 });
+    const refreshed = await read('plumb_application_settings', applied.state);
+    expect(refreshed).toEqual(applied.state);
+    const second = await plan('plumb_application_settings', refreshed, config);
+    expect(second.planned).toEqual(refreshed);
+  });
+
+  it('shows an out-of-band change on refresh', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { signup_enabled: true });
+    const first = await plan('plumb_application_settings', null, config);
+    const { state } = await apply('plumb_application_settings', null, first.planned, config);
+    await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=false`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    expect(await read('plumb_application_settings', state)).toMatchObject({ signup_enabled: false });
+  });
+
+  it('sends a write-only setting once, never puts it in state, and plans no change while it is the same', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { spam_filter_enabled: true, spam_filter_api_key: SPAM_KEY });
+    const first = await plan('plumb_application_settings', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect((first.planned as Record<string, CtyValue>).spam_filter_api_key).toBeNull();
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(applied.raw.includes(Buffer.from(SPAM_KEY))).toBe(false);
+    expect((applied.state as Record<string, CtyValue>).spam_filter_api_key).toBeNull();
+    const revision = (applied.state as Record<string, CtyValue>).write_only_revision;
+    expect(typeof revision).toBe('string');
+    const refreshed = await read('plumb_application_settings', applied.state);
+    const again = await plan('plumb_application_settings', refreshed, config);
+    expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe(revision);
+    const changed = await plan('plumb_application_settings', refreshed, { ...config, spam_filter_api_key: `${SPAM_KEY}-new` });
+    expect((changed.planned as Record<string, CtyValue>).write_only_revision).toBe(UNKNOWN);
+    expect(p.stderr()).not.toContain(SPAM_KEY);
+  });
+
+  it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, {
+      group: 'platform',
+      name: 'tf-ci',
+      scopes: ['read_api'],
+      access_level: 'developer',
+      rotation: { lifetime_days: 30, rotate_before_days: 7 },
+      sink: { file: 'tf-ci.token', command: null, stdout: null },
+    });
+    const first = await plan('plumb_group_access_token', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ id: 'platform:tf-ci', token_id: UNKNOWN, token_expires_at: UNKNOWN });
+    const applied = await apply('plumb_group_access_token', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    const secretFile = path.join(dir, 'tf-ci.token');
+    expect(existsSync(secretFile)).toBe(true);
+    const issued = readFileSync(secretFile, 'utf8').trim();
+    expect(issued.length).toBeGreaterThan(8);
+    expect(applied.raw.includes(Buffer.from(issued))).toBe(false);
+    const state = applied.state as Record<string, CtyValue>;
+    expect(typeof state.token_id).toBe('number');
+    const refreshed = await read('plumb_group_access_token', state);
+    const again = await plan('plumb_group_access_token', refreshed, config);
+    expect(again.planned).toEqual(refreshed);
+    // Destroy: planned null, the token is revoked.
+    const gone = await apply('plumb_group_access_token', refreshed, null, null);
+    expect(errors(gone.diagnostics)).toEqual([]);
+    expect(gone.state).toBeNull();
+    const tokens = (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; revoked: boolean }[];
+    expect(tokens.find((x) => x.id === state.token_id)?.revoked).toBe(true);
+    expect(p.stderr()).not.toContain(issued);
+  });
+
+  it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
+    const t = types.plumb_group_access_token!;
+    const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
+    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: { file: 'imported.token', command: null, stdout: null } });
+    const first = await plan('plumb_group_access_token', null, config);
+    expect(errors((await apply('plumb_group_access_token', null, first.planned, config)).diagnostics)).toEqual([]);
+    const ok = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'platform:imported' });
+    expect(undv(ok.imported_resources[0]!.state, t)).toMatchObject({ group: 'platform', name: 'imported', scopes: ['read_api'] });
+    const bad = await p.call<{ imported_resources: unknown[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'no-colon' });
+    expect(bad.imported_resources).toEqual([]);
+    expect(errors(bad.diagnostics)[0]?.detail).toContain('GROUP:NAME');
+  });
+
+  it('plans with unknown configuration values without calling the instance', async () => {
+    const t = types.plumb_application_settings!;
+    const before = emu.requests.length;
+    const r = await plan('plumb_application_settings', null, objectOf(t, { signup_enabled: UNKNOWN }));
+    expect(r.planned).toMatchObject({ signup_enabled: UNKNOWN });
+    expect(emu.requests.length).toBe(before);
+  });
+
+  it('drops write-only values from a state written before Terraform knew them (UpgradeResourceState)', async () => {
+    const t = types.plumb_application_settings!;
+    const raw = JSON.stringify({ id: 'application_settings', signup_enabled: true, spam_filter_api_key: SPAM_KEY, dropped_attribute: 1 });
+    const r = await p.call<{ upgraded_state: { msgpack: Buffer }; diagnostics: Diag[] }>('UpgradeResourceState', {
+      type_name: 'plumb_application_settings',
+      version: 0,
+      raw_state: { json: Buffer.from(raw) },
+    });
+    expect(r.upgraded_state.msgpack.includes(Buffer.from(SPAM_KEY))).toBe(false);
+    expect(undv(r.upgraded_state, t)).toMatchObject({ signup_enabled: true, spam_filter_api_key: null });
+  });
+});
+
+describe('shutdown', () => {
+  it('exits 0 when Terraform calls the controller\'s Shutdown', async () => {
+    const other = await startProvider({ cwd: dir });
+    await other.controller('Shutdown');
+    expect(await other.exited).toBe(0);
+    other.kill();
+  });
+});
