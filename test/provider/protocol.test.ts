@@ -287,3 +287,15 @@ describe('shutdown', () => {
     other.kill();
   });
 });
+
+describe('run by hand', () => {
+  it('explains that Terraform starts it and exits 1 without printing a handshake', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { PROVIDER_BIN } = await import('./harness.js');
+    const r = spawnSync(process.execPath, [PROVIDER_BIN], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('started by Terraform, not by hand');
+    expect(r.stderr).toContain('dev_overrides');
+  });
+});
