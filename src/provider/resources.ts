@@ -300,8 +300,10 @@ async function applyToken(rt: Runtime, prior: TfObject | null, planned: TfObject
 
 async function readToken(rt: Runtime, current: TfObject): Promise<ApplyResult> {
   if (typeof current.group !== 'string' || typeof current.name !== 'string') return { newState: current, diagnostics: [] };
-  const built = buildConfig(rt.provider, { token: current }, { env: rt.env, today: today(rt), cwd: rt.cwd });
-  if (!built.loaded.config) return { newState: current, diagnostics: configDiagnostics(built, 'resource') };
+  // Read needs the live token only: the state may lack what a plan needs (an imported token has
+  // no sink or expiry policy until the configuration gives them).
+  const built = buildConfig(rt.provider, {}, { env: rt.env, today: today(rt), cwd: rt.cwd });
+  if (!built.loaded.config) return { newState: current, diagnostics: configDiagnostics(built, 'provider') };
   const live = await liveToken(rt, built.env, built, current.group, current.name);
   if (!live) return { newState: null, diagnostics: [] };
   const state: Record<string, CtyValue> = { ...current, token_id: live.id, token_expires_at: live.expires_at };
