@@ -155,6 +155,11 @@ describe('validation with plumb\'s offline checks', () => {
     expect(errors(unknown.diagnostics)).toEqual([]);
   });
 
+  it('reports an instance URL plumb refuses at the provider\'s url attribute', async () => {
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateProviderConfig', { config: dv(objectOf(providerType, { url: 'ftp://code.example.com' }), providerType) });
+    expect(errors(r.diagnostics)[0]?.attribute?.steps[0]?.attribute_name).toBe('url');
+  });
+
   it('refuses to configure when the token environment variable is unset, at token_env', async () => {
     const ds = await configure({ token_env: 'PLUMB_TOKEN_NOT_SET_ANYWHERE' });
     expect(errors(ds)[0]?.attribute?.steps[0]?.attribute_name).toBe('token_env');
@@ -243,6 +248,50 @@ describe('plan, apply and read on the engine', () => {
     const tokens = (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; revoked: boolean }[];
     expect(tokens.find((x) => x.id === state.token_id)?.revoked).toBe(true);
     expect(p.stderr()).not.toContain(issued);
+  });
+
+  it('plans a due rotation as an update of token_id with plumb\'s reason, and rotates with the new secret in the sink', async () => {
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, {
+      group: 'platform',
+      name: 'rotating',
+      scopes: ['read_api'],
+      rotation: { lifetime_days: 30, rotate_before_days: 7 },
+      sink: { file: 'rotating.token', command: null, stdout: null },
+    });
+    const first = await plan('plumb_group_access_token', null, config);
+    const created = await apply('plumb_group_access_token', null, first.planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const firstSecret = readFileSync(path.join(dir, 'rotating.token'), 'utf8');
+    // The same provider, 26 days later: the token expires within rotate_before_days.
+    const later = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN, PLUMB_NOW: new Date(Date.now() + 26 * 86_400_000).toISOString() } });
+    try {
+      await later.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const r = await later.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', {
+        type_name: 'plumb_group_access_token',
+        prior_state: dv(created.state, t),
+        proposed_new_state: dv(config, t),
+        config: dv(config, t),
+      });
+      const planned = undv(r.planned_state, t) as Record<string, CtyValue>;
+      expect(planned.token_id).toBe(UNKNOWN);
+      const warning = r.diagnostics.find((d) => d.severity === 'WARNING')!;
+      expect(warning.summary).toMatch(/rotate the token "rotating".*expiring-soon/);
+      const a = await later.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', {
+        type_name: 'plumb_group_access_token',
+        prior_state: dv(created.state, t),
+        planned_state: dv(planned, t),
+        config: dv(config, t),
+      });
+      expect(errors(a.diagnostics)).toEqual([]);
+      const rotated = undv(a.new_state, t) as Record<string, CtyValue>;
+      expect(rotated.token_id).not.toBe((created.state as Record<string, CtyValue>).token_id);
+      const secondSecret = readFileSync(path.join(dir, 'rotating.token'), 'utf8');
+      expect(secondSecret).not.toBe(firstSecret);
+      expect(a.new_state.msgpack.includes(Buffer.from(secondSecret.trim()))).toBe(false);
+    } finally {
+      later.kill();
+    }
   });
 
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
