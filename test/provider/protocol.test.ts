@@ -348,3 +348,32 @@ describe('run by hand', () => {
     expect(r.stderr).toContain('dev_overrides');
   });
 });
+
+describe('when Terraform goes away', () => {
+  it('exits by itself once its parent process is gone', async () => {
+    const { spawn } = await import('node:child_process');
+    const { PROVIDER_BIN, MAGIC } = await import('./harness.js');
+    // A stand-in for Terraform: starts the provider, reads its handshake, and dies without a word.
+    const script = `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(PROVIDER_BIN)}], { stdio: ['ignore', 'pipe', 'ignore'] });
+c.stdout.once('data', () => { process.stdout.write(String(c.pid)); process.exit(0); });`;
+    const parent = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...MAGIC }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => parent.on('close', r));
+    const pid = Number(out);
+    expect(pid).toBeGreaterThan(0);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 8000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const stillAlive = alive();
+    if (stillAlive) process.kill(pid, 'SIGKILL');
+    expect(stillAlive).toBe(false);
+  });
+});
