@@ -124,6 +124,23 @@ function providerSettings(config: TfObject, env: NodeJS.ProcessEnv): ProviderSet
   };
 }
 
+/**
+ * A Terraform without write-only attributes (before 1.11) would keep these values in its plan and
+ * state; plumb refuses them there rather than let a secret reach the state.
+ */
+function writeOnlyRefused(typeName: string, config: TfObject | null): TfDiagnostic[] {
+  const s = resourceSchema(typeName);
+  if (!s || !config) return [];
+  return Object.entries(s.block.attributes ?? {})
+    .filter(([name, a]) => a.write_only && config[name] !== null && config[name] !== undefined)
+    .map(([name]) => ({
+      severity: 'error' as const,
+      summary: `${name} is a write-only attribute, which this Terraform does not support`,
+      detail: 'Write-only attributes need Terraform 1.11 or newer (or an OpenTofu that supports them); older versions would store the secret in the state. Upgrade, or leave the setting to plumb\'s YAML. (PLUMB_TF_WRITE_ONLY_UNSUPPORTED)',
+      path: [{ attribute: name }],
+    }));
+}
+
 /** Removes write-only values from a state Terraform wrote before it knew about them. */
 function stripWriteOnly(typeName: string, v: CtyValue): CtyValue {
   const s = resourceSchema(typeName);
@@ -172,11 +189,13 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const built = buildConfig(providerSettingsForValidation(config, rt.current.env), {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       return { diagnostics: configDiagnostics(built, 'provider').map(protoDiagnostic) };
     }, diagsOnly),
-    ValidateResourceConfig: unary('ValidateResourceConfig', (req: { type_name: string; config: DynamicValueMsg }) => {
+    ValidateResourceConfig: unary('ValidateResourceConfig', (req: { type_name: string; config: DynamicValueMsg; client_capabilities: { write_only_attributes_allowed: boolean } | null }) => {
       const type = typeOfResource(req.type_name);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const config = decodeDynamic(req.config, type) as TfObject;
-      return { diagnostics: validateResource(rt.current, req.type_name, config).map(protoDiagnostic) };
+      const diagnostics = validateResource(rt.current, req.type_name, config);
+      if (!req.client_capabilities?.write_only_attributes_allowed) diagnostics.push(...writeOnlyRefused(req.type_name, config));
+      return { diagnostics: diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string }) => diagsOnly({ severity: 'error', summary: `Unknown data source ${req.type_name}`, detail: 'plumb serves no data sources yet.' }), diagsOnly),
     ReadDataSource: unary('ReadDataSource', (req: { type_name: string }) => diagsOnly({ severity: 'error', summary: `Unknown data source ${req.type_name}`, detail: 'plumb serves no data sources yet.' }), diagsOnly),

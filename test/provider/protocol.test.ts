@@ -140,6 +140,20 @@ describe('validation with plumb\'s offline checks', () => {
     expect(e[0]!.attribute?.steps[0]?.attribute_name).toMatch(/two_factor_grace_period|require_two_factor_authentication/);
   });
 
+  it('refuses a write-only setting when Terraform does not announce write-only support, and accepts it when it does', async () => {
+    const t = types.plumb_application_settings!;
+    const config = dv(objectOf(t, { spam_filter_enabled: true, spam_filter_api_key: SPAM_KEY }), t);
+    const old = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: 'plumb_application_settings', config });
+    expect(errors(old.diagnostics).map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual(['spam_filter_api_key']);
+    expect(JSON.stringify(old.diagnostics)).not.toContain(SPAM_KEY);
+    const current = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_application_settings',
+      config,
+      client_capabilities: { write_only_attributes_allowed: true },
+    });
+    expect(errors(current.diagnostics)).toEqual([]);
+  });
+
   it('reports a token with both expires_at and rotation at the token, and skips values not known yet', async () => {
     const t = types.plumb_group_access_token!;
     const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: { file: 'x.token', command: null, stdout: null } };

@@ -28,6 +28,7 @@ function onPath(name: string): string | undefined {
 
 const cli = onPath('terraform') ?? onPath('tofu');
 const ADMIN = 'e2e-admin-token-0123456789abcdef';
+const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
 if (!cli && process.env.CI) {
   describe('Terraform end to end', () => {
@@ -52,6 +53,12 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     });
     dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-e2e-'));
     copyFileSync(path.join(root, 'examples/terraform/main.tf'), path.join(dir, 'main.tf'));
+    // Plus a write-only setting, from a sensitive variable.
+    const main = readFileSync(path.join(dir, 'main.tf'), 'utf8').replace(
+      'deletion_adjourned_period         = 14',
+      'deletion_adjourned_period         = 14\n  spam_check_api_key                = var.spam_check_api_key',
+    );
+    writeFileSync(path.join(dir, 'main.tf'), `${main}\nvariable "spam_check_api_key" {\n  type      = string\n  sensitive = true\n}\n`);
     mkdirSync(path.join(dir, 'secrets'));
     const rc = path.join(dir, 'cli.tfrc');
     writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
@@ -61,6 +68,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
       TF_CLI_CONFIG_FILE: rc,
       TF_VAR_url: emu.url,
       PLUMB_TOKEN: ADMIN,
+      TF_VAR_spam_check_api_key: SPAM_KEY,
       TF_IN_AUTOMATION: '1',
       CHECKPOINT_DISABLE: '1',
     };
@@ -89,7 +97,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
   const settings = async () => (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
   const tokens = async () => (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; name: string; active: boolean; revoked: boolean }[];
 
-  it('plans without init, applies, and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
+  it('plans without init, applies (a write-only setting kept out of state), and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.out).toContain('Plan: 2 to add, 0 to change, 0 to destroy');
     expect(plan.code).toBe(2);
@@ -99,8 +107,12 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(await settings()).toMatchObject({ signup_enabled: false, require_two_factor_authentication: true, two_factor_grace_period: 48 });
     const secret = readFileSync(path.join(dir, 'secrets/terraform-ci.token'), 'utf8').trim();
     expect(secret.length).toBeGreaterThan(8);
-    expect(readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8')).not.toContain(secret);
+    const state = readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8');
+    expect(state).not.toContain(secret);
+    expect(state).not.toContain(SPAM_KEY);
     expect(apply.out).not.toContain(secret);
+    expect(apply.out).not.toContain(SPAM_KEY);
+    expect(apply.out).toContain('plumb will send write-only settings: spam_check_api_key');
     const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(again.out).toContain('No changes.');
     expect(again.code).toBe(0);
