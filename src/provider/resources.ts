@@ -5,7 +5,8 @@
  * derived from the engine's answers and the public API functions: no diffing or applying here.
  */
 import { randomBytes } from 'node:crypto';
-import { ACCESS_LEVELS, SETTING_RULES, isSecretSetting } from '../catalogue/index.js';
+import { ACCESS_LEVELS, SETTINGS, SETTING_RULES, isSecretSetting, responseNameOf } from '../catalogue/index.js';
+import { getApplicationSettings } from '../api/settings.js';
 import { listGroupAccessTokens } from '../api/group-access-tokens.js';
 import type { GroupAccessToken } from '../api/group-access-tokens.js';
 import { applyPlan, makePlan, openSession } from '../engine/engine.js';
@@ -16,7 +17,8 @@ import { INSTANCE, buildConfig, isProviderPointer } from './config.js';
 import type { Built, Declared, PathStep, ProviderSettings, TfObject } from './config.js';
 import { UNKNOWN, containsUnknown, isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
-import { RESOURCE_TYPES } from './schema.js';
+import { DATA_SOURCE_TYPES, RESOURCE_TYPES, settingAttributeType } from './schema.js';
+import type { CtyType } from './cty.js';
 
 /** A diagnostic as Terraform shows it. */
 export interface TfDiagnostic {
@@ -414,5 +416,52 @@ export async function importResource(rt: Runtime, typeName: string, id: string):
       return importToken(rt, id);
     default:
       return { newState: null, diagnostics: [notYet(typeName)] };
+  }
+}
+
+// --- data source: the current application settings ------------------------------------------------
+
+/**
+ * A live value as the attribute's type holds it; null when the instance returns something of
+ * another shape (the data source reports what it can, it does not fail on one odd field).
+ */
+function asType(v: unknown, t: CtyType): CtyValue {
+  if (v === null || v === undefined) return null;
+  if (t === 'dynamic') return JSON.parse(JSON.stringify(v)) as CtyValue;
+  if (t === 'bool') return typeof v === 'boolean' ? v : null;
+  if (t === 'number') return typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
+  if (t === 'string') return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
+  const [kind, inner] = t as readonly [string, CtyType];
+  if (kind === 'list') {
+    const items = Array.isArray(v) ? v : typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : undefined;
+    if (!items) return null;
+    const out = items.map((x) => asType(x, inner));
+    return out.some((x) => x === null) ? null : out;
+  }
+  if (kind === 'map' && typeof v === 'object' && !Array.isArray(v)) {
+    const out: Record<string, CtyValue> = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, asType(x, inner)]));
+    return Object.values(out).some((x) => x === null) ? null : out;
+  }
+  return null;
+}
+
+export async function readDataSource(rt: Runtime, typeName: string): Promise<ApplyResult> {
+  if (typeName !== DATA_SOURCE_TYPES.settings) return { newState: null, diagnostics: [{ severity: 'error', summary: `Unknown data source ${typeName}`, detail: `plumb serves ${Object.values(DATA_SOURCE_TYPES).join(', ')}.` }] };
+  if (!rt.provider) return { newState: null, diagnostics: [NOT_CONFIGURED] };
+  const built = buildConfig(rt.provider, {}, { env: rt.env, today: today(rt), cwd: rt.cwd });
+  if (!built.loaded.config) return { newState: null, diagnostics: configDiagnostics(built, 'provider') };
+  const session = openSession(built.loaded, built.loaded.config, engineOptions(rt, built.env));
+  try {
+    const ctx = session.contexts.get(INSTANCE);
+    if (!ctx) return { newState: null, diagnostics: planDiags(session.diagnostics, (s) => built.loaded.sources.secrets.redact(s)) };
+    const live = await getApplicationSettings(ctx.client);
+    const state: Record<string, CtyValue> = { id: 'application_settings' };
+    for (const s of SETTINGS) {
+      if (s.removed || s.secret) continue;
+      state[s.name] = asType(live[responseNameOf(s.name)], settingAttributeType(s));
+    }
+    return { newState: state, diagnostics: [] };
+  } finally {
+    await session.close();
   }
 }

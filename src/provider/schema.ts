@@ -13,6 +13,10 @@ import type { SettingSpec } from '../catalogue/index.js';
 import type { CtyType } from './cty.js';
 import type { TfJsonAttribute, TfJsonProviderSchema, TfJsonSchema } from './tfjson.js';
 
+export const DATA_SOURCE_TYPES = {
+  settings: 'plumb_application_settings',
+} as const;
+
 export const RESOURCE_TYPES = {
   settings: 'plumb_application_settings',
   token: 'plumb_group_access_token',
@@ -166,6 +170,24 @@ function pagesSchema(): TfJsonSchema {
   };
 }
 
+/** The instance's current settings, read-only; secret settings are left out (write-only). */
+function settingsDataSchema(): TfJsonSchema {
+  const attributes: Record<string, TfJsonAttribute> = { id: computedId('Always "application_settings".') };
+  for (const s of SETTINGS) {
+    if (s.removed || s.secret) continue;
+    attributes[s.name] = { type: settingType(s), description: s.description, description_kind: 'plain', computed: true, ...(s.deprecated && { deprecated: true }) };
+  }
+  return {
+    version: SCHEMA_VERSION,
+    block: { attributes, description: 'The application settings as the instance reports them now (secret settings excluded).', description_kind: 'plain' },
+  };
+}
+
+/** The cty type of a setting's attribute (the data source converts live values to it). */
+export function settingAttributeType(s: SettingSpec): CtyType {
+  return settingType(s);
+}
+
 function providerConfigSchema(): TfJsonSchema {
   return {
     version: 0,
@@ -196,7 +218,9 @@ export function providerSchema(): TfJsonProviderSchema {
       [RESOURCE_TYPES.file]: fileSchema(),
       [RESOURCE_TYPES.pages]: pagesSchema(),
     },
-    data_source_schemas: {},
+    data_source_schemas: {
+      [DATA_SOURCE_TYPES.settings]: settingsDataSchema(),
+    },
   };
   return cached;
 }

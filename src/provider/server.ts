@@ -27,7 +27,7 @@ import type { TfJsonSchema } from './tfjson.js';
 import { RESOURCE_TYPES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
-import { applyResource, configDiagnostics, importResource, planResource, readResource, validateResource } from './resources.js';
+import { applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
 import type { Runtime, TfDiagnostic } from './resources.js';
 
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
@@ -167,19 +167,24 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
         );
     };
   const diagsOnly = (d: TfDiagnostic) => ({ diagnostics: [protoDiagnostic(d)] });
+  const unknownDataSource = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown data source ${typeName}`, detail: `plumb serves ${Object.keys(schema.data_source_schemas ?? {}).join(', ')}.` });
+  const dataSourceType = (typeName: string): CtyType | undefined => {
+    const s = schema.data_source_schemas?.[typeName];
+    return s ? blockType(s.block) : undefined;
+  };
   const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${Object.values(RESOURCE_TYPES).join(', ')}.` });
 
   const handlers: Record<string, Handler> = {
     GetMetadata: unary('GetMetadata', () => ({
       server_capabilities: { plan_destroy: true, get_provider_schema_optional: false },
       diagnostics: [],
-      data_sources: [],
+      data_sources: Object.keys(schema.data_source_schemas ?? {}).map((type_name) => ({ type_name })),
       resources: Object.keys(schema.resource_schemas).map((type_name) => ({ type_name })),
     }), diagsOnly),
     GetProviderSchema: unary('GetProviderSchema', () => ({
       provider: toProtoSchema(schema.provider),
       resource_schemas: Object.fromEntries(Object.entries(schema.resource_schemas).map(([n, s]) => [n, toProtoSchema(s)])),
-      data_source_schemas: {},
+      data_source_schemas: Object.fromEntries(Object.entries(schema.data_source_schemas ?? {}).map(([n, s]) => [n, toProtoSchema(s)])),
       diagnostics: [],
       server_capabilities: { plan_destroy: true, get_provider_schema_optional: false },
     }), diagsOnly),
@@ -197,8 +202,14 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       if (!req.client_capabilities?.write_only_attributes_allowed) diagnostics.push(...writeOnlyRefused(req.type_name, config));
       return { diagnostics: diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
-    ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string }) => diagsOnly({ severity: 'error', summary: `Unknown data source ${req.type_name}`, detail: 'plumb serves no data sources yet.' }), diagsOnly),
-    ReadDataSource: unary('ReadDataSource', (req: { type_name: string }) => diagsOnly({ severity: 'error', summary: `Unknown data source ${req.type_name}`, detail: 'plumb serves no data sources yet.' }), diagsOnly),
+    ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string }) =>
+      dataSourceType(req.type_name) ? { diagnostics: [] } : diagsOnly(unknownDataSource(req.type_name)), diagsOnly),
+    ReadDataSource: unary('ReadDataSource', async (req: { type_name: string }) => {
+      const type = dataSourceType(req.type_name);
+      if (!type) return diagsOnly(unknownDataSource(req.type_name));
+      const r = await readDataSource(rt.current, req.type_name);
+      return { state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic) };
+    }, diagsOnly),
     UpgradeResourceState: unary('UpgradeResourceState', (req: { type_name: string; version: number; raw_state: { json?: Buffer | null } | null }) => {
       const type = typeOfResource(req.type_name);
       if (!type) return diagsOnly(unknownType(req.type_name));
@@ -296,8 +307,11 @@ then \`terraform plan\` in a directory whose configuration has a provider "plumb
 export interface ServeOptions {
   /** Current time (PLUMB_NOW in tests). */
   readonly now?: Date;
-  /** Called when the server stops on Terraform's request or a signal (the CLI exits). */
-  readonly watchParent?: boolean;
+  /**
+   * Stop when the process whose pid this is stops being our parent (Terraform went away). Read
+   * at start-up, before the handshake: Terraform may be gone as soon as it has read the line.
+   */
+  readonly parentPid?: number;
 }
 
 export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Promise<RunningProvider> {
@@ -363,8 +377,9 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const handshake = `${CORE_PROTOCOL_VERSION}|${APP_PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${certField}`;
   io.stdout(handshake + '\n');
 
-  if (opts.watchParent) {
-    const parent = process.ppid;
+  if (opts.parentPid !== undefined && opts.parentPid > 1) {
+    const parent = opts.parentPid;
+    if (process.ppid !== parent) void close();
     const timer = setInterval(() => {
       if (process.ppid !== parent) void close();
     }, 1000);
@@ -406,13 +421,14 @@ export function handshakeProblem(env: NodeJS.ProcessEnv): string | undefined {
 
 /** `plumb provider`: runs until Terraform is done with it. */
 export async function runProvider(io: ProviderIo): Promise<number> {
+  const parentPid = process.ppid;
   const problem = handshakeProblem(io.env);
   if (problem) {
     io.stderr(problem);
     return 1;
   }
   const now = io.env.PLUMB_NOW ? new Date(io.env.PLUMB_NOW) : undefined;
-  const running = await serveProvider(io, { ...(now && !Number.isNaN(now.getTime()) && { now }), watchParent: true });
+  const running = await serveProvider(io, { ...(now && !Number.isNaN(now.getTime()) && { now }), parentPid });
   const ignoreInterrupt = () => undefined;
   process.on('SIGINT', ignoreInterrupt);
   const onTerm = () => void running.close();

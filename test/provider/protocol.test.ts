@@ -108,8 +108,9 @@ describe('the go-plugin handshake', () => {
 });
 
 describe('schema', () => {
-  it('lists the four resource types in GetMetadata', async () => {
-    const r = await p.call<{ resources: { type_name: string }[] }>('GetMetadata');
+  it('lists the four resource types and the settings data source in GetMetadata', async () => {
+    const r = await p.call<{ resources: { type_name: string }[]; data_sources: { type_name: string }[] }>('GetMetadata');
+    expect(r.data_sources.map((x) => x.type_name)).toEqual(['plumb_application_settings']);
     expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_repository_file']);
   });
 
@@ -308,6 +309,18 @@ describe('plan, apply and read on the engine', () => {
     }
   });
 
+  it('reads the current settings through the data source, secret settings left out', async () => {
+    const schema = await p.call<{ data_source_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+    const t = typeOfSchema(schema.data_source_schemas.plumb_application_settings!);
+    expect(schema.data_source_schemas.plumb_application_settings!.block.attributes.some((a) => a.name === 'spam_filter_api_key')).toBe(false);
+    await fetch(`${emu.url}/api/v4/application/settings?deletion_adjourned_period=9`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    const r = await p.call<{ state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadDataSource', { type_name: 'plumb_application_settings', config: dv(objectOf(t, {}), t) });
+    expect(errors(r.diagnostics)).toEqual([]);
+    const live = undv(r.state, t) as Record<string, CtyValue>;
+    expect(live).toMatchObject({ id: 'application_settings', deletion_adjourned_period: 9 });
+    expect(live.users_api_limit_keys).toBe(120);
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
@@ -376,12 +389,17 @@ c.stdout.once('data', () => { process.stdout.write(String(c.pid)); process.exit(
     await new Promise((r) => parent.on('close', r));
     const pid = Number(out);
     expect(pid).toBeGreaterThan(0);
+    // Exited means gone, or a zombie nobody has reaped yet (its new parent may be slow to).
     const alive = () => {
       try {
         process.kill(pid, 0);
-        return true;
       } catch {
         return false;
+      }
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return true;
       }
     };
     const deadline = Date.now() + 8000;
