@@ -80,7 +80,24 @@ export function validateResource(rt: Runtime, typeName: string, config: TfObject
   const declared = declare(typeName, config);
   if (!declared) return [{ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${Object.values(RESOURCE_TYPES).join(', ')}.` }];
   const built = buildConfig(undefined, declared, { env: rt.env, today: today(rt), cwd: rt.cwd });
-  return configDiagnostics(built, 'resource');
+  const out = configDiagnostics(built, 'resource');
+  const sink = declared.token?.sink;
+  if (sink && typeof sink === 'object' && !Array.isArray(sink) && (sink as TfObject).stdout === true) {
+    out.push({
+      severity: 'error',
+      summary: 'A token sink cannot be stdout under Terraform',
+      detail: "The provider's standard output goes to Terraform's log, so the secret would be lost, or written to a debug log.\nhelp: use sink = { file = \"...\" } or sink = { command = [...] } (PLUMB_TF_SINK_STDOUT)",
+      path: [{ attribute: 'sink' }, { attribute: 'stdout' }],
+    });
+  }
+  return out;
+}
+
+/** Risks (changes that can lock people or plumb out) of one change, as plan warnings. */
+function riskWarnings(plan: Plan | undefined, address: string): TfDiagnostic[] {
+  return (plan?.risks ?? [])
+    .filter((r) => r.address === address && !r.acknowledged)
+    .map((r) => ({ severity: 'warning' as const, summary: r.summary, detail: `Risk ${r.id}: apply refuses it unless the provider's allow_risky lists "${r.id}".` }));
 }
 
 function declare(typeName: string, v: TfObject): Declared | undefined {
@@ -171,6 +188,7 @@ async function planSettings(rt: Runtime, prior: TfObject | null, proposed: TfObj
     // difference its refreshed state hides) is shown through the revision attribute.
     if (writeOnly || (prior && sameObject(prior, planned, ['write_only_revision']))) planned.write_only_revision = UNKNOWN;
     if (writeOnly) diagnostics.push({ severity: 'warning', summary: `plumb will send write-only settings: ${change.attributes.filter((a) => a.sensitive || a.writeOnly).map((a) => a.name).join(', ')}`, detail: `${SETTINGS_ADDRESS}: ${describeChange(change)}. Their values are never stored in Terraform's state.` });
+    diagnostics.push(...riskWarnings(plan, change.address));
   }
   return { planned, requiresReplace: [], diagnostics };
 }
@@ -267,7 +285,7 @@ async function planToken(rt: Runtime, prior: TfObject | null, proposed: TfObject
       });
     }
   }
-  for (const r of plan?.risks ?? []) if (r.address === address && !r.acknowledged) diagnostics.push({ severity: 'warning', summary: r.summary, detail: `Risk ${r.id}: apply refuses it unless the provider's allow_risky lists "${r.id}".` });
+  diagnostics.push(...riskWarnings(plan, address));
   return { planned, requiresReplace, diagnostics };
 }
 

@@ -119,7 +119,7 @@ function tokenSchema(): TfJsonSchema {
             attributes: {
               file: str('Written atomically with mode 0600 (relative to the working directory); the directory must exist.', { optional: true }),
               command: { type: ['list', 'string'], description: 'Program and arguments; receives the secret on standard input.', description_kind: 'plain', optional: true },
-              stdout: { type: 'bool', description: 'Print one JSON line with the secret on the provider\'s standard output (Terraform logs it); for tests only.', description_kind: 'plain', optional: true },
+              stdout: { type: 'bool', description: 'Refused under Terraform (the provider\'s standard output goes to Terraform\'s log); kept for the shape plumb\'s YAML shares.', description_kind: 'plain', optional: true },
             },
           },
         },

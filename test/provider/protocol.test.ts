@@ -175,6 +175,16 @@ describe('validation with plumb\'s offline checks', () => {
     expect(errors(r.diagnostics)[0]?.attribute?.steps[0]?.attribute_name).toBe('url');
   });
 
+  it('refuses a stdout sink, whose secret would end in Terraform\'s log, at sink.stdout', async () => {
+    const t = types.plumb_group_access_token!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: { file: null, command: null, stdout: true } }), t),
+    });
+    const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
+    expect(e?.attribute?.steps.map((s) => s.attribute_name)).toEqual(['sink', 'stdout']);
+  });
+
   it('refuses to configure when the token environment variable is unset, at token_env', async () => {
     const ds = await configure({ token_env: 'PLUMB_TOKEN_NOT_SET_ANYWHERE' });
     expect(errors(ds)[0]?.attribute?.steps[0]?.attribute_name).toBe('token_env');
@@ -200,6 +210,17 @@ describe('plan, apply and read on the engine', () => {
     expect(refreshed).toEqual(applied.state);
     const second = await plan('plumb_application_settings', refreshed, config);
     expect(second.planned).toEqual(refreshed);
+  });
+
+  it('warns at plan about a lock-out risk and refuses it at apply unless the provider\'s allow_risky names it', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { admin_mode: true });
+    const planned = await plan('plumb_application_settings', null, config);
+    const risk = planned.diagnostics.find((d) => d.severity === 'WARNING' && /^Risk /.test(d.detail));
+    expect(risk).toBeDefined();
+    const refused = await apply('plumb_application_settings', null, planned.planned, config);
+    expect(errors(refused.diagnostics)[0]?.summary).toMatch(/plumb refused to apply/);
+    expect(refused.state).toBeNull();
   });
 
   it('shows an out-of-band change on refresh', async () => {
