@@ -33,5 +33,6 @@ const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err
 rows.push(...extra);
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
+rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));
 
 printTable(rows);

@@ -36,6 +36,8 @@ export interface Runtime {
   readonly log: (message: string) => void;
   /** Where `sink {stdout = true}` writes. */
   readonly stdout: (s: string) => void;
+  /** Token lists shared by the refreshes of one run. */
+  readonly listings: GroupListings;
   /** Set by StopProvider: operations not yet started refuse. */
   readonly stopped: () => boolean;
 }
@@ -247,12 +249,37 @@ function tokenAddress(group: string, name: string): string {
   return `${INSTANCE}.group[${JSON.stringify(group)}].access_token[${JSON.stringify(name)}]`;
 }
 
-async function liveToken(rt: Runtime, env: NodeJS.ProcessEnv, built: ReturnType<typeof buildConfig>, group: string, name: string): Promise<GroupAccessToken | undefined> {
+/**
+ * A group's token list shared by the refreshes of one Terraform run: Terraform refreshes every
+ * token of a group one RPC at a time, and one list answers them all (as one list answers a whole
+ * group in `plumb plan`). Entries live for a few seconds and are dropped when plumb writes to the
+ * group; apply reads fresh. Terraform starts a new provider process for each of its walks.
+ */
+export class GroupListings {
+  readonly #entries = new Map<string, { readonly at: number; readonly list: Promise<GroupAccessToken[]> }>();
+  constructor(readonly ttlMs = 10_000) {}
+
+  get(group: string, load: () => Promise<GroupAccessToken[]>): Promise<GroupAccessToken[]> {
+    const hit = this.#entries.get(group);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.list;
+    const list = load();
+    this.#entries.set(group, { at: Date.now(), list });
+    list.catch(() => this.#entries.delete(group));
+    return list;
+  }
+
+  forget(group: string): void {
+    this.#entries.delete(group);
+  }
+}
+
+async function liveToken(rt: Runtime, env: NodeJS.ProcessEnv, built: ReturnType<typeof buildConfig>, group: string, name: string, fresh = false): Promise<GroupAccessToken | undefined> {
   const session = openSession(built.loaded, built.loaded.config!, engineOptions(rt, env));
   try {
     const ctx = session.contexts.get(INSTANCE);
     if (!ctx) return undefined;
-    const all = await listGroupAccessTokens(ctx.client, group);
+    if (fresh) rt.listings.forget(group);
+    const all = await rt.listings.get(group, () => listGroupAccessTokens(ctx.client, group));
     return all.find((t) => t.name === name && t.active && !t.revoked);
   } finally {
     await session.close();
@@ -300,6 +327,7 @@ async function applyToken(rt: Runtime, prior: TfObject | null, planned: TfObject
     const revoke = plan.changes.filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
     if (revoke.length === 0) return { newState: null, diagnostics: [] };
     const r = await applyChanges(rt, built, plan, revoke);
+    rt.listings.forget(prior.group);
     return { newState: r.ok ? null : prior, diagnostics: [...diagnostics.filter((d) => d.severity === 'error'), ...r.diagnostics] };
   }
   const { built, plan, diagnostics } = await planFor(rt, { token: config });
@@ -311,7 +339,7 @@ async function applyToken(rt: Runtime, prior: TfObject | null, planned: TfObject
     diagnostics.push(...r.diagnostics);
     if (!r.ok) return { newState: prior, diagnostics };
   }
-  const live = await liveToken(rt, built.env, built, config.group as string, config.name as string);
+  const live = await liveToken(rt, built.env, built, config.group as string, config.name as string, true);
   const state: Record<string, CtyValue> = { ...planned, id: `${config.group as string}:${config.name as string}` };
   state.token_id = live?.id ?? null;
   state.token_expires_at = live?.expires_at ?? null;

@@ -27,7 +27,7 @@ import type { TfJsonSchema } from './tfjson.js';
 import { RESOURCE_TYPES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
-import { applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
+import { GroupListings, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
 import type { Runtime, TfDiagnostic } from './resources.js';
 
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
@@ -320,9 +320,10 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   let stopped = false;
   let settings: ProviderSettings | undefined;
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
+  const listings = new GroupListings();
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, stopped: () => stopped };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, stopped: () => stopped };
     },
     configure(p: ProviderSettings) {
       settings = p;

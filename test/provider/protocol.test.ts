@@ -342,6 +342,32 @@ describe('plan, apply and read on the engine', () => {
     expect(live.users_api_limit_keys).toBe(120);
   });
 
+  it('answers the refreshes of several tokens of one group with one list of the group', async () => {
+    const t = types.plumb_group_access_token!;
+    const states: CtyValue[] = [];
+    for (const name of ['shared-a', 'shared-b', 'shared-c']) {
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } });
+      const first = await plan('plumb_group_access_token', null, config);
+      const applied = await apply('plumb_group_access_token', null, first.planned, config);
+      expect(errors(applied.diagnostics)).toEqual([]);
+      states.push(applied.state);
+    }
+    // A fresh provider process, as Terraform starts one for its plan.
+    const fresh = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await fresh.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const lists = () => emu.requests.filter((r) => r.method === 'GET' && r.path.includes('/access_tokens')).length;
+      const before = lists();
+      const refreshed = await Promise.all(
+        states.map(async (st) => undv((await fresh.call<{ new_state: { msgpack: Buffer } }>('ReadResource', { type_name: 'plumb_group_access_token', current_state: dv(st, t) })).new_state, t)),
+      );
+      expect(refreshed.map((r) => (r as Record<string, CtyValue>).token_id)).toEqual(states.map((st) => (st as Record<string, CtyValue>).token_id));
+      expect(lists() - before).toBe(1);
+    } finally {
+      fresh.kill();
+    }
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
