@@ -15,7 +15,6 @@ import { isSecretSetting } from '../catalogue/index.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult } from '../config/validate.js';
 import { splitPointer } from '../config/pointer.js';
-import type { Diagnostic } from '../diagnostics/index.js';
 import { isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
 import { SETTINGS_META_ATTRIBUTES } from './schema.js';
@@ -192,4 +191,3 @@ export function isProviderPointer(pointer: string | undefined): boolean {
   return s[0] === 'instances' && s.length >= 3 && !['settings', 'groups', 'projects'].includes(s[2]!);
 }
 
-export type { Diagnostic };

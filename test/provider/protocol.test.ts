@@ -403,6 +403,22 @@ describe('plan, apply and read on the engine', () => {
 });
 
 describe('shutdown', () => {
+  it('refuses to apply after StopProvider, writing nothing', async () => {
+    const other = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await other.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      expect(await other.call('StopProvider')).toEqual({ Error: '' });
+      const t = types.plumb_application_settings!;
+      const config = objectOf(t, { deletion_adjourned_period: 5 });
+      const before = emu.requests.length;
+      const r = await other.call<{ diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_application_settings', prior_state: dv(null, t), planned_state: dv(config, t), config: dv(config, t) });
+      expect(errors(r.diagnostics)[0]?.summary).toBe('The provider was stopped');
+      expect(emu.requests.length).toBe(before);
+    } finally {
+      other.kill();
+    }
+  });
+
   it('exits 0 when Terraform calls the controller\'s Shutdown', async () => {
     const other = await startProvider({ cwd: dir });
     await other.controller('Shutdown');
