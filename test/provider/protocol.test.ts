@@ -223,6 +223,22 @@ describe('plan, apply and read on the engine', () => {
     expect(refused.state).toBeNull();
   });
 
+  it('stops managing a setting whose attribute is removed, leaving the instance as it is (as YAML does)', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { deletion_adjourned_period: 17, signup_enabled: true });
+    const first = await plan('plumb_application_settings', null, config);
+    const { state } = await apply('plumb_application_settings', null, first.planned, config);
+    const without = objectOf(t, { signup_enabled: true });
+    const second = await plan('plumb_application_settings', state, without);
+    expect((second.planned as Record<string, CtyValue>).deletion_adjourned_period).toBeNull();
+    const puts = emu.requests.filter((r) => r.method === 'PUT').length;
+    const applied = await apply('plumb_application_settings', state, second.planned, without);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method === 'PUT').length).toBe(puts);
+    const live = await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json();
+    expect(live.deletion_adjourned_period).toBe(17);
+  });
+
   it('shows an out-of-band change on refresh', async () => {
     const t = types.plumb_application_settings!;
     const config = objectOf(t, { signup_enabled: true });
