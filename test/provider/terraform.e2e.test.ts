@@ -5,7 +5,7 @@
  * it must run, and fails when neither is found.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,10 @@ function onPath(name: string): string | undefined {
 }
 
 const cli = onPath('terraform') ?? onPath('tofu');
+
+function filesUnder(d: string): string[] {
+  return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
+}
 const ADMIN = 'e2e-admin-token-0123456789abcdef';
 const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
@@ -116,6 +120,9 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(again.out).toContain('No changes.');
     expect(again.code).toBe(0);
+    // No file outside the sink holds a secret: not the state, its backup, plumb's state file.
+    const leaks = filesUnder(dir).filter((f) => !f.startsWith(path.join(dir, 'secrets')) && [secret, SPAM_KEY].some((x) => readFileSync(f, 'utf8').includes(x)));
+    expect(leaks).toEqual([]);
   });
 
   it('detects an out-of-band change on refresh and converges again', async () => {
