@@ -14,6 +14,7 @@ import { settingNames, isSecretSetting } from '../../src/catalogue/index.js';
 import { UNKNOWN } from '../../src/provider/cty.js';
 import type { CtyType, CtyValue } from '../../src/provider/cty.js';
 import { dv, objectOf, startProvider, typeOfSchema, undv } from './harness.js';
+import { workdir } from '../helpers/cli.js';
 import type { Diag, ProtoSchema, ProviderProcess } from './harness.js';
 
 const ADMIN = 'provider-admin-token-0123456789';
@@ -237,6 +238,45 @@ describe('plan, apply and read on the engine', () => {
     expect(emu.requests.filter((r) => r.method === 'PUT').length).toBe(puts);
     const live = await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json();
     expect(live.deletion_adjourned_period).toBe(17);
+  });
+
+  it('agrees with plumb plan from YAML: what the provider applied, the same YAML plans as no change', async () => {
+    const st = types.plumb_application_settings!;
+    const tt = types.plumb_group_access_token!;
+    const settings = objectOf(st, { signup_enabled: false, two_factor_grace_period: 24, require_two_factor_authentication: true, restricted_visibility_levels: ['public'] });
+    const s1 = await plan('plumb_application_settings', null, settings);
+    expect(errors((await apply('plumb_application_settings', null, s1.planned, settings)).diagnostics)).toEqual([]);
+    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: { lifetime_days: 60, rotate_before_days: 10 }, sink: { file: 'parity.token', command: null, stdout: null } });
+    const t1 = await plan('plumb_group_access_token', null, token);
+    expect(errors((await apply('plumb_group_access_token', null, t1.planned, token)).diagnostics)).toEqual([]);
+    const wd = workdir({ PLUMB_TOKEN: ADMIN });
+    wd.allow('parity.token');
+    wd.write(
+      'plumb.yaml',
+      `version: 1
+instances:
+  terraform:
+    url: ${emu.url}
+    token_env: PLUMB_TOKEN
+    settings:
+      signup_enabled: false
+      two_factor_grace_period: 24
+      require_two_factor_authentication: true
+      restricted_visibility_levels: [public]
+    groups:
+      platform:
+        access_tokens:
+          parity:
+            scopes: [read_api]
+            access_level: reporter
+            rotation: {lifetime_days: 60, rotate_before_days: 10}
+            sink: {file: ${path.join(dir, 'parity.token')}}
+`,
+    );
+    const r = await wd.run(['plan', '--json', '--state', path.join(dir, '.plumb/state.json')]);
+    expect(r.code).toBe(0);
+    const yamlPlan = JSON.parse(r.stdout) as { changes: { address: string; action: string }[] };
+    expect(yamlPlan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
   });
 
   it('shows an out-of-band change on refresh', async () => {
