@@ -150,7 +150,7 @@ function stripWriteOnly(typeName: string, v: CtyValue): CtyValue {
   return out;
 }
 
-function providerService(rt: { current: Runtime; configure(p: ProviderSettings): void; stop(): void }) {
+function providerService(rt: { current: Runtime; configure(p: ProviderSettings): void; stop(): void; exclusive<T>(fn: () => Promise<T>): Promise<T> }) {
   const schema = providerSchema();
   const providerType = blockType(schema.provider.block);
   const unary =
@@ -262,7 +262,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
       const config = decodeDynamic(req.config, type) as TfObject | null;
-      const r = await applyResource(rt.current, req.type_name, prior, planned, config);
+      const r = await rt.exclusive(() => applyResource(rt.current, req.type_name, prior, planned, config));
       return { new_state: dynamic(r.newState, type), private: req.planned_private, diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ImportResourceState: unary('ImportResourceState', async (req: { type_name: string; id: string }) => {
@@ -321,6 +321,15 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   let settings: ProviderSettings | undefined;
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
   const listings = new GroupListings();
+  // Applies run one at a time: each opens plumb's state file, changes it and writes it whole, so two
+  // at once would lose the first one's records (a write-only fingerprint, a token note) and the
+  // next plan would send the value again. Terraform still plans concurrently.
+  let applying: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = applying.then(fn, fn);
+    applying = run.catch(() => undefined);
+    return run;
+  };
   const state = {
     get current(): Runtime {
       return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, stopped: () => stopped };
@@ -331,6 +340,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
     stop() {
       stopped = true;
     },
+    exclusive,
   };
   server.addService(proto.provider, providerService(state));
 

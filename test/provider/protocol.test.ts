@@ -236,7 +236,7 @@ describe('plan, apply and read on the engine', () => {
     const applied = await apply('plumb_application_settings', state, second.planned, without);
     expect(errors(applied.diagnostics)).toEqual([]);
     expect(emu.requests.filter((r) => r.method === 'PUT').length).toBe(puts);
-    const live = await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json();
+    const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
     expect(live.deletion_adjourned_period).toBe(17);
   });
 
@@ -306,6 +306,28 @@ instances:
     const changed = await plan('plumb_application_settings', refreshed, { ...config, spam_filter_api_key: `${SPAM_KEY}-new` });
     expect((changed.planned as Record<string, CtyValue>).write_only_revision).toBe(UNKNOWN);
     expect(p.stderr()).not.toContain(SPAM_KEY);
+  });
+
+  it('keeps every fingerprint when Terraform applies a write-only setting and a token at the same time', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const st = types.plumb_application_settings!;
+    const tt = types.plumb_group_access_token!;
+    const settings = objectOf(st, { spam_check_endpoint_enabled: false, spam_check_api_key: `${SPAM_KEY}-concurrent` });
+    const tokens = ['conc-a', 'conc-b', 'conc-c'].map((name) =>
+      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } }),
+    );
+    const sp = await plan('plumb_application_settings', null, settings);
+    const tps = await Promise.all(tokens.map((c) => plan('plumb_group_access_token', null, c)));
+    // Token creation is slow: the settings apply records its fingerprint while they are in flight.
+    emu.addFault({ method: 'POST', path: '/groups/*/access_tokens', action: { kind: 'latency', ms: 300 } });
+    const [applied] = await Promise.all([
+      apply('plumb_application_settings', null, sp.planned, settings),
+      ...tokens.map((c, i) => apply('plumb_group_access_token', null, tps[i]!.planned, c)),
+    ]);
+    emu.clearFaults();
+    expect(errors(applied.diagnostics)).toEqual([]);
+    const again = await plan('plumb_application_settings', await read('plumb_application_settings', applied.state), settings);
+    expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
   });
 
   it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
