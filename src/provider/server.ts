@@ -20,7 +20,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { findUp } from '../util/find-up.js';
 import { makeServerCertificate } from './cert.js';
-import { CtyError, decodeDynamic, encodeValue } from './cty.js';
+import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
 import type { CtyType, CtyValue } from './cty.js';
 import { blockType, toProtoSchema } from './tfjson.js';
 import type { TfJsonSchema } from './tfjson.js';
@@ -221,6 +221,19 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     }, diagsOnly),
     ConfigureProvider: unary('ConfigureProvider', (req: { config: DynamicValueMsg }) => {
       const config = decodeDynamic(req.config, providerType) as TfObject;
+      const pending = Object.entries(config ?? {}).filter(([, v]) => containsUnknown(v)).map(([k]) => k);
+      if (pending.length > 0) {
+        return {
+          diagnostics: pending.map((k) =>
+            protoDiagnostic({
+              severity: 'error',
+              summary: `The provider's ${k} is known only after apply`,
+              detail: 'plumb reads the instance while planning, so its provider block must be known then.\nhelp: give it a literal, a variable or a data source, not an attribute of a resource that is not created yet',
+              path: [{ attribute: k }],
+            }),
+          ),
+        };
+      }
       const settings = providerSettings(config, rt.current.env);
       const built = buildConfig(settings, {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       const diagnostics = configDiagnostics(built, 'provider');

@@ -186,6 +186,14 @@ describe('validation with plumb\'s offline checks', () => {
     expect(e?.attribute?.steps.map((s) => s.attribute_name)).toEqual(['sink', 'stdout']);
   });
 
+  it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
+    const r = await p.call<{ diagnostics: Diag[] }>('ConfigureProvider', { config: dv(objectOf(providerType, { url: UNKNOWN }), providerType) });
+    const e = errors(r.diagnostics);
+    expect(e).toHaveLength(1);
+    expect(e[0]!.summary).toContain('url is known only after apply');
+    expect(e[0]!.attribute?.steps[0]?.attribute_name).toBe('url');
+  });
+
   it('refuses to configure when the token environment variable is unset, at token_env', async () => {
     const ds = await configure({ token_env: 'PLUMB_TOKEN_NOT_SET_ANYWHERE' });
     expect(errors(ds)[0]?.attribute?.steps[0]?.attribute_name).toBe('token_env');
