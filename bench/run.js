@@ -36,5 +36,6 @@ rows.push(...(await (await import('./wire.js')).wireBenchmarks()));
 rows.push(...(await (await import('./files.js')).filesBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
+rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));
 
 printTable(rows);

@@ -20,6 +20,9 @@ await build({
   bundle: true,
   format: 'cjs',
   platform: 'node',
+  // The provider's gRPC stack stays out of the bundle: required from node_modules only when
+  // `plumb provider` runs, so the commands people run by hand do not compile it at start-up.
+  external: ['@grpc/grpc-js', '@grpc/proto-loader', '@msgpack/msgpack'],
   target: 'node20',
   minify: true,
   legalComments: 'linked',

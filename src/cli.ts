@@ -33,6 +33,8 @@ Usage:
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
+  plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
+                                            docs/terraform.md)
   plumb --version
   plumb COMMAND --help                      the options of one command
 
@@ -58,7 +60,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'emulator';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -142,11 +144,24 @@ Runs a local emulator of the instance's interface until interrupted.
     },
     positionals: false,
   },
+  provider: {
+    usage: `Usage: plumb provider
+
+Serves Terraform's plugin protocol 6 (Terraform 1.x, OpenTofu): plumb as a Terraform provider, on
+the same engine as plan and apply. Terraform starts it (as terraform-provider-plumb) and talks to it
+over gRPC on loopback, with mutual TLS; run by hand it explains how to use it and exits 1.
+See docs/terraform.md.
+
+  -h, --help            this help
+`,
+    options: { help: { type: 'boolean', short: 'h', default: false } },
+    positionals: false,
+  },
 } as const satisfies Record<CommandName, { usage: string; options: Options; positionals?: boolean }>;
 
 /**
  * Entry point. Each command's module is imported only when that command runs, so `plumb --version`
- * and `plumb validate` never load the HTTP client, the emulator or cdktf.
+ * and `plumb validate` never load the HTTP client, the emulator, cdktf or the provider's gRPC stack.
  */
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
@@ -180,6 +195,13 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         checkEmulatorValues(values);
         const { runEmulatorCommand } = await import('./emulator/cli.js');
         return await runEmulatorCommand([...rest]);
+      }
+      case 'provider': {
+        const { values } = parse('provider', rest);
+        if (values.help) return usage('provider', io);
+        // gRPC, protobuf and msgpack load here only: no other command pays for them.
+        const { runProvider } = await import('./provider/server.js');
+        return await runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
       }
       default: {
         const guess = closestMatch(command, Object.keys(COMMANDS));

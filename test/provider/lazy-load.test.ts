@@ -1,0 +1,48 @@
+/**
+ * The provider's gRPC stack must not slow the commands people run by hand: `plumb validate` (the
+ * cold-start bench row) never loads @grpc/grpc-js, @grpc/proto-loader, protobufjs or
+ * @msgpack/msgpack; `plumb provider` does. Checked in a child process of the built CLI with a
+ * preload that lists the modules loaded at exit.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, root } from './harness.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-lazy-'));
+const preload = path.join(dir, 'loaded.cjs');
+const PATTERN = /[\\/]node_modules[\\/](@grpc|@msgpack|protobufjs)[\\/]/;
+
+beforeAll(() => {
+  ensureBuilt();
+  writeFileSync(
+    preload,
+    `process.on('exit', () => { require('node:fs').writeFileSync(process.env.LOADED_OUT, Object.keys(require.cache).join('\\n')); });\n`,
+  );
+}, 300_000);
+
+function loaded(args: string[]): string[] {
+  const out = path.join(dir, `out-${Math.random().toString(36).slice(2)}.txt`);
+  spawnSync(process.execPath, ['--require', preload, path.join(root, 'bin/plumb.js'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { PATH: process.env.PATH ?? '', LOADED_OUT: out },
+  });
+  return readFileSync(out, 'utf8').split('\n').filter((m) => PATTERN.test(m));
+}
+
+describe('lazy loading of the provider stack', () => {
+  it('plumb validate of YAML loads none of gRPC, protobuf or msgpack', () => {
+    expect(loaded(['validate', 'examples/plumb'])).toEqual([]);
+  });
+
+  it('plumb provider does load them (so the check above can fail)', () => {
+    // Run by hand (no magic cookie) it explains itself and exits, after loading its stack.
+    const mods = loaded(['provider']);
+    expect(mods.some((m) => m.includes('@grpc'))).toBe(true);
+    expect(mods.some((m) => m.includes('@msgpack'))).toBe(true);
+  });
+});

@@ -1,0 +1,560 @@
+/**
+ * plumb's provider over the plugin protocol, driven exactly as Terraform drives it (harness.ts):
+ * the built executable, go-plugin's handshake, mutual TLS, msgpack values typed from the served
+ * schema, against the emulator over HTTP.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { settingNames, isSecretSetting } from '../../src/catalogue/index.js';
+import { UNKNOWN } from '../../src/provider/cty.js';
+import type { CtyType, CtyValue } from '../../src/provider/cty.js';
+import { dv, objectOf, startProvider, typeOfSchema, undv } from './harness.js';
+import { workdir } from '../helpers/cli.js';
+import type { Diag, ProtoSchema, ProviderProcess } from './harness.js';
+
+const ADMIN = 'provider-admin-token-0123456789';
+const SPAM_KEY = 'spam-filter-key-do-not-leak-4711';
+
+let emu: RunningEmulator;
+let p: ProviderProcess;
+let dir: string;
+let types: Record<string, CtyType>;
+let providerType: CtyType;
+
+const errors = (ds: Diag[]) => ds.filter((d) => d.severity === 'ERROR');
+
+beforeAll(async () => {
+  emu = await startEmulator({
+    seed: {
+      users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
+      groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+    },
+  });
+  dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-'));
+  p = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+  const schema = await p.call<{ provider: ProtoSchema; resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+  providerType = typeOfSchema(schema.provider);
+  types = Object.fromEntries(Object.entries(schema.resource_schemas).map(([n, s]) => [n, typeOfSchema(s)]));
+});
+
+afterAll(async () => {
+  p?.kill();
+  await emu?.close();
+});
+
+async function configure(values: Record<string, CtyValue> = {}): Promise<Diag[]> {
+  const r = await p.call<{ diagnostics: Diag[] }>('ConfigureProvider', {
+    terraform_version: '1.11.4',
+    config: dv(objectOf(providerType, { url: emu.url, token_env: 'PLUMB_TOKEN', ...values }), providerType),
+    client_capabilities: { write_only_attributes_allowed: true },
+  });
+  return r.diagnostics;
+}
+
+interface Planned {
+  planned: CtyValue;
+  diagnostics: Diag[];
+  requires_replace: unknown[];
+}
+
+async function plan(type: string, prior: CtyValue, config: CtyValue): Promise<Planned> {
+  const t = types[type]!;
+  const r = await p.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[]; requires_replace: unknown[] }>('PlanResourceChange', {
+    type_name: type,
+    prior_state: dv(prior, t),
+    proposed_new_state: dv(config, t),
+    config: dv(config, t),
+  });
+  return { planned: undv(r.planned_state, t), diagnostics: r.diagnostics, requires_replace: r.requires_replace };
+}
+
+async function apply(type: string, prior: CtyValue, planned: CtyValue, config: CtyValue): Promise<{ state: CtyValue; raw: Buffer; diagnostics: Diag[] }> {
+  const t = types[type]!;
+  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', {
+    type_name: type,
+    prior_state: dv(prior, t),
+    planned_state: dv(planned, t),
+    config: dv(config, t),
+  });
+  return { state: undv(r.new_state, t), raw: r.new_state.msgpack, diagnostics: r.diagnostics };
+}
+
+async function read(type: string, state: CtyValue): Promise<CtyValue> {
+  const t = types[type]!;
+  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadResource', { type_name: type, current_state: dv(state, t) });
+  expect(errors(r.diagnostics)).toEqual([]);
+  return undv(r.new_state, t);
+}
+
+describe('the go-plugin handshake', () => {
+  it('prints 1|6|tcp|127.0.0.1:PORT|grpc|CERT with the server certificate as unpadded base64 DER for localhost', () => {
+    expect(p.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]{50,}$/);
+    expect(p.serverCert.checkHost('localhost')).toBe('localhost');
+    expect(p.serverCert.verify(p.serverCert.publicKey)).toBe(true);
+  });
+
+  it('answers the health check go-plugin pings with', async () => {
+    expect((await p.health()).status).toBe('SERVING');
+  });
+
+  it('refuses a client that does not present the certificate Terraform passed', async () => {
+    const stranger = grpc.credentials.createSsl(Buffer.from(p.serverCert.toString()));
+    await expect(p.connectWith(stranger)('GetMetadata')).rejects.toThrow();
+  });
+});
+
+describe('schema', () => {
+  it('lists the four resource types and the settings data source in GetMetadata', async () => {
+    const r = await p.call<{ resources: { type_name: string }[]; data_sources: { type_name: string }[] }>('GetMetadata');
+    expect(r.data_sources.map((x) => x.type_name)).toEqual(['plumb_application_settings']);
+    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_repository_file']);
+  });
+
+  it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {
+    const r = await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+    const attrs = r.resource_schemas.plumb_application_settings!.block.attributes;
+    const names = new Set(attrs.map((a) => a.name));
+    for (const n of settingNames()) expect(names.has(n), n).toBe(true);
+    const spam = attrs.find((a) => a.name === 'spam_filter_api_key')!;
+    expect(isSecretSetting('spam_filter_api_key')).toBe(true);
+    expect(spam).toMatchObject({ write_only: true, sensitive: true, optional: true, computed: false });
+    const token = r.resource_schemas.plumb_group_access_token!.block.attributes;
+    expect(token.find((a) => a.name === 'sink')!.nested_type!.nesting).toBe('SINGLE');
+  });
+});
+
+describe('validation with plumb\'s offline checks', () => {
+  it('reports a missing partner setting as an error at the setting\'s attribute path', async () => {
+    const t = types.plumb_application_settings!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_application_settings',
+      config: dv(objectOf(t, { require_two_factor_authentication: true }), t),
+    });
+    const e = errors(r.diagnostics);
+    expect(e).toHaveLength(1);
+    expect(e[0]!.summary).toContain('two_factor_grace_period');
+    expect(e[0]!.detail).toContain('PLUMB_DEPENDENCY_MISSING');
+    expect(e[0]!.attribute?.steps[0]?.attribute_name).toMatch(/two_factor_grace_period|require_two_factor_authentication/);
+  });
+
+  it('refuses a write-only setting when Terraform does not announce write-only support, and accepts it when it does', async () => {
+    const t = types.plumb_application_settings!;
+    const config = dv(objectOf(t, { spam_filter_enabled: true, spam_filter_api_key: SPAM_KEY }), t);
+    const old = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: 'plumb_application_settings', config });
+    expect(errors(old.diagnostics).map((d) => d.attribute?.steps[0]?.attribute_name)).toEqual(['spam_filter_api_key']);
+    expect(JSON.stringify(old.diagnostics)).not.toContain(SPAM_KEY);
+    const current = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_application_settings',
+      config,
+      client_capabilities: { write_only_attributes_allowed: true },
+    });
+    expect(errors(current.diagnostics)).toEqual([]);
+  });
+
+  it('reports a token with both expires_at and rotation at the token, and skips values not known yet', async () => {
+    const t = types.plumb_group_access_token!;
+    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: { file: 'x.token', command: null, stdout: null } };
+    const both = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+    });
+    expect(errors(both.diagnostics).length).toBeGreaterThan(0);
+    const unknown = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+    });
+    expect(errors(unknown.diagnostics)).toEqual([]);
+  });
+
+  it('reports an instance URL plumb refuses at the provider\'s url attribute', async () => {
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateProviderConfig', { config: dv(objectOf(providerType, { url: 'ftp://code.example.com' }), providerType) });
+    expect(errors(r.diagnostics)[0]?.attribute?.steps[0]?.attribute_name).toBe('url');
+  });
+
+  it('refuses a stdout sink, whose secret would end in Terraform\'s log, at sink.stdout', async () => {
+    const t = types.plumb_group_access_token!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_group_access_token',
+      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: { file: null, command: null, stdout: true } }), t),
+    });
+    const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
+    expect(e?.attribute?.steps.map((s) => s.attribute_name)).toEqual(['sink', 'stdout']);
+  });
+
+  it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
+    const r = await p.call<{ diagnostics: Diag[] }>('ConfigureProvider', { config: dv(objectOf(providerType, { url: UNKNOWN }), providerType) });
+    const e = errors(r.diagnostics);
+    expect(e).toHaveLength(1);
+    expect(e[0]!.summary).toContain('url is known only after apply');
+    expect(e[0]!.attribute?.steps[0]?.attribute_name).toBe('url');
+  });
+
+  it('refuses to configure when the token environment variable is unset, at token_env', async () => {
+    const ds = await configure({ token_env: 'PLUMB_TOKEN_NOT_SET_ANYWHERE' });
+    expect(errors(ds)[0]?.attribute?.steps[0]?.attribute_name).toBe('token_env');
+  });
+});
+
+describe('plan, apply and read on the engine', () => {
+  it('configures, creates settings, reads them back and plans no change the second time', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { signup_enabled: true, deletion_adjourned_period: 21 });
+    const first = await plan('plumb_application_settings', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ id: 'application_settings', signup_enabled: true, deletion_adjourned_period: 21, write_only_revision: UNKNOWN });
+    const puts = () => emu.requests.filter((r) => r.method === 'PUT').length;
+    const before = puts();
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(puts()).toBe(before + 1);
+    const live = await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json();
+    expect(live).toMatchObject({ signup_enabled: true, deletion_adjourned_period: 21 });
+    const refreshed = await read('plumb_application_settings', applied.state);
+    expect(refreshed).toEqual(applied.state);
+    const second = await plan('plumb_application_settings', refreshed, config);
+    expect(second.planned).toEqual(refreshed);
+  });
+
+  it('warns at plan about a lock-out risk and refuses it at apply unless the provider\'s allow_risky names it', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { admin_mode: true });
+    const planned = await plan('plumb_application_settings', null, config);
+    const risk = planned.diagnostics.find((d) => d.severity === 'WARNING' && /^Risk /.test(d.detail));
+    expect(risk).toBeDefined();
+    const refused = await apply('plumb_application_settings', null, planned.planned, config);
+    expect(errors(refused.diagnostics)[0]?.summary).toMatch(/plumb refused to apply/);
+    expect(refused.state).toBeNull();
+  });
+
+  it('stops managing a setting whose attribute is removed, leaving the instance as it is (as YAML does)', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { deletion_adjourned_period: 17, signup_enabled: true });
+    const first = await plan('plumb_application_settings', null, config);
+    const { state } = await apply('plumb_application_settings', null, first.planned, config);
+    const without = objectOf(t, { signup_enabled: true });
+    const second = await plan('plumb_application_settings', state, without);
+    expect((second.planned as Record<string, CtyValue>).deletion_adjourned_period).toBeNull();
+    const puts = emu.requests.filter((r) => r.method === 'PUT').length;
+    const applied = await apply('plumb_application_settings', state, second.planned, without);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method === 'PUT').length).toBe(puts);
+    const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
+    expect(live.deletion_adjourned_period).toBe(17);
+  });
+
+  it('agrees with plumb plan from YAML: what the provider applied, the same YAML plans as no change', async () => {
+    const st = types.plumb_application_settings!;
+    const tt = types.plumb_group_access_token!;
+    const settings = objectOf(st, { signup_enabled: false, two_factor_grace_period: 24, require_two_factor_authentication: true, restricted_visibility_levels: ['public'] });
+    const s1 = await plan('plumb_application_settings', null, settings);
+    expect(errors((await apply('plumb_application_settings', null, s1.planned, settings)).diagnostics)).toEqual([]);
+    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: { lifetime_days: 60, rotate_before_days: 10 }, sink: { file: 'parity.token', command: null, stdout: null } });
+    const t1 = await plan('plumb_group_access_token', null, token);
+    expect(errors((await apply('plumb_group_access_token', null, t1.planned, token)).diagnostics)).toEqual([]);
+    const wd = workdir({ PLUMB_TOKEN: ADMIN });
+    wd.allow('parity.token');
+    wd.write(
+      'plumb.yaml',
+      `version: 1
+instances:
+  terraform:
+    url: ${emu.url}
+    token_env: PLUMB_TOKEN
+    settings:
+      signup_enabled: false
+      two_factor_grace_period: 24
+      require_two_factor_authentication: true
+      restricted_visibility_levels: [public]
+    groups:
+      platform:
+        access_tokens:
+          parity:
+            scopes: [read_api]
+            access_level: reporter
+            rotation: {lifetime_days: 60, rotate_before_days: 10}
+            sink: {file: ${path.join(dir, 'parity.token')}}
+`,
+    );
+    const r = await wd.run(['plan', '--json', '--state', path.join(dir, '.plumb/state.json')]);
+    expect(r.code).toBe(0);
+    const yamlPlan = JSON.parse(r.stdout) as { changes: { address: string; action: string }[] };
+    expect(yamlPlan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+  });
+
+  it('shows an out-of-band change on refresh', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { signup_enabled: true });
+    const first = await plan('plumb_application_settings', null, config);
+    const { state } = await apply('plumb_application_settings', null, first.planned, config);
+    await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=false`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    expect(await read('plumb_application_settings', state)).toMatchObject({ signup_enabled: false });
+  });
+
+  it('sends a write-only setting once, never puts it in state, and plans no change while it is the same', async () => {
+    const t = types.plumb_application_settings!;
+    const config = objectOf(t, { spam_filter_enabled: true, spam_filter_api_key: SPAM_KEY });
+    const first = await plan('plumb_application_settings', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect((first.planned as Record<string, CtyValue>).spam_filter_api_key).toBeNull();
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(applied.raw.includes(Buffer.from(SPAM_KEY))).toBe(false);
+    expect((applied.state as Record<string, CtyValue>).spam_filter_api_key).toBeNull();
+    const revision = (applied.state as Record<string, CtyValue>).write_only_revision;
+    expect(typeof revision).toBe('string');
+    const refreshed = await read('plumb_application_settings', applied.state);
+    const again = await plan('plumb_application_settings', refreshed, config);
+    expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe(revision);
+    const changed = await plan('plumb_application_settings', refreshed, { ...config, spam_filter_api_key: `${SPAM_KEY}-new` });
+    expect((changed.planned as Record<string, CtyValue>).write_only_revision).toBe(UNKNOWN);
+    expect(p.stderr()).not.toContain(SPAM_KEY);
+  });
+
+  it('keeps every fingerprint when Terraform applies a write-only setting and a token at the same time', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const st = types.plumb_application_settings!;
+    const tt = types.plumb_group_access_token!;
+    const settings = objectOf(st, { spam_check_endpoint_enabled: false, spam_check_api_key: `${SPAM_KEY}-concurrent` });
+    const tokens = ['conc-a', 'conc-b', 'conc-c'].map((name) =>
+      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } }),
+    );
+    const sp = await plan('plumb_application_settings', null, settings);
+    const tps = await Promise.all(tokens.map((c) => plan('plumb_group_access_token', null, c)));
+    // Token creation is slow: the settings apply records its fingerprint while they are in flight.
+    emu.addFault({ method: 'POST', path: '/groups/*/access_tokens', action: { kind: 'latency', ms: 300 } });
+    const [applied] = await Promise.all([
+      apply('plumb_application_settings', null, sp.planned, settings),
+      ...tokens.map((c, i) => apply('plumb_group_access_token', null, tps[i]!.planned, c)),
+    ]);
+    emu.clearFaults();
+    expect(errors(applied.diagnostics)).toEqual([]);
+    const again = await plan('plumb_application_settings', await read('plumb_application_settings', applied.state), settings);
+    expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
+  });
+
+  it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, {
+      group: 'platform',
+      name: 'tf-ci',
+      scopes: ['read_api'],
+      access_level: 'developer',
+      rotation: { lifetime_days: 30, rotate_before_days: 7 },
+      sink: { file: 'tf-ci.token', command: null, stdout: null },
+    });
+    const first = await plan('plumb_group_access_token', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ id: 'platform:tf-ci', token_id: UNKNOWN, token_expires_at: UNKNOWN });
+    const applied = await apply('plumb_group_access_token', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    const secretFile = path.join(dir, 'tf-ci.token');
+    expect(existsSync(secretFile)).toBe(true);
+    const issued = readFileSync(secretFile, 'utf8').trim();
+    expect(issued.length).toBeGreaterThan(8);
+    expect(applied.raw.includes(Buffer.from(issued))).toBe(false);
+    const state = applied.state as Record<string, CtyValue>;
+    expect(typeof state.token_id).toBe('number');
+    const refreshed = await read('plumb_group_access_token', state);
+    const again = await plan('plumb_group_access_token', refreshed, config);
+    expect(again.planned).toEqual(refreshed);
+    // Destroy: planned null, the token is revoked.
+    const gone = await apply('plumb_group_access_token', refreshed, null, null);
+    expect(errors(gone.diagnostics)).toEqual([]);
+    expect(gone.state).toBeNull();
+    const tokens = (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; revoked: boolean }[];
+    expect(tokens.find((x) => x.id === state.token_id)?.revoked).toBe(true);
+    expect(p.stderr()).not.toContain(issued);
+  });
+
+  it('plans a due rotation as an update of token_id with plumb\'s reason, and rotates with the new secret in the sink', async () => {
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, {
+      group: 'platform',
+      name: 'rotating',
+      scopes: ['read_api'],
+      rotation: { lifetime_days: 30, rotate_before_days: 7 },
+      sink: { file: 'rotating.token', command: null, stdout: null },
+    });
+    const first = await plan('plumb_group_access_token', null, config);
+    const created = await apply('plumb_group_access_token', null, first.planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const firstSecret = readFileSync(path.join(dir, 'rotating.token'), 'utf8');
+    // The same provider, 26 days later: the token expires within rotate_before_days.
+    const later = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN, PLUMB_NOW: new Date(Date.now() + 26 * 86_400_000).toISOString() } });
+    try {
+      await later.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const r = await later.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', {
+        type_name: 'plumb_group_access_token',
+        prior_state: dv(created.state, t),
+        proposed_new_state: dv(config, t),
+        config: dv(config, t),
+      });
+      const planned = undv(r.planned_state, t) as Record<string, CtyValue>;
+      expect(planned.token_id).toBe(UNKNOWN);
+      const warning = r.diagnostics.find((d) => d.severity === 'WARNING')!;
+      expect(warning.summary).toMatch(/rotate the token "rotating".*expiring-soon/);
+      const a = await later.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', {
+        type_name: 'plumb_group_access_token',
+        prior_state: dv(created.state, t),
+        planned_state: dv(planned, t),
+        config: dv(config, t),
+      });
+      expect(errors(a.diagnostics)).toEqual([]);
+      const rotated = undv(a.new_state, t) as Record<string, CtyValue>;
+      expect(rotated.token_id).not.toBe((created.state as Record<string, CtyValue>).token_id);
+      const secondSecret = readFileSync(path.join(dir, 'rotating.token'), 'utf8');
+      expect(secondSecret).not.toBe(firstSecret);
+      expect(a.new_state.msgpack.includes(Buffer.from(secondSecret.trim()))).toBe(false);
+    } finally {
+      later.kill();
+    }
+  });
+
+  it('reads the current settings through the data source, secret settings left out', async () => {
+    const schema = await p.call<{ data_source_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
+    const t = typeOfSchema(schema.data_source_schemas.plumb_application_settings!);
+    expect(schema.data_source_schemas.plumb_application_settings!.block.attributes.some((a) => a.name === 'spam_filter_api_key')).toBe(false);
+    await fetch(`${emu.url}/api/v4/application/settings?deletion_adjourned_period=9`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    const r = await p.call<{ state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadDataSource', { type_name: 'plumb_application_settings', config: dv(objectOf(t, {}), t) });
+    expect(errors(r.diagnostics)).toEqual([]);
+    const live = undv(r.state, t) as Record<string, CtyValue>;
+    expect(live).toMatchObject({ id: 'application_settings', deletion_adjourned_period: 9 });
+    expect(live.users_api_limit_keys).toBe(120);
+  });
+
+  it('answers the refreshes of several tokens of one group with one list of the group', async () => {
+    const t = types.plumb_group_access_token!;
+    const states: CtyValue[] = [];
+    for (const name of ['shared-a', 'shared-b', 'shared-c']) {
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } });
+      const first = await plan('plumb_group_access_token', null, config);
+      const applied = await apply('plumb_group_access_token', null, first.planned, config);
+      expect(errors(applied.diagnostics)).toEqual([]);
+      states.push(applied.state);
+    }
+    // A fresh provider process, as Terraform starts one for its plan.
+    const fresh = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await fresh.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const lists = () => emu.requests.filter((r) => r.method === 'GET' && r.path.includes('/access_tokens')).length;
+      const before = lists();
+      const refreshed = await Promise.all(
+        states.map(async (st) => undv((await fresh.call<{ new_state: { msgpack: Buffer } }>('ReadResource', { type_name: 'plumb_group_access_token', current_state: dv(st, t) })).new_state, t)),
+      );
+      expect(refreshed.map((r) => (r as Record<string, CtyValue>).token_id)).toEqual(states.map((st) => (st as Record<string, CtyValue>).token_id));
+      expect(lists() - before).toBe(1);
+    } finally {
+      fresh.kill();
+    }
+  });
+
+  it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
+    const t = types.plumb_group_access_token!;
+    const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
+    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: { file: 'imported.token', command: null, stdout: null } });
+    const first = await plan('plumb_group_access_token', null, config);
+    expect(errors((await apply('plumb_group_access_token', null, first.planned, config)).diagnostics)).toEqual([]);
+    const ok = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'platform:imported' });
+    expect(undv(ok.imported_resources[0]!.state, t)).toMatchObject({ group: 'platform', name: 'imported', scopes: ['read_api'] });
+    const bad = await p.call<{ imported_resources: unknown[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'no-colon' });
+    expect(bad.imported_resources).toEqual([]);
+    expect(errors(bad.diagnostics)[0]?.detail).toContain('GROUP:NAME');
+  });
+
+  it('plans with unknown configuration values without calling the instance', async () => {
+    const t = types.plumb_application_settings!;
+    const before = emu.requests.length;
+    const r = await plan('plumb_application_settings', null, objectOf(t, { signup_enabled: UNKNOWN }));
+    expect(r.planned).toMatchObject({ signup_enabled: UNKNOWN });
+    expect(emu.requests.length).toBe(before);
+  });
+
+  it('drops write-only values from a state written before Terraform knew them (UpgradeResourceState)', async () => {
+    const t = types.plumb_application_settings!;
+    const raw = JSON.stringify({ id: 'application_settings', signup_enabled: true, spam_filter_api_key: SPAM_KEY, dropped_attribute: 1 });
+    const r = await p.call<{ upgraded_state: { msgpack: Buffer }; diagnostics: Diag[] }>('UpgradeResourceState', {
+      type_name: 'plumb_application_settings',
+      version: 0,
+      raw_state: { json: Buffer.from(raw) },
+    });
+    expect(r.upgraded_state.msgpack.includes(Buffer.from(SPAM_KEY))).toBe(false);
+    expect(undv(r.upgraded_state, t)).toMatchObject({ signup_enabled: true, spam_filter_api_key: null });
+  });
+});
+
+describe('shutdown', () => {
+  it('refuses to apply after StopProvider, writing nothing', async () => {
+    const other = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await other.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      expect(await other.call('StopProvider')).toEqual({ Error: '' });
+      const t = types.plumb_application_settings!;
+      const config = objectOf(t, { deletion_adjourned_period: 5 });
+      const before = emu.requests.length;
+      const r = await other.call<{ diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_application_settings', prior_state: dv(null, t), planned_state: dv(config, t), config: dv(config, t) });
+      expect(errors(r.diagnostics)[0]?.summary).toBe('The provider was stopped');
+      expect(emu.requests.length).toBe(before);
+    } finally {
+      other.kill();
+    }
+  });
+
+  it('exits 0 when Terraform calls the controller\'s Shutdown', async () => {
+    const other = await startProvider({ cwd: dir });
+    await other.controller('Shutdown');
+    expect(await other.exited).toBe(0);
+    other.kill();
+  });
+});
+
+describe('run by hand', () => {
+  it('explains that Terraform starts it and exits 1 without printing a handshake', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { PROVIDER_BIN } = await import('./harness.js');
+    const r = spawnSync(process.execPath, [PROVIDER_BIN], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('started by Terraform, not by hand');
+    expect(r.stderr).toContain('dev_overrides');
+  });
+});
+
+describe('when Terraform goes away', () => {
+  it('exits by itself once its parent process is gone', async () => {
+    const { spawn } = await import('node:child_process');
+    const { PROVIDER_BIN, MAGIC } = await import('./harness.js');
+    // A stand-in for Terraform: starts the provider, reads its handshake, and dies without a word.
+    const script = `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(PROVIDER_BIN)}], { stdio: ['ignore', 'pipe', 'ignore'] });
+c.stdout.once('data', () => { process.stdout.write(String(c.pid)); process.exit(0); });`;
+    const parent = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...MAGIC }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => parent.on('close', r));
+    const pid = Number(out);
+    expect(pid).toBeGreaterThan(0);
+    // Exited means gone, or a zombie nobody has reaped yet (its new parent may be slow to).
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return false;
+      }
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return true;
+      }
+    };
+    const deadline = Date.now() + 8000;
+    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const stillAlive = alive();
+    if (stillAlive) process.kill(pid, 'SIGKILL');
+    expect(stillAlive).toBe(false);
+  });
+});

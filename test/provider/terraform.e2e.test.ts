@@ -1,0 +1,150 @@
+/**
+ * End to end with the real Terraform (or OpenTofu) CLI: examples/terraform against the emulator,
+ * plumb's provider found through `dev_overrides` in a temporary CLI configuration, so no registry
+ * is contacted and `init` is not needed. Runs whenever `terraform` or `tofu` is on PATH; with CI set
+ * it must run, and fails when neither is found.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ensureBuilt, root } from './harness.js';
+
+function onPath(name: string): string | undefined {
+  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
+    const f = path.join(d, name);
+    try {
+      accessSync(f, constants.X_OK);
+      return f;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const cli = onPath('terraform') ?? onPath('tofu');
+
+function filesUnder(d: string): string[] {
+  return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
+}
+const ADMIN = 'e2e-admin-token-0123456789abcdef';
+const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
+
+if (!cli && process.env.CI) {
+  describe('Terraform end to end', () => {
+    it('finds terraform or tofu on PATH (CI must run this suite)', () => {
+      expect.fail('neither terraform nor tofu is on PATH; install one (Terraform >= 1.11 or OpenTofu) for the end-to-end suite');
+    });
+  });
+}
+
+describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
+  let emu: RunningEmulator;
+  let dir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({
+      seed: {
+        users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
+        groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      },
+    });
+    dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-e2e-'));
+    copyFileSync(path.join(root, 'examples/terraform/main.tf'), path.join(dir, 'main.tf'));
+    // Plus a write-only setting, from a sensitive variable.
+    const main = readFileSync(path.join(dir, 'main.tf'), 'utf8').replace(
+      'deletion_adjourned_period         = 14',
+      'deletion_adjourned_period         = 14\n  spam_check_api_key                = var.spam_check_api_key',
+    );
+    writeFileSync(path.join(dir, 'main.tf'), `${main}\nvariable "spam_check_api_key" {\n  type      = string\n  sensitive = true\n}\n`);
+    mkdirSync(path.join(dir, 'secrets'));
+    const rc = path.join(dir, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    env = {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      TF_CLI_CONFIG_FILE: rc,
+      TF_VAR_url: emu.url,
+      PLUMB_TOKEN: ADMIN,
+      TF_VAR_spam_check_api_key: SPAM_KEY,
+      TF_IN_AUTOMATION: '1',
+      CHECKPOINT_DISABLE: '1',
+    };
+  }, 300_000);
+
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  /** Runs the CLI without blocking: the emulator answers from this process. */
+  function tf(...args: string[]): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cli!, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  }
+
+  const settings = async () => (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
+  const tokens = async () => (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; name: string; active: boolean; revoked: boolean }[];
+
+  it('plans without init, applies (a write-only setting kept out of state), and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
+    const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(plan.out).toContain('Plan: 2 to add, 0 to change, 0 to destroy');
+    expect(plan.code).toBe(2);
+    const apply = await tf('apply', '-input=false', '-no-color', '-auto-approve');
+    expect(apply.out).toContain('Apply complete! Resources: 2 added');
+    expect(apply.code).toBe(0);
+    expect(await settings()).toMatchObject({ signup_enabled: false, require_two_factor_authentication: true, two_factor_grace_period: 48 });
+    const secret = readFileSync(path.join(dir, 'secrets/terraform-ci.token'), 'utf8').trim();
+    expect(secret.length).toBeGreaterThan(8);
+    const state = readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8');
+    expect(state).not.toContain(secret);
+    expect(state).not.toContain(SPAM_KEY);
+    expect(apply.out).not.toContain(secret);
+    expect(apply.out).not.toContain(SPAM_KEY);
+    expect(apply.out).toContain('plumb will send write-only settings: spam_check_api_key');
+    const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(again.out).toContain('No changes.');
+    expect(again.code).toBe(0);
+    // No file outside the sink holds a secret: not the state, its backup, plumb's state file.
+    const leaks = filesUnder(dir).filter((f) => !f.startsWith(path.join(dir, 'secrets')) && [secret, SPAM_KEY].some((x) => readFileSync(f, 'utf8').includes(x)));
+    expect(leaks).toEqual([]);
+  });
+
+  it('detects an out-of-band change on refresh and converges again', async () => {
+    await fetch(`${emu.url}/api/v4/application/settings?two_factor_grace_period=12`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(plan.code).toBe(2);
+    expect(plan.out).toMatch(/two_factor_grace_period\s+= 12 -> 48/);
+    expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
+    expect((await settings()).two_factor_grace_period).toBe(48);
+  });
+
+  it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
+    expect((await tf('state', 'rm', 'plumb_group_access_token.ci')).code).toBe(0);
+    const imported = await tf('import', '-input=false', '-no-color', 'plumb_group_access_token.ci', 'platform:terraform-ci');
+    expect(imported.out).toContain('Import successful');
+    const converge = await tf('apply', '-input=false', '-no-color', '-auto-approve');
+    expect(converge.code).toBe(0);
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+    const id = (await tokens()).find((t) => t.name === 'terraform-ci' && t.active)!.id;
+    const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_group_access_token.ci');
+    expect(destroy.out).toContain('Destroy complete! Resources: 1 destroyed');
+    expect((await tokens()).find((t) => t.id === id)?.revoked).toBe(true);
+    expect(existsSync(path.join(dir, '.plumb/state.json'))).toBe(true);
+  });
+});
