@@ -1,6 +1,8 @@
 /** RFC 6901 JSON pointers: the one way plumb names a place in a configuration or a request. */
 
 export function escapeSegment(s: string): string {
+  // Most segments need no escape; skipping the two replaces matters at thousands of pointers a plan.
+  if (!s.includes('~') && !s.includes('/')) return s;
   return s.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
@@ -9,7 +11,9 @@ export function unescapeSegment(s: string): string {
 }
 
 export function joinPointer(base: string, ...segments: (string | number)[]): string {
-  return base + segments.map((s) => '/' + escapeSegment(String(s))).join('');
+  let out = base;
+  for (const s of segments) out += '/' + escapeSegment(String(s));
+  return out;
 }
 
 export function splitPointer(pointer: string): string[] {
