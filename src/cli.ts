@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { VERSION } from './version.js';
+import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './emulator/options.js';
 import type { Diagnostic } from './diagnostics/index.js';
 import { flattenDiagnostic } from './diagnostics/diagnostic.js';
 import { renderDiagnosticsHuman } from './diagnostics/render.js';
@@ -120,28 +121,8 @@ ${COMMON_HELP}`,
     options: COMMON_OPTIONS,
   },
   emulator: {
-    usage: `Usage: plumb emulator [--port N] [--seed FILE] [--host HOST] [--tier TIER] [--cache-seconds N] [--latency-ms N]
-
-Runs a local emulator of the instance's interface until interrupted.
-
-  -p, --port N          port to listen on (default: any free port)
-  -s, --seed FILE       seed file (default: the example seed)
-  --host HOST           address to listen on (default: loopback)
-  --tier TIER           free, premium or ultimate (default ultimate)
-  --cache-seconds N     how long settings reads may be stale (default 0)
-  --latency-ms N        answer every request N ms after it arrives, like a remote instance;
-                        concurrent requests wait side by side, not in turn (default 0)
-  -h, --help            this help
-`,
-    options: {
-      port: { type: 'string', short: 'p' },
-      seed: { type: 'string', short: 's' },
-      host: { type: 'string' },
-      tier: { type: 'string' },
-      'cache-seconds': { type: 'string' },
-      'latency-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    usage: EMULATOR_USAGE,
+    options: EMULATOR_OPTIONS,
     positionals: false,
   },
   provider: {

@@ -6,24 +6,12 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { findUp } from '../util/find-up.js';
+import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './options.js';
 import { SeedError } from './seed.js';
 import { startEmulator } from './server.js';
 import type { EmulatorTier } from './types.js';
 
-const USAGE = `Usage: plumb emulator [--seed FILE] [--port N] [--host H] [--tier free|premium|ultimate] [--cache-seconds S] [--latency-ms N]
-
-Runs a local emulator of the instance's API at http://HOST:PORT/api/v4, seeded from a YAML or JSON
-file (see docs/emulator.md and examples/emulator-seed.yaml). Stops on Ctrl-C (SIGINT) or SIGTERM.
-
-Options:
-  --seed FILE          seed file (YAML or JSON; default: the packaged examples/emulator-seed.yaml)
-  --port N             port to listen on (default 0: any free port)
-  --host H             address to bind (default 127.0.0.1)
-  --tier T             free, premium or ultimate (default ultimate)
-  --cache-seconds S    settings cache interval after an update (default 0)
-  --latency-ms N       answer every request N milliseconds after it arrives, as a remote instance
-                       would; concurrent requests wait side by side (default 0)
-`;
+const USAGE = EMULATOR_USAGE;
 
 export interface EmulatorCommandIo {
   stdout(text: string): void;
@@ -60,15 +48,7 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
     ({ values } = parseArgs({
       args: argv,
       allowPositionals: false,
-      options: {
-        port: { type: 'string', short: 'p' },
-        seed: { type: 'string', short: 's' },
-        host: { type: 'string' },
-        tier: { type: 'string' },
-        'cache-seconds': { type: 'string' },
-        'latency-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: EMULATOR_OPTIONS,
     }));
   } catch (e) {
     io.stderr(`plumb emulator: ${(e as Error).message}\n\n${USAGE}`);
