@@ -1,7 +1,8 @@
 /**
  * A short fixed-seed run of the fault soak (bench/soak.js runs the long one): at least 60 faults
- * across settings and group access tokens (create, rotate, self-rotate, replace, revoke, prune),
- * and no invariant violated. See soak.ts for the invariants.
+ * across settings, group access tokens (create, rotate, self-rotate, replace, revoke, prune),
+ * repository files (content and execute bit) and Pages, and no invariant violated. See soak.ts
+ * for the invariants.
  */
 import { describe, expect, it } from 'vitest';
 import { FAULT_KINDS, INVARIANTS, soak } from './soak.js';
@@ -11,6 +12,7 @@ describe('fault soak (fixed seed)', () => {
     const r = await soak({ seed: 7, minFaults: 60 });
     expect(r.faults).toBeGreaterThanOrEqual(60);
     for (const k of FAULT_KINDS) expect(r.byKind[k], `faults of kind ${k}`).toBeGreaterThan(0);
+    expect(r.commitsChecked, 'file commits checked').toBeGreaterThan(20);
     for (const inv of INVARIANTS) expect(r.violations[inv], inv).toEqual([]);
   }, 120_000);
 });

@@ -4,7 +4,8 @@
  * each round for the properties that matter when a secret is shown once.
  *
  * A round moves the clock 25 days on (every token of a 30-day lifetime is due again, plumb's own
- * credential included), changes a few settings and one token's scopes (a replacement), then runs
+ * credential included), changes a few settings, one token's scopes (a replacement), one file's
+ * content and another's execute bit, and a Pages primary domain, then runs
  * `plumb apply` with 1–3 faults scheduled at random positions among its requests: 5xx, 429 with
  * Retry-After, a connection dropped before or after the instance acted, a time-out (the instance
  * acts after the client gave up), or a slow answer. Then the faults go and plumb must converge
@@ -18,7 +19,8 @@
  * - outcome-true: every change the faulted run reported `applied` holds on the instance, and a
  *   run that exited 0 applied everything;
  * - converged: two clean applies reach a plan without changes (and drift exits 0);
- * - commits: no spurious or duplicate commit (files are not planned yet: nothing is counted).
+ * - commits: no spurious or duplicate commit: on the managed branch, every commit changes the tree,
+ *   touches only declared files, and no file is committed twice in one round.
  *
  * When the answer to plumb's own credential's rotation is lost, plumb reports
  * PLUMB_TOKEN_SELF_LOST and stops, as documented; the soak checks the report is true (the old
@@ -55,6 +57,8 @@ export interface SoakResult {
   readonly cleanRuns: number;
   readonly episodes: number;
   readonly selfLostRecoveries: number;
+  /** Commits on the managed branch whose safety was checked. */
+  readonly commitsChecked: number;
   readonly violations: Record<Invariant, string[]>;
 }
 
@@ -66,6 +70,9 @@ const KNOWN = [ADMIN, CREDENTIAL, SETTING_SECRET];
 const REQUEST_TIMEOUT_MS = 250;
 const D0 = '2026-03-01';
 const DAY = 86_400_000;
+const SITE = 'platform/site';
+/** The files declared in SITE (their content or execute bit changes every round). */
+const FILES = ['CODEOWNERS', 'static.txt', 'scripts/run.sh'] as const;
 
 const addDays = (date: string, days: number): string => new Date(Date.parse(date + 'T00:00:00Z') + days * DAY).toISOString().slice(0, 10);
 const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
@@ -116,6 +123,20 @@ async function startEpisode(): Promise<Episode> {
         },
         { full_path: 'apps' },
       ],
+      projects: [
+        {
+          path_with_namespace: SITE,
+          default_branch: 'main',
+          protected_branches: [],
+          files: { 'README.md': 'hello\n' },
+          pages: {
+            unique_domain_enabled: false,
+            https_only: false,
+            domains: ['site.example.test', 'www.example.test'],
+            deployments: [{ created_at: '2026-01-01T00:00:00.000Z' }],
+          },
+        },
+      ],
     },
     now: () => new Date(Date.now() + ep.offset),
   });
@@ -161,7 +182,67 @@ function writeConfig(ep: Episode): void {
       );
     }
   }
+  const f = desiredFiles(r);
+  lines.push('    projects:', `      ${SITE}:`, '        files:');
+  for (const file of FILES) {
+    lines.push(`          ${file}:`, `            content: ${JSON.stringify(f[file].content)}`, `            execute_filemode: ${f[file].execute}`);
+  }
+  lines.push('        pages:', `          pages_primary_domain: ${desiredDomain(r)}`, '          pages_unique_domain_enabled: false');
   writeFileSync(path.join(ep.dir, 'plumb.yaml'), lines.join('\n') + '\n');
+}
+
+function desiredFiles(round: number): Record<(typeof FILES)[number], { content: string; execute: boolean }> {
+  return {
+    CODEOWNERS: { content: `* @team-${round % 3}\n`, execute: false },
+    'static.txt': { content: 'constant\n', execute: false },
+    'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: round % 2 === 0 },
+  };
+}
+
+const desiredDomain = (round: number): string => (round % 2 === 0 ? 'www.example.test' : 'site.example.test');
+
+/** The project's repository and its main branch's head. */
+function siteRepo(ep: Episode) {
+  const repo = ep.emu.state.projectByRef(SITE)!.repo;
+  return { repo, head: repo.branchHead('main')! };
+}
+
+/** Commits made on the managed branch since `since` (first-parent), oldest first. */
+function commitsSince(ep: Episode, since: string) {
+  const { repo, head } = siteRepo(ep);
+  const out = [];
+  for (let c = head; c && c.id !== since; c = repo.parent(c)!) out.unshift(c);
+  return out;
+}
+
+/** No empty commit, none outside the declared files, no file committed twice in one round. */
+function commitSafety(ep: Episode, since: string, v: SoakResult['violations']): void {
+  const { repo } = siteRepo(ep);
+  const perFile = new Map<string, number>();
+  for (const c of commitsSince(ep, since)) {
+    const parent = repo.parent(c);
+    if (parent && parent.treeId === c.treeId) v.commits.push(`round ${ep.round}: empty commit ${c.id.slice(0, 8)} ("${c.message}")`);
+    const changed = new Set([...c.files.keys(), ...(parent?.files.keys() ?? [])].filter((p) => c.files.get(p)?.sha !== parent?.files.get(p)?.sha || c.files.get(p)?.mode !== parent?.files.get(p)?.mode));
+    for (const p of changed) {
+      if (!(FILES as readonly string[]).includes(p)) v.commits.push(`round ${ep.round}: commit ${c.id.slice(0, 8)} changed undeclared ${p}`);
+      perFile.set(p, (perFile.get(p) ?? 0) + 1);
+    }
+  }
+  for (const [p, n] of perFile) if (n > 1) v.commits.push(`round ${ep.round}: ${p} committed ${n} times`);
+}
+
+/** The site's files and Pages are what the round declares. */
+function siteHolds(ep: Episode): string[] {
+  const problems: string[] = [];
+  const { head } = siteRepo(ep);
+  const want = desiredFiles(ep.round);
+  for (const file of FILES) {
+    const blob = head.files.get(file);
+    if (!blob || blob.data.toString('utf8') !== want[file].content || (blob.mode === '100755') !== want[file].execute) problems.push(file);
+  }
+  const pages = ep.emu.state.projectByRef(SITE)!.pages!;
+  if (pages.primaryDomain !== desiredDomain(ep.round)) problems.push('pages');
+  return problems;
 }
 
 interface Run {
@@ -268,6 +349,12 @@ function outcomesTrue(ep: Episode, run: Run, v: SoakResult['violations']): void 
       } else if (!holds(ep, group!, name!)) {
         v['outcome-true'].push(`round ${ep.round}: ${o.address} reported ${o.action}d but its sink does not hold the one active token`);
       }
+    } else if (o.address.startsWith(`local.project[${JSON.stringify(SITE)}]`)) {
+      const file = /\.file\["([^"]+)"\]$/.exec(o.address)?.[1];
+      const wrong = siteHolds(ep);
+      if (file ? wrong.includes(file) : o.address.endsWith('.pages') && wrong.includes('pages')) {
+        v['outcome-true'].push(`round ${ep.round}: ${o.address} reported applied but the instance holds something else`);
+      }
     } else if (o.address === 'local.application_settings') {
       const s = ep.emu.state.settings as Record<string, unknown>;
       if (s.signup_enabled !== (ep.round % 2 === 0) || s.default_projects_limit !== 100 + ep.round) {
@@ -285,6 +372,7 @@ function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
     cleanRuns: 0,
     episodes: 0,
     selfLostRecoveries: 0,
+    commitsChecked: 0,
     violations: Object.fromEntries(INVARIANTS.map((i) => [i, []])) as unknown as Record<Invariant, string[]>,
   };
 }
@@ -315,9 +403,10 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
       for (ep.round = 0; ep.round < perEpisode && result.faults < opts.minFaults; ep.round++) {
         setToday(ep, addDays(D0, ep.round * 25));
         writeConfig(ep);
-        // 1–3 faults, each at a random position among the run's first 24 requests (about all of them:
+        // 1–3 faults, each at a random position among the run's first 30 requests (about all of them:
         // plumb's own credential is rotated last).
-        const scheduled = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ kind: pick(FAULT_KINDS), nth: 1 + Math.floor(random() * 24) }));
+        const scheduled = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ kind: pick(FAULT_KINDS), nth: 1 + Math.floor(random() * 30) }));
+        const headBefore = siteRepo(ep).head.id;
         for (const f of scheduled) ep.emu.addFault({ path: '**', nth: f.nth, times: 1, action: action(f.kind) });
         const before = ep.emu.requests.length;
         const faulted = await cli(ep, 'apply');
@@ -357,6 +446,9 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         for (const [group, names] of Object.entries(DECLARED)) {
           for (const name of names) if (!holds(ep, group, name)) v['secret-in-sink'].push(`round ${ep.round}: ${group}/${name}`);
         }
+        for (const wrong of siteHolds(ep)) v.converged.push(`round ${ep.round}: ${SITE} ${wrong} is not as declared after convergence`);
+        commitSafety(ep, headBefore, v);
+        result.commitsChecked += commitsSince(ep, headBefore).length;
         tokenSafety(ep, v);
       }
     } finally {
