@@ -30,7 +30,7 @@ export const repositoryFilesExporter: ResourceExporter = {
       entries.push({
         path: ['projects', project, 'files', path],
         value: { source: local, ...(file.execute_filemode ? { execute_filemode: true } : {}) },
-        comment: ` on the default branch (${file.ref === 'HEAD' ? 'HEAD' : file.ref}), ${file.size} bytes`,
+        comment: ` from the default branch, ${file.size} bytes`,
       });
     }
     return { entries, files };
