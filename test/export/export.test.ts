@@ -157,3 +157,35 @@ describe('plumb export', () => {
     expect(missing.stderr).toMatch(/GET \/projects\/platform%2Fnothing\/pages/);
   });
 });
+
+describe('plumb export of tokens that no rotation policy describes', () => {
+  it('pins the newest of two same-named tokens with id, keeps a long-lived expiry fixed, and gives a never-expiring token a policy the first apply rotates to', async () => {
+    const seed: EmulatorSeed = {
+      ...EXPORT_SEED,
+      groups: [
+        ...(EXPORT_SEED.groups ?? []),
+        {
+          full_path: 'legacy',
+          id: 40,
+          members: [{ username: 'root', access_level: 50 }],
+          access_tokens: [
+            { id: 400, name: 'twin', token: 'legacy-twin-one-0000001', scopes: ['read_api'], access_level: 20, expires_at: '2025-12-31', created_at: '2025-01-01T00:00:00.000Z' },
+            { id: 401, name: 'twin', token: 'legacy-twin-two-0000001', scopes: ['read_api'], access_level: 20, expires_at: '2025-12-31', created_at: '2025-02-01T00:00:00.000Z' },
+            { id: 402, name: 'ancient', token: 'legacy-ancient-00000001', scopes: ['api'], access_level: 40, expires_at: '2027-06-30', created_at: '2025-01-01T00:00:00.000Z' },
+            { id: 403, name: 'forever', token: 'legacy-forever-00000001', scopes: ['api'], access_level: 50 },
+          ],
+        },
+      ],
+    };
+    await start(seed);
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'legacy', '--instance', 'local', '--group', 'legacy', '--sink-dir', 'secrets']);
+    expect(r.code, r.stderr).toBe(0);
+    const yaml = wd.read('legacy/plumb.yaml');
+    expect(yaml).toMatch(/# 1 other active token\(s\) share this name \(id 400\)[^\n]*\n\s+twin:\n(\s+\S.*\n)*?\s+id: 401\n/);
+    expect(yaml).toContain('expires_at: 2027-06-30');
+    expect(yaml).toContain('never expires on the instance');
+    const plan = await planOf('legacy');
+    const changed = plan.changes.filter((c) => c.action !== 'no-op' && c.kind === 'group_access_token');
+    expect(changed.map((c) => [c.address, c.action])).toEqual([['local.group["legacy"].access_token["forever"]', 'rotate']]);
+  });
+});
