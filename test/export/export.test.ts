@@ -9,11 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import type { Plan } from '../../src/engine/plan.js';
-import { ADMIN, Clock, SEED } from '../emulator/helpers.js';
+import { ADMIN, Clock, OWNER, SEED } from '../emulator/helpers.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
 secret(ADMIN);
+secret(OWNER);
 const CAPTCHA_KEY = secret('captcha-private-key-for-export');
 const TODAY = '2025-06-15';
 
@@ -137,6 +138,17 @@ describe('plumb export', () => {
     expect(v.code).toBe(1);
     const codes = (JSON.parse(v.stdout) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);
     expect(codes.filter((c) => c === 'PLUMB_TOKEN_SINK_MISSING')).toHaveLength(3);
+  });
+
+  it("exports a group Owner's tokens without settings when the token is not an administrator's, with a note", async () => {
+    await start();
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'owner', '--sink-dir', 'secrets', '--json'], { PLUMB_TOKEN: OWNER });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('settings not exported');
+    expect(JSON.parse(r.stdout)).toMatchObject({ out: 'owner/plumb.yaml', settings: 0, tokens: 3, groups: 1, env: [] });
+    expect(wd.read('owner/plumb.yaml')).not.toContain('settings:');
+    const plan = await planOf('owner', { PLUMB_TOKEN: OWNER });
+    expect(plan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
   });
 
   it('reads the instance from an existing configuration with -c', async () => {

@@ -6,6 +6,8 @@
  *   "", null, [], {}): an admin who changed it most likely made it non-empty.
  * - Deprecated aliases, removed, fixed and read-only settings are never exported (their replacement
  *   is, when it differs).
+ * - A token that is not an administrator's cannot read settings (403): none are exported, with a
+ *   note, and the rest of the export goes on.
  * - Secrets are not returned by the instance. One is exported as `${env:NAME}` when the
  *   configuration needs it to validate: its flag is on (`captcha_enabled` → `captcha_private_key`)
  *   or its partner is set (`external_auth_client_cert` → `external_auth_client_key`).
@@ -13,6 +15,7 @@
 import { SETTINGS, SETTING_RULES, settingByName } from '../../catalogue/index.js';
 import type { SettingSpec } from '../../catalogue/types.js';
 import { getApplicationSettings } from '../../api/settings.js';
+import { ApiForbiddenError } from '../../api/errors.js';
 import type { ExportEntry, ExportEnv, ExportResult, ResourceExporter } from '../../engine/export.js';
 import { normalizeSetting } from './normalize.js';
 
@@ -52,7 +55,14 @@ export const settingsExporter: ResourceExporter = {
   wanted: () => true,
 
   async export(ctx): Promise<ExportResult> {
-    const raw = await getApplicationSettings(ctx.client);
+    let raw;
+    try {
+      raw = await getApplicationSettings(ctx.client);
+    } catch (err) {
+      // Only administrators read settings; a group Owner can still export its groups' tokens.
+      if (!(err instanceof ApiForbiddenError)) throw err;
+      return { entries: [], notes: ["settings not exported: the token's user is not an administrator (GET /application/settings answered 403)"] };
+    }
     const live = new Map<string, unknown>();
     for (const [k, v] of Object.entries(raw)) {
       const spec = settingByName(k);
