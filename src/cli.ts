@@ -445,7 +445,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
     return { project, path: file };
   });
   const sinkDir = values['sink-dir'] as string | undefined;
-  if (sinkDir !== undefined && (sinkDir === '' || sinkDir.split('/').includes('..'))) {
+  if (sinkDir !== undefined && (sinkDir === '' || sinkDir.startsWith('/') || sinkDir.split('/').includes('..'))) {
     throw new UsageError({ summary: `--sink-dir must be a directory inside the output directory, not "${sinkDir}"`, suggestion: `for example --sink-dir secrets (${help})` });
   }
   const { runExport } = await import('./commands/export.js');

@@ -164,6 +164,9 @@ describe('plumb export', () => {
     const bad = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--file', 'platform/site']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--file takes PROJECT:PATH');
+    const outside = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--sink-dir', '/run/secrets']);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain('--sink-dir must be a directory inside the output directory');
     const missing = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--group', 'platform', '--pages', 'platform/nothing']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/GET \/projects\/platform%2Fnothing\/pages/);
