@@ -12,6 +12,7 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
+import type { LoadedSources } from '../config/load.js';
 import type { ExportEntry, ExportEnv, ExportFile, ExportRequest } from '../engine/export.js';
 // The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
 // before the kinds' providers (which import them) are evaluated.
@@ -41,6 +42,8 @@ interface Target {
   readonly tokenEnv: string;
   readonly caBundle?: string;
   readonly allowInsecureHttp: boolean;
+  /** With `-c`: the secret settings it declares as a plain `${env:NAME}`, by setting name. */
+  readonly settingEnv?: ReadonlyMap<string, string>;
 }
 
 export const EXPORT_FILE = 'plumb.yaml';
@@ -86,7 +89,8 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const files: ExportFile[] = [];
   const directories = new Set<string>();
   try {
-    const results = await Promise.all(EXPORTERS.filter((e) => e.wanted(flags)).map((e) => e.export({ client, today, request: flags })));
+    const request: ExportRequest = { ...flags, ...(target.settingEnv && { settingEnv: target.settingEnv }) };
+    const results = await Promise.all(EXPORTERS.filter((e) => e.wanted(request)).map((e) => e.export({ client, today, request })));
     for (const r of results) {
       entries.push(...r.entries);
       env.push(...(r.env ?? []));
@@ -153,10 +157,25 @@ async function findTarget(flags: ExportFlags, io: Io, today: string): Promise<Ta
       );
     }
     const i = instances[0]!;
-    return { name: i.name, url: i.url, tokenEnv: flags.tokenEnv ?? i.tokenEnv, ...(i.caBundle && { caBundle: i.caBundle }), allowInsecureHttp: i.allowInsecureHttp };
+    const settingEnv = new Map<string, string>();
+    for (const [name, d] of i.settings) {
+      const ref = d.secret ? envReference(loaded.sources, d.pointer) : undefined;
+      if (ref) settingEnv.set(name, ref);
+    }
+    return { name: i.name, url: i.url, tokenEnv: flags.tokenEnv ?? i.tokenEnv, ...(i.caBundle && { caBundle: i.caBundle }), allowInsecureHttp: i.allowInsecureHttp, settingEnv };
   }
   if (flags.instanceUrl === undefined) return usage('plumb export needs the instance to read', 'give --instance-url URL --token-env NAME, or -c PATH of a configuration that declares it');
   return { name: flags.instance ?? 'main', url: flags.instanceUrl.replace(/\/+$/, ''), tokenEnv: flags.tokenEnv ?? 'PLUMB_TOKEN', allowInsecureHttp: false };
+}
+
+/** NAME when the value at `pointer` is written as exactly `${env:NAME}` (quoted or not). */
+function envReference(sources: LoadedSources, pointer: string): string | undefined {
+  const at = sources.locations.get(pointer)?.value;
+  const text = at && sources.texts.get(at.file);
+  if (!at || text === undefined || at.endLine === undefined || at.endLine !== at.line) return undefined;
+  const line = text.split('\n')[at.line - 1] ?? '';
+  const written = line.slice(at.column - 1, (at.endColumn ?? line.length + 1) - 1).trim().replace(/^(["'])(.*)\1$/, '$2');
+  return /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written)?.[1];
 }
 
 function countEntries(entries: readonly ExportEntry[]) {

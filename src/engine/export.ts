@@ -27,6 +27,11 @@ export interface ExportRequest {
    * (`PLUMB_TOKEN_SINK_MISSING`) until someone chooses where its secret goes.
    */
   readonly sinkDir?: string;
+  /**
+   * Secret settings an existing configuration (`-c`) declares as a plain `${env:NAME}`, by setting
+   * name: exported again, with the same NAME, so the configuration in use and its export agree.
+   */
+  readonly settingEnv?: ReadonlyMap<string, string>;
 }
 
 export interface ExportContext {

@@ -159,6 +159,25 @@ describe('plumb export', () => {
     expect(wd.read('again/plumb.yaml')).toContain(`  prod:\n    url: ${emu.url}\n    token_env: ADMIN_TOKEN\n`);
   });
 
+  it('keeps the variable names of the secrets an existing configuration declares, so after its apply the export plans as no change at all', async () => {
+    await start();
+    const spamKey = secret('spam-check-key-for-export');
+    const env = { MY_CAPTCHA: CAPTCHA_KEY, SPAM_KEY: spamKey };
+    wd.write(
+      'existing/plumb.yaml',
+      `version: 1\ninstances:\n  prod:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      captcha_enabled: true\n      captcha_site_key: site-key-public\n      captcha_private_key: \${env:MY_CAPTCHA}\n      spam_check_api_key: "\${env:SPAM_KEY}"\n`,
+    );
+    expect((await wd.run(['apply', 'existing', '--auto-approve'], env)).code).toBe(0);
+    const r = await wd.run(['export', '-c', 'existing', '--out', 'adopted', '--group', 'platform', '--sink-dir', 's'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('MY_CAPTCHA, SPAM_KEY');
+    const yaml = wd.read('adopted/plumb.yaml');
+    expect(yaml).toContain('captcha_private_key: ${env:MY_CAPTCHA}');
+    expect(yaml).toContain('spam_check_api_key: ${env:SPAM_KEY}');
+    const plan = await planOf('adopted', env);
+    expect(plan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+  });
+
   it('refuses a --file that is not PROJECT:PATH, and reports a project it cannot read at the API call', async () => {
     await start();
     const bad = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--file', 'platform/site']);

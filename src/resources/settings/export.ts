@@ -10,7 +10,8 @@
  *   note, and the rest of the export goes on.
  * - Secrets are not returned by the instance. One is exported as `${env:NAME}` when the
  *   configuration needs it to validate: its flag is on (`captcha_enabled` → `captcha_private_key`)
- *   or its partner is set (`external_auth_client_cert` → `external_auth_client_key`).
+ *   or its partner is set (`external_auth_client_cert` → `external_auth_client_key`), or the
+ *   configuration given with `-c` declares it (then under the variable name it uses).
  */
 import { SETTINGS, SETTING_RULES, settingByName } from '../../catalogue/index.js';
 import type { SettingSpec } from '../../catalogue/types.js';
@@ -87,6 +88,8 @@ export const settingsExporter: ResourceExporter = {
         else if (live.has(name)) chosen.set(name, normalizeSetting(spec, live.get(name)));
       }
     };
+    // Secrets the configuration in use (-c) declares stay declared, under the same variable.
+    for (const name of ctx.request.settingEnv?.keys() ?? []) if (settingByName(name)?.secret && exportable(settingByName(name)!)) secrets.add(name);
     for (const rule of SETTING_RULES) {
       if (rule.kind === 'required-when-enabled' && chosen.get(rule.flag) === true) need(rule.requires);
       if (rule.kind === 'required-with' && !isEmpty(chosen.get(rule.field))) need(rule.requires);
@@ -95,7 +98,7 @@ export const settingsExporter: ResourceExporter = {
     const env: ExportEnv[] = [];
     for (const name of secrets) {
       const spec = settingByName(name)!;
-      const variable = secretEnvName(name);
+      const variable = ctx.request.settingEnv?.get(name) ?? secretEnvName(name);
       entries.push({ path: ['settings', name], value: `\${env:${variable}}`, comment: `${comment(spec)}; write-only: the instance never returns it` });
       env.push({ name: variable, why: `application setting ${name} (${spec.description})` });
     }
