@@ -165,7 +165,7 @@ async function findTarget(flags: ExportFlags, io: Io, today: string): Promise<Ta
     return { name: i.name, url: i.url, tokenEnv: flags.tokenEnv ?? i.tokenEnv, ...(i.caBundle && { caBundle: i.caBundle }), allowInsecureHttp: i.allowInsecureHttp, settingEnv };
   }
   if (flags.instanceUrl === undefined) return usage('plumb export needs the instance to read', 'give --instance-url URL --token-env NAME, or -c PATH of a configuration that declares it');
-  return { name: flags.instance ?? 'main', url: flags.instanceUrl.replace(/\/+$/, ''), tokenEnv: flags.tokenEnv ?? 'PLUMB_TOKEN', allowInsecureHttp: false };
+  return { name: flags.instance ?? 'main', url: flags.instanceUrl.replace(/\/+$/, '').replace(/\/api\/v4$/, ''), tokenEnv: flags.tokenEnv ?? 'PLUMB_TOKEN', allowInsecureHttp: false };
 }
 
 /** NAME when the value at `pointer` is written as exactly `${env:NAME}` (quoted or not). */

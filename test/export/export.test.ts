@@ -75,7 +75,7 @@ function tree(dir: string): Map<string, Buffer> {
 describe('plumb export', () => {
   it('exports settings, tokens, files and Pages that plan against the same instance as no change, apart from the listed secret', async () => {
     await start();
-    const r = await exportTo('out');
+    const r = await exportTo('out', []);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('CAPTCHA_PRIVATE_KEY');
     const yaml = wd.read('out/plumb.yaml');
@@ -119,9 +119,10 @@ describe('plumb export', () => {
 
   it('lists the groups the credential owns when no --group is given, and only their active tokens', async () => {
     await start();
-    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'owned', '--sink-dir', 'secrets']);
+    const r = await wd.run(['export', '--instance-url', `${emu.url}/api/v4/`, '--out', 'owned', '--sink-dir', 'secrets']);
     expect(r.code, r.stderr).toBe(0);
     const yaml = wd.read('owned/plumb.yaml');
+    expect(yaml).toContain(`    url: ${emu.url}\n`);
     expect(yaml).toContain('      platform:\n        access_tokens:');
     expect(yaml).not.toContain('elsewhere'); // the group "other" is not root's
     for (const name of ['ci', 'selfie', 'reader']) expect(yaml).toContain(`          ${name}:`);
@@ -183,6 +184,11 @@ describe('plumb export', () => {
     const bad = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--file', 'platform/site']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--file takes PROJECT:PATH');
+    const noOut = await wd.run(['export', '--instance-url', emu.url]);
+    expect(noOut.code).toBe(1);
+    expect(noOut.stderr).toContain('plumb export needs --out DIR');
+    const typo = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--all-setting']);
+    expect(typo.stderr).toContain('did you mean "--all-settings"?');
     const outside = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--sink-dir', '/run/secrets']);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain('--sink-dir must be a directory inside the output directory');
