@@ -37,7 +37,7 @@ const floorMs = (requests) => Math.ceil(requests / CONCURRENCY) * LATENCY_MS;
 const adminUser = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
 
 /** The emulator in a worker thread, driven by messages (bench/emulator-worker.js). */
-async function remoteEmulator() {
+export async function remoteEmulator() {
   const worker = new Worker(new URL('./emulator-worker.js', import.meta.url), {
     workerData: { latencyMs: LATENCY_MS, emulatorUrl: new URL('../dist/emulator/index.js', import.meta.url).href },
   });
@@ -70,7 +70,7 @@ async function remoteEmulator() {
 }
 
 /** Runs `node args…` in `cwd`; resolves with the wall time (ms) and the time the process started (epoch ms). */
-function run(args, cwd, { ok = [0] } = {}) {
+export function run(args, cwd, { ok = [0] } = {}) {
   return new Promise((resolve, reject) => {
     const startedAt = performance.timeOrigin + performance.now();
     const t0 = performance.now();

@@ -7,7 +7,8 @@
 //   5. plumb drift catches it (exit 2), and apply converges again;
 //   6. repository files: step 3 created CODEOWNERS and SECURITY.md; a push edits CODEOWNERS out of
 //      band, drift catches it (exit 2), plan --show-content shows the diff, apply restores it;
-//   7. eighty days later (--now), drift reports the token's rotation is due and apply rotates it.
+//   7. eighty days later (--now), drift reports the token's rotation is due and apply rotates it;
+//   8. plumb export writes the instance as a configuration, and a plan of it is "No changes".
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -80,6 +81,8 @@ try {
   const later = new Date(Date.now() + 80 * 86_400_000).toISOString().slice(0, 10);
   await step(`16. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
   await step('17. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
+
+  await exportSteps();
 } finally {
   await emulator.close();
 }
@@ -112,6 +115,20 @@ async function pagesSteps(emu) {
   console.log(`→ ${res.status}`);
   await step('14. Drift: the Pages primary domain differs (exit 2)', ['drift', 'examples/plumb'], 2);
   await step('15. Apply sets docs.example.test again (one PATCH with only that field)', ['apply', 'examples/plumb', '--auto-approve'], 0);
+}
+
+// Export, self-contained: the instance as it is now, written as a configuration in a temporary
+// directory (token secrets would go to its secrets/, which export creates and keeps out of Git),
+// then planned against the same instance: nothing to change.
+async function exportSteps() {
+  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-export-')), 'config');
+  await step(
+    '18. Export the instance as a configuration: changed settings, the tokens of every group plumb\'s token owns, files, Pages',
+    ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook'],
+    0,
+  );
+  console.log(`\n${readFileSync(path.join(out, 'plumb.yaml'), 'utf8').split('\n').slice(0, 40).join('\n')}\n  … (${out}/plumb.yaml)`);
+  await step('19. Plan the exported configuration: it describes the instance exactly (exit 0)', ['plan', out, '--detailed-exitcode'], 0);
 }
 
 console.log(failures === 0 ? `\n${bold('All steps behaved as expected.')}` : `\n${failures} step(s) did not behave as expected.`);

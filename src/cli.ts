@@ -33,6 +33,10 @@ Usage:
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
+  plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
+               [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR]
+                                            write the live instance as a configuration (exit 0
+                                            written, 1 error)
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
                                             docs/terraform.md)
@@ -61,7 +65,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'emulator' | 'provider';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -120,6 +124,53 @@ Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 ${COMMON_HELP}`,
     options: COMMON_OPTIONS,
   },
+  export: {
+    usage: `Usage: plumb export --out DIR (--instance-url URL [--token-env NAME] | -c PATH [--instance NAME]) [options]
+
+Reads a live instance and writes a configuration in plumb's format to DIR/plumb.yaml, ready to
+commit (docs/export.md): settings that differ from the spec's defaults, each with its meaning and
+default; the active tokens of the groups; repository files (next to the YAML, as source: files);
+Pages. Secrets become \${env:NAME} references, listed at the end. Keys are sorted: exporting the
+same instance again gives the same text. Exit 0 written, 1 error.
+
+  --out DIR             where to write plumb.yaml (and files/, the repository files' content)
+  --instance-url URL    the instance to read (base URL, without /api/v4)
+  --token-env NAME      the variable holding an administrator's token (default PLUMB_TOKEN;
+                        with -c, the configuration's token_env)
+  -c, --config PATH     read the instance (url, token_env, CA bundle) from this configuration
+  --instance NAME       with -c: which instance; without: the name it gets (default main)
+  --all-settings        every setting the instance returns, not only those differing from defaults
+  --group REF           export this group's access tokens (repeatable; default: every group in
+                        which the token's user is Owner)
+  --file PROJECT:PATH   export this repository file from the project's default branch (repeatable)
+  --pages PROJECT       export this project's Pages settings (repeatable)
+  --sink-dir DIR        deliver each token's secret into a file in DIR (relative to the output
+                        directory; created); without it, each token gets a TODO placeholder and
+                        the configuration does not validate until a sink is chosen
+  --now DATE            the date rotation policies are inferred against (default: PLUMB_NOW, else today)
+  --concurrency N       API requests in flight, 1 to 64 (default 8)
+  --json                a summary as JSON on stdout
+  -h, --help            this help
+`,
+    options: {
+      config: { type: 'string', short: 'c', multiple: true },
+      cdktf: { type: 'string' },
+      instance: { type: 'string' },
+      'instance-url': { type: 'string' },
+      'token-env': { type: 'string' },
+      out: { type: 'string' },
+      'all-settings': { type: 'boolean', default: false },
+      group: { type: 'string', multiple: true },
+      file: { type: 'string', multiple: true },
+      pages: { type: 'string', multiple: true },
+      'sink-dir': { type: 'string' },
+      now: { type: 'string' },
+      concurrency: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    positionals: false,
+  },
   emulator: {
     usage: EMULATOR_USAGE,
     options: EMULATOR_OPTIONS,
@@ -170,6 +221,8 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       case 'apply':
       case 'drift':
         return await runReconcile(command, rest, io);
+      case 'export':
+        return await runExportCommand(rest, io);
       case 'emulator': {
         const { values } = parse('emulator', rest);
         if (values.help) return usage('emulator', io);
@@ -348,4 +401,52 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
   const flags = common(command, values, positionals);
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io);
+}
+
+/** `plumb export`: its options checked here, so a mistake is a PLUMB_USAGE diagnostic. */
+async function runExportCommand(rest: readonly string[], io: Io): Promise<number> {
+  const { values } = parse('export', rest);
+  if (values.help) return usage('export', io);
+  const help = 'plumb export --help lists the options';
+  const flags = common('export', values, []);
+  const out = values.out as string | undefined;
+  if (out === undefined) throw new UsageError({ summary: 'plumb export needs --out DIR (where to write plumb.yaml)', suggestion: help });
+  const list = (k: string) => ((values[k] as string[] | undefined) ?? []);
+  const files = list('file').map((spec) => {
+    const colon = spec.indexOf(':');
+    const project = colon < 0 ? '' : spec.slice(0, colon);
+    const file = colon < 0 ? '' : spec.slice(colon + 1);
+    const segments = file.split('/');
+    if (project === '' || file === '' || segments.some((s) => s === '' || s === '.' || s === '..') || project.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+      throw new UsageError({
+        summary: `--file takes PROJECT:PATH, a project and a plain path in its repository, not "${spec}"`,
+        suggestion: `for example --file platform/app:CODEOWNERS (${help})`,
+      });
+    }
+    return { project, path: file };
+  });
+  const sinkDir = values['sink-dir'] as string | undefined;
+  if (sinkDir !== undefined && (sinkDir === '' || sinkDir.startsWith('/') || sinkDir.split('/').includes('..'))) {
+    throw new UsageError({ summary: `--sink-dir must be a directory inside the output directory, not "${sinkDir}"`, suggestion: `for example --sink-dir secrets (${help})` });
+  }
+  const { runExport } = await import('./commands/export.js');
+  return runExport(
+    {
+      config: flags.config,
+      cdktf: flags.cdktf,
+      instance: flags.instance,
+      instanceUrl: values['instance-url'] as string | undefined,
+      tokenEnv: values['token-env'] as string | undefined,
+      out,
+      now: flags.now,
+      json: flags.json,
+      concurrency: flags.concurrency,
+      allSettings: values['all-settings'] === true,
+      groups: list('group'),
+      files,
+      pages: list('pages'),
+      ...(sinkDir !== undefined && { sinkDir: sinkDir.replace(/\/+$/, '') }),
+    },
+    io,
+  );
 }

@@ -37,3 +37,13 @@ export async function getProjectRef(client: ApiClient, project: PathParam): Prom
   }
   return { id: b.id, path_with_namespace: b.path_with_namespace, ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }) };
 }
+
+/**
+ * Every group in which the credential's user has the Owner role, directly or inherited
+ * (`GET /groups?min_access_level=50`, all pages): the groups whose access tokens it may manage.
+ * `owned=true` would leave out subgroups of an owned group, where the role is inherited.
+ */
+export async function listOwnedGroups(client: ApiClient): Promise<GroupRef[]> {
+  const { items } = await client.listAll<Partial<GroupRef>>({ path: apiPath`/groups`, query: { min_access_level: 50, order_by: 'path', sort: 'asc' } });
+  return items.filter((g): g is GroupRef => typeof g.id === 'number' && typeof g.full_path === 'string').map((g) => ({ id: g.id, full_path: g.full_path }));
+}

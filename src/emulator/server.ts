@@ -19,6 +19,7 @@ import {
   type Params,
 } from './http.js';
 import { getGroup, getProject } from './namespaces.js';
+import { listGroups } from './group-list.js';
 import { deletePages, getPages, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
@@ -114,6 +115,7 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
+  { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups({ state: ctx.state, caller: ctx.caller, page: { url: ctx.endpointUrl, query: ctx.query } }) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}$`), handler: (ctx, [g]) => getGroup(ctx, g!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}$`), handler: (ctx, [p]) => getProject(ctx, p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },

@@ -6,10 +6,11 @@
 import type { DesiredInstance } from '../config/model.js';
 import type { Reason } from '../engine/plan.js';
 import type { KindRegistry } from '../engine/resource.js';
-import { SETTINGS_REASONS, settingsProvider } from './settings/index.js';
-import { TOKEN_REASONS, groupAccessTokensProvider } from './group-access-tokens/index.js';
-import { PAGES_REASONS, pagesProvider } from './pages/index.js';
-import { FILE_REASONS, repositoryFilesProvider } from './repository-files/index.js';
+import type { ResourceExporter } from '../engine/export.js';
+import { SETTINGS_REASONS, settingsExporter, settingsProvider } from './settings/index.js';
+import { TOKEN_REASONS, groupAccessTokensExporter, groupAccessTokensProvider } from './group-access-tokens/index.js';
+import { PAGES_REASONS, pagesExporter, pagesProvider } from './pages/index.js';
+import { FILE_REASONS, repositoryFilesExporter, repositoryFilesProvider } from './repository-files/index.js';
 
 export const KINDS: KindRegistry = {
   /** In the order a plan lists and apply executes them. */
@@ -18,6 +19,9 @@ export const KINDS: KindRegistry = {
   validatedOnly: [
   ],
 };
+
+/** Each kind's part of `plumb export` (src/resources/<kind>/export.ts), in the order of KINDS.providers. */
+export const EXPORTERS: readonly ResourceExporter[] = [settingsExporter, groupAccessTokensExporter, repositoryFilesExporter, pagesExporter];
 
 /** Every reason's text; a reason no kind explains fails to compile here. */
 export const REASON_TEXT: Readonly<Record<Reason, string>> = { ...SETTINGS_REASONS, ...TOKEN_REASONS, ...FILE_REASONS, ...PAGES_REASONS };

@@ -5,6 +5,7 @@
 import type { Reason } from '../../engine/plan.js';
 
 export { groupAccessTokensProvider } from './provider.js';
+export { groupAccessTokensExporter } from './export.js';
 
 /** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
 export const TOKEN_REASONS = {

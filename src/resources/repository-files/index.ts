@@ -5,6 +5,7 @@
 import type { Reason } from '../../engine/plan.js';
 
 export { repositoryFilesProvider } from './provider.js';
+export { repositoryFilesExporter } from './export.js';
 
 /** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
 export const FILE_REASONS = {

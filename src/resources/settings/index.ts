@@ -5,6 +5,7 @@
 import type { Reason } from '../../engine/plan.js';
 
 export { settingsProvider } from './provider.js';
+export { settingsExporter } from './export.js';
 
 /** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
 export const SETTINGS_REASONS = {

@@ -1,0 +1,101 @@
+/**
+ * Group access tokens' part of `plumb export`: the active tokens of the groups named (`--group`) or
+ * of every group the credential owns, as declarations by name (docs/export.md).
+ *
+ * - Expiry: a rotation policy when the token's lifetime (created → expires) fits one (1–400 days),
+ *   so plan keeps it as it is until it is due; otherwise its fixed `expires_at`. A token that never
+ *   expires gets a 365-day policy and a comment: the first apply rotates it (plumb declares no
+ *   token without an expiry).
+ * - Sinks: plumb cannot know where a secret should go. Without `--sink-dir` each token carries a
+ *   commented-out placeholder and the configuration fails validation (PLUMB_TOKEN_SINK_MISSING)
+ *   until someone chooses; with it, each token delivers into its own file there.
+ * - Two active tokens with one name: the newest is exported with `id:` pinning it, and a comment
+ *   names the others.
+ */
+import { ACCESS_LEVELS } from '../../catalogue/index.js';
+import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
+import type { GroupAccessToken } from '../../api/group-access-tokens.js';
+import { getGroupRef, listOwnedGroups } from '../../api/namespaces.js';
+import type { ExportEntry, ExportResult, ResourceExporter } from '../../engine/export.js';
+import { daysBetween } from './identity.js';
+
+const DEFAULT_ROTATE_BEFORE = 7;
+const MAX_LIFETIME = 400;
+
+/** A file name for a token's sink: group path and token name, reduced to safe characters. */
+export function sinkFileName(group: string, name: string): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return `${safe(group.replace(/\//g, '__'))}--${safe(name)}.token`;
+}
+
+function expiryOf(t: GroupAccessToken, today: string): { value: Record<string, unknown>; note?: string } {
+  if (t.expires_at === null) {
+    return { value: { rotation: { lifetime_days: 365, rotate_before_days: 14 } }, note: 'never expires on the instance; plumb declares none without an expiry, so the first apply rotates it to this policy' };
+  }
+  const created = t.created_at.slice(0, 10);
+  // The lifetime must cover what is left of the token (else plan sees it outlive the policy).
+  const lifetime = Math.max(daysBetween(created, t.expires_at), daysBetween(today, t.expires_at));
+  if (lifetime >= 2 && lifetime <= MAX_LIFETIME) {
+    const before = Math.min(DEFAULT_ROTATE_BEFORE, lifetime - 1);
+    return { value: { rotation: { lifetime_days: lifetime, rotate_before_days: before } }, note: `rotation inferred from its lifetime (created ${created}, expires ${t.expires_at})` };
+  }
+  return { value: { expires_at: t.expires_at } };
+}
+
+function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today: string, sinkDir: string | undefined): { entries: ExportEntry[]; dirs: string[] } {
+  const byName = new Map<string, GroupAccessToken[]>();
+  for (const t of tokens) byName.set(t.name, [...(byName.get(t.name) ?? []), t]);
+  const entries: ExportEntry[] = [];
+  for (const [name, same] of byName) {
+    const sorted = [...same].sort((a, b) => b.id - a.id);
+    const t = sorted[0]!;
+    const { value: expiry, note } = expiryOf(t, today);
+    const level = ACCESS_LEVELS[t.access_level as keyof typeof ACCESS_LEVELS] ?? t.access_level;
+    const value: Record<string, unknown> = {
+      scopes: [...t.scopes].sort(),
+      access_level: level,
+      ...(t.description ? { description: t.description } : {}),
+      ...expiry,
+      ...(sorted.length > 1 ? { id: t.id } : {}),
+      ...(sinkDir !== undefined ? { sink: { file: `${sinkDir}/${sinkFileName(group, name)}` } } : {}),
+    };
+    const lines = [` token id ${t.id}${note ? `; ${note}` : ''}`];
+    if (sorted.length > 1) lines.push(` ${sorted.length - 1} other active token(s) share this name (id ${sorted.slice(1).map((o) => o.id).join(', ')}); this declaration pins the newest`);
+    if (sinkDir === undefined) {
+      lines.push(' TODO(plumb export): choose where plumb delivers this token\'s secret when it rotates it;');
+      lines.push(` until then this configuration does not validate (PLUMB_TOKEN_SINK_MISSING). For example:`);
+      lines.push(`   sink: {file: secrets/${sinkFileName(group, name)}}   or {command: [...]}, {stdout: true}`);
+    }
+    entries.push({ path: ['groups', group, 'access_tokens', name], value, comment: lines.join('\n') });
+  }
+  return { entries, dirs: sinkDir !== undefined && entries.length > 0 ? [sinkDir] : [] };
+}
+
+export const groupAccessTokensExporter: ResourceExporter = {
+  kind: 'group_access_token',
+  wanted: () => true,
+
+  async export(ctx): Promise<ExportResult> {
+    const { request, client } = ctx;
+    const groups =
+      request.groups.length > 0
+        ? await Promise.all(request.groups.map((ref) => getGroupRef(client, /^\d+$/.test(ref) ? Number(ref) : ref)))
+        : await listOwnedGroups(client);
+    const perGroup = await Promise.all(
+      groups.map(async (g) => ({ g, tokens: await listGroupAccessTokens(client, g.id, { state: 'active' }) })),
+    );
+    const entries: ExportEntry[] = [];
+    const dirs = new Set<string>();
+    for (const { g, tokens } of perGroup) {
+      const active = tokens.filter((t) => t.active && !t.revoked);
+      if (active.length === 0) continue;
+      const r = tokenEntries(g.full_path, active, ctx.today, request.sinkDir);
+      entries.push(...r.entries);
+      r.dirs.forEach((d) => dirs.add(d));
+    }
+    const notes = request.groups.length === 0 ? [`groups: ${groups.length} owned by the credential, ${perGroup.filter((p) => p.tokens.some((t) => t.active)).length} with active tokens`] : [];
+    // Secrets delivered into the output directory must never be committed with the configuration.
+    const files = [...dirs].map((d) => ({ path: `${d}/.gitignore`, content: Buffer.from('# Token secrets delivered by plumb: never commit them.\n*\n!.gitignore\n') }));
+    return { entries, directories: [...dirs], files, notes };
+  },
+};

@@ -1,0 +1,231 @@
+/**
+ * `plumb export` against the emulator over HTTP: every kind round-trips (export, then plan of the
+ * export against the same instance is "No changes", apart from the secrets it lists), the output is
+ * byte-for-byte stable, and a token without a chosen sink keeps the configuration from validating.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
+import type { Plan } from '../../src/engine/plan.js';
+import { ADMIN, Clock, OWNER, SEED } from '../emulator/helpers.js';
+import { secret, workdir } from '../helpers/cli.js';
+import type { Workdir } from '../helpers/cli.js';
+
+secret(ADMIN);
+secret(OWNER);
+const CAPTCHA_KEY = secret('captcha-private-key-for-export');
+const TODAY = '2025-06-15';
+
+/** The test seed with changed settings (one of them needing a secret partner) and root as an Owner of platform. */
+const EXPORT_SEED: EmulatorSeed = {
+  ...SEED,
+  settings: {
+    ...(SEED.settings ?? {}),
+    signup_enabled: false,
+    deletion_adjourned_period: 14,
+    captcha_enabled: true,
+    captcha_site_key: 'site-key-public',
+    captcha_private_key: CAPTCHA_KEY,
+    terms: 'Be kind.\nSecond line: with a colon.',
+    enforce_terms: true,
+  },
+  groups: (SEED.groups ?? []).map((g) => (g.full_path === 'platform' ? { ...g, members: [...(g.members ?? []), { username: 'root', access_level: 50 }] } : g)),
+};
+
+let emu: RunningEmulator;
+let wd: Workdir;
+
+async function start(seed: EmulatorSeed = EXPORT_SEED): Promise<void> {
+  const clock = new Clock();
+  emu = await startEmulator({ seed, now: clock.now });
+  wd = workdir({ PLUMB_TOKEN: ADMIN, PLUMB_NOW: TODAY });
+}
+
+afterEach(async () => {
+  await emu?.close();
+});
+
+const KINDS_ARGS = ['--file', 'platform/infra/config:scripts/deploy.sh', '--file', 'platform/infra/config:bin/data.bin', '--file', 'platform/infra/config:README.md', '--pages', 'platform/site'];
+
+async function exportTo(out: string, extra: readonly string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  return wd.run(['export', '--instance-url', emu.url, '--out', out, '--instance', 'local', '--sink-dir', 'secrets', ...KINDS_ARGS, ...extra]);
+}
+
+async function planOf(dir: string, env: Record<string, string> = { CAPTCHA_PRIVATE_KEY: CAPTCHA_KEY }): Promise<Plan> {
+  const r = await wd.run(['plan', dir, '--out', `${dir}.plan.json`, '--detailed-exitcode'], env);
+  expect(r.code, r.stderr).not.toBe(1);
+  return JSON.parse(wd.read(`${dir}.plan.json`)) as Plan;
+}
+
+function tree(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d).sort()) {
+      const full = path.join(d, e);
+      if (statSync(full).isDirectory()) walk(full);
+      else out.set(path.relative(dir, full), readFileSync(full));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('plumb export', () => {
+  it('exports settings, tokens, files and Pages that plan against the same instance as no change, apart from the listed secret', async () => {
+    await start();
+    const r = await exportTo('out', []);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('CAPTCHA_PRIVATE_KEY');
+    const yaml = wd.read('out/plumb.yaml');
+    expect(yaml).toContain('captcha_private_key: ${env:CAPTCHA_PRIVATE_KEY}');
+    expect(yaml).toMatch(/# Environment variables this configuration reads[^\n]*\n#\s+CAPTCHA_PRIVATE_KEY: /);
+    expect(yaml).toContain('# new users may sign up (default true)\n      signup_enabled: false');
+    expect(yaml).toContain('rotation:\n              lifetime_days: 365\n              rotate_before_days: 7');
+    expect(wd.read('out/files/platform/infra/config/README.md')).toBe('line one\nline two\nline three\n');
+    expect(wd.read('out/secrets/.gitignore')).toContain('*\n!.gitignore');
+
+    const plan = await planOf('out');
+    const changed = plan.changes.filter((c) => c.action !== 'no-op');
+    expect(changed.map((c) => [c.address, c.attributes.map((a) => a.name)])).toEqual([['local.application_settings', ['captcha_private_key']]]);
+    const kinds = new Set(plan.changes.map((c) => c.kind));
+    expect([...kinds].sort()).toEqual(['application_settings', 'group_access_token', 'pages', 'repository_file']);
+    expect(plan.changes.filter((c) => c.kind === 'group_access_token')).toHaveLength(3);
+    expect(plan.changes.filter((c) => c.kind === 'repository_file')).toHaveLength(3);
+  });
+
+  it('gives byte-identical output when the same instance is exported twice', async () => {
+    await start();
+    expect((await exportTo('a')).code).toBe(0);
+    expect((await exportTo('b')).code).toBe(0);
+    const a = tree(path.join(wd.dir, 'a'));
+    const b = tree(path.join(wd.dir, 'b'));
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [k, v] of a) expect(b.get(k)!.equals(v), k).toBe(true);
+  });
+
+  it('with --all-settings exports every setting the instance returns, and the result still plans as no change', async () => {
+    await start();
+    const r = await exportTo('all', ['--all-settings']);
+    expect(r.code, r.stderr).toBe(0);
+    const few = await exportTo('few');
+    expect(few.code).toBe(0);
+    const count = (s: string) => Number(/(\d+) setting\(s\)/.exec(s)![1]);
+    expect(count(r.stdout)).toBeGreaterThan(count(few.stdout) + 100);
+    const plan = await planOf('all');
+    expect(plan.changes.filter((c) => c.action !== 'no-op').flatMap((c) => c.attributes.map((a) => a.name))).toEqual(['captcha_private_key']);
+  });
+
+  it('lists the groups the credential owns when no --group is given, and only their active tokens', async () => {
+    await start();
+    const r = await wd.run(['export', '--instance-url', `${emu.url}/api/v4/`, '--out', 'owned', '--sink-dir', 'secrets']);
+    expect(r.code, r.stderr).toBe(0);
+    const yaml = wd.read('owned/plumb.yaml');
+    expect(yaml).toContain(`    url: ${emu.url}\n`);
+    expect(yaml).toContain('      platform:\n        access_tokens:');
+    expect(yaml).not.toContain('elsewhere'); // the group "other" is not root's
+    for (const name of ['ci', 'selfie', 'reader']) expect(yaml).toContain(`          ${name}:`);
+  });
+
+  it('leaves a TODO instead of a sink without --sink-dir, and the configuration does not validate until one is chosen', async () => {
+    await start();
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'todo', '--group', 'platform']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Each token needs a sink');
+    const yaml = wd.read('todo/plumb.yaml');
+    expect(yaml).toContain('TODO(plumb export): choose where plumb delivers this token');
+    const v = await wd.run(['validate', 'todo', '--json']);
+    expect(v.code).toBe(1);
+    const codes = (JSON.parse(v.stdout) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);
+    expect(codes.filter((c) => c === 'PLUMB_TOKEN_SINK_MISSING')).toHaveLength(3);
+  });
+
+  it("exports a group Owner's tokens without settings when the token is not an administrator's, with a note", async () => {
+    await start();
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'owner', '--sink-dir', 'secrets', '--json'], { PLUMB_TOKEN: OWNER });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('settings not exported');
+    expect(JSON.parse(r.stdout)).toMatchObject({ out: 'owner/plumb.yaml', settings: 0, tokens: 3, groups: 1, env: [] });
+    expect(wd.read('owner/plumb.yaml')).not.toContain('settings:');
+    const plan = await planOf('owner', { PLUMB_TOKEN: OWNER });
+    expect(plan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+  });
+
+  it('reads the instance from an existing configuration with -c', async () => {
+    await start();
+    wd.write('existing/plumb.yaml', `version: 1\ninstances:\n  prod:\n    url: ${emu.url}\n    token_env: ADMIN_TOKEN\n`);
+    const r = await wd.run(['export', '-c', 'existing', '--out', 'again', '--group', 'platform', '--sink-dir', 's'], { ADMIN_TOKEN: ADMIN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(wd.read('again/plumb.yaml')).toContain(`  prod:\n    url: ${emu.url}\n    token_env: ADMIN_TOKEN\n`);
+  });
+
+  it('keeps the variable names of the secrets an existing configuration declares, so after its apply the export plans as no change at all', async () => {
+    await start();
+    const spamKey = secret('spam-check-key-for-export');
+    const env = { MY_CAPTCHA: CAPTCHA_KEY, SPAM_KEY: spamKey };
+    wd.write(
+      'existing/plumb.yaml',
+      `version: 1\ninstances:\n  prod:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      captcha_enabled: true\n      captcha_site_key: site-key-public\n      captcha_private_key: \${env:MY_CAPTCHA}\n      spam_check_api_key: "\${env:SPAM_KEY}"\n`,
+    );
+    expect((await wd.run(['apply', 'existing', '--auto-approve'], env)).code).toBe(0);
+    const r = await wd.run(['export', '-c', 'existing', '--out', 'adopted', '--group', 'platform', '--sink-dir', 's'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('MY_CAPTCHA, SPAM_KEY');
+    const yaml = wd.read('adopted/plumb.yaml');
+    expect(yaml).toContain('captcha_private_key: ${env:MY_CAPTCHA}');
+    expect(yaml).toContain('spam_check_api_key: ${env:SPAM_KEY}');
+    const plan = await planOf('adopted', env);
+    expect(plan.changes.filter((c) => c.action !== 'no-op')).toEqual([]);
+  });
+
+  it('refuses a --file that is not PROJECT:PATH, and reports a project it cannot read at the API call', async () => {
+    await start();
+    const bad = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--file', 'platform/site']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--file takes PROJECT:PATH');
+    const noOut = await wd.run(['export', '--instance-url', emu.url]);
+    expect(noOut.code).toBe(1);
+    expect(noOut.stderr).toContain('plumb export needs --out DIR');
+    const typo = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--all-setting']);
+    expect(typo.stderr).toContain('did you mean "--all-settings"?');
+    const outside = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--sink-dir', '/run/secrets']);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain('--sink-dir must be a directory inside the output directory');
+    const missing = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--group', 'platform', '--pages', 'platform/nothing']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/GET \/projects\/platform%2Fnothing\/pages/);
+  });
+});
+
+describe('plumb export of tokens that no rotation policy describes', () => {
+  it('pins the newest of two same-named tokens with id, keeps a long-lived expiry fixed, and gives a never-expiring token a policy the first apply rotates to', async () => {
+    const seed: EmulatorSeed = {
+      ...EXPORT_SEED,
+      groups: [
+        ...(EXPORT_SEED.groups ?? []),
+        {
+          full_path: 'legacy',
+          id: 40,
+          members: [{ username: 'root', access_level: 50 }],
+          access_tokens: [
+            { id: 400, name: 'twin', token: 'legacy-twin-one-0000001', scopes: ['read_api'], access_level: 20, expires_at: '2025-12-31', created_at: '2025-01-01T00:00:00.000Z' },
+            { id: 401, name: 'twin', token: 'legacy-twin-two-0000001', scopes: ['read_api'], access_level: 20, expires_at: '2025-12-31', created_at: '2025-02-01T00:00:00.000Z' },
+            { id: 402, name: 'ancient', token: 'legacy-ancient-00000001', scopes: ['api'], access_level: 40, expires_at: '2027-06-30', created_at: '2025-01-01T00:00:00.000Z' },
+            { id: 403, name: 'forever', token: 'legacy-forever-00000001', scopes: ['api'], access_level: 50 },
+          ],
+        },
+      ],
+    };
+    await start(seed);
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'legacy', '--instance', 'local', '--group', 'legacy', '--sink-dir', 'secrets']);
+    expect(r.code, r.stderr).toBe(0);
+    const yaml = wd.read('legacy/plumb.yaml');
+    expect(yaml).toMatch(/# 1 other active token\(s\) share this name \(id 400\)[^\n]*\n\s+twin:\n(\s+\S.*\n)*?\s+id: 401\n/);
+    expect(yaml).toContain('expires_at: 2027-06-30');
+    expect(yaml).toContain('never expires on the instance');
+    const plan = await planOf('legacy');
+    const changed = plan.changes.filter((c) => c.action !== 'no-op' && c.kind === 'group_access_token');
+    expect(changed.map((c) => [c.address, c.action])).toEqual([['local.group["legacy"].access_token["forever"]', 'rotate']]);
+  });
+});
