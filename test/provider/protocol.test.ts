@@ -118,13 +118,14 @@ describe('schema', () => {
   it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {
     const r = await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
     const attrs = r.resource_schemas.plumb_application_settings!.block.attributes;
-    const names = new Set(attrs.map((a) => a.name));
+    const names = new Set([...attrs.map((a) => a.name), ...r.resource_schemas.plumb_application_settings!.block.block_types.map((b) => b.type_name)]);
     for (const n of settingNames()) expect(names.has(n), n).toBe(true);
     const spam = attrs.find((a) => a.name === 'spam_filter_api_key')!;
     expect(isSecretSetting('spam_filter_api_key')).toBe(true);
     expect(spam).toMatchObject({ write_only: true, sensitive: true, optional: true, computed: false });
     const token = r.resource_schemas.plumb_group_access_token!.block.attributes;
-    expect(token.find((a) => a.name === 'sink')!.nested_type!.nesting).toBe('SINGLE');
+    expect(r.resource_schemas.plumb_group_access_token!.block.block_types.find((b) => b.type_name === 'sink')).toMatchObject({ nesting: 'LIST', max_items: 1 });
+    expect(token.find((a) => a.name === 'token_id')).toMatchObject({ computed: true });
   });
 });
 
@@ -158,15 +159,15 @@ describe('validation with plumb\'s offline checks', () => {
 
   it('reports a token with both expires_at and rotation at the token, and skips values not known yet', async () => {
     const t = types.plumb_group_access_token!;
-    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: { file: 'x.token', command: null, stdout: null } };
+    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: [{ file: 'x.token', command: null, stdout: null }] };
     const both = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: [{ lifetime_days: 30, rotate_before_days: null }] }), t),
     });
     expect(errors(both.diagnostics).length).toBeGreaterThan(0);
     const unknown = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: [{ lifetime_days: 30, rotate_before_days: null }] }), t),
     });
     expect(errors(unknown.diagnostics)).toEqual([]);
   });
@@ -180,10 +181,10 @@ describe('validation with plumb\'s offline checks', () => {
     const t = types.plumb_group_access_token!;
     const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: { file: null, command: null, stdout: true } }), t),
+      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: [{ file: null, command: null, stdout: true }] }), t),
     });
     const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
-    expect(e?.attribute?.steps.map((s) => s.attribute_name)).toEqual(['sink', 'stdout']);
+    expect(e?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_int)).toEqual(['sink', 0, 'stdout']);
   });
 
   it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
@@ -254,7 +255,7 @@ describe('plan, apply and read on the engine', () => {
     const settings = objectOf(st, { signup_enabled: false, two_factor_grace_period: 24, require_two_factor_authentication: true, restricted_visibility_levels: ['public'] });
     const s1 = await plan('plumb_application_settings', null, settings);
     expect(errors((await apply('plumb_application_settings', null, s1.planned, settings)).diagnostics)).toEqual([]);
-    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: { lifetime_days: 60, rotate_before_days: 10 }, sink: { file: 'parity.token', command: null, stdout: null } });
+    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: [{ lifetime_days: 60, rotate_before_days: 10 }], sink: [{ file: 'parity.token', command: null, stdout: null }] });
     const t1 = await plan('plumb_group_access_token', null, token);
     expect(errors((await apply('plumb_group_access_token', null, t1.planned, token)).diagnostics)).toEqual([]);
     const wd = workdir({ PLUMB_TOKEN: ADMIN });
@@ -322,7 +323,7 @@ instances:
     const tt = types.plumb_group_access_token!;
     const settings = objectOf(st, { spam_check_endpoint_enabled: false, spam_check_api_key: `${SPAM_KEY}-concurrent` });
     const tokens = ['conc-a', 'conc-b', 'conc-c'].map((name) =>
-      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } }),
+      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] }),
     );
     const sp = await plan('plumb_application_settings', null, settings);
     const tps = await Promise.all(tokens.map((c) => plan('plumb_group_access_token', null, c)));
@@ -345,12 +346,12 @@ instances:
       name: 'tf-ci',
       scopes: ['read_api'],
       access_level: 'developer',
-      rotation: { lifetime_days: 30, rotate_before_days: 7 },
-      sink: { file: 'tf-ci.token', command: null, stdout: null },
+      rotation: [{ lifetime_days: 30, rotate_before_days: 7 }],
+      sink: [{ file: 'tf-ci.token', command: null, stdout: null }],
     });
     const first = await plan('plumb_group_access_token', null, config);
     expect(errors(first.diagnostics)).toEqual([]);
-    expect(first.planned).toMatchObject({ id: 'platform:tf-ci', token_id: UNKNOWN, token_expires_at: UNKNOWN });
+    expect(first.planned).toMatchObject({ token_id: UNKNOWN, token_expires_at: UNKNOWN });
     const applied = await apply('plumb_group_access_token', null, first.planned, config);
     expect(errors(applied.diagnostics)).toEqual([]);
     const secretFile = path.join(dir, 'tf-ci.token');
@@ -378,8 +379,8 @@ instances:
       group: 'platform',
       name: 'rotating',
       scopes: ['read_api'],
-      rotation: { lifetime_days: 30, rotate_before_days: 7 },
-      sink: { file: 'rotating.token', command: null, stdout: null },
+      rotation: [{ lifetime_days: 30, rotate_before_days: 7 }],
+      sink: [{ file: 'rotating.token', command: null, stdout: null }],
     });
     const first = await plan('plumb_group_access_token', null, config);
     const created = await apply('plumb_group_access_token', null, first.planned, config);
@@ -432,7 +433,7 @@ instances:
     const t = types.plumb_group_access_token!;
     const states: CtyValue[] = [];
     for (const name of ['shared-a', 'shared-b', 'shared-c']) {
-      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } });
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] });
       const first = await plan('plumb_group_access_token', null, config);
       const applied = await apply('plumb_group_access_token', null, first.planned, config);
       expect(errors(applied.diagnostics)).toEqual([]);
@@ -457,7 +458,7 @@ instances:
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
-    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: { file: 'imported.token', command: null, stdout: null } });
+    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: [{ file: 'imported.token', command: null, stdout: null }] });
     const first = await plan('plumb_group_access_token', null, config);
     expect(errors((await apply('plumb_group_access_token', null, first.planned, config)).diagnostics)).toEqual([]);
     const ok = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'platform:imported' });

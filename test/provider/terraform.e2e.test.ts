@@ -52,7 +52,27 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     emu = await startEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
-        groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+        groups: [
+          { full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+          { full_path: 'platform/infra', id: 11, name: 'Infra', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+        ],
+        projects: [
+          { path_with_namespace: 'platform/infra/instance-config', id: 20, visibility: 'private', default_branch: 'main', files: { 'README.md': '# Instance configuration\n' } },
+          {
+            path_with_namespace: 'platform/handbook',
+            id: 21,
+            visibility: 'public',
+            default_branch: 'main',
+            files: { 'index.md': '# Handbook\n' },
+            pages: {
+              unique_domain_enabled: false,
+              https_only: true,
+              primary_domain: 'handbook.example.test',
+              domains: ['handbook.example.test', { domain: 'docs.example.test', certificate: false }],
+              deployments: [{ created_at: '2025-05-20T12:00:00.000Z', root_directory: 'public' }],
+            },
+          },
+        ],
       },
     });
     dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-e2e-'));
@@ -98,17 +118,26 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     });
   }
 
+  const api = (p: string, init: RequestInit = {}) => fetch(`${emu.url}/api/v4${p}`, { ...init, headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json', ...init.headers } });
+  const CODEOWNERS = '/projects/20/repository/files/CODEOWNERS';
+  const codeowners = async () => {
+    const r = await api(`${CODEOWNERS}/raw?ref=main`);
+    return r.status === 200 ? await r.text() : undefined;
+  };
+  const pages = async () => (await (await api('/projects/21/pages')).json()) as { force_https: boolean; primary_domain: string | null };
   const settings = async () => (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
   const tokens = async () => (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; name: string; active: boolean; revoked: boolean }[];
 
   it('plans without init, applies (a write-only setting kept out of state), and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect(plan.out).toContain('Plan: 2 to add, 0 to change, 0 to destroy');
+    expect(plan.out).toContain('Plan: 4 to add, 0 to change, 0 to destroy');
     expect(plan.code).toBe(2);
     const apply = await tf('apply', '-input=false', '-no-color', '-auto-approve');
-    expect(apply.out).toContain('Apply complete! Resources: 2 added');
+    expect(apply.out).toContain('Apply complete! Resources: 4 added');
     expect(apply.code).toBe(0);
     expect(await settings()).toMatchObject({ signup_enabled: false, require_two_factor_authentication: true, two_factor_grace_period: 48 });
+    expect(await codeowners()).toBe('* @platform/infra\n');
+    expect(await pages()).toMatchObject({ force_https: false, primary_domain: 'docs.example.test' });
     const secret = readFileSync(path.join(dir, 'secrets/terraform-ci.token'), 'utf8').trim();
     expect(secret.length).toBeGreaterThan(8);
     const state = readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8');
@@ -125,13 +154,37 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(leaks).toEqual([]);
   });
 
-  it('detects an out-of-band change on refresh and converges again', async () => {
+  it('detects out-of-band changes of a setting, a file and Pages on refresh and converges again', async () => {
     await fetch(`${emu.url}/api/v4/application/settings?two_factor_grace_period=12`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    expect((await api(CODEOWNERS, { method: 'PUT', body: JSON.stringify({ branch: 'main', content: '* @someone-else\n', commit_message: 'push' }) })).status).toBe(200);
+    expect((await api('/projects/21/pages', { method: 'PATCH', body: JSON.stringify({ pages_primary_domain: 'handbook.example.test' }) })).status).toBe(200);
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.code).toBe(2);
     expect(plan.out).toMatch(/two_factor_grace_period\s+= 12 -> 48/);
+    expect(plan.out).toMatch(/content_sha256\s+= \{\s+~ "main" = "sha256:[0-9a-f]{12}" -> "sha256:[0-9a-f]{12}"/);
+    expect(plan.out).toMatch(/pages_primary_domain\s+= "handbook.example.test" -> "docs.example.test"/);
+    expect(plan.out).toContain('Plan: 0 to add, 3 to change, 0 to destroy');
     expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
     expect((await settings()).two_factor_grace_period).toBe(48);
+    expect(await codeowners()).toBe('* @platform/infra\n');
+    expect((await pages()).primary_domain).toBe('docs.example.test');
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+  });
+
+  it('imports a file by PROJECT:BRANCH:PATH and Pages by project, converges, and destroys the file with one commit', async () => {
+    expect((await tf('state', 'rm', 'plumb_repository_file.codeowners', 'plumb_project_pages.handbook')).code).toBe(0);
+    const file = await tf('import', '-input=false', '-no-color', 'plumb_repository_file.codeowners', 'platform/infra/instance-config:main:CODEOWNERS');
+    expect(file.out).toContain('Import successful');
+    const page = await tf('import', '-input=false', '-no-color', 'plumb_project_pages.handbook', 'platform/handbook');
+    expect(page.out).toContain('Import successful');
+    expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+    const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_repository_file.codeowners', '-target', 'plumb_project_pages.handbook');
+    expect(destroy.out).toContain('Destroy complete! Resources: 2 destroyed');
+    expect(destroy.out).toContain('were left as they are');
+    expect(await codeowners()).toBeUndefined();
+    // Destroying the Pages resource stops managing them: still published, settings as applied.
+    expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
   });
 
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
