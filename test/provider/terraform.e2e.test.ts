@@ -5,13 +5,14 @@
  * it must run, and fails when neither is found.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
+import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
 
 function onPath(name: string): string | undefined {
   for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -199,5 +200,90 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(destroy.out).toContain('Destroy complete! Resources: 1 destroyed');
     expect((await tokens()).find((t) => t.id === id)?.revoked).toBe(true);
     expect(existsSync(path.join(dir, '.plumb/state.json'))).toBe(true);
+  });
+});
+
+/**
+ * The three front-ends on one instance: the CDKTF example synthesized (as `cdktf synth` does) and
+ * applied by Terraform in the stack's directory through plumb's provider; then Terraform plans no
+ * change, and `plumb plan` of the YAML example (the same instance written in YAML) plans none either.
+ */
+describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', () => {
+  const SEED_ADMIN = 'local-admin-token-change-me'; // examples/emulator-seed.yaml's made-up token
+  let emu: RunningEmulator;
+  let app: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
+    app = cdktfApp({});
+    copyFromRepo(app, ['cdktf.json', 'examples/cdktf/main.ts', 'examples/files', 'examples/plumb']);
+    mkdirSync(path.join(app, 'examples/secrets'), { recursive: true });
+    for (const rel of ['examples/cdktf/main.ts', 'examples/plumb/instance.yaml']) {
+      const file = path.join(app, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:8929', emu.url));
+    }
+    const rc = path.join(app, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    env = {
+      PATH: [path.join(app, 'node_modules/.bin'), process.env.PATH ?? ''].join(path.delimiter),
+      HOME: app,
+      TF_CLI_CONFIG_FILE: rc,
+      PLUMB_TOKEN: SEED_ADMIN,
+      // One state file of fingerprints for the provider (in the stack's directory) and plumb.
+      PLUMB_STATE: path.join(app, '.plumb/state.json'),
+      TF_IN_AUTOMATION: '1',
+      CHECKPOINT_DISABLE: '1',
+    };
+  }, 300_000);
+
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  function run(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  }
+
+  it('converges, plans no change in Terraform, and plumb plan of the YAML example plans no change either', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(app, 'cdktf.json'), 'utf8')) as { app: string };
+    const out = path.join(app, 'cdktf.out');
+    const synth = await run('sh', ['-c', manifest.app], app, { CDKTF_OUTDIR: out, CDKTF_CONTEXT_JSON: '{}' });
+    expect(synth.code, synth.out).toBe(0);
+    const stack = path.join(out, 'stacks/local');
+    expect(existsSync(path.join(stack, 'cdk.tf.json'))).toBe(true);
+    // cdktf gives every stack a `local` backend, and Terraform wants `init` for any explicit
+    // backend; init installs providers, so it gets plumb's from a local plugin directory (no
+    // registry). The runs after it use dev_overrides like the suite above.
+    const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
+    const plugins = path.join(app, 'plugins');
+    const at = path.join(plugins, 'registry.terraform.io/plumb/plumb', version, platform);
+    mkdirSync(at, { recursive: true });
+    symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
+    const init = await run(cli!, [`-chdir=${stack}`, 'init', '-input=false', '-no-color', `-plugin-dir=${plugins}`], app);
+    expect(init.code, init.out).toBe(0);
+    const apply = await run(cli!, [`-chdir=${stack}`, 'apply', '-input=false', '-no-color', '-auto-approve'], app);
+    expect(apply.code, apply.out).toBe(0);
+    expect(apply.out).toContain('Apply complete! Resources: 6 added');
+    const again = await run(cli!, [`-chdir=${stack}`, 'plan', '-input=false', '-no-color', '-detailed-exitcode'], app);
+    expect(again.code, again.out).toBe(0);
+    const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', 'examples/plumb', '--detailed-exitcode'], app);
+    expect(plumb.code, plumb.out).toBe(0);
+    // And the same app read by plumb itself (CDKTF on plumb, no Terraform).
+    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '.', '--detailed-exitcode'], app);
+    expect(onPlumb.code, onPlumb.out).toBe(0);
   });
 });
