@@ -33,6 +33,16 @@ beforeAll(async () => {
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
       groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      projects: [
+        { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
+        {
+          path_with_namespace: 'platform/site',
+          id: 31,
+          visibility: 'public',
+          default_branch: 'main',
+          pages: { unique_domain_enabled: false, https_only: false, primary_domain: null, domains: [], deployments: [{ created_at: '2025-05-20T12:00:00.000Z', root_directory: 'public' }] },
+        },
+      ],
     },
   });
   dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-'));
@@ -337,6 +347,57 @@ instances:
     expect(errors(applied.diagnostics)).toEqual([]);
     const again = await plan('plumb_application_settings', await read('plumb_application_settings', applied.state), settings);
     expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
+  });
+
+  it('refuses to overwrite a file committed to between terraform plan and apply, and writes nothing', async () => {
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'CODEOWNERS', content: '* @platform\n', commit_messages: [] });
+    const first = await plan('plumb_repository_file', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ content_sha256: { main: expect.stringMatching(/^sha256:[0-9a-f]{12}$/) }, last_commit_id: UNKNOWN });
+    const created = await apply('plumb_repository_file', null, first.planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const state = created.state as Record<string, CtyValue>;
+    expect(Object.keys(state.last_commit_id as object)).toEqual(['main']);
+    // Terraform plans an update from the refreshed state; then someone pushes before apply.
+    const changed = { ...config, content: '* @platform @security\n' };
+    const refreshed = await read('plumb_repository_file', state);
+    const update = await plan('plumb_repository_file', refreshed, changed);
+    const file = `${emu.url}/api/v4/projects/30/repository/files/CODEOWNERS`;
+    const push = await fetch(file, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ branch: 'main', content: '* @someone\n', commit_message: 'push' }) });
+    expect(push.status).toBe(200);
+    const refused = await apply('plumb_repository_file', refreshed, update.planned, changed);
+    expect(errors(refused.diagnostics)[0]?.summary).toMatch(/CODEOWNERS on main of platform\/config changed since terraform plan/);
+    expect(refused.state).toEqual(refreshed);
+    expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @someone\n');
+    // Refreshed again, the push shows as a change of the digest, and apply restores the file.
+    const again = await read('plumb_repository_file', refreshed);
+    expect((again as Record<string, CtyValue>).content_sha256).not.toEqual((refreshed as Record<string, CtyValue>).content_sha256);
+    const replan = await plan('plumb_repository_file', again, changed);
+    expect(errors((await apply('plumb_repository_file', again, replan.planned, changed)).diagnostics)).toEqual([]);
+    expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @platform @security\n');
+  });
+
+  it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
+    const t = types.plumb_project_pages!;
+    const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);
+    const kept = objectOf(t, { project: 'platform/site', pages_https_only: false, published: true });
+    const managed = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, kept)).planned, kept);
+    expect(errors(managed.diagnostics)).toEqual([]);
+    const destroyed = await apply('plumb_project_pages', managed.state, null, null);
+    expect(destroyed.state).toBeNull();
+    expect(destroyed.diagnostics.map((d) => d.summary)).toContain('The Pages of platform/site were left as they are');
+    expect(await published()).toBe(true);
+    const unpublish = objectOf(t, { project: 'platform/site', published: false });
+    const gated = await plan('plumb_project_pages', null, unpublish);
+    expect(gated.diagnostics.some((d) => d.severity === 'WARNING' && /allow_unpublish = true/.test(d.detail))).toBe(true);
+    const refused = await apply('plumb_project_pages', null, gated.planned, unpublish);
+    expect(errors(refused.diagnostics).length).toBeGreaterThan(0);
+    expect(await published()).toBe(true);
+    const optedIn = { ...unpublish, allow_unpublish: true };
+    const done = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, optedIn)).planned, optedIn);
+    expect(errors(done.diagnostics)).toEqual([]);
+    expect(await published()).toBe(false);
   });
 
   it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
