@@ -11,6 +11,7 @@ import { listGroupAccessTokens } from '../api/group-access-tokens.js';
 import type { GroupAccessToken } from '../api/group-access-tokens.js';
 import { applyPlan, makePlan, openSession } from '../engine/engine.js';
 import type { EngineOptions } from '../engine/engine.js';
+import type { ReadCache } from '../engine/resource.js';
 import type { Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { KINDS } from '../resources/index.js';
@@ -72,8 +73,9 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
     .map((d) => ({ severity: d.severity as 'error' | 'warning', summary: redact(d.summary), detail: redact(detailOf(d)) }));
 }
 
-function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv): EngineOptions {
-  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS };
+/** `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads. */
+function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): EngineOptions {
+  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, ...(!fresh && { readCache: rt.listings }) };
 }
 
 const NOT_CONFIGURED: TfDiagnostic = {
@@ -127,12 +129,12 @@ function declare(typeName: string, v: TfObject): Declared | undefined {
 }
 
 /** Runs the engine's plan for one declared resource. */
-async function planFor(rt: Runtime, declared: Declared): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
+async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
   const built = buildConfig(rt.provider, declared, { env: rt.env, today: today(rt), cwd: rt.cwd });
   const diagnostics = [...configDiagnostics(built, 'resource'), ...configDiagnostics(built, 'provider')];
   const { loaded } = built;
   if (!loaded.config || hasErrors(loaded.diagnostics)) return { built, diagnostics };
-  const plan = await makePlan(loaded, loaded.config, engineOptions(rt, built.env));
+  const plan = await makePlan(loaded, loaded.config, engineOptions(rt, built.env, fresh));
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   // Configuration diagnostics are already in; the plan repeats them.
   diagnostics.push(...planDiags(plan.diagnostics.filter((d) => d.code !== 'PLUMB_KIND_NOT_MANAGED' && !loaded.diagnostics.some((l) => l.code === d.code && l.summary === d.summary)), redact));
@@ -144,7 +146,9 @@ async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, 
   const { loaded } = built;
   const risks = plan.risks.filter((r) => changes.some((c) => c.address === r.address));
   const only: Plan = { ...plan, changes, risks, diagnostics: plan.diagnostics.filter((d) => d.severity !== 'error' || !d.address || changes.some((c) => c.address === d.address)) };
-  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env), fromFile: false, allowRisky: false });
+  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, true), fromFile: false, allowRisky: false });
+  // Any write may change what the run's shared reads hold.
+  rt.listings.clear();
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const diagnostics = planDiags(report.diagnostics, redact);
   if (report.refused) diagnostics.unshift({ severity: 'error', summary: `plumb refused to apply: ${report.refused}`, detail: 'Nothing was written.' });
@@ -208,7 +212,7 @@ async function applySettings(rt: Runtime, prior: TfObject | null, planned: TfObj
   if (planned === null || config === null) {
     return { newState: null, diagnostics: [{ severity: 'warning', summary: 'The application settings were left as they are', detail: 'Settings cannot be deleted; Terraform forgets them and plumb changes nothing on the instance.' }] };
   }
-  const { built, plan, diagnostics } = await planFor(rt, { settings: config });
+  const { built, plan, diagnostics } = await planFor(rt, { settings: config }, true);
   const state: Record<string, CtyValue> = withoutWriteOnly(planned);
   state.id = 'application_settings';
   state.write_only_revision = prior?.write_only_revision ?? 'none';
@@ -267,36 +271,45 @@ function tokenAddress(group: string, name: string): string {
 }
 
 /**
- * A group's token list shared by the refreshes of one Terraform run: Terraform refreshes every
- * token of a group one RPC at a time, and one list answers them all (as one list answers a whole
- * group in `plumb plan`). Entries live for a few seconds and are dropped when plumb writes to the
- * group; apply reads fresh. Terraform starts a new provider process for each of its walks.
+ * Reads shared by the RPCs of one Terraform run (refreshes and plans): Terraform asks about every
+ * token of a group one RPC at a time, and one list of the group answers them all, as one list
+ * answers a whole group in `plumb plan`. Entries live for a few seconds; any apply empties the
+ * cache, and apply's own plan reads fresh. Terraform starts a new provider process for each walk.
  */
-export class GroupListings {
-  readonly #entries = new Map<string, { readonly at: number; readonly list: Promise<GroupAccessToken[]> }>();
+export class GroupListings implements ReadCache {
+  readonly #entries = new Map<string, { readonly at: number; readonly value: Promise<unknown> }>();
   constructor(readonly ttlMs = 10_000) {}
 
-  get(group: string, load: () => Promise<GroupAccessToken[]>): Promise<GroupAccessToken[]> {
-    const hit = this.#entries.get(group);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.list;
-    const list = load();
-    this.#entries.set(group, { at: Date.now(), list });
-    list.catch(() => this.#entries.delete(group));
-    return list;
+  get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.#entries.get(key);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value as Promise<T>;
+    const value = load();
+    const entry = { at: Date.now(), value };
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key); // a failed read is never shared
+    });
+    return value;
   }
 
-  forget(group: string): void {
-    this.#entries.delete(group);
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
   }
 }
+
+const tokensKey = (group: string) => `group-access-tokens:${group}`;
 
 async function liveToken(rt: Runtime, env: NodeJS.ProcessEnv, built: ReturnType<typeof buildConfig>, group: string, name: string, fresh = false): Promise<GroupAccessToken | undefined> {
   const session = openSession(built.loaded, built.loaded.config!, engineOptions(rt, env));
   try {
     const ctx = session.contexts.get(INSTANCE);
     if (!ctx) return undefined;
-    if (fresh) rt.listings.forget(group);
-    const all = await rt.listings.get(group, () => listGroupAccessTokens(ctx.client, group));
+    if (fresh) rt.listings.forget(tokensKey(group));
+    const all = await rt.listings.get(tokensKey(group), () => listGroupAccessTokens(ctx.client, group));
     return all.find((t) => t.name === name && t.active && !t.revoked);
   } finally {
     await session.close();
@@ -336,16 +349,16 @@ async function applyToken(rt: Runtime, prior: TfObject | null, planned: TfObject
     if (!prior || typeof prior.group !== 'string' || typeof prior.name !== 'string') return { newState: null, diagnostics: [] };
     // Destroy: the group pruned with nothing declared plans the revocation of every undeclared
     // token; only this one's is applied.
-    const { built, plan, diagnostics } = await planFor(rt, { pruneGroup: prior.group });
+    const { built, plan, diagnostics } = await planFor(rt, { pruneGroup: prior.group }, true);
     if (!plan) return { newState: prior, diagnostics };
     const prefix = `${tokenAddress(prior.group, prior.name)}#`;
     const revoke = plan.changes.filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
     if (revoke.length === 0) return { newState: null, diagnostics: [] };
     const r = await applyChanges(rt, built, plan, revoke);
-    rt.listings.forget(prior.group);
+    rt.listings.forget(tokensKey(prior.group));
     return { newState: r.ok ? null : prior, diagnostics: [...diagnostics.filter((d) => d.severity === 'error'), ...r.diagnostics] };
   }
-  const { built, plan, diagnostics } = await planFor(rt, { token: config });
+  const { built, plan, diagnostics } = await planFor(rt, { token: config }, true);
   if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
   const address = tokenAddress(config.group as string, config.name as string);
   const change = plan.changes.find((c) => c.address === address && c.action !== 'no-op');
@@ -471,7 +484,7 @@ async function applyFile(rt: Runtime, prior: TfObject | null, planned: TfObject 
   const declared = destroy ? prior : config;
   if (!declared || typeof declared.project !== 'string' || typeof declared.file_path !== 'string') return { newState: null, diagnostics: [] };
   // Destroy deletes the file on its branches (one commit each), with the commits refresh saw.
-  const { built, plan, diagnostics } = await planFor(rt, { file: declared, fileAbsent: destroy });
+  const { built, plan, diagnostics } = await planFor(rt, { file: declared, fileAbsent: destroy }, true);
   if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
   const changes = fileChanges(plan);
   const writes = changes.filter(({ change }) => change.action !== 'no-op');
@@ -488,7 +501,7 @@ async function applyFile(rt: Runtime, prior: TfObject | null, planned: TfObject 
   for (const { payload } of changes) if (payload.sha256) shas[payload.branch] = short(payload.sha256);
   state.content_sha256 = config!.state === 'absent' ? {} : shas;
   // The commits the writes made: one HEAD per branch, read back through the engine's plan.
-  const after = writes.length > 0 ? await planFor(rt, { file: config! }) : { plan };
+  const after = writes.length > 0 ? await planFor(rt, { file: config! }, true) : { plan };
   const commits: Record<string, string> = {};
   for (const { payload } of fileChanges(after.plan)) if (payload.lastCommitId) commits[payload.branch] = payload.lastCommitId;
   state.last_commit_id = commits;
@@ -562,7 +575,7 @@ async function applyPages(rt: Runtime, prior: TfObject | null, planned: TfObject
     // `published = false` (with allow_unpublish = true), applied before the resource is removed.
     return { newState: null, diagnostics: [{ severity: 'warning', summary: `The Pages of ${String(prior?.project)} were left as they are`, detail: 'Destroying plumb_project_pages stops managing them; to unpublish the site, declare published = false and allow_unpublish = true and apply first.' }] };
   }
-  const { built, plan, diagnostics } = await planFor(rt, { pages: config });
+  const { built, plan, diagnostics } = await planFor(rt, { pages: config }, true);
   if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
   const changes = pagesChanges(plan);
   if (changes.length > 0) {

@@ -490,15 +490,17 @@ instances:
     expect(live.users_api_limit_keys).toBe(120);
   });
 
-  it('answers the refreshes of several tokens of one group with one list of the group', async () => {
+  it('answers the refreshes and plans of several tokens of one group with one list of the group, and lists again after an apply', async () => {
     const t = types.plumb_group_access_token!;
     const states: CtyValue[] = [];
+    const configs: CtyValue[] = [];
     for (const name of ['shared-a', 'shared-b', 'shared-c']) {
       const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] });
       const first = await plan('plumb_group_access_token', null, config);
       const applied = await apply('plumb_group_access_token', null, first.planned, config);
       expect(errors(applied.diagnostics)).toEqual([]);
       states.push(applied.state);
+      configs.push(config);
     }
     // A fresh provider process, as Terraform starts one for its plan.
     const fresh = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
@@ -511,6 +513,26 @@ instances:
       );
       expect(refreshed.map((r) => (r as Record<string, CtyValue>).token_id)).toEqual(states.map((st) => (st as Record<string, CtyValue>).token_id));
       expect(lists() - before).toBe(1);
+      const planOn = (prior: CtyValue, config: CtyValue) =>
+        fresh.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', {
+          type_name: 'plumb_group_access_token',
+          prior_state: dv(prior, t),
+          proposed_new_state: dv(config, t),
+          config: dv(config, t),
+          prior_private: Buffer.alloc(0),
+        });
+      const plans = await Promise.all(refreshed.map((st, i) => planOn(st, configs[i]!)));
+      for (const pl of plans) expect(errors(pl.diagnostics)).toEqual([]);
+      expect(lists() - before).toBe(1);
+      // An apply empties the shared reads: what a plan sees next was read after the write (a list
+      // from before it would plan the new token's creation again).
+      const extra = objectOf(t, { group: 'platform', name: 'shared-d', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'shared-d.token', command: null, stdout: null }] });
+      const planned = undv((await planOn(null, extra)).planned_state, t);
+      const applied = await fresh.call<{ new_state: { msgpack: Buffer } }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(null, t), planned_state: dv(planned, t), config: dv(extra, t), planned_private: Buffer.alloc(0) });
+      const state = undv(applied.new_state, t) as Record<string, CtyValue>;
+      expect(typeof state.token_id).toBe('number');
+      const next = undv((await planOn(state, extra)).planned_state, t) as Record<string, CtyValue>;
+      expect(next.token_id).toBe(state.token_id);
     } finally {
       fresh.kill();
     }
