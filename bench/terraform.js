@@ -58,7 +58,7 @@ export async function terraformBenchmarks() {
         tokens
           .map(
             (t) =>
-              `resource "plumb_group_access_token" "${t.group}_${t.name}" {\n  group = "${t.group}"\n  name = "${t.name}"\n  scopes = ["read_api"]\n  expires_at = "${expires}"\n  sink = { file = "secrets/${t.group}-${t.name}" }\n}\n`,
+              `resource "plumb_group_access_token" "${t.group}_${t.name}" {\n  group = "${t.group}"\n  name = "${t.name}"\n  scopes = ["read_api"]\n  expires_at = "${expires}"\n  sink {\n    file = "secrets/${t.group}-${t.name}"\n  }\n}\n`,
           )
           .join(''),
     );

@@ -2,11 +2,18 @@
  * The instance of examples/plumb/, written as a CDKTF app with
  * plumb's generated constructs (`plumb/cdktf`). `plumb plan --cdktf .` (or any command run in the
  * directory of cdktf.json) runs this app, reads what it synthesizes and plans exactly as for the
- * YAML. The stack name is the instance name; paths are relative to the directory of cdktf.json.
+ * YAML. The stack name is the instance name.
+ *
+ * The same synthesized stack can be applied by Terraform itself (`terraform -chdir=cdktf.out/stacks/local
+ * apply`, plumb's provider behind it: docs/terraform.md). Terraform runs in the stack's directory, so
+ * the paths are made absolute here, from the directory of cdktf.json, and mean the same to both.
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
 import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb/cdktf';
+
+/** A path relative to the directory of cdktf.json (two levels up from this file), made absolute. */
+const fromApp = (rel: string) => decodeURIComponent(new URL(`../../${rel}`, import.meta.url).pathname);
 
 class LocalInstance extends TerraformStack {
   constructor(scope: Construct, name: string) {
@@ -42,7 +49,7 @@ class LocalInstance extends TerraformStack {
       scopes: ['api'],
       accessLevel: 'maintainer',
       rotation: { lifetimeDays: 90, rotateBeforeDays: 14 },
-      sink: { file: 'examples/secrets/ci-deployer.token' },
+      sink: { file: fromApp('examples/secrets/ci-deployer.token') },
     });
 
     // examples/plumb/pages.yaml
@@ -68,7 +75,7 @@ class LocalInstance extends TerraformStack {
     new repositoryFile.RepositoryFile(this, 'security-md', {
       project: instanceConfig,
       filePath: 'SECURITY.md',
-      source: 'examples/files/SECURITY.md',
+      source: fromApp('examples/files/SECURITY.md'),
     });
     new repositoryFile.RepositoryFile(this, 'apply-sh', {
       project: instanceConfig,

@@ -1,4 +1,5 @@
-# plumb as a Terraform / OpenTofu provider (docs/terraform.md). The instance URL comes from the
+# plumb as a Terraform / OpenTofu provider (docs/terraform.md): settings, a token, a file, Pages.
+# Against `plumb emulator --seed examples/emulator-seed.yaml`, which has the project and Pages. The instance URL comes from the
 # variable `url` (TF_VAR_url), the access token from the environment variable PLUMB_TOKEN; it is
 # never in this configuration nor in Terraform's state.
 terraform {
@@ -37,11 +38,34 @@ resource "plumb_group_access_token" "ci" {
   description  = "Deploys from CI"
   scopes       = ["read_api"]
   access_level = "developer"
-  rotation = {
+  rotation {
     lifetime_days      = 90
     rotate_before_days = 14
   }
-  sink = {
+  sink {
     file = "secrets/terraform-ci.token"
   }
+}
+
+# A file in a repository: one commit when it differs. plumb compares SHA-256 digests (one HEAD, no
+# download) and updates with the last commit id Terraform's plan saw: a push in between is refused,
+# never overwritten. Destroying the resource deletes the file (one commit).
+resource "plumb_repository_file" "codeowners" {
+  project   = "platform/infra/instance-config"
+  file_path = "CODEOWNERS"
+  content   = "* @platform/infra\n"
+  commit_messages {
+    create = "chore: add {path} (managed by terraform and plumb)"
+    update = "chore: restore {path} (managed by terraform and plumb)"
+  }
+}
+
+# A project's Pages settings. Destroying this resource stops managing them and leaves the site
+# published; unpublishing is `published = false` together with `allow_unpublish = true`.
+resource "plumb_project_pages" "handbook" {
+  project                     = "platform/handbook"
+  pages_primary_domain        = "docs.example.test"
+  pages_https_only            = false
+  pages_unique_domain_enabled = false
+  published                   = true
 }

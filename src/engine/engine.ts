@@ -13,7 +13,7 @@ import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
-import type { InstanceContext, KindRegistry } from './resource.js';
+import type { InstanceContext, KindRegistry, ReadCache } from './resource.js';
 import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -41,6 +41,8 @@ export interface EngineOptions {
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   readonly requestTimeoutMs?: number;
+  /** Plan-time reads shared across sessions (the Terraform provider); see InstanceContext.readCache. */
+  readonly readCache?: ReadCache;
 }
 
 export interface Session {
@@ -132,6 +134,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       env: opts.env,
       ...(opts.showContent && { showContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
+      ...(opts.readCache && { readCache: opts.readCache }),
     });
   }
   return {

@@ -32,6 +32,17 @@ export interface InstanceContext {
    * (one JSON line per issued secret). Defaults to `process.stdout` when absent.
    */
   readonly stdout?: (s: string) => void;
+  /**
+   * Reads a front-end shares across sessions: the Terraform provider plans one resource per RPC,
+   * and one group's token list answers every token of the group within a run. Only plan reads go
+   * through it; apply reads fresh. Absent for the CLI (one session plans everything).
+   */
+  readonly readCache?: ReadCache;
+}
+
+/** A cache of plan-time reads, keyed by what was read (`group-access-tokens:GROUP`). */
+export interface ReadCache {
+  get<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
 export interface PlanResponse {

@@ -17,7 +17,7 @@ import type { ConfigResult } from '../config/validate.js';
 import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
-import { SETTINGS_META_ATTRIBUTES } from './schema.js';
+import { RESOURCE_TYPES, SETTINGS_META_ATTRIBUTES, blockNames } from './schema.js';
 
 /** The instance's name in the documents plumb builds (it shows in plumb's addresses). */
 export const INSTANCE = 'terraform';
@@ -31,6 +31,7 @@ export interface ProviderSettings {
   readonly caBundle?: string;
   readonly allowInsecureHttp?: boolean;
   readonly allowRisky?: readonly string[];
+  readonly settingsVerifySeconds?: number;
   readonly stateFile: string;
 }
 
@@ -41,6 +42,8 @@ export interface Declared {
   /** Prune the group's tokens (destroy: nothing declared, the one named goes). */
   readonly pruneGroup?: string;
   readonly file?: TfObject;
+  /** Declare the file `state: absent` (destroy, or reading a file whose content is not in state). */
+  readonly fileAbsent?: boolean;
   readonly pages?: TfObject;
 }
 
@@ -68,6 +71,12 @@ function literal(v: CtyValue): unknown {
   return v;
 }
 
+/** A nested block's value: Terraform gives a list of at most one object (an empty list: absent). */
+export function one(v: CtyValue | undefined): TfObject | undefined {
+  const x = Array.isArray(v) ? (v as CtyValue[])[0] : v;
+  return known(x) && typeof x === 'object' && !Array.isArray(x) ? (x as TfObject) : undefined;
+}
+
 function accessLevel(v: string): string | number {
   return /^\d+$/.test(v.trim()) ? Number(v) : v;
 }
@@ -78,11 +87,12 @@ function tokenDocument(t: TfObject, cwd: string): Record<string, unknown> {
   if (known(t.scopes)) out.scopes = literal(t.scopes);
   if (typeof t.access_level === 'string') out.access_level = accessLevel(t.access_level);
   if (known(t.expires_at)) out.expires_at = literal(t.expires_at);
-  if (known(t.rotation)) out.rotation = literal(t.rotation);
+  const rotation = one(t.rotation);
+  if (rotation) out.rotation = literal(rotation);
   if (known(t.self)) out.self = t.self;
-  const sink = t.sink;
-  if (known(sink) && typeof sink === 'object' && !Array.isArray(sink)) {
-    const s = sink as TfObject;
+  if (typeof t.id === 'number') out.id = t.id;
+  const s = one(t.sink);
+  if (s) {
     const doc: Record<string, unknown> = {};
     if (typeof s.file === 'string') doc.file = literal(path.resolve(cwd, s.file));
     if (Array.isArray(s.command)) {
@@ -93,6 +103,21 @@ function tokenDocument(t: TfObject, cwd: string): Record<string, unknown> {
     if (s.stdout === true) doc.stdout = true;
     out.sink = doc;
   }
+  return out;
+}
+
+/** A repository file's plumb document; `absent`: the file is to be deleted (its content is not needed). */
+function fileDocument(f: TfObject, cwd: string, absent: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (known(f.branches)) out.branches = literal(f.branches);
+  if (absent) return { ...out, state: 'absent' };
+  for (const k of ['content', 'encoding', 'execute_filemode', 'start_branch', 'commit_message', 'author_name', 'author_email', 'state']) {
+    if (known(f[k])) out[k] = literal(f[k]!);
+  }
+  // Relative to the working directory, as Terraform's own file functions are; not to the temporary document.
+  if (typeof f.source === 'string') out.source = literal(path.resolve(cwd, f.source));
+  const messages = one(f.commit_messages);
+  if (messages) out.commit_messages = literal(messages);
   return out;
 }
 
@@ -107,11 +132,18 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
   if (p.caBundle) instance.ca_bundle = path.resolve(opts.cwd, p.caBundle);
   if (p.allowInsecureHttp !== undefined) instance.allow_insecure_http = p.allowInsecureHttp;
   if (p.allowRisky) instance.allow_risky = [...p.allowRisky];
+  if (p.settingsVerifySeconds !== undefined) instance.settings_verify_seconds = p.settingsVerifySeconds;
   let secretCount = 0;
+  const settingsBlocks = blockNames(RESOURCE_TYPES.settings);
   if (d.settings) {
     const settings: Record<string, unknown> = {};
     for (const [name, v] of Object.entries(d.settings)) {
       if ((SETTINGS_META_ATTRIBUTES as readonly string[]).includes(name) || !known(v)) continue;
+      if (settingsBlocks.has(name)) {
+        const b = one(v);
+        if (b) settings[name] = literal(b);
+        continue;
+      }
       if (isSecretSetting(name) && typeof v === 'string') {
         const key = `PLUMB_TF_WRITE_ONLY_${++secretCount}`;
         env[key] = v;
@@ -129,17 +161,10 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
   const projectRef = typeof d.file?.project === 'string' ? d.file.project : typeof d.pages?.project === 'string' ? d.pages.project : undefined;
   if (projectRef !== undefined) {
     const project: Record<string, unknown> = {};
-    if (d.file && typeof d.file.path === 'string') {
-      const f: Record<string, unknown> = {};
-      if (known(d.file.branch)) f.branches = [literal(d.file.branch)];
-      for (const k of ['content', 'encoding', 'execute_filemode', 'commit_message', 'author_name', 'author_email']) {
-        if (known(d.file[k])) f[k] = literal(d.file[k]!);
-      }
-      project.files = { [d.file.path]: f };
-    }
+    if (d.file && typeof d.file.file_path === 'string') project.files = { [d.file.file_path]: fileDocument(d.file, opts.cwd, d.fileAbsent === true) };
     if (d.pages) {
       project.pages = Object.fromEntries(
-        ['pages_unique_domain_enabled', 'pages_https_only', 'pages_primary_domain'].filter((k) => known(d.pages![k])).map((k) => [k, literal(d.pages![k]!)]),
+        ['pages_unique_domain_enabled', 'pages_https_only', 'pages_primary_domain', 'published', 'allow_unpublish'].filter((k) => known(d.pages![k])).map((k) => [k, literal(d.pages![k]!)]),
       );
     }
     instance.projects = { [projectRef]: project };
@@ -161,23 +186,22 @@ function pathOf(pointer: string | undefined): PathStep[] | undefined {
   if (pointer === undefined) return undefined;
   const s = splitPointer(pointer);
   if (s[0] !== 'instances' || s[1] !== INSTANCE) return undefined;
-  const steps = (rest: string[]): PathStep[] =>
-    rest.map((seg, i) => (i === 0 ? { attribute: seg } : /^\d+$/.test(seg) ? { index: Number(seg) } : { attribute: seg }));
+  // A nested block is a one-element list in Terraform's values: its attributes sit under index 0.
+  const steps = (rest: string[], blocks: ReadonlySet<string> = new Set()): PathStep[] =>
+    rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
   const rest = s.slice(2);
-  if (rest[0] === 'settings') return rest.length > 1 ? steps(rest.slice(1)) : undefined;
+  if (rest[0] === 'settings') return rest.length > 1 ? steps(rest.slice(1), blockNames(RESOURCE_TYPES.settings)) : undefined;
   if (rest[0] === 'groups') {
     if (rest.length <= 2) return [{ attribute: 'group' }];
     if (rest.length <= 4) return rest[2] === 'access_tokens' && rest.length === 4 ? undefined : [{ attribute: 'group' }];
-    return steps(rest.slice(4));
+    return steps(rest.slice(4), blockNames(RESOURCE_TYPES.token));
   }
   if (rest[0] === 'projects') {
     if (rest.length <= 2) return [{ attribute: 'project' }];
     if (rest[2] === 'pages') return rest.length > 3 ? steps(rest.slice(3)) : undefined;
     if (rest[2] === 'files') {
-      if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'path' }] : undefined;
-      const tail = rest.slice(4);
-      if (tail[0] === 'branches') return [{ attribute: 'branch' }];
-      return steps(tail);
+      if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'file_path' }] : undefined;
+      return steps(rest.slice(4), blockNames(RESOURCE_TYPES.file));
     }
   }
   // The instance itself: url, token_env, ca_bundle… are the provider block's attributes.

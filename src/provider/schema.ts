@@ -1,17 +1,23 @@
 /**
- * The schema plumb's provider serves, in Terraform's JSON form, built from the catalogue.
+ * The schema plumb's provider serves: the GENERATED `schemas/terraform-provider.schema.json`
+ * (`npm run generate`, src/schema/terraform.ts, the same document the CDKTF bindings in
+ * src/generated/cdktf/ are generated from), so every attribute a CDKTF app synthesizes into
+ * cdk.tf.json is exactly an attribute the provider declares, and HCL uses the same names.
  *
- * PROVISIONAL: this is the ONE place the served schema comes from. The CDKTF work generates
- * `schemas/terraform-provider.schema.json` (the same JSON form, provider `plumb`) from the
- * catalogue; once it lands, `providerSchema()` should read that file (through `onlyProvider` in
- * tfjson.ts) and this builder goes away. Resource type names and attribute names here follow that
- * file's contract: `plumb_application_settings`, `plumb_group_access_token`,
- * `plumb_repository_file`, `plumb_project_pages`, settings named as in the catalogue.
+ * The provider adds to that document only what a provider alone needs, listed in PROVIDER_ONLY
+ * below and checked by test/provider/schema.test.ts: computed attributes Terraform keeps in state
+ * (ids, revisions, token ids, file digests), the write-only flag on secret settings (CDKTF's
+ * generator does not know it; Terraform 1.11 does), the provider block's `state_file`, a default
+ * for `token_env`, and the data source. It never renames, retypes or removes a generated attribute.
  */
-import { GROUP_TOKEN_SCOPES, SETTINGS } from '../catalogue/index.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SETTINGS, isSecretSetting } from '../catalogue/index.js';
 import type { SettingSpec } from '../catalogue/index.js';
+import { findUp } from '../util/find-up.js';
 import type { CtyType } from './cty.js';
-import type { TfJsonAttribute, TfJsonProviderSchema, TfJsonSchema } from './tfjson.js';
+import { onlyProvider } from './tfjson.js';
+import type { TfJsonAttribute, TfJsonBlock, TfJsonProviderSchema, TfJsonSchema, TfJsonSchemas } from './tfjson.js';
 
 export const DATA_SOURCE_TYPES = {
   settings: 'plumb_application_settings',
@@ -30,7 +36,36 @@ export const SCHEMA_VERSION = 0;
 /** Attributes of the settings resource that are not settings. */
 export const SETTINGS_META_ATTRIBUTES = ['id', 'write_only_revision'] as const;
 
-function settingType(s: SettingSpec): CtyType {
+const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonAttribute => ({ type: 'string', description, description_kind: 'plain', ...extra });
+const computed = (description: string, type: CtyType = 'string'): TfJsonAttribute => ({ type, description, description_kind: 'plain', computed: true });
+
+/**
+ * What the provider adds to the generated document, per schema. Attributes here must not exist in
+ * the generated document (the test checks it), so CDKTF's synthesized configuration never sets them.
+ */
+export const PROVIDER_ONLY: Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> = {
+  provider: {
+    state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
+  },
+  [RESOURCE_TYPES.settings]: {
+    id: computed('Always "application_settings": an instance has one set of settings.'),
+    write_only_revision: computed('Changes whenever plumb sends write-only settings (plumb knows they changed from salted fingerprints in its state file); never the secret, nor a hash of it.'),
+  },
+  [RESOURCE_TYPES.token]: {
+    token_id: computed('Id of the active token (changes when plumb rotates or replaces it).', 'number'),
+    token_expires_at: computed('Expiry of the active token.'),
+  },
+  [RESOURCE_TYPES.file]: {
+    content_sha256: computed('Per branch: "sha256:" and the first 12 hex digits of the file\'s SHA-256 (the instance\'s after refresh, the declared one after apply); never of a secret.', ['map', 'string']),
+    last_commit_id: computed('Per branch: the last commit that changed the file, as plan saw it. Apply refuses to overwrite a file committed to since (optimistic locking).', ['map', 'string']),
+  },
+  [RESOURCE_TYPES.pages]: {
+    id: computed('The project.'),
+  },
+};
+
+/** The cty type of a setting's attribute in the data source (the data source converts live values to it). */
+export function settingAttributeType(s: SettingSpec): CtyType {
   switch (s.type) {
     case 'boolean':
       return 'bool';
@@ -52,130 +87,12 @@ function settingType(s: SettingSpec): CtyType {
   }
 }
 
-const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonAttribute => ({ type: 'string', description, description_kind: 'plain', ...extra });
-const computedId = (description: string): TfJsonAttribute => str(description, { computed: true });
-
-function settingsSchema(): TfJsonSchema {
-  const attributes: Record<string, TfJsonAttribute> = {
-    id: computedId('Always "application_settings": an instance has one set of settings.'),
-    write_only_revision: str(
-      'Changes whenever plumb sends write-only settings (plumb knows they changed from salted fingerprints in its state file); never the secret, nor a hash of it.',
-      { computed: true },
-    ),
-  };
-  for (const s of SETTINGS) {
-    if (s.removed) continue;
-    attributes[s.name] = {
-      type: settingType(s),
-      description: s.description,
-      description_kind: 'plain',
-      optional: true,
-      ...(s.deprecated && { deprecated: true }),
-      ...(s.secret && { sensitive: true, write_only: true }),
-    };
-  }
-  return {
-    version: SCHEMA_VERSION,
-    block: {
-      attributes,
-      description: 'The instance-wide application settings. Only the settings written are managed; the others are left alone. Destroying this resource leaves the settings as they are.',
-      description_kind: 'plain',
-    },
-  };
-}
-
-function tokenSchema(): TfJsonSchema {
-  return {
-    version: SCHEMA_VERSION,
-    block: {
-      description: 'A group access token, identified by its name among the group\'s active tokens. Its secret goes to the sink, never to state.',
-      description_kind: 'plain',
-      attributes: {
-        id: computedId('"GROUP:NAME".'),
-        group: str('Full path or numeric id of the group.', { required: true }),
-        name: str('Name of the token: its identity in the group.', { required: true }),
-        description: str('Description; managed only when written.', { optional: true }),
-        scopes: { type: ['set', 'string'], description: `Scopes. Known: ${GROUP_TOKEN_SCOPES.join(', ')}.`, description_kind: 'plain', required: true },
-        access_level: str('Role: 10..50 or guest, planner, reporter, developer, maintainer, owner (default maintainer, 40).', { optional: true }),
-        expires_at: str('Fixed expiry (YYYY-MM-DD); or give rotation.', { optional: true }),
-        rotation: {
-          description: 'Rotate on schedule instead of a fixed expiry.',
-          description_kind: 'plain',
-          optional: true,
-          nested_type: {
-            nesting_mode: 'single',
-            attributes: {
-              lifetime_days: { type: 'number', description: 'Lifetime of each issued token, in days (1-400).', description_kind: 'plain', required: true },
-              rotate_before_days: { type: 'number', description: 'Rotate when the token expires within this many days (default 7).', description_kind: 'plain', optional: true },
-            },
-          },
-        },
-        sink: {
-          description: 'Where the secret of a newly issued token is delivered: exactly one of file, command, stdout.',
-          description_kind: 'plain',
-          required: true,
-          nested_type: {
-            nesting_mode: 'single',
-            attributes: {
-              file: str('Written atomically with mode 0600 (relative to the working directory); the directory must exist.', { optional: true }),
-              command: { type: ['list', 'string'], description: 'Program and arguments; receives the secret on standard input.', description_kind: 'plain', optional: true },
-              stdout: { type: 'bool', description: 'Refused under Terraform (the provider\'s standard output goes to Terraform\'s log); kept for the shape plumb\'s YAML shares.', description_kind: 'plain', optional: true },
-            },
-          },
-        },
-        self: { type: 'bool', description: 'This token is plumb\'s own credential.', description_kind: 'plain', optional: true },
-        token_id: { type: 'number', description: 'Id of the active token (changes when plumb rotates or replaces it).', description_kind: 'plain', computed: true },
-        token_expires_at: str('Expiry of the active token.', { computed: true }),
-      },
-    },
-  };
-}
-
-function fileSchema(): TfJsonSchema {
-  return {
-    version: SCHEMA_VERSION,
-    block: {
-      description: 'A file in a project\'s repository (validated; plan and apply come later).',
-      description_kind: 'plain',
-      attributes: {
-        id: computedId('"PROJECT:BRANCH:PATH".'),
-        project: str('Full path or numeric id of the project.', { required: true }),
-        path: str('Path of the file in the repository.', { required: true }),
-        branch: str('Branch; default: the project\'s default branch.', { optional: true }),
-        content: str('The content.', { optional: true }),
-        encoding: str('text or base64.', { optional: true }),
-        execute_filemode: { type: 'bool', description: 'Executable bit.', description_kind: 'plain', optional: true },
-        commit_message: str('Commit message.', { optional: true }),
-        author_name: str('Commit author name.', { optional: true }),
-        author_email: str('Commit author email.', { optional: true }),
-      },
-    },
-  };
-}
-
-function pagesSchema(): TfJsonSchema {
-  return {
-    version: SCHEMA_VERSION,
-    block: {
-      description: 'A project\'s Pages settings (validated; plan and apply come later).',
-      description_kind: 'plain',
-      attributes: {
-        id: computedId('The project.'),
-        project: str('Full path or numeric id of the project.', { required: true }),
-        pages_unique_domain_enabled: { type: 'bool', description: 'Use a unique domain.', description_kind: 'plain', optional: true },
-        pages_https_only: { type: 'bool', description: 'Force HTTPS.', description_kind: 'plain', optional: true },
-        pages_primary_domain: str('One of the already assigned domains.', { optional: true }),
-      },
-    },
-  };
-}
-
-/** The instance's current settings, read-only; secret settings are left out (write-only). */
+/** The instance's current settings, read-only; secret settings are left out (write-only). Provider-only: CDKTF binds resources. */
 function settingsDataSchema(): TfJsonSchema {
-  const attributes: Record<string, TfJsonAttribute> = { id: computedId('Always "application_settings".') };
+  const attributes: Record<string, TfJsonAttribute> = { id: computed('Always "application_settings".') };
   for (const s of SETTINGS) {
     if (s.removed || s.secret) continue;
-    attributes[s.name] = { type: settingType(s), description: s.description, description_kind: 'plain', computed: true, ...(s.deprecated && { deprecated: true }) };
+    attributes[s.name] = { type: settingAttributeType(s), description: s.description, description_kind: 'plain', computed: true, ...(s.deprecated && { deprecated: true }) };
   }
   return {
     version: SCHEMA_VERSION,
@@ -183,44 +100,46 @@ function settingsDataSchema(): TfJsonSchema {
   };
 }
 
-/** The cty type of a setting's attribute (the data source converts live values to it). */
-export function settingAttributeType(s: SettingSpec): CtyType {
-  return settingType(s);
+function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>> | undefined, edit: (name: string, a: TfJsonAttribute) => TfJsonAttribute = (_, a) => a): TfJsonSchema {
+  const attributes = Object.fromEntries(Object.entries(s.block.attributes ?? {}).map(([n, a]) => [n, edit(n, a)]));
+  return { ...s, block: { ...s.block, attributes: { ...attributes, ...extra } } };
 }
 
-function providerConfigSchema(): TfJsonSchema {
-  return {
-    version: 0,
-    block: {
-      description: 'plumb: a code-hosting instance\'s configuration, planned and applied by plumb\'s engine.',
-      description_kind: 'plain',
-      attributes: {
-        url: str('Base URL of the instance, without /api/v4.', { required: true }),
-        token_env: str('Name of the environment variable holding the access token (default PLUMB_TOKEN); never the token itself.', { optional: true }),
-        ca_bundle: str('PEM file of a private CA.', { optional: true }),
-        allow_insecure_http: { type: 'bool', description: 'Allow plain HTTP to a non-loopback host.', description_kind: 'plain', optional: true },
-        allow_risky: { type: ['list', 'string'], description: 'Ids of risky changes this instance accepts (docs/plans.md).', description_kind: 'plain', optional: true },
-        state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
-      },
-    },
-  };
+/** The generated document, as committed by `npm run generate`. */
+export function generatedSchema(): TfJsonProviderSchema {
+  const file = findUp(path.join('schemas', 'terraform-provider.schema.json'), import.meta.url);
+  if (!file) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb (or run npm run generate in a checkout)');
+  return onlyProvider(JSON.parse(readFileSync(file, 'utf8')) as TfJsonSchemas);
 }
 
 let cached: TfJsonProviderSchema | undefined;
 
-/** The served schema. See the note at the top of this file. */
+/** The served schema: the generated one plus PROVIDER_ONLY (see the note at the top). */
 export function providerSchema(): TfJsonProviderSchema {
-  cached ??= {
-    provider: providerConfigSchema(),
-    resource_schemas: {
-      [RESOURCE_TYPES.settings]: settingsSchema(),
-      [RESOURCE_TYPES.token]: tokenSchema(),
-      [RESOURCE_TYPES.file]: fileSchema(),
-      [RESOURCE_TYPES.pages]: pagesSchema(),
-    },
-    data_source_schemas: {
-      [DATA_SOURCE_TYPES.settings]: settingsDataSchema(),
-    },
+  if (cached) return cached;
+  const g = generatedSchema();
+  const resources: Record<string, TfJsonSchema> = {};
+  for (const [type, s] of Object.entries(g.resource_schemas)) {
+    resources[type] = extend(s, PROVIDER_ONLY[type], (name, a) =>
+      // Secret settings: write-only, so Terraform sends them but never stores them in plan or state.
+      type === RESOURCE_TYPES.settings && isSecretSetting(name) ? { ...a, sensitive: true, write_only: true } : a,
+    );
+  }
+  cached = {
+    // token_env defaults to PLUMB_TOKEN under Terraform (ConfigureProvider); CDKTF's bindings keep it required.
+    provider: extend(g.provider, PROVIDER_ONLY.provider, (name, a) => (name === 'token_env' ? { ...a, required: false, optional: true } : a)),
+    resource_schemas: resources,
+    data_source_schemas: { ...g.data_source_schemas, [DATA_SOURCE_TYPES.settings]: settingsDataSchema() },
   };
   return cached;
+}
+
+/** Names of the nested blocks (one-element lists in Terraform's values) of a resource type. */
+export function blockNames(typeName: string): ReadonlySet<string> {
+  return new Set(Object.keys(providerSchema().resource_schemas[typeName]?.block.block_types ?? {}));
+}
+
+/** A nested block's schema, for values read back from the instance. */
+export function nestedBlock(typeName: string, name: string): TfJsonBlock | undefined {
+  return providerSchema().resource_schemas[typeName]?.block.block_types?.[name]?.block;
 }

@@ -120,6 +120,7 @@ function providerSettings(config: TfObject, env: NodeJS.ProcessEnv): ProviderSet
     ...(s('ca_bundle') !== undefined && { caBundle: s('ca_bundle') }),
     ...(typeof config.allow_insecure_http === 'boolean' && { allowInsecureHttp: config.allow_insecure_http }),
     ...(Array.isArray(config.allow_risky) && { allowRisky: (config.allow_risky as CtyValue[]).filter((x): x is string => typeof x === 'string') }),
+    ...(typeof config.settings_verify_seconds === 'number' && { settingsVerifySeconds: config.settings_verify_seconds }),
     stateFile: s('state_file') ?? env.PLUMB_STATE ?? path.join('.plumb', 'state.json'),
   };
 }

@@ -56,7 +56,12 @@ export interface ProtoAttr {
 }
 export interface ProtoSchema {
   version: number;
-  block: { attributes: ProtoAttr[]; block_types: unknown[] };
+  block: ProtoBlock;
+}
+
+export interface ProtoBlock {
+  attributes: ProtoAttr[];
+  block_types: { type_name: string; nesting: string; max_items: number; block: ProtoBlock }[];
 }
 
 /** The value type of a schema, computed from the protocol message as Terraform does. */
@@ -66,7 +71,15 @@ export function typeOfSchema(s: ProtoSchema): CtyType {
     const inner: CtyType = ['object', Object.fromEntries(a.nested_type.attributes.map((x) => [x.name, attr(x)]))];
     return a.nested_type.nesting === 'SINGLE' ? inner : [a.nested_type.nesting.toLowerCase() as 'list', inner];
   };
-  return ['object', Object.fromEntries(s.block.attributes.map((a) => [a.name, attr(a)]))];
+  // A nested block's value: a list (or set) of objects, or one object for SINGLE and GROUP.
+  const block = (b: ProtoBlock): CtyType => [
+    'object',
+    {
+      ...Object.fromEntries(b.attributes.map((a) => [a.name, attr(a)])),
+      ...Object.fromEntries(b.block_types.map((t) => [t.type_name, t.nesting === 'SINGLE' || t.nesting === 'GROUP' ? block(t.block) : [t.nesting.toLowerCase() as 'list', block(t.block)]])),
+    },
+  ];
+  return block(s.block);
 }
 
 export interface ProviderProcess {

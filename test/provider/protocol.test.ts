@@ -33,6 +33,16 @@ beforeAll(async () => {
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
       groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      projects: [
+        { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
+        {
+          path_with_namespace: 'platform/site',
+          id: 31,
+          visibility: 'public',
+          default_branch: 'main',
+          pages: { unique_domain_enabled: false, https_only: false, primary_domain: null, domains: [], deployments: [{ created_at: '2025-05-20T12:00:00.000Z', root_directory: 'public' }] },
+        },
+      ],
     },
   });
   dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-'));
@@ -118,13 +128,14 @@ describe('schema', () => {
   it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {
     const r = await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema');
     const attrs = r.resource_schemas.plumb_application_settings!.block.attributes;
-    const names = new Set(attrs.map((a) => a.name));
+    const names = new Set([...attrs.map((a) => a.name), ...r.resource_schemas.plumb_application_settings!.block.block_types.map((b) => b.type_name)]);
     for (const n of settingNames()) expect(names.has(n), n).toBe(true);
     const spam = attrs.find((a) => a.name === 'spam_filter_api_key')!;
     expect(isSecretSetting('spam_filter_api_key')).toBe(true);
     expect(spam).toMatchObject({ write_only: true, sensitive: true, optional: true, computed: false });
     const token = r.resource_schemas.plumb_group_access_token!.block.attributes;
-    expect(token.find((a) => a.name === 'sink')!.nested_type!.nesting).toBe('SINGLE');
+    expect(r.resource_schemas.plumb_group_access_token!.block.block_types.find((b) => b.type_name === 'sink')).toMatchObject({ nesting: 'LIST', max_items: 1 });
+    expect(token.find((a) => a.name === 'token_id')).toMatchObject({ computed: true });
   });
 });
 
@@ -158,15 +169,15 @@ describe('validation with plumb\'s offline checks', () => {
 
   it('reports a token with both expires_at and rotation at the token, and skips values not known yet', async () => {
     const t = types.plumb_group_access_token!;
-    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: { file: 'x.token', command: null, stdout: null } };
+    const base = { group: 'platform', name: 'ci', scopes: ['api'], sink: [{ file: 'x.token', command: null, stdout: null }] };
     const both = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+      config: dv(objectOf(t, { ...base, expires_at: '2099-01-01', rotation: [{ lifetime_days: 30, rotate_before_days: null }] }), t),
     });
     expect(errors(both.diagnostics).length).toBeGreaterThan(0);
     const unknown = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: { lifetime_days: 30, rotate_before_days: null } }), t),
+      config: dv(objectOf(t, { ...base, description: UNKNOWN, rotation: [{ lifetime_days: 30, rotate_before_days: null }] }), t),
     });
     expect(errors(unknown.diagnostics)).toEqual([]);
   });
@@ -180,10 +191,10 @@ describe('validation with plumb\'s offline checks', () => {
     const t = types.plumb_group_access_token!;
     const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
       type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: { file: null, command: null, stdout: true } }), t),
+      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: [{ file: null, command: null, stdout: true }] }), t),
     });
     const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
-    expect(e?.attribute?.steps.map((s) => s.attribute_name)).toEqual(['sink', 'stdout']);
+    expect(e?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_int)).toEqual(['sink', 0, 'stdout']);
   });
 
   it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
@@ -254,7 +265,7 @@ describe('plan, apply and read on the engine', () => {
     const settings = objectOf(st, { signup_enabled: false, two_factor_grace_period: 24, require_two_factor_authentication: true, restricted_visibility_levels: ['public'] });
     const s1 = await plan('plumb_application_settings', null, settings);
     expect(errors((await apply('plumb_application_settings', null, s1.planned, settings)).diagnostics)).toEqual([]);
-    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: { lifetime_days: 60, rotate_before_days: 10 }, sink: { file: 'parity.token', command: null, stdout: null } });
+    const token = objectOf(tt, { group: 'platform', name: 'parity', scopes: ['read_api'], access_level: 'reporter', rotation: [{ lifetime_days: 60, rotate_before_days: 10 }], sink: [{ file: 'parity.token', command: null, stdout: null }] });
     const t1 = await plan('plumb_group_access_token', null, token);
     expect(errors((await apply('plumb_group_access_token', null, t1.planned, token)).diagnostics)).toEqual([]);
     const wd = workdir({ PLUMB_TOKEN: ADMIN });
@@ -322,7 +333,7 @@ instances:
     const tt = types.plumb_group_access_token!;
     const settings = objectOf(st, { spam_check_endpoint_enabled: false, spam_check_api_key: `${SPAM_KEY}-concurrent` });
     const tokens = ['conc-a', 'conc-b', 'conc-c'].map((name) =>
-      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } }),
+      objectOf(tt, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] }),
     );
     const sp = await plan('plumb_application_settings', null, settings);
     const tps = await Promise.all(tokens.map((c) => plan('plumb_group_access_token', null, c)));
@@ -338,6 +349,57 @@ instances:
     expect((again.planned as Record<string, CtyValue>).write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
   });
 
+  it('refuses to overwrite a file committed to between terraform plan and apply, and writes nothing', async () => {
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'CODEOWNERS', content: '* @platform\n', commit_messages: [] });
+    const first = await plan('plumb_repository_file', null, config);
+    expect(errors(first.diagnostics)).toEqual([]);
+    expect(first.planned).toMatchObject({ content_sha256: { main: expect.stringMatching(/^sha256:[0-9a-f]{12}$/) }, last_commit_id: UNKNOWN });
+    const created = await apply('plumb_repository_file', null, first.planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const state = created.state as Record<string, CtyValue>;
+    expect(Object.keys(state.last_commit_id as object)).toEqual(['main']);
+    // Terraform plans an update from the refreshed state; then someone pushes before apply.
+    const changed = { ...config, content: '* @platform @security\n' };
+    const refreshed = await read('plumb_repository_file', state);
+    const update = await plan('plumb_repository_file', refreshed, changed);
+    const file = `${emu.url}/api/v4/projects/30/repository/files/CODEOWNERS`;
+    const push = await fetch(file, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ branch: 'main', content: '* @someone\n', commit_message: 'push' }) });
+    expect(push.status).toBe(200);
+    const refused = await apply('plumb_repository_file', refreshed, update.planned, changed);
+    expect(errors(refused.diagnostics)[0]?.summary).toMatch(/CODEOWNERS on main of platform\/config changed since terraform plan/);
+    expect(refused.state).toEqual(refreshed);
+    expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @someone\n');
+    // Refreshed again, the push shows as a change of the digest, and apply restores the file.
+    const again = await read('plumb_repository_file', refreshed);
+    expect((again as Record<string, CtyValue>).content_sha256).not.toEqual((refreshed as Record<string, CtyValue>).content_sha256);
+    const replan = await plan('plumb_repository_file', again, changed);
+    expect(errors((await apply('plumb_repository_file', again, replan.planned, changed)).diagnostics)).toEqual([]);
+    expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @platform @security\n');
+  });
+
+  it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
+    const t = types.plumb_project_pages!;
+    const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);
+    const kept = objectOf(t, { project: 'platform/site', pages_https_only: false, published: true });
+    const managed = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, kept)).planned, kept);
+    expect(errors(managed.diagnostics)).toEqual([]);
+    const destroyed = await apply('plumb_project_pages', managed.state, null, null);
+    expect(destroyed.state).toBeNull();
+    expect(destroyed.diagnostics.map((d) => d.summary)).toContain('The Pages of platform/site were left as they are');
+    expect(await published()).toBe(true);
+    const unpublish = objectOf(t, { project: 'platform/site', published: false });
+    const gated = await plan('plumb_project_pages', null, unpublish);
+    expect(gated.diagnostics.some((d) => d.severity === 'WARNING' && /allow_unpublish = true/.test(d.detail))).toBe(true);
+    const refused = await apply('plumb_project_pages', null, gated.planned, unpublish);
+    expect(errors(refused.diagnostics).length).toBeGreaterThan(0);
+    expect(await published()).toBe(true);
+    const optedIn = { ...unpublish, allow_unpublish: true };
+    const done = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, optedIn)).planned, optedIn);
+    expect(errors(done.diagnostics)).toEqual([]);
+    expect(await published()).toBe(false);
+  });
+
   it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
     const t = types.plumb_group_access_token!;
     const config = objectOf(t, {
@@ -345,12 +407,12 @@ instances:
       name: 'tf-ci',
       scopes: ['read_api'],
       access_level: 'developer',
-      rotation: { lifetime_days: 30, rotate_before_days: 7 },
-      sink: { file: 'tf-ci.token', command: null, stdout: null },
+      rotation: [{ lifetime_days: 30, rotate_before_days: 7 }],
+      sink: [{ file: 'tf-ci.token', command: null, stdout: null }],
     });
     const first = await plan('plumb_group_access_token', null, config);
     expect(errors(first.diagnostics)).toEqual([]);
-    expect(first.planned).toMatchObject({ id: 'platform:tf-ci', token_id: UNKNOWN, token_expires_at: UNKNOWN });
+    expect(first.planned).toMatchObject({ token_id: UNKNOWN, token_expires_at: UNKNOWN });
     const applied = await apply('plumb_group_access_token', null, first.planned, config);
     expect(errors(applied.diagnostics)).toEqual([]);
     const secretFile = path.join(dir, 'tf-ci.token');
@@ -378,8 +440,8 @@ instances:
       group: 'platform',
       name: 'rotating',
       scopes: ['read_api'],
-      rotation: { lifetime_days: 30, rotate_before_days: 7 },
-      sink: { file: 'rotating.token', command: null, stdout: null },
+      rotation: [{ lifetime_days: 30, rotate_before_days: 7 }],
+      sink: [{ file: 'rotating.token', command: null, stdout: null }],
     });
     const first = await plan('plumb_group_access_token', null, config);
     const created = await apply('plumb_group_access_token', null, first.planned, config);
@@ -428,15 +490,17 @@ instances:
     expect(live.users_api_limit_keys).toBe(120);
   });
 
-  it('answers the refreshes of several tokens of one group with one list of the group', async () => {
+  it('answers the refreshes and plans of several tokens of one group with one list of the group, and lists again after an apply', async () => {
     const t = types.plumb_group_access_token!;
     const states: CtyValue[] = [];
+    const configs: CtyValue[] = [];
     for (const name of ['shared-a', 'shared-b', 'shared-c']) {
-      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: { lifetime_days: 30, rotate_before_days: null }, sink: { file: `${name}.token`, command: null, stdout: null } });
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] });
       const first = await plan('plumb_group_access_token', null, config);
       const applied = await apply('plumb_group_access_token', null, first.planned, config);
       expect(errors(applied.diagnostics)).toEqual([]);
       states.push(applied.state);
+      configs.push(config);
     }
     // A fresh provider process, as Terraform starts one for its plan.
     const fresh = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
@@ -449,6 +513,26 @@ instances:
       );
       expect(refreshed.map((r) => (r as Record<string, CtyValue>).token_id)).toEqual(states.map((st) => (st as Record<string, CtyValue>).token_id));
       expect(lists() - before).toBe(1);
+      const planOn = (prior: CtyValue, config: CtyValue) =>
+        fresh.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', {
+          type_name: 'plumb_group_access_token',
+          prior_state: dv(prior, t),
+          proposed_new_state: dv(config, t),
+          config: dv(config, t),
+          prior_private: Buffer.alloc(0),
+        });
+      const plans = await Promise.all(refreshed.map((st, i) => planOn(st, configs[i]!)));
+      for (const pl of plans) expect(errors(pl.diagnostics)).toEqual([]);
+      expect(lists() - before).toBe(1);
+      // An apply empties the shared reads: what a plan sees next was read after the write (a list
+      // from before it would plan the new token's creation again).
+      const extra = objectOf(t, { group: 'platform', name: 'shared-d', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'shared-d.token', command: null, stdout: null }] });
+      const planned = undv((await planOn(null, extra)).planned_state, t);
+      const applied = await fresh.call<{ new_state: { msgpack: Buffer } }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(null, t), planned_state: dv(planned, t), config: dv(extra, t), planned_private: Buffer.alloc(0) });
+      const state = undv(applied.new_state, t) as Record<string, CtyValue>;
+      expect(typeof state.token_id).toBe('number');
+      const next = undv((await planOn(state, extra)).planned_state, t) as Record<string, CtyValue>;
+      expect(next.token_id).toBe(state.token_id);
     } finally {
       fresh.kill();
     }
@@ -457,7 +541,7 @@ instances:
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
-    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: { file: 'imported.token', command: null, stdout: null } });
+    const config = objectOf(t, { group: 'platform', name: 'imported', scopes: ['read_api'], expires_at: expires, sink: [{ file: 'imported.token', command: null, stdout: null }] });
     const first = await plan('plumb_group_access_token', null, config);
     expect(errors((await apply('plumb_group_access_token', null, first.planned, config)).diagnostics)).toEqual([]);
     const ok = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'platform:imported' });

@@ -3,12 +3,15 @@
  * protocol's messages.
  */
 import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/catalogue/index.js';
+import { SETTINGS, isSecretSetting } from '../../src/catalogue/index.js';
 import { makeServerCertificate } from '../../src/provider/cert.js';
-import { RESOURCE_TYPES, providerSchema } from '../../src/provider/schema.js';
+import { PROVIDER_ONLY, RESOURCE_TYPES, providerSchema } from '../../src/provider/schema.js';
 import { blockType, onlyProvider, toProtoSchema } from '../../src/provider/tfjson.js';
-import type { TfJsonSchema } from '../../src/provider/tfjson.js';
+import type { TfJsonSchema, TfJsonSchemas } from '../../src/provider/tfjson.js';
+import { root } from './harness.js';
 
 describe('JSON schema form → protocol Schema', () => {
   const sample: TfJsonSchema = {
@@ -49,13 +52,61 @@ describe('JSON schema form → protocol Schema', () => {
 });
 
 describe('the served schema', () => {
-  it('has one optional attribute per current setting, none for removed ones, and no computed secret', () => {
-    const attrs = providerSchema().resource_schemas[RESOURCE_TYPES.settings]!.block.attributes!;
-    for (const s of SETTINGS) {
-      if (s.removed) expect(attrs[s.name], s.name).toBeUndefined();
-      else expect(attrs[s.name], s.name).toMatchObject({ optional: true, ...(s.secret && { write_only: true, sensitive: true }) });
+  const generated = JSON.parse(readFileSync(path.join(root, 'schemas/terraform-provider.schema.json'), 'utf8')) as TfJsonSchemas;
+  const g = onlyProvider(generated);
+  const served = providerSchema();
+  const pairs: [string, TfJsonSchema, TfJsonSchema][] = [
+    ['provider', g.provider, served.provider],
+    ...Object.entries(g.resource_schemas).map(([n, s]): [string, TfJsonSchema, TfJsonSchema] => [n, s, served.resource_schemas[n]!]),
+  ];
+
+  it('is the generated schema: every generated attribute and block served unchanged but for the listed edits, and the provider\'s own attributes only beside them', () => {
+    expect(Object.keys(served.resource_schemas)).toEqual(Object.keys(g.resource_schemas));
+    for (const [name, gen, srv] of pairs) {
+      expect(srv.block.block_types, name).toEqual(gen.block.block_types);
+      for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
+        const sa = srv.block.attributes?.[a];
+        // The two edits: write-only secret settings, and token_env's default under Terraform.
+        const expected =
+          name === RESOURCE_TYPES.settings && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
+        expect(sa, `${name}.${a}`).toEqual(expected);
+      }
+      for (const a of Object.keys(srv.block.attributes ?? {})) {
+        if (a in (gen.block.attributes ?? {})) continue;
+        expect(PROVIDER_ONLY[name]?.[a], `${name}.${a} is neither generated nor listed in PROVIDER_ONLY`).toBeDefined();
+      }
     }
-    for (const a of Object.values(attrs)) if (a.write_only) expect(a.computed ?? false).toBe(false);
+  });
+
+  it('declares every attribute the generated CDKTF bindings synthesize into cdk.tf.json, and the bindings synthesize every attribute a configuration may set', () => {
+    const dirs: Record<string, string> = {
+      provider: 'provider',
+      plumb_application_settings: 'application-settings',
+      plumb_group_access_token: 'group-access-token',
+      plumb_repository_file: 'repository-file',
+      plumb_project_pages: 'project-pages',
+    };
+    for (const [name, , srv] of pairs) {
+      const src = readFileSync(path.join(root, 'src/generated/cdktf', dirs[name]!, 'index.ts'), 'utf8');
+      const body = /protected synthesizeAttributes\(\)[^\n]*\n\s*return \{([\s\S]*?)\n\s*\};/.exec(src)?.[1];
+      expect(body, name).toBeDefined();
+      const emitted = [...body!.matchAll(/^\s+([a-z_0-9]+): /gm)].map((m) => m[1]!).filter((k) => k !== 'alias');
+      const declared = [...Object.keys(srv.block.attributes ?? {}), ...Object.keys(srv.block.block_types ?? {})];
+      for (const k of emitted) expect(declared, `${name}: cdk.tf.json carries ${k}`).toContain(k);
+      const settable = declared.filter((k) => !srv.block.attributes?.[k]?.computed && !(PROVIDER_ONLY[name] && k in PROVIDER_ONLY[name]!));
+      expect(emitted.sort(), name).toEqual(settable.sort());
+    }
+  });
+
+  it('serves one attribute per current setting and none for removed ones, secrets write-only and never computed', () => {
+    const block = served.resource_schemas[RESOURCE_TYPES.settings]!.block;
+    for (const s of SETTINGS) {
+      const a = block.attributes?.[s.name] ?? block.block_types?.[s.name];
+      if (s.removed) expect(a, s.name).toBeUndefined();
+      else expect(a, s.name).toBeDefined();
+      if (s.secret && !s.removed) expect(block.attributes?.[s.name], s.name).toMatchObject({ optional: true, write_only: true, sensitive: true });
+    }
+    for (const a of Object.values(block.attributes ?? {})) if (a.write_only) expect(a.computed ?? false).toBe(false);
   });
 });
 

@@ -5,13 +5,14 @@
  * it must run, and fails when neither is found.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
+import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
 
 function onPath(name: string): string | undefined {
   for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -52,7 +53,27 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     emu = await startEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
-        groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+        groups: [
+          { full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+          { full_path: 'platform/infra', id: 11, name: 'Infra', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+        ],
+        projects: [
+          { path_with_namespace: 'platform/infra/instance-config', id: 20, visibility: 'private', default_branch: 'main', files: { 'README.md': '# Instance configuration\n' } },
+          {
+            path_with_namespace: 'platform/handbook',
+            id: 21,
+            visibility: 'public',
+            default_branch: 'main',
+            files: { 'index.md': '# Handbook\n' },
+            pages: {
+              unique_domain_enabled: false,
+              https_only: true,
+              primary_domain: 'handbook.example.test',
+              domains: ['handbook.example.test', { domain: 'docs.example.test', certificate: false }],
+              deployments: [{ created_at: '2025-05-20T12:00:00.000Z', root_directory: 'public' }],
+            },
+          },
+        ],
       },
     });
     dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-e2e-'));
@@ -98,17 +119,26 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     });
   }
 
+  const api = (p: string, init: RequestInit = {}) => fetch(`${emu.url}/api/v4${p}`, { ...init, headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json', ...init.headers } });
+  const CODEOWNERS = '/projects/20/repository/files/CODEOWNERS';
+  const codeowners = async () => {
+    const r = await api(`${CODEOWNERS}/raw?ref=main`);
+    return r.status === 200 ? await r.text() : undefined;
+  };
+  const pages = async () => (await (await api('/projects/21/pages')).json()) as { force_https: boolean; primary_domain: string | null };
   const settings = async () => (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
   const tokens = async () => (await (await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; name: string; active: boolean; revoked: boolean }[];
 
   it('plans without init, applies (a write-only setting kept out of state), and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect(plan.out).toContain('Plan: 2 to add, 0 to change, 0 to destroy');
+    expect(plan.out).toContain('Plan: 4 to add, 0 to change, 0 to destroy');
     expect(plan.code).toBe(2);
     const apply = await tf('apply', '-input=false', '-no-color', '-auto-approve');
-    expect(apply.out).toContain('Apply complete! Resources: 2 added');
+    expect(apply.out).toContain('Apply complete! Resources: 4 added');
     expect(apply.code).toBe(0);
     expect(await settings()).toMatchObject({ signup_enabled: false, require_two_factor_authentication: true, two_factor_grace_period: 48 });
+    expect(await codeowners()).toBe('* @platform/infra\n');
+    expect(await pages()).toMatchObject({ force_https: false, primary_domain: 'docs.example.test' });
     const secret = readFileSync(path.join(dir, 'secrets/terraform-ci.token'), 'utf8').trim();
     expect(secret.length).toBeGreaterThan(8);
     const state = readFileSync(path.join(dir, 'terraform.tfstate'), 'utf8');
@@ -125,13 +155,37 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(leaks).toEqual([]);
   });
 
-  it('detects an out-of-band change on refresh and converges again', async () => {
+  it('detects out-of-band changes of a setting, a file and Pages on refresh and converges again', async () => {
     await fetch(`${emu.url}/api/v4/application/settings?two_factor_grace_period=12`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    expect((await api(CODEOWNERS, { method: 'PUT', body: JSON.stringify({ branch: 'main', content: '* @someone-else\n', commit_message: 'push' }) })).status).toBe(200);
+    expect((await api('/projects/21/pages', { method: 'PATCH', body: JSON.stringify({ pages_primary_domain: 'handbook.example.test' }) })).status).toBe(200);
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.code).toBe(2);
     expect(plan.out).toMatch(/two_factor_grace_period\s+= 12 -> 48/);
+    expect(plan.out).toMatch(/content_sha256\s+= \{\s+~ "main" = "sha256:[0-9a-f]{12}" -> "sha256:[0-9a-f]{12}"/);
+    expect(plan.out).toMatch(/pages_primary_domain\s+= "handbook.example.test" -> "docs.example.test"/);
+    expect(plan.out).toContain('Plan: 0 to add, 3 to change, 0 to destroy');
     expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
     expect((await settings()).two_factor_grace_period).toBe(48);
+    expect(await codeowners()).toBe('* @platform/infra\n');
+    expect((await pages()).primary_domain).toBe('docs.example.test');
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+  });
+
+  it('imports a file by PROJECT:BRANCH:PATH and Pages by project, converges, and destroys the file with one commit', async () => {
+    expect((await tf('state', 'rm', 'plumb_repository_file.codeowners', 'plumb_project_pages.handbook')).code).toBe(0);
+    const file = await tf('import', '-input=false', '-no-color', 'plumb_repository_file.codeowners', 'platform/infra/instance-config:main:CODEOWNERS');
+    expect(file.out).toContain('Import successful');
+    const page = await tf('import', '-input=false', '-no-color', 'plumb_project_pages.handbook', 'platform/handbook');
+    expect(page.out).toContain('Import successful');
+    expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+    const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_repository_file.codeowners', '-target', 'plumb_project_pages.handbook');
+    expect(destroy.out).toContain('Destroy complete! Resources: 2 destroyed');
+    expect(destroy.out).toContain('were left as they are');
+    expect(await codeowners()).toBeUndefined();
+    // Destroying the Pages resource stops managing them: still published, settings as applied.
+    expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
   });
 
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
@@ -146,5 +200,90 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(destroy.out).toContain('Destroy complete! Resources: 1 destroyed');
     expect((await tokens()).find((t) => t.id === id)?.revoked).toBe(true);
     expect(existsSync(path.join(dir, '.plumb/state.json'))).toBe(true);
+  });
+});
+
+/**
+ * The three front-ends on one instance: the CDKTF example synthesized (as `cdktf synth` does) and
+ * applied by Terraform in the stack's directory through plumb's provider; then Terraform plans no
+ * change, and `plumb plan` of the YAML example (the same instance written in YAML) plans none either.
+ */
+describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', () => {
+  const SEED_ADMIN = 'local-admin-token-change-me'; // examples/emulator-seed.yaml's made-up token
+  let emu: RunningEmulator;
+  let app: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
+    app = cdktfApp({});
+    copyFromRepo(app, ['cdktf.json', 'examples/cdktf/main.ts', 'examples/files', 'examples/plumb']);
+    mkdirSync(path.join(app, 'examples/secrets'), { recursive: true });
+    for (const rel of ['examples/cdktf/main.ts', 'examples/plumb/instance.yaml']) {
+      const file = path.join(app, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:8929', emu.url));
+    }
+    const rc = path.join(app, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    env = {
+      PATH: [path.join(app, 'node_modules/.bin'), process.env.PATH ?? ''].join(path.delimiter),
+      HOME: app,
+      TF_CLI_CONFIG_FILE: rc,
+      PLUMB_TOKEN: SEED_ADMIN,
+      // One state file of fingerprints for the provider (in the stack's directory) and plumb.
+      PLUMB_STATE: path.join(app, '.plumb/state.json'),
+      TF_IN_AUTOMATION: '1',
+      CHECKPOINT_DISABLE: '1',
+    };
+  }, 300_000);
+
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  function run(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  }
+
+  it('converges, plans no change in Terraform, and plumb plan of the YAML example plans no change either', async () => {
+    const manifest = JSON.parse(readFileSync(path.join(app, 'cdktf.json'), 'utf8')) as { app: string };
+    const out = path.join(app, 'cdktf.out');
+    const synth = await run('sh', ['-c', manifest.app], app, { CDKTF_OUTDIR: out, CDKTF_CONTEXT_JSON: '{}' });
+    expect(synth.code, synth.out).toBe(0);
+    const stack = path.join(out, 'stacks/local');
+    expect(existsSync(path.join(stack, 'cdk.tf.json'))).toBe(true);
+    // cdktf gives every stack a `local` backend, and Terraform wants `init` for any explicit
+    // backend; init installs providers, so it gets plumb's from a local plugin directory (no
+    // registry). The runs after it use dev_overrides like the suite above.
+    const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
+    const plugins = path.join(app, 'plugins');
+    const at = path.join(plugins, 'registry.terraform.io/plumb/plumb', version, platform);
+    mkdirSync(at, { recursive: true });
+    symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
+    const init = await run(cli!, [`-chdir=${stack}`, 'init', '-input=false', '-no-color', `-plugin-dir=${plugins}`], app);
+    expect(init.code, init.out).toBe(0);
+    const apply = await run(cli!, [`-chdir=${stack}`, 'apply', '-input=false', '-no-color', '-auto-approve'], app);
+    expect(apply.code, apply.out).toBe(0);
+    expect(apply.out).toContain('Apply complete! Resources: 6 added');
+    const again = await run(cli!, [`-chdir=${stack}`, 'plan', '-input=false', '-no-color', '-detailed-exitcode'], app);
+    expect(again.code, again.out).toBe(0);
+    const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', 'examples/plumb', '--detailed-exitcode'], app);
+    expect(plumb.code, plumb.out).toBe(0);
+    // And the same app read by plumb itself (CDKTF on plumb, no Terraform).
+    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '.', '--detailed-exitcode'], app);
+    expect(onPlumb.code, onPlumb.out).toBe(0);
   });
 });

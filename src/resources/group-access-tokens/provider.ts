@@ -255,7 +255,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   const out: PlanResponse = { changes: [], drift: [], diagnostics: [] };
   let live: GroupAccessToken[];
   try {
-    live = await sharedList(ctx, g.ref, { maxAgeMs: 0 });
+    live = ctx.readCache ? await ctx.readCache.get(`group-access-tokens:${g.ref}`, () => sharedList(ctx, g.ref, { maxAgeMs: 0 })) : await sharedList(ctx, g.ref, { maxAgeMs: 0 });
   } catch (err) {
     out.diagnostics.push(
       planDiagnostic(ctx, {
