@@ -32,6 +32,7 @@ Usage:
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
+  plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
                                             docs/terraform.md)
@@ -60,7 +61,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'emulator' | 'provider';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'show' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -118,6 +119,22 @@ Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
 ${COMMON_HELP}`,
     options: COMMON_OPTIONS,
+  },
+  show: {
+    usage: `Usage: plumb show PLAN.json [--markdown|--json]
+
+Renders a plan saved with \`plumb plan --out FILE\`, as plan showed it, from the file alone: it reads
+no configuration and never contacts the instance. Exit 0; 1 when the file is not a plan.
+
+  --markdown            the merge-request comment (as plan --markdown writes it), on stdout
+  --json                the plan as JSON
+  -h, --help            this help
+`,
+    options: {
+      markdown: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   },
   emulator: {
     usage: `Usage: plumb emulator [--port N] [--seed FILE] [--host HOST] [--tier TIER] [--cache-seconds N] [--latency-ms N]
@@ -189,6 +206,21 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       case 'apply':
       case 'drift':
         return await runReconcile(command, rest, io);
+      case 'show': {
+        const { values, positionals } = parse('show', rest);
+        if (values.help) return usage('show', io);
+        if (positionals.length !== 1) {
+          throw new UsageError({
+            summary: positionals.length === 0 ? 'plumb show needs the plan file to show' : `plumb show takes one plan file, not ${positionals.length} (${positionals.join(', ')})`,
+            suggestion: 'write plumb show PLAN.json (the file `plumb plan --out PLAN.json` wrote)',
+          });
+        }
+        if (values.markdown === true && values.json === true) {
+          throw new UsageError({ summary: 'plumb show takes --markdown or --json, not both', suggestion: 'run it once per format' });
+        }
+        const { runShow } = await import('./commands/show.js');
+        return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io);
+      }
       case 'emulator': {
         const { values } = parse('emulator', rest);
         if (values.help) return usage('emulator', io);

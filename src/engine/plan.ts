@@ -166,6 +166,12 @@ export interface Plan {
   readonly summary: PlanSummary;
   /** Whether the plan can be applied (no error diagnostics). */
   readonly applicable: boolean;
+  /**
+   * The `--target` addresses the plan was limited to (docs/plans.md#targeting); absent: the whole
+   * configuration. Apply of a saved plan opens only the instances they select. An older plumb
+   * ignores the field and applies the same changes, which the plan already limits.
+   */
+  readonly targets?: readonly string[];
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {

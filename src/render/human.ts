@@ -109,6 +109,9 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const failed = plan.diagnostics.some((d) => d.severity === 'error');
+  if (plan.targets && plan.targets.length > 0) {
+    out.push(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`, '');
+  }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
   } else if (changes.length === 0) {
