@@ -7,6 +7,7 @@ import { renderDiagnosticsHuman } from './diagnostics/render.js';
 import type { Io } from './commands/output.js';
 import { processIo, useColor } from './commands/output.js';
 import { closestMatch } from './util/suggest.js';
+import { targetProblem } from './engine/targets.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
@@ -19,6 +20,9 @@ const COMMON_HELP = `Common options:
   --debug               one line per API call on stderr (never tokens or bodies)
   --json                machine-readable output on stdout
   -h, --help            this help`;
+
+const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
+                        segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
@@ -86,6 +90,7 @@ there are changes; 1 on any error.
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff
+${TARGET_HELP}
 
 ${COMMON_HELP}`,
     options: {
@@ -95,6 +100,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      target: { type: 'string', multiple: true },
     },
   },
   apply: {
@@ -108,17 +114,21 @@ since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 
                         not accept in its allow_risky list
   --allow-destroy       apply destroys (unpublishing Pages) that the configuration does not opt
                         into (allow_unpublish of the Pages block)
+${TARGET_HELP}
+                        (a saved plan applies the targets it was made with)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
 
 Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
+${TARGET_HELP}
+
 ${COMMON_HELP}`,
-    options: COMMON_OPTIONS,
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -337,6 +347,7 @@ interface CommonValues {
   json: boolean;
   debug: boolean;
   concurrency?: number;
+  targets: string[];
 }
 
 /** The options every configuration command shares, from parsed flags. */
@@ -359,7 +370,22 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     json: values.json === true,
     debug: values.debug === true,
     concurrency,
+    targets: checkTargets(command, values.target as string[] | undefined),
   };
+}
+
+/** `--target` values, each checked (docs/plans.md#targeting). */
+function checkTargets(command: CommandName, targets: readonly string[] = []): string[] {
+  for (const t of targets) {
+    const problem = targetProblem(t);
+    if (problem) {
+      throw new UsageError({
+        summary: `--target ${JSON.stringify(t)} is not an address: ${problem}`,
+        suggestion: `write an address as the plan shows it, e.g. --target 'prod.group["platform/*"]' (plumb ${command} --help)`,
+      });
+    }
+  }
+  return [...targets];
 }
 
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {

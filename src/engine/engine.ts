@@ -19,6 +19,8 @@ import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { riskRefusals } from './risks.js';
 import { StateStore } from './state.js';
+import { targetSet } from './targets.js';
+import type { TargetSet } from './targets.js';
 
 export interface EngineOptions {
   /** The resource kinds to plan and apply (src/resources/index.ts); the engine knows none itself. */
@@ -30,6 +32,11 @@ export interface EngineOptions {
   readonly stateFile: string;
   /** Only this instance, when given. */
   readonly instance?: string;
+  /**
+   * `--target` addresses, checked with `targetProblem` (src/engine/targets.ts): only the resources
+   * they match are read, planned and applied; instances none can match are not opened.
+   */
+  readonly targets?: readonly string[];
   readonly log: (message: string) => void;
   /** Where `sink: {stdout: true}` writes issued secrets (one JSON line each); never redacted. */
   readonly stdout?: (s: string) => void;
@@ -45,6 +52,7 @@ export interface EngineOptions {
 
 export interface Session {
   readonly contexts: ReadonlyMap<string, InstanceContext>;
+  readonly targets: TargetSet;
   readonly diagnostics: PlanDiagnostic[];
   close(): Promise<void>;
 }
@@ -71,8 +79,9 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     return l ? (l.key ?? l.value) : undefined;
   };
   const state = StateStore.open(opts.stateFile);
-  const selected = config.instances.filter((i) => !opts.instance || i.name === opts.instance);
-  if (opts.instance && selected.length === 0) {
+  const targets = targetSet(opts.targets ?? []);
+  const selected = selectedInstances(config, opts, targets);
+  if (opts.instance && !config.instances.some((i) => i.name === opts.instance)) {
     diagnostics.push({
       severity: 'error',
       code: 'PLUMB_INSTANCE_UNKNOWN',
@@ -127,6 +136,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       secrets: loaded.sources.secrets,
       state,
       locate,
+      targets,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,
       env: opts.env,
@@ -136,11 +146,17 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   }
   return {
     contexts,
+    targets,
     diagnostics,
     close: async () => {
       await Promise.all([...contexts.values()].map((c) => c.client.close()));
     },
   };
+}
+
+/** The instances a run works on: `--instance`, and those a target can select. */
+function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'instance'>, targets: TargetSet): DesiredInstance[] {
+  return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
 }
 
 /**
@@ -202,9 +218,12 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
           if (!provider.declares(ctx.instance)) continue;
           try {
             const r = await provider.plan(ctx);
-            out.changes.push(...r.changes);
-            out.drift.push(...r.drift);
-            out.risks.push(...(r.risks ?? []));
+            // A kind skips what no target can select before reading it; this keeps exactly the
+            // targeted resources of what it had to read together (one group's token list).
+            const kept = (x: { address: string }) => ctx.targets.targeted(x.address);
+            out.changes.push(...r.changes.filter(kept));
+            out.drift.push(...r.drift.filter(kept));
+            out.risks.push(...(r.risks ?? []).filter(kept));
             out.diagnostics.push(...r.diagnostics);
           } catch (err) {
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
@@ -222,7 +241,15 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   } finally {
     if (!session) await own.close();
   }
-  const selected = config.instances.filter((i: DesiredInstance) => !opts.instance || i.name === opts.instance);
+  const selected = selectedInstances(config, opts, own.targets);
+  if (own.targets.written.length > 0 && changes.length === 0 && drift.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'PLUMB_TARGET_MATCHES_NOTHING',
+      summary: `No declared resource matches --target ${own.targets.written.join(', ')}`,
+      suggestion: 'targets are addresses as the plan shows them, e.g. prod.group["platform/*"] (docs/plans.md#targeting); quote them for the shell',
+    });
+  }
   for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -237,6 +264,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     diagnostics,
     summary: summarize(changes),
     applicable: !diagnostics.some((d) => d.severity === 'error'),
+    ...(own.targets.written.length > 0 && { targets: own.targets.written }),
   };
 }
 

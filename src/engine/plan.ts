@@ -1,4 +1,5 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
+import { targetProblem } from './targets.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
@@ -209,6 +210,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
+  if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
+    return 'its targets are not a list of addresses; make a new plan';
+  }
   const bad = (p.risks as unknown[]).findIndex((r) => {
     const x = r as Partial<PlanRisk> | null;
     return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean' || !(x.gate === undefined || x.gate === 'destroy');

@@ -4,6 +4,7 @@ import type { SecretRegistry } from '../config/secrets.js';
 import type { SourceLocation } from '../diagnostics/index.js';
 import type { DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName } from './plan.js';
 import type { StateStore } from './state.js';
+import type { TargetSet } from './targets.js';
 
 /** Everything a resource kind needs to read, plan and apply on one instance. */
 export interface InstanceContext {
@@ -20,6 +21,13 @@ export interface InstanceContext {
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * `--target`: which addresses this run selects (everything without `--target`). A kind asks
+   * `targets.within(prefix)` before reading a group's or a project's live state and
+   * `targets.targeted(address)` before reading one resource, so an unmatched declaration costs no
+   * request; the engine drops any change, drift or risk whose address is not targeted.
+   */
+  readonly targets: TargetSet;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
