@@ -12,7 +12,7 @@ import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
+import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import type { InstanceContext, KindRegistry } from './resource.js';
 import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
@@ -241,6 +241,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   } finally {
     if (!session) await own.close();
   }
+  if (loaded.sources.defaults.size > 0) changes.splice(0, changes.length, ...changes.map((c) => withOrigins(c, loaded)));
   const selected = selectedInstances(config, opts, own.targets);
   if (own.targets.written.length > 0 && changes.length === 0 && drift.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
     diagnostics.push({
@@ -266,6 +267,35 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     applicable: !diagnostics.some((d) => d.severity === 'error'),
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
   };
+}
+
+/** A value's origin when `defaults:` declares it: the default's place, and the override's. */
+function originAt(loaded: ConfigResult, pointer: string): ValueOrigin | undefined {
+  const o = loaded.sources.defaults.at(pointer);
+  if (!o) return undefined;
+  const place = (p: string) => {
+    const l = loaded.sources.locations.get(p);
+    const at = l?.key ?? l?.value;
+    return at ? `${at.file}:${at.line}:${at.column}` : p;
+  };
+  return o.how === 'inherited' ? { from: 'inherited', defaults: place(o.defaults) } : { from: 'overridden', defaults: place(o.defaults), override: place(pointer) };
+}
+
+/**
+ * Notes on a change where its resource, or an attribute of it (a setting, a Pages field: a key
+ * under the change's pointer), is inherited from or overrides `defaults:`. Cosmetic.
+ */
+function withOrigins(change: ResourceChange, loaded: ConfigResult): ResourceChange {
+  if (change.pointer === undefined) return change;
+  const own = originAt(loaded, change.pointer);
+  let touched = own !== undefined;
+  const attributes = change.attributes.map((a) => {
+    const origin = originAt(loaded, `${change.pointer}/${a.name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (!origin) return a;
+    touched = true;
+    return { ...a, origin };
+  });
+  return touched ? { ...change, attributes, ...(own && { origin: own }) } : change;
 }
 
 /** Kinds the configuration declares that this version of plumb does not plan yet. */

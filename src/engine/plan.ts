@@ -45,6 +45,19 @@ export type ResourceKindName = 'application_settings' | 'group_access_token' | '
 /** A value as the plan shows it: masked when sensitive or write-only. */
 export type ShownValue = unknown;
 
+/**
+ * Where a value declared in `defaults:` came from (docs/config.md#shared-defaults). Cosmetic.
+ * Places are `file:line:col`.
+ */
+export interface ValueOrigin {
+  /** `inherited`: the instance does not declare it; `overridden`: it does, and its own value wins. */
+  readonly from: 'inherited' | 'overridden';
+  /** The declaration in `defaults:`. */
+  readonly defaults: string;
+  /** The instance's own declaration (overridden only). */
+  readonly override?: string;
+}
+
 export interface AttributeChange {
   readonly name: string;
   /** Live value (masked when sensitive). `undefined` when absent. */
@@ -55,6 +68,8 @@ export interface AttributeChange {
   readonly sensitive?: boolean;
   /** The instance never returns it; plumb knows only whether it changed. */
   readonly writeOnly?: boolean;
+  /** Cosmetic: the attribute (a setting, a Pages field) is inherited from or overrides `defaults:`. */
+  readonly origin?: ValueOrigin;
 }
 
 export interface ResourceChange {
@@ -67,8 +82,13 @@ export interface ResourceChange {
   readonly reasons: readonly Reason[];
   /** Cosmetic: per-attribute before/after, masked. */
   readonly attributes: readonly AttributeChange[];
-  /** JSON pointer of the declaration in the configuration. Cosmetic. */
+  /**
+   * JSON pointer of the declaration in the configuration (under its instance, also when the value
+   * is inherited from `defaults:`; `origin` then says where it was written). Cosmetic.
+   */
   readonly pointer?: string;
+  /** Cosmetic: the whole resource (a token, a file) is inherited from or overrides `defaults:`. */
+  readonly origin?: ValueOrigin;
   /**
    * What apply needs, kind-specific and free of secrets (a secret is referenced by its config
    * pointer and fingerprint, and resolved again from the configuration at apply time).
