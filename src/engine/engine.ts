@@ -78,6 +78,11 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const l = loaded.sources.locations.get(pointer);
     return l ? (l.key ?? l.value) : undefined;
   };
+  const overriddenDefault = (pointer: string) => {
+    const over = loaded.sources.defaults.overrideOver(pointer);
+    const l = over ? loaded.sources.locations.get(over.defaults) : undefined;
+    return l ? (l.key ?? l.value) : undefined;
+  };
   const state = StateStore.open(opts.stateFile);
   const targets = targetSet(opts.targets ?? []);
   const selected = selectedInstances(config, opts, targets);
@@ -136,6 +141,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       secrets: loaded.sources.secrets,
       state,
       locate,
+      ...(loaded.sources.defaults.size > 0 && { overriddenDefault }),
       targets,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,

@@ -158,6 +158,8 @@ export interface PlanRisk {
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
 export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
+  /** Other places the diagnostic is about (the `defaults:` value an instance's value overrides). */
+  readonly related?: readonly { readonly message: string; readonly file?: string; readonly line?: number; readonly column?: number }[];
 }
 
 export interface PlanSummary {

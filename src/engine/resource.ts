@@ -17,6 +17,11 @@ export interface InstanceContext {
   readonly state: StateStore;
   /** Maps a configuration pointer to file:line:col. */
   readonly locate: (pointer: string) => SourceLocation | undefined;
+  /**
+   * Where the value at a pointer overrides a `defaults:` value (docs/config.md#shared-defaults):
+   * the default's location, for a diagnostic's `related`. Absent or undefined: it does not.
+   */
+  readonly overriddenDefault?: (pointer: string) => SourceLocation | undefined;
   /** Progress and notes for people (stderr); never secrets. */
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
@@ -105,10 +110,15 @@ export function providerFor(kinds: KindRegistry, kind: string): ResourceProvider
 
 /** A plan diagnostic located at a configuration pointer. */
 export function planDiagnostic(
-  ctx: Pick<InstanceContext, 'locate'>,
+  ctx: Pick<InstanceContext, 'locate' | 'overriddenDefault'>,
   d: Omit<PlanDiagnostic, 'file' | 'line' | 'column'> & { pointer?: string },
 ): PlanDiagnostic {
   const { pointer, ...rest } = d;
   const loc = pointer !== undefined ? ctx.locate(pointer) : undefined;
-  return { ...rest, ...(loc && { file: loc.file, line: loc.line, column: loc.column }) };
+  const over = pointer !== undefined ? ctx.overriddenDefault?.(pointer) : undefined;
+  return {
+    ...rest,
+    ...(loc && { file: loc.file, line: loc.line, column: loc.column }),
+    ...(over && { related: [...(rest.related ?? []), { message: 'this overrides the value in defaults declared here', file: over.file, line: over.line, column: over.column }] }),
+  };
 }

@@ -83,6 +83,7 @@ export function renderDiagnosticLine(d: PlanDiagnostic): string {
   const where = d.file ? ` (${d.file}:${d.line}:${d.column})` : d.address ? ` (${d.address})` : '';
   const lines = [`${d.severity}[${d.code}]: ${d.summary}${where}`];
   if (d.detail) lines.push(`  ${d.detail}`);
+  for (const r of d.related ?? []) lines.push(`  note: ${r.message}${r.file ? ` (${r.file}:${r.line}:${r.column})` : ''}`);
   if (d.suggestion) lines.push(`  help: ${d.suggestion}`);
   return lines.join('\n');
 }

@@ -180,4 +180,31 @@ instances:
     expect(human.stdout).toContain('# from defaults at plumb.yaml:6:5');
     // workdir's run fails the test if CAPTCHA appeared in any output or file.
   });
+
+  it("names the default's line in a plan diagnostic about an instance's value that overrides it", async () => {
+    const seed = { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] };
+    emus = [await startEmulator({ seed, tier: 'free' })];
+    const wd = workdir({ PLUMB_TOKEN: ADMIN });
+    wd.write(
+      'plumb.yaml',
+      `version: 1
+defaults:
+  settings:
+    maintenance_mode: false
+instances:
+  prod:
+    url: ${emus[0]!.url}
+    token_env: PLUMB_TOKEN
+    settings:
+      maintenance_mode: true
+`,
+    );
+    const r = await wd.run(['plan', '--json', '--now', TODAY]);
+    const plan = JSON.parse(r.stdout) as { diagnostics: { code: string; line?: number; related?: { message: string; line?: number }[] }[] };
+    const d = plan.diagnostics.find((x) => x.code === 'PLUMB_SETTING_NOT_RETURNED')!;
+    expect(d.line).toBe(10);
+    expect(d.related).toEqual([{ message: 'this overrides the value in defaults declared here', file: 'plumb.yaml', line: 4, column: 5 }]);
+    const human = await wd.run(['plan', '--now', TODAY]);
+    expect(human.stdout).toContain('note: this overrides the value in defaults declared here (plumb.yaml:4:5)');
+  });
 });
