@@ -125,6 +125,27 @@ describe('defaults: inheritance and overrides', () => {
     expect(dups.every((d) => d.location?.file === 'b.yaml' && d.related?.[0]?.location?.file === 'a.yaml')).toBe(true);
   });
 
+  it('gives a token shared through defaults a sink file per instance with {instance}, and names both instances when they would share one', () => {
+    const shared = (file: string) => `version: 1
+defaults:
+  groups:
+    platform:
+      access_tokens:
+        ci: {scopes: [read_api], expires_at: 2030-01-01, sink: {file: ${file}}}
+instances:
+  prod: {url: https://prod.example.com, token_env: PLUMB_TOKEN}
+  staging: {url: https://staging.example.com, token_env: PLUMB_TOKEN}
+`;
+    const ok = load({ 'plumb.yaml': shared('"secrets/{instance}-ci.token"'), 'secrets/README': '' });
+    expect(ok.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const sinks = ok.config!.instances.map((i) => i.groups[0]!.accessTokens[0]!.sink);
+    expect(sinks.map((x) => (x?.kind === 'file' ? x.path.split('/').pop() : x))).toEqual(['prod-ci.token', 'staging-ci.token']);
+    const clash = load({ 'plumb.yaml': shared('secrets/ci.token'), 'secrets/README': '' });
+    const d = clash.diagnostics.find((x) => x.code === 'PLUMB_TOKEN_SINK_SHARED')!;
+    expect(d.summary).toBe('Tokens "ci" of instance "prod" and "ci" of instance "staging" deliver their secrets into the same file');
+    expect(d.suggestion).toContain('{instance}');
+  });
+
   it('refuses connection fields in defaults, naming the key', () => {
     const r = load({ 'plumb.yaml': DEFAULTS.replace('defaults:\n', 'defaults:\n  token_env: PLUMB_TOKEN\n') + INSTANCES });
     const d = r.diagnostics.find((x) => x.code === 'PLUMB_DEFAULTS_SHAPE')!;
