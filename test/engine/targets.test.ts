@@ -5,6 +5,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { targetProblem, targetSet } from '../../src/engine/targets.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { ADMIN, SEED } from '../emulator/helpers.js';
+import { workdir } from '../helpers/cli.js';
 import { harness } from '../tokens/helpers.js';
 import type { Harness } from '../tokens/helpers.js';
 
@@ -126,5 +129,39 @@ describe('plumb plan, apply and drift with --target', () => {
     expect(r.stderr).toContain('PLUMB_USAGE');
     expect(r.stderr).toContain('a quote is not closed');
     expect(h.emu.requests).toEqual([]);
+  });
+});
+
+describe('repository files with --target', () => {
+  it('reads only the targeted file of the targeted project and branch', async () => {
+    const emu = await startEmulator({ seed: SEED });
+    try {
+      const wd = workdir({ PLUMB_TOKEN: ADMIN });
+      wd.write(
+        'plumb.yaml',
+        `version: 1
+instances:
+  local:
+    url: ${emu.url}
+    token_env: PLUMB_TOKEN
+    projects:
+      platform/site:
+        files:
+          index.html: {content: "<h1>hello</h1>\\n", branches: [main]}
+          README.md: {content: "site\\n", branches: [main]}
+      platform/nopages:
+        files:
+          a.txt: {content: "b\\n", branches: [main]}
+`,
+      );
+      emu.resetRequests();
+      const r = await wd.run(['plan', '--json', '--target', 'local.project["platform/site"].branch["main"].file["index.*"]']);
+      expect(r.code).toBe(0);
+      const plan = JSON.parse(r.stdout) as { changes: { address: string }[] };
+      expect(plan.changes.map((c) => c.address)).toEqual(['local.project["platform/site"].branch["main"].file["index.html"]']);
+      expect(emu.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['HEAD /projects/platform%2Fsite/repository/files/index%2Ehtml']);
+    } finally {
+      await emu.close();
+    }
   });
 });
