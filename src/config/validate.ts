@@ -75,7 +75,7 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
  * overrides a default names the default too (`related`), so both places are in the message.
  */
 function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: LoadedSources): Diagnostic[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   const out: Diagnostic[] = [];
   for (const d of diagnostics) {
     if (d.pointer === undefined) {
@@ -85,9 +85,15 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
     const written = sources.locations.written(d.pointer);
     if (written !== d.pointer) {
       const key = `${d.code}\0${written}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(d);
+      const first = seen.get(key);
+      const instance = splitPointer(d.pointer)[1] ?? '';
+      if (first === undefined) {
+        seen.set(key, out.length);
+        out.push({ ...d, related: [...(d.related ?? []), { message: `declared in defaults; instance "${instance}" inherits it` }] });
+      } else {
+        const kept = out[first]!;
+        out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+      }
       continue;
     }
     const over = sources.defaults.overrideOver(d.pointer);

@@ -105,6 +105,7 @@ describe('defaults: inheritance and overrides', () => {
     const errors = r.diagnostics.filter((d: Diagnostic) => d.severity === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]!.location).toMatchObject({ file: 'plumb.yaml', line: 5 });
+    expect(errors[0]!.related?.map((r) => r.message)).toEqual(['declared in defaults; instance "prod" inherits it', 'instance "staging" inherits it too']);
   });
 
   it('keeps declaring the same resource twice at one level an error, in defaults as in an instance', () => {
