@@ -35,6 +35,7 @@ rows.push(...(await (await import('./cdktf.js')).cdktfBenchmarks()));
 rows.push(...(await (await import('./wire.js')).wireBenchmarks()));
 rows.push(...(await (await import('./files.js')).filesBenchmarks()));
 rows.push(...(await (await import('./export.js')).exportBenchmarks()));
+rows.push(...(await (await import('./targets.js')).targetBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
 rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));

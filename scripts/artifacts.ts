@@ -178,6 +178,16 @@ function renderRuleIndex(): string {
   return `/* eslint-disable */\n${GENERATED}\n/** allOf index of the settings schema → index of the catalogue rule it encodes. */\nexport const SETTINGS_RULE_INDEX: readonly number[] = ${JSON.stringify(ruleIndex)};\n`;
 }
 
+/**
+ * The loader merges `defaults:` into every instance and removes the block before validating
+ * (src/config/load.ts inheritDefaults), so the precompiled validator never sees it; the editors'
+ * schema keeps it. (Compiled in, its second copy of every setting also overflowed tsc's stack.)
+ */
+function withoutDefaults(schema: JsonSchema): JsonSchema {
+  const { defaults: _omitted, ...properties } = schema.properties as Record<string, JsonSchema>;
+  return { ...schema, properties };
+}
+
 /** Every generated file, by path relative to the repository root. */
 export function renderArtifacts(): Record<string, string> {
   const config = configSchema();
@@ -190,7 +200,7 @@ export function renderArtifacts(): Record<string, string> {
     'schemas/repository-file.schema.json': json(resourceSchema('Repository file', fileSchema(), 'repository-file.schema.json')),
     'schemas/pages.schema.json': json(resourceSchema('Pages settings', pagesSchema(), 'pages.schema.json')),
     'schemas/terraform-provider.schema.json': json(terraformProviderSchema()),
-    'src/generated/config-validator.ts': compileStandalone(config),
+    'src/generated/config-validator.ts': compileStandalone(withoutDefaults(config)),
     'src/generated/settings-rule-index.ts': renderRuleIndex(),
     'src/generated/application-settings.ts': renderTypes(),
     'docs/settings.md': renderSettingsDoc(),

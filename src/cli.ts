@@ -8,6 +8,7 @@ import { renderDiagnosticsHuman } from './diagnostics/render.js';
 import type { Io } from './commands/output.js';
 import { processIo, useColor } from './commands/output.js';
 import { closestMatch } from './util/suggest.js';
+import { targetProblem } from './engine/targets.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
@@ -20,6 +21,9 @@ const COMMON_HELP = `Common options:
   --debug               one line per API call on stderr (never tokens or bodies)
   --json                machine-readable output on stdout
   -h, --help            this help`;
+
+const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
+                        segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
@@ -37,6 +41,7 @@ Usage:
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR]
                                             write the live instance as a configuration (exit 0
                                             written, 1 error)
+  plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
                                             docs/terraform.md)
@@ -65,7 +70,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'emulator' | 'provider';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'show' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -90,6 +95,7 @@ there are changes; 1 on any error.
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff
+${TARGET_HELP}
 
 ${COMMON_HELP}`,
     options: {
@@ -99,6 +105,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      target: { type: 'string', multiple: true },
     },
   },
   apply: {
@@ -112,17 +119,37 @@ since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 
                         not accept in its allow_risky list
   --allow-destroy       apply destroys (unpublishing Pages) that the configuration does not opt
                         into (allow_unpublish of the Pages block)
+${TARGET_HELP}
+                        (a saved plan applies the targets it was made with)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
 
 Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
+${TARGET_HELP}
+
 ${COMMON_HELP}`,
-    options: COMMON_OPTIONS,
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true } },
+  },
+  show: {
+    usage: `Usage: plumb show PLAN.json [--markdown|--json]
+
+Renders a plan saved with \`plumb plan --out FILE\`, as plan showed it, from the file alone: it reads
+no configuration and never contacts the instance. Exit 0; 1 when the file is not a plan.
+
+  --markdown            the merge-request comment (as plan --markdown writes it), on stdout
+  --json                the plan as JSON
+  -h, --help            this help
+`,
+    options: {
+      markdown: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   },
   export: {
     usage: `Usage: plumb export --out DIR (--instance-url URL [--token-env NAME] | -c PATH [--instance NAME]) [options]
@@ -223,6 +250,21 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         return await runReconcile(command, rest, io);
       case 'export':
         return await runExportCommand(rest, io);
+      case 'show': {
+        const { values, positionals } = parse('show', rest);
+        if (values.help) return usage('show', io);
+        if (positionals.length !== 1) {
+          throw new UsageError({
+            summary: positionals.length === 0 ? 'plumb show needs the plan file to show' : `plumb show takes one plan file, not ${positionals.length} (${positionals.join(', ')})`,
+            suggestion: 'write plumb show PLAN.json (the file `plumb plan --out PLAN.json` wrote)',
+          });
+        }
+        if (values.markdown === true && values.json === true) {
+          throw new UsageError({ summary: 'plumb show takes --markdown or --json, not both', suggestion: 'run it once per format' });
+        }
+        const { runShow } = await import('./commands/show.js');
+        return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io);
+      }
       case 'emulator': {
         const { values } = parse('emulator', rest);
         if (values.help) return usage('emulator', io);
@@ -339,6 +381,7 @@ interface CommonValues {
   json: boolean;
   debug: boolean;
   concurrency?: number;
+  targets: string[];
 }
 
 /** The options every configuration command shares, from parsed flags. */
@@ -361,7 +404,22 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     json: values.json === true,
     debug: values.debug === true,
     concurrency,
+    targets: checkTargets(command, values.target as string[] | undefined),
   };
+}
+
+/** `--target` values, each checked (docs/plans.md#targeting). */
+function checkTargets(command: CommandName, targets: readonly string[] = []): string[] {
+  for (const t of targets) {
+    const problem = targetProblem(t);
+    if (problem) {
+      throw new UsageError({
+        summary: `--target ${JSON.stringify(t)} is not an address: ${problem}`,
+        suggestion: `write an address as the plan shows it, e.g. --target 'prod.group["platform/*"]' (plumb ${command} --help)`,
+      });
+    }
+  }
+  return [...targets];
 }
 
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {

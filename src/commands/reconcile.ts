@@ -39,6 +39,8 @@ export interface CommonFlags {
   readonly state?: string;
   readonly instance?: string;
   readonly json: boolean;
+  /** `--target`: only these addresses (globs, src/engine/targets.ts); empty or absent: everything. */
+  readonly targets?: readonly string[];
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -98,6 +100,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     now,
     stateFile,
     instance: flags.instance,
+    ...(flags.targets && flags.targets.length > 0 && { targets: flags.targets }),
     log: (m) => io.stderr(redact(m) + '\n'),
     stdout: io.stdout,
     sleep: hooks.sleep,
@@ -182,6 +185,10 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    const given = flags.targets ?? [];
+    if (given.length > 0 && JSON.stringify(given) !== JSON.stringify(plan.targets ?? [])) {
+      return usageProblem(io, 'PLUMB_USAGE', `--target does not apply to a saved plan: ${flags.planFile} was made ${plan.targets?.length ? `with --target ${plan.targets.join(', ')}` : 'without --target'}`, 'leave --target out (apply uses the plan\'s targets), or make a new plan with the targets you want');
+    }
   } else {
     if (!flags.autoApprove && !io.isTTY && !flags.confirm) {
       io.stderr('plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n');
@@ -215,7 +222,9 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     io.stdout('The saved plan has no changes.\n');
     return 0;
   }
-  const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) });
+  // A saved plan applies with the targets it was made with: only their instances are opened.
+  const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };
+  const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) });
   return view.applyReport(report);
 }
 

@@ -62,10 +62,49 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   const config = resolveConfig(sources.data, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.
   const first = earlier.length + sources.diagnostics.length;
-  const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !sources.reported.covers(d.pointer));
+  const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !(sources.reported.covers(d.pointer) || sources.reported.covers(sources.locations.written(d.pointer))));
   diagnostics.push(...later);
+  if (sources.defaults.size > 0) diagnostics.splice(0, diagnostics.length, ...withDefaultsOrigins(diagnostics, sources));
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { config, diagnostics, sources };
+}
+
+/**
+ * With `defaults:`: a value every instance inherits is one place in the files, so a problem with it
+ * is reported once (at the default), not once per instance; a problem with an instance's value that
+ * overrides a default names the default too (`related`), so both places are in the message.
+ */
+function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: LoadedSources): Diagnostic[] {
+  const seen = new Map<string, number>();
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    if (d.pointer === undefined) {
+      out.push(d);
+      continue;
+    }
+    const written = sources.locations.written(d.pointer);
+    if (written !== d.pointer) {
+      const key = `${d.code}\0${written}`;
+      const first = seen.get(key);
+      const instance = splitPointer(d.pointer)[1] ?? '';
+      if (first === undefined) {
+        seen.set(key, out.length);
+        out.push({ ...d, related: [...(d.related ?? []), { message: `declared in defaults; instance "${instance}" inherits it` }] });
+      } else {
+        const kept = out[first]!;
+        out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+      }
+      continue;
+    }
+    const over = sources.defaults.overrideOver(d.pointer);
+    if (!over) {
+      out.push(d);
+      continue;
+    }
+    const at = sources.locations.get(over.defaults);
+    out.push({ ...d, related: [...(d.related ?? []), { message: 'this overrides the value in defaults declared here', location: at?.key ?? at?.value }] });
+  }
+  return out;
 }
 
 function displayOf(abs: string, cwd: string): string {

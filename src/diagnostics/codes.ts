@@ -130,6 +130,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
   // Plans and apply
+  PLUMB_DEFAULTS_SHAPE: 'The `defaults:` block is not a mapping of settings, groups and projects (a connection field or another key is shared there).',
+  PLUMB_TARGET_MATCHES_NOTHING: 'No declared resource matches the `--target` addresses given to plan, apply or drift.',
   PLUMB_KIND_NOT_MANAGED: 'The configuration declares a kind of resource this plumb validates but does not plan or apply yet.',
   PLUMB_PLAN_STALE: 'A resource changed on the instance since the saved plan was made.',
   PLUMB_PLAN_STALE_CONFIG: 'The configuration changed since the saved plan was made.',

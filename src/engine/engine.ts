@@ -12,13 +12,15 @@ import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry } from './plan.js';
+import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import type { InstanceContext, KindRegistry, ReadCache } from './resource.js';
 import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { riskRefusals } from './risks.js';
 import { StateStore } from './state.js';
+import { targetSet } from './targets.js';
+import type { TargetSet } from './targets.js';
 
 export interface EngineOptions {
   /** The resource kinds to plan and apply (src/resources/index.ts); the engine knows none itself. */
@@ -30,6 +32,11 @@ export interface EngineOptions {
   readonly stateFile: string;
   /** Only this instance, when given. */
   readonly instance?: string;
+  /**
+   * `--target` addresses, checked with `targetProblem` (src/engine/targets.ts): only the resources
+   * they match are read, planned and applied; instances none can match are not opened.
+   */
+  readonly targets?: readonly string[];
   readonly log: (message: string) => void;
   /** Where `sink: {stdout: true}` writes issued secrets (one JSON line each); never redacted. */
   readonly stdout?: (s: string) => void;
@@ -47,6 +54,7 @@ export interface EngineOptions {
 
 export interface Session {
   readonly contexts: ReadonlyMap<string, InstanceContext>;
+  readonly targets: TargetSet;
   readonly diagnostics: PlanDiagnostic[];
   close(): Promise<void>;
 }
@@ -72,9 +80,15 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const l = loaded.sources.locations.get(pointer);
     return l ? (l.key ?? l.value) : undefined;
   };
+  const overriddenDefault = (pointer: string) => {
+    const over = loaded.sources.defaults.overrideOver(pointer);
+    const l = over ? loaded.sources.locations.get(over.defaults) : undefined;
+    return l ? (l.key ?? l.value) : undefined;
+  };
   const state = StateStore.open(opts.stateFile);
-  const selected = config.instances.filter((i) => !opts.instance || i.name === opts.instance);
-  if (opts.instance && selected.length === 0) {
+  const targets = targetSet(opts.targets ?? []);
+  const selected = selectedInstances(config, opts, targets);
+  if (opts.instance && !config.instances.some((i) => i.name === opts.instance)) {
     diagnostics.push({
       severity: 'error',
       code: 'PLUMB_INSTANCE_UNKNOWN',
@@ -129,6 +143,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       secrets: loaded.sources.secrets,
       state,
       locate,
+      ...(loaded.sources.defaults.size > 0 && { overriddenDefault }),
+      targets,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,
       env: opts.env,
@@ -139,11 +155,17 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   }
   return {
     contexts,
+    targets,
     diagnostics,
     close: async () => {
       await Promise.all([...contexts.values()].map((c) => c.client.close()));
     },
   };
+}
+
+/** The instances a run works on: `--instance`, and those a target can select. */
+function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'instance'>, targets: TargetSet): DesiredInstance[] {
+  return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
 }
 
 /**
@@ -205,9 +227,12 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
           if (!provider.declares(ctx.instance)) continue;
           try {
             const r = await provider.plan(ctx);
-            out.changes.push(...r.changes);
-            out.drift.push(...r.drift);
-            out.risks.push(...(r.risks ?? []));
+            // A kind skips what no target can select before reading it; this keeps exactly the
+            // targeted resources of what it had to read together (one group's token list).
+            const kept = (x: { address: string }) => ctx.targets.targeted(x.address);
+            out.changes.push(...r.changes.filter(kept));
+            out.drift.push(...r.drift.filter(kept));
+            out.risks.push(...(r.risks ?? []).filter(kept));
             out.diagnostics.push(...r.diagnostics);
           } catch (err) {
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
@@ -225,7 +250,16 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   } finally {
     if (!session) await own.close();
   }
-  const selected = config.instances.filter((i: DesiredInstance) => !opts.instance || i.name === opts.instance);
+  if (loaded.sources.defaults.size > 0) changes.splice(0, changes.length, ...changes.map((c) => withOrigins(c, loaded)));
+  const selected = selectedInstances(config, opts, own.targets);
+  if (own.targets.written.length > 0 && changes.length === 0 && drift.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'PLUMB_TARGET_MATCHES_NOTHING',
+      summary: `No declared resource matches --target ${own.targets.written.join(', ')}`,
+      suggestion: 'targets are addresses as the plan shows them, e.g. prod.group["platform/*"] (docs/plans.md#targeting); quote them for the shell',
+    });
+  }
   for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -240,7 +274,37 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     diagnostics,
     summary: summarize(changes),
     applicable: !diagnostics.some((d) => d.severity === 'error'),
+    ...(own.targets.written.length > 0 && { targets: own.targets.written }),
   };
+}
+
+/** A value's origin when `defaults:` declares it: the default's place, and the override's. */
+function originAt(loaded: ConfigResult, pointer: string): ValueOrigin | undefined {
+  const o = loaded.sources.defaults.at(pointer);
+  if (!o) return undefined;
+  const place = (p: string) => {
+    const l = loaded.sources.locations.get(p);
+    const at = l?.key ?? l?.value;
+    return at ? `${at.file}:${at.line}:${at.column}` : p;
+  };
+  return o.how === 'inherited' ? { from: 'inherited', defaults: place(o.defaults) } : { from: 'overridden', defaults: place(o.defaults), override: place(pointer) };
+}
+
+/**
+ * Notes on a change where its resource, or an attribute of it (a setting, a Pages field: a key
+ * under the change's pointer), is inherited from or overrides `defaults:`. Cosmetic.
+ */
+function withOrigins(change: ResourceChange, loaded: ConfigResult): ResourceChange {
+  if (change.pointer === undefined) return change;
+  const own = originAt(loaded, change.pointer);
+  let touched = own !== undefined;
+  const attributes = change.attributes.map((a) => {
+    const origin = originAt(loaded, `${change.pointer}/${a.name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (!origin) return a;
+    touched = true;
+    return { ...a, origin };
+  });
+  return touched ? { ...change, attributes, ...(own && { origin: own }) } : change;
 }
 
 /** Kinds the configuration declares that this version of plumb does not plan yet. */

@@ -1,4 +1,5 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
+import { targetProblem } from './targets.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
@@ -44,6 +45,19 @@ export type ResourceKindName = 'application_settings' | 'group_access_token' | '
 /** A value as the plan shows it: masked when sensitive or write-only. */
 export type ShownValue = unknown;
 
+/**
+ * Where a value declared in `defaults:` came from (docs/config.md#shared-defaults). Cosmetic.
+ * Places are `file:line:col`.
+ */
+export interface ValueOrigin {
+  /** `inherited`: the instance does not declare it; `overridden`: it does, and its own value wins. */
+  readonly from: 'inherited' | 'overridden';
+  /** The declaration in `defaults:`. */
+  readonly defaults: string;
+  /** The instance's own declaration (overridden only). */
+  readonly override?: string;
+}
+
 export interface AttributeChange {
   readonly name: string;
   /** Live value (masked when sensitive). `undefined` when absent. */
@@ -54,6 +68,8 @@ export interface AttributeChange {
   readonly sensitive?: boolean;
   /** The instance never returns it; plumb knows only whether it changed. */
   readonly writeOnly?: boolean;
+  /** Cosmetic: the attribute (a setting, a Pages field) is inherited from or overrides `defaults:`. */
+  readonly origin?: ValueOrigin;
 }
 
 export interface ResourceChange {
@@ -66,8 +82,13 @@ export interface ResourceChange {
   readonly reasons: readonly Reason[];
   /** Cosmetic: per-attribute before/after, masked. */
   readonly attributes: readonly AttributeChange[];
-  /** JSON pointer of the declaration in the configuration. Cosmetic. */
+  /**
+   * JSON pointer of the declaration in the configuration (under its instance, also when the value
+   * is inherited from `defaults:`; `origin` then says where it was written). Cosmetic.
+   */
   readonly pointer?: string;
+  /** Cosmetic: the whole resource (a token, a file) is inherited from or overrides `defaults:`. */
+  readonly origin?: ValueOrigin;
   /**
    * What apply needs, kind-specific and free of secrets (a secret is referenced by its config
    * pointer and fingerprint, and resolved again from the configuration at apply time).
@@ -137,6 +158,8 @@ export interface PlanRisk {
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
 export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
+  /** Other places the diagnostic is about (the `defaults:` value an instance's value overrides). */
+  readonly related?: readonly { readonly message: string; readonly file?: string; readonly line?: number; readonly column?: number }[];
 }
 
 export interface PlanSummary {
@@ -166,6 +189,12 @@ export interface Plan {
   readonly summary: PlanSummary;
   /** Whether the plan can be applied (no error diagnostics). */
   readonly applicable: boolean;
+  /**
+   * The `--target` addresses the plan was limited to (docs/plans.md#targeting); absent: the whole
+   * configuration. Apply of a saved plan opens only the instances they select. An older plumb
+   * ignores the field and applies the same changes, which the plan already limits.
+   */
+  readonly targets?: readonly string[];
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {
@@ -203,6 +232,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
+  if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
+    return 'its targets are not a list of addresses; make a new plan';
+  }
   const bad = (p.risks as unknown[]).findIndex((r) => {
     const x = r as Partial<PlanRisk> | null;
     return typeof x !== 'object' || x === null || typeof x.id !== 'string' || typeof x.address !== 'string' || typeof x.acknowledged !== 'boolean' || !(x.gate === undefined || x.gate === 'destroy');

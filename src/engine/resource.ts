@@ -4,6 +4,7 @@ import type { SecretRegistry } from '../config/secrets.js';
 import type { SourceLocation } from '../diagnostics/index.js';
 import type { DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName } from './plan.js';
 import type { StateStore } from './state.js';
+import type { TargetSet } from './targets.js';
 
 /** Everything a resource kind needs to read, plan and apply on one instance. */
 export interface InstanceContext {
@@ -16,10 +17,22 @@ export interface InstanceContext {
   readonly state: StateStore;
   /** Maps a configuration pointer to file:line:col. */
   readonly locate: (pointer: string) => SourceLocation | undefined;
+  /**
+   * Where the value at a pointer overrides a `defaults:` value (docs/config.md#shared-defaults):
+   * the default's location, for a diagnostic's `related`. Absent or undefined: it does not.
+   */
+  readonly overriddenDefault?: (pointer: string) => SourceLocation | undefined;
   /** Progress and notes for people (stderr); never secrets. */
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
   readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * `--target`: which addresses this run selects (everything without `--target`). A kind asks
+   * `targets.within(prefix)` before reading a group's or a project's live state and
+   * `targets.targeted(address)` before reading one resource, so an unmatched declaration costs no
+   * request; the engine drops any change, drift or risk whose address is not targeted.
+   */
+  readonly targets: TargetSet;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
@@ -108,10 +121,15 @@ export function providerFor(kinds: KindRegistry, kind: string): ResourceProvider
 
 /** A plan diagnostic located at a configuration pointer. */
 export function planDiagnostic(
-  ctx: Pick<InstanceContext, 'locate'>,
+  ctx: Pick<InstanceContext, 'locate' | 'overriddenDefault'>,
   d: Omit<PlanDiagnostic, 'file' | 'line' | 'column'> & { pointer?: string },
 ): PlanDiagnostic {
   const { pointer, ...rest } = d;
   const loc = pointer !== undefined ? ctx.locate(pointer) : undefined;
-  return { ...rest, ...(loc && { file: loc.file, line: loc.line, column: loc.column }) };
+  const over = pointer !== undefined ? ctx.overriddenDefault?.(pointer) : undefined;
+  return {
+    ...rest,
+    ...(loc && { file: loc.file, line: loc.line, column: loc.column }),
+    ...(over && { related: [...(rest.related ?? []), { message: 'this overrides the value in defaults declared here', file: over.file, line: over.line, column: over.column }] }),
+  };
 }

@@ -3,7 +3,7 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
-import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../engine/plan.js';
+import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 
 export interface HumanOptions {
   readonly color?: boolean;
@@ -40,7 +40,17 @@ function formatValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** Where a value declared in `defaults:` came from, for people. */
+export function originNote(o: ValueOrigin): string {
+  return o.from === 'inherited' ? `from defaults at ${o.defaults}` : `overrides defaults at ${o.defaults} (set at ${o.override ?? '?'})`;
+}
+
 function attrLine(a: AttributeChange, action: Action): string {
+  const line = attrText(a, action);
+  return a.origin ? `${line}   # ${originNote(a.origin)}` : line;
+}
+
+function attrText(a: AttributeChange, action: Action): string {
   const before = a.writeOnly && a.before === undefined ? '(write-only)' : formatValue(a.before);
   const after = formatValue(a.after);
   if (action === 'create') return `      + ${a.name} = ${after}`;
@@ -53,7 +63,9 @@ function attrLine(a: AttributeChange, action: Action): string {
 export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
-  const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`, paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`)];
+  const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`];
+  if (c.origin) lines.push(`  # ${originNote(c.origin)}`);
+  lines.push(paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
   if (c.diff) for (const l of c.diff.split('\n')) lines.push(`      ${l}`);
   lines.push('    }');
@@ -71,6 +83,7 @@ export function renderDiagnosticLine(d: PlanDiagnostic): string {
   const where = d.file ? ` (${d.file}:${d.line}:${d.column})` : d.address ? ` (${d.address})` : '';
   const lines = [`${d.severity}[${d.code}]: ${d.summary}${where}`];
   if (d.detail) lines.push(`  ${d.detail}`);
+  for (const r of d.related ?? []) lines.push(`  note: ${r.message}${r.file ? ` (${r.file}:${r.line}:${r.column})` : ''}`);
   if (d.suggestion) lines.push(`  help: ${d.suggestion}`);
   return lines.join('\n');
 }
@@ -109,6 +122,9 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const failed = plan.diagnostics.some((d) => d.severity === 'error');
+  if (plan.targets && plan.targets.length > 0) {
+    out.push(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`, '');
+  }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
   } else if (changes.length === 0) {

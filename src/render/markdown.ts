@@ -15,6 +15,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
   const head: string[] = [];
   const status = errors.length > 0 ? '❌ plumb plan has errors' : changes.length === 0 ? '✅ plumb plan: no changes' : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}`;
   head.push(`### ${status}`, '');
+  if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => `\`${t}\``).join(', ')}.`, '');
   if (changes.length > 0) {
     head.push('| Action | Resource | Why |', '|---|---|---|');
     for (const c of changes) head.push(`| ${c.action} | \`${c.address}\` | ${c.reasons.join(', ')} |`);

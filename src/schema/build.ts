@@ -364,6 +364,17 @@ export function configSchema(): JsonSchema {
         propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' },
         additionalProperties: { $ref: '#/definitions/instance' },
       },
+      defaults: {
+        type: 'object',
+        description:
+          'Settings, groups and projects every instance inherits (docs/config.md#shared-defaults). An instance overrides a setting, a token, a file, a Pages field or a group or project key by declaring it; the rules between settings apply to each instance as merged.',
+        additionalProperties: false,
+        properties: {
+          settings: { ...settingsObjectSchema(), allOf: undefined, description: 'Settings every instance inherits; an instance overrides one by declaring it.' },
+          groups: { type: 'object', additionalProperties: { $ref: '#/definitions/group' }, description: 'Groups every instance inherits (tokens by name).' },
+          projects: { type: 'object', additionalProperties: { $ref: '#/definitions/project' }, description: 'Projects every instance inherits (files by path, Pages by field).' },
+        },
+      },
     },
     definitions: {
       instance: instanceSchema(),

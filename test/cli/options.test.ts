@@ -24,7 +24,7 @@ function project() {
 }
 
 describe('plumb <command> --help', () => {
-  for (const command of ['validate', 'plan', 'apply', 'drift', 'export', 'emulator']) {
+  for (const command of ['validate', 'plan', 'apply', 'drift', 'export', 'show', 'emulator']) {
     for (const flag of ['--help', '-h']) {
       it(`prints the usage of ${command} for ${flag} and exits 0`, async () => {
         const r = await project().run([command, flag]);

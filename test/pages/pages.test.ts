@@ -436,3 +436,17 @@ describe("the instance's refusals, on the YAML line", () => {
     expect(pagesOf('platform/site').httpsOnly).toBe(false);
   });
 });
+
+describe('Pages with --target', () => {
+  it('reads and applies only the Pages of the targeted project, unsaved apply included', async () => {
+    await start();
+    config({ 'platform/site': ['pages_unique_domain_enabled: true'], 'platform/docs': ['pages_unique_domain_enabled: false'] });
+    rec.requests.length = 0;
+    const r = await wd.run(['apply', '--auto-approve', '--target', 'local.project["platform/docs"]']);
+    expect(r.code).toBe(0);
+    expect(new Set(rec.requests.map((q) => q.path))).toEqual(new Set(['/projects/platform%2Fdocs/pages']));
+    expect(rec.requests.map((q) => q.method)).toContain('PATCH');
+    const after = JSON.parse((await wd.run(['plan', '--json'])).stdout) as Plan;
+    expect(after.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual(['local.project["platform/site"].pages']);
+  });
+});

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance, TokenSink } from '../../config/model.js';
-import { joinPointer } from '../../config/pointer.js';
+import { joinPointer, splitPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { at, checkRef, obj, push, relativeToFile } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
@@ -53,7 +53,7 @@ export function resolveGroup(ref: string, raw: Record<string, unknown>, p: strin
  * overwrite each other's secret.
  */
 export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
-  const files = new Map<string, DesiredAccessToken>();
+  const files = new Map<string, { token: DesiredAccessToken; instance: string }>();
   for (const inst of instances) {
     const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
     const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
@@ -71,18 +71,21 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
     for (const g of inst.groups) {
       for (const t of g.accessTokens) {
         if (t.sink?.kind !== 'file') continue;
-        const first = files.get(t.sink.path);
-        if (first) {
+        const seen = files.get(t.sink.path);
+        if (seen) {
+          const first = seen.token;
+          const across = seen.instance !== inst.name;
+          const name = (n: string, i: string) => (across ? `"${n}" of instance "${i}"` : `"${n}"`);
           push(ctx, {
             severity: 'error',
             code: 'PLUMB_TOKEN_SINK_SHARED',
-            summary: `Tokens "${first.name}" and "${t.name}" deliver their secrets into the same file`,
+            summary: `Tokens ${name(first.name, seen.instance)} and ${name(t.name, inst.name)} deliver their secrets into the same file`,
             detail: 'The second secret would overwrite the first, and the first token would be unusable.',
-            suggestion: 'give each token its own file',
+            suggestion: across ? 'give each token its own file: in a token shared through defaults, `{instance}` in the path is the instance\'s name (file: "secrets/{instance}-ci.token", quoted)' : 'give each token its own file',
             pointer: joinPointer(t.pointer, 'sink', 'file'),
-            related: [{ message: `"${first.name}" writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
+            related: [{ message: `${name(first.name, seen.instance)} writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
           });
-        } else files.set(t.sink.path, t);
+        } else files.set(t.sink.path, { token: t, instance: inst.name });
       }
     }
   }
@@ -155,7 +158,8 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
   }
   let sink: TokenSink | undefined;
   const s = obj(raw.sink);
-  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file) };
+  // `{instance}`: the instance's name, so a token declared once in `defaults:` gets a file per instance.
+  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file.replaceAll('{instance}', splitPointer(p)[1] ?? '')) };
   else if (Array.isArray(s.command) && s.command.length > 0) {
     // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
     // a bare name is looked up on PATH when the plan is made.

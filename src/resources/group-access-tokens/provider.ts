@@ -142,7 +142,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   },
 
   async plan(ctx): Promise<PlanResponse> {
-    const groups = ctx.instance.groups.filter(managesTokens);
+    // A group no target can select is not read (one list request per group saved).
+    const groups = ctx.instance.groups.filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
     // Sinks first, before any request: a secret the instance issues must have somewhere to go.
     const sinkErrors: PlanDiagnostic[] = [];
     // A plan checks afresh; apply reuses what the plan found moments before.

@@ -285,7 +285,8 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
 
   async plan(ctx): Promise<PlanResponse> {
     // One GET per project, all at once (the client bounds the concurrency).
-    const perProject = await Promise.all(declared(ctx).map((p) => planProject(ctx, p)));
+    const selected = declared(ctx).filter((p) => ctx.targets.within(pagesAddress(ctx.instance.name, p.ref)));
+    const perProject = await Promise.all(selected.map((p) => planProject(ctx, p)));
     return {
       changes: perProject.flatMap((r) => r.changes),
       drift: perProject.flatMap((r) => r.drift),

@@ -116,7 +116,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     const targets = (
       await Promise.all(
         ctx.instance.projects
-          .filter((p) => p.files.length > 0)
+          .filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`))
           .map(async (project): Promise<Target[]> => {
             let defaultBranch: string | undefined;
             if (project.files.some((f) => f.branches.length === 0)) {
@@ -139,7 +139,9 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
               }
             }
             return project.files.flatMap((file) =>
-              (file.branches.length > 0 ? file.branches : defaultBranch !== undefined ? [defaultBranch] : []).map((branch) => ({ project, file, branch })),
+              (file.branches.length > 0 ? file.branches : defaultBranch !== undefined ? [defaultBranch] : [])
+                .filter((branch) => ctx.targets.targeted(address(ctx.instance.name, { project: project.ref, branch, path: file.path })))
+                .map((branch) => ({ project, file, branch })),
             );
           }),
       )

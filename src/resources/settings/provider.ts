@@ -97,6 +97,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
 
   async plan(ctx): Promise<PlanResponse> {
     const { instance } = ctx;
+    if (!ctx.targets.targeted(address(instance))) return { changes: [], drift: [], diagnostics: [] };
     const live = liveByName(await getApplicationSettings(ctx.client));
     const diagnostics: PlanDiagnostic[] = [];
     const attributes: AttributeChange[] = [];
