@@ -146,7 +146,7 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  const plan = await makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) });
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }));
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
@@ -196,7 +196,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     }
     const session = openSession(l.loaded, l.config, l.engine);
     try {
-      plan = await makePlan(l.loaded, l.config, l.engine, session);
+      plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session));
       applyPreview(flags.json, io, l.redact).plan(plan);
       if (!plan.applicable) return 1;
       if (!hasChanges(plan)) {
@@ -228,18 +228,60 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
   return view.applyReport(report);
 }
 
-/** On a terminal, one self-overwriting progress line on stderr; never in piped output. */
+/** Progress goes to a terminal only, on stderr: never into piped output or CI logs. */
+function showsProgress(io: Io): boolean {
+  return io.isTTY && !io.env.CI;
+}
+
+const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+
+/** Apply's progress: one self-overwriting line, done/total, the change that finished, elapsed. */
 function progressOn(io: Io): { onProgress?: (done: number, total: number, address: string) => void } {
-  if (!io.isTTY || io.env.CI) return {};
+  if (!showsProgress(io)) return {};
+  const t0 = performance.now();
   return {
     onProgress: (done, total, address) => {
-      io.stderr(`\r\x1b[2K[${done}/${total}] ${address}${done === total ? '\n' : ''}`);
+      io.stderr(`\r\x1b[2K[${done}/${total}] ${address} · ${seconds(t0)}${done === total ? '\n' : ''}`);
     },
   };
+}
+
+/**
+ * Reading progress while a plan is made (how many calls are unknown until the kinds have read):
+ * requests answered, the last one, elapsed; at most ten updates a second, cleared when done.
+ */
+function readProgress(io: Io, redact: (s: string) => string): () => void {
+  if (!showsProgress(io)) return () => {};
+  const t0 = performance.now();
+  let answered = 0;
+  let shown = 0;
+  const onResponse = (m: unknown): void => {
+    const e = m as ApiResponseEvent;
+    answered++;
+    const now = performance.now();
+    if (now - shown < 100) return;
+    shown = now;
+    io.stderr(redact(`\r\x1b[2K[reading] ${answered} request(s) · ${e.method} ${e.path} · ${seconds(t0)}`));
+  };
+  diagnosticsChannel.subscribe(API_RESPONSE_CHANNEL, onResponse);
+  return () => {
+    diagnosticsChannel.unsubscribe(API_RESPONSE_CHANNEL, onResponse);
+    if (shown > 0) io.stderr('\r\x1b[2K');
+  };
+}
+
+/** Makes a plan with reading progress on a terminal. */
+async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>): Promise<Plan> {
+  const done = readProgress(io, redact);
+  try {
+    return await make();
+  } finally {
+    done();
+  }
 }
 
 export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  return l.view.drift(await makePlan(l.loaded, l.config, l.engine));
+  return l.view.drift(await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine)));
 }
