@@ -17,7 +17,7 @@ function scratchApp(url) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-cdktf-'));
   mkdirSync(path.join(dir, 'node_modules/.bin'), { recursive: true });
   for (const name of ['cdktf', 'constructs', 'tsx']) symlinkSync(path.join(root, 'node_modules', name), path.join(dir, 'node_modules', name), 'dir');
-  symlinkSync(root, path.join(dir, 'node_modules/plumb'), 'dir');
+  symlinkSync(root, path.join(dir, 'node_modules/plumb-gitops'), 'dir');
   symlinkSync(path.join(root, 'node_modules/.bin/tsx'), path.join(dir, 'node_modules/.bin/tsx'));
   for (const rel of ['cdktf.json', 'examples/cdktf/main.ts', 'examples/files']) cpSync(path.join(root, rel), path.join(dir, rel), { recursive: true });
   writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }\n');

@@ -1,6 +1,6 @@
 /**
  * The instance of examples/plumb/, written as a CDKTF app with
- * plumb's generated constructs (`plumb/cdktf`). `plumb plan --cdktf .` (or any command run in the
+ * plumb's generated constructs (`plumb-gitops/cdktf`). `plumb plan --cdktf .` (or any command run in the
  * directory of cdktf.json) runs this app, reads what it synthesizes and plans exactly as for the
  * YAML. The stack name is the instance name.
  *
@@ -10,7 +10,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb/cdktf';
+import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb-gitops/cdktf';
 
 /** A path relative to the directory of cdktf.json (two levels up from this file), made absolute. */
 const fromApp = (rel: string) => decodeURIComponent(new URL(`../../${rel}`, import.meta.url).pathname);

@@ -87,7 +87,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
           code: 'PLUMB_CDKTF_UNKNOWN_TYPE',
           summary: `Unknown plumb resource type "${type}" (construct ${constructPath})`,
           detail: `plumb manages ${PLUMB_TYPES.join(', ')}.`,
-          suggestion: guess ? `did you mean "${guess}"? Use the constructs exported by plumb/cdktf` : 'use the constructs exported by plumb/cdktf',
+          suggestion: guess ? `did you mean "${guess}"? Use the constructs exported by plumb-gitops/cdktf` : 'use the constructs exported by plumb-gitops/cdktf',
           location: { file: constructPath, line: 1, column: 1 },
         });
         continue;

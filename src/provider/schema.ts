@@ -108,7 +108,7 @@ function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>
 /** The generated document, as committed by `npm run generate`. */
 export function generatedSchema(): TfJsonProviderSchema {
   const file = findUp(path.join('schemas', 'terraform-provider.schema.json'), import.meta.url);
-  if (!file) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb (or run npm run generate in a checkout)');
+  if (!file) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb-gitops (or run npm run generate in a checkout)');
   return onlyProvider(JSON.parse(readFileSync(file, 'utf8')) as TfJsonSchemas);
 }
 

@@ -63,7 +63,7 @@ interface Loaded {
 
 function loadProtocol(): Loaded {
   const dir = findUp('proto', import.meta.url);
-  if (!dir) throw new Error('plumb cannot find its proto/ directory (the protocol definition); reinstall plumb');
+  if (!dir) throw new Error('plumb cannot find its proto/ directory (the protocol definition); reinstall plumb-gitops');
   const options: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true, bytes: Buffer };
   const load = (file: string) => grpc.loadPackageDefinition(protoLoader.loadSync(path.join(dir, file), options)) as Record<string, unknown>;
   const tf = load('tfplugin6.proto').tfplugin6 as Record<string, { service: grpc.ServiceDefinition }>;

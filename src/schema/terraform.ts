@@ -2,7 +2,7 @@
  * plumb's resources as a Terraform provider schema: the JSON `terraform providers schema -json`
  * prints, for a provider named `plumb`. `npm run generate` commits it as
  * schemas/terraform-provider.schema.json and feeds it to `@cdktf/provider-generator`, which turns
- * it into the typed constructs exported as `plumb/cdktf`. Built from the same JSON Schemas as the
+ * it into the typed constructs exported as `plumb-gitops/cdktf`. Built from the same JSON Schemas as the
  * YAML path (themselves built from the catalogue), so both front-ends accept the same fields.
  * Build time only; never loaded by the CLI.
  */

@@ -69,7 +69,7 @@ describe('diagnostics from a CDKTF app', () => {
         resource: {
           plumb_application_settings: {
             settings: {
-              '//': { metadata: { path: 'traced/settings', uniqueId: 'settings', stackTrace: ['    at new ApplicationSettings (/x/node_modules/plumb/dist/generated/cdktf/application-settings/index.js:10:5)', `    at new Instance (${appDir}/main.ts:42:7)`] } },
+              '//': { metadata: { path: 'traced/settings', uniqueId: 'settings', stackTrace: ['    at new ApplicationSettings (/x/node_modules/plumb-gitops/dist/generated/cdktf/application-settings/index.js:10:5)', `    at new Instance (${appDir}/main.ts:42:7)`] } },
               default_project_visibility: 'internall',
             },
           },

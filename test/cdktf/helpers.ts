@@ -1,7 +1,7 @@
 /**
  * CDKTF apps for the tests, set up as a user's app would be: a directory with cdktf.json and its
  * own node_modules holding cdktf, constructs, tsx and plumb (links into this repository, so the
- * app imports the built `plumb/cdktf` exactly as an installed package). Needs `npm run build`.
+ * app imports the built `plumb-gitops/cdktf` exactly as an installed package). Needs `npm run build`.
  */
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,7 @@ export function cdktfApp(files: Record<string, string>): string {
   const modules = path.join(dir, 'node_modules');
   mkdirSync(path.join(modules, '.bin'), { recursive: true });
   for (const name of ['cdktf', 'constructs', 'tsx', 'typescript']) symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name), 'dir');
-  symlinkSync(root, path.join(modules, 'plumb'), 'dir');
+  symlinkSync(root, path.join(modules, 'plumb-gitops'), 'dir');
   symlinkSync(path.join(root, 'node_modules/.bin/tsx'), path.join(modules, '.bin/tsx'));
   const all = { 'cdktf.json': JSON.stringify({ language: 'typescript', app: 'tsx main.ts' }), 'package.json': '{ "type": "module" }\n', ...files };
   for (const [rel, text] of Object.entries(all)) {
@@ -33,7 +33,7 @@ export function copyFromRepo(dir: string, rels: readonly string[]): void {
 /** A TypeScript app body: imports plumb's constructs and synthesizes one stack named `stack`. */
 export function appSource(stack: string, body: string): string {
   return `import { App, TerraformStack } from 'cdktf';
-import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb/cdktf';
+import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb-gitops/cdktf';
 
 const app = new App();
 const stack = new TerraformStack(app, ${JSON.stringify(stack)});

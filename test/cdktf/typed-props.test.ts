@@ -9,7 +9,7 @@ const TSCONFIG = JSON.stringify({
   include: ['*.ts'],
 });
 
-describe('plumb/cdktf props', () => {
+describe('plumb-gitops/cdktf props', () => {
   it('are typed: an unknown setting name fails to compile, the bundled example compiles', () => {
     const dir = cdktfApp({
       'tsconfig.json': TSCONFIG,

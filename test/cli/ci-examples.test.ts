@@ -24,7 +24,7 @@ function invocations(text: string): string[][] {
   const out: string[][] = [];
   for (const m of text.matchAll(/(?:^|[\s;&|])plumb ([^\n|&;>]*)/g)) {
     const args = m[1]!.trim().split(/\s+/).filter(Boolean);
-    if (args[0] === 'plumb') continue; // "npm install --global plumb"
+    if (args[0] === 'plumb') continue; // "npm install --global plumb-gitops"
     out.push(args);
   }
   return out;
