@@ -40,7 +40,7 @@ Usage:
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
-               [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR]
+               [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
                                             write the live instance as a configuration (exit 0
                                             written, 1 error)
   plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
@@ -179,6 +179,8 @@ same instance again gives the same text. Exit 0 written, 1 error.
   --sink-dir DIR        deliver each token's secret into a file in DIR (relative to the output
                         directory; created); without it, each token gets a TODO placeholder and
                         the configuration does not validate until a sink is chosen
+  --force               write into a directory that holds files an earlier export did not write
+                        (a hand-written plumb.yaml is replaced); refused without it
   --now DATE            the date rotation policies are inferred against (default: PLUMB_NOW, else today)
   --concurrency N       API requests in flight, 1 to 64 (default 8)
   --json                a summary as JSON on stdout
@@ -196,6 +198,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
       file: { type: 'string', multiple: true },
       pages: { type: 'string', multiple: true },
       'sink-dir': { type: 'string' },
+      force: { type: 'boolean', default: false },
       now: { type: 'string' },
       concurrency: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -520,6 +523,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
       files,
       pages: list('pages'),
       ...(sinkDir !== undefined && { sinkDir: sinkDir.replace(/\/+$/, '') }),
+      force: values.force === true,
     },
     io,
   );

@@ -14,7 +14,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CONFIG_ENCODING: 'A configuration file is not UTF-8 (UTF-16, a foreign byte order mark, …).',
   PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
-  PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and more than one default (plumb.yaml, plumb.yml, plumb/) exists: plumb would have to pick one.',
+  PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on this state file (or on the instance), and --lock-timeout ran out.',
   PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report) cannot be written, or is a symlink export will not write through.',
