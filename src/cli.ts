@@ -9,6 +9,7 @@ import type { Io } from './commands/output.js';
 import { processIo, useColor } from './commands/output.js';
 import { closestMatch } from './util/suggest.js';
 import { targetProblem } from './engine/targets.js';
+import { parseDuration } from './util/duration.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
@@ -32,13 +33,14 @@ Usage:
   plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
-  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--allow-destroy] [--json]
+  plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--allow-destroy]
+              [--lock-timeout DURATION] [--json]
                                             carry out a saved plan, or plan and apply (asks on a TTY);
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
-               [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR]
+               [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
                                             write the live instance as a configuration (exit 0
                                             written, 1 error)
   plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
@@ -119,11 +121,14 @@ since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 
                         not accept in its allow_risky list
   --allow-destroy       apply destroys (unpublishing Pages) that the configuration does not opt
                         into (allow_unpublish of the Pages block)
+  --lock-timeout DURATION
+                        wait this long (30s, 5m) for another apply's lock on the state file;
+                        default 0: fail at once, naming the holder (docs/state.md#locking)
 ${TARGET_HELP}
                         (a saved plan applies the targets it was made with)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false }, 'lock-timeout': { type: 'string' } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
@@ -174,6 +179,8 @@ same instance again gives the same text. Exit 0 written, 1 error.
   --sink-dir DIR        deliver each token's secret into a file in DIR (relative to the output
                         directory; created); without it, each token gets a TODO placeholder and
                         the configuration does not validate until a sink is chosen
+  --force               write into a directory that holds files an earlier export did not write
+                        (a hand-written plumb.yaml is replaced); refused without it
   --now DATE            the date rotation policies are inferred against (default: PLUMB_NOW, else today)
   --concurrency N       API requests in flight, 1 to 64 (default 8)
   --json                a summary as JSON on stdout
@@ -191,6 +198,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
       file: { type: 'string', multiple: true },
       pages: { type: 'string', multiple: true },
       'sink-dir': { type: 'string' },
+      force: { type: 'boolean', default: false },
       now: { type: 'string' },
       concurrency: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -452,6 +460,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       autoApprove: values['auto-approve'] === true,
       allowRisky: values['allow-risky'] === true,
       allowDestroy: values['allow-destroy'] === true,
+      lockTimeoutMs: lockTimeout(values['lock-timeout'] as string | undefined),
     };
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io);
@@ -459,6 +468,16 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
   const flags = common(command, values, positionals);
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io);
+}
+
+/** `--lock-timeout`, checked: a duration such as 0, 30s, 5m, 1h (a bare number is seconds). */
+function lockTimeout(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const ms = parseDuration(raw);
+  if (ms === undefined) {
+    throw new UsageError({ summary: `--lock-timeout must be a duration such as 0, 30s, 5m or 1h, not "${raw}"`, suggestion: 'leave it out to fail at once when another apply holds the lock (plumb apply --help)' });
+  }
+  return ms;
 }
 
 /** `plumb export`: its options checked here, so a mistake is a PLUMB_USAGE diagnostic. */
@@ -504,6 +523,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
       files,
       pages: list('pages'),
       ...(sinkDir !== undefined && { sinkDir: sinkDir.replace(/\/+$/, '') }),
+      force: values.force === true,
     },
     io,
   );

@@ -4,13 +4,14 @@
  * this module only connects, asks each kind, and assembles one YAML document with sorted keys and
  * comments, so the same instance always gives the same text.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isScalar } from 'yaml';
 import type { Node, Pair } from 'yaml';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { LoadedSources } from '../config/load.js';
 import type { ExportEntry, ExportEnv, ExportFile, ExportRequest } from '../engine/export.js';
@@ -19,6 +20,7 @@ import type { ExportEntry, ExportEnv, ExportFile, ExportRequest } from '../engin
 import { loadConfiguration } from './config-source.js';
 import { EXPORTERS } from '../resources/index.js';
 import { parseNow } from './now.js';
+import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -34,6 +36,8 @@ export interface ExportFlags extends ExportRequest {
   readonly now?: string;
   readonly json: boolean;
   readonly concurrency?: number;
+  /** `--force`: write into a directory that holds files export did not write (plumb.yaml is replaced). */
+  readonly force?: boolean;
 }
 
 interface Target {
@@ -58,6 +62,10 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return fail(now);
   const today = now.toISOString().slice(0, 10);
+  // The output directory is checked before the instance is read: a refusal costs nothing.
+  const out = path.resolve(io.cwd, flags.out);
+  const outProblem = checkExportOut(out, flags);
+  if (outProblem) return fail(outProblem);
 
   const target = await findTarget(flags, io, today);
   if (typeof target === 'number') return target;
@@ -114,15 +122,21 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   env.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   const text = renderExport(target, entries, env);
-  const out = path.resolve(io.cwd, flags.out);
-  mkdirSync(out, { recursive: true });
-  for (const d of [...directories].sort()) mkdirSync(path.join(out, d), { recursive: true, mode: 0o700 });
-  for (const f of files) {
-    const file = path.join(out, f.path);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, f.content);
+  // Nothing under --out is written through a symlink: every directory on the way to a file is
+  // checked (and made) before the first write, and each file replaces what is there by rename.
+  try {
+    mkdirSync(out, { recursive: true });
+    for (const d of [...directories].sort()) ensureDirectory(out, d, 0o700);
+    for (const f of files) ensureDirectory(out, path.dirname(f.path), 0o755);
+    for (const f of files) await writeFileAtomic(path.join(out, f.path), f.content);
+    await writeFileAtomic(path.join(out, EXPORT_FILE), text);
+  } catch (err) {
+    return fail({
+      code: 'PLUMB_OUTPUT_UNWRITABLE',
+      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.message : errnoText(err)}`,
+      suggestion: 'fix the output directory (no symlinks inside it, writable) and export again',
+    });
   }
-  writeFileSync(path.join(out, EXPORT_FILE), text);
 
   const counts = countEntries(entries);
   if (flags.json) {
@@ -136,6 +150,152 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     if (counts.tokens > 0 && flags.sinkDir === undefined) io.stdout('Each token needs a sink before the configuration validates: see the TODO comments.\n');
   }
   return 0;
+}
+
+/** The header every exported plumb.yaml starts with: how a re-export recognises its own file. */
+const EXPORT_HEADER = '# Exported by `plumb export`';
+/** Where export puts repository files (src/resources/repository-files/export.ts). */
+const FILES_DIR = 'files';
+
+class SymlinkRefused extends Error {}
+
+/**
+ * Makes `rel` (a directory under `root`) one segment at a time, refusing a segment that is a
+ * symlink or not a directory: export never writes through a symlink under --out.
+ */
+function ensureDirectory(root: string, rel: string, mode: number): void {
+  let dir = root;
+  for (const segment of path.normalize(rel).split(path.sep)) {
+    if (segment === '' || segment === '.') continue;
+    dir = path.join(dir, segment);
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      mkdirSync(dir, { mode });
+      continue;
+    }
+    if (st.isSymbolicLink()) throw new SymlinkRefused(`${path.relative(root, dir)} is a symlink, and export does not write through symlinks`);
+    if (!st.isDirectory()) throw new SymlinkRefused(`${path.relative(root, dir)} is not a directory`);
+  }
+}
+
+/**
+ * Whether export may write into `out`, decided before the instance is read (issue 22): it must be
+ * a directory, or not exist yet under a writable directory; not a symlink; and it must hold nothing
+ * but what an earlier export wrote (its plumb.yaml, files/, the sink directory) unless --force.
+ * The sink directory gets a `.gitignore` that ignores everything in it, so it may not be the output
+ * directory itself, nor hold the repository files or anything else.
+ */
+function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'sinkDir' | 'force'>): Omit<Diagnostic, 'severity'> | undefined {
+  const given = flags.out;
+  const refuse = (summary: string, suggestion: string, code: DiagnosticCode = 'PLUMB_OUTPUT_UNWRITABLE'): Omit<Diagnostic, 'severity'> => ({ code, summary, suggestion });
+  if (flags.sinkDir !== undefined) {
+    const sink = path.normalize(flags.sinkDir);
+    if (sink === '.' || sink === FILES_DIR || sink.startsWith(FILES_DIR + path.sep)) {
+      return refuse(
+        `--sink-dir ${flags.sinkDir} would put a .gitignore that ignores everything into ${sink === '.' ? `${given} itself, hiding plumb.yaml from Git` : 'the repository files export writes, hiding them from Git'}`,
+        'choose a directory of its own inside the output directory, e.g. --sink-dir secrets',
+        'PLUMB_USAGE',
+      );
+    }
+  }
+  let st;
+  try {
+    st = lstatSync(out);
+  } catch {
+    // Not there yet: its nearest existing ancestor must accept a new directory.
+    let parent = path.dirname(out);
+    while (parent !== path.dirname(parent)) {
+      try {
+        lstatSync(parent);
+        break;
+      } catch {
+        parent = path.dirname(parent);
+      }
+    }
+    const w = checkWritable(path.join(parent, '.plumb-export-probe'));
+    return w ? refuse(`--out ${given} cannot be created: ${w.why}`, w.fix) : undefined;
+  }
+  if (st.isSymbolicLink()) return refuse(`--out ${given} is a symlink; export does not write through symlinks`, `give the directory it points to (${path.resolve(path.dirname(out), readlinkSafe(out))})`);
+  if (!st.isDirectory()) return refuse(`--out ${given} is a file; --out takes a directory (export writes DIR/${EXPORT_FILE}, and files/ beside it)`, `give its directory, e.g. --out ${path.dirname(given) || '.'}`);
+  const w = checkWritable(path.join(out, EXPORT_FILE));
+  if (w) return refuse(`--out ${given} cannot be written: ${w.why}`, w.fix);
+  const sinkTop = flags.sinkDir !== undefined ? path.normalize(flags.sinkDir).split(path.sep)[0] : undefined;
+  const foreign: string[] = [];
+  let handWritten = false;
+  for (const entry of readdirSync(out, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.name === EXPORT_FILE && entry.isFile()) {
+      let head = '';
+      try {
+        head = readFileSync(path.join(out, entry.name), 'utf8').slice(0, EXPORT_HEADER.length);
+      } catch {
+        // unreadable: treated as not ours
+      }
+      if (head === EXPORT_HEADER) continue;
+      handWritten = true;
+      continue;
+    }
+    if ((entry.name === FILES_DIR || entry.name === sinkTop) && entry.isDirectory()) continue;
+    foreign.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
+  }
+  for (const rel of [FILES_DIR, ...(flags.sinkDir !== undefined ? [flags.sinkDir] : [])]) {
+    const link = symlinkOnPath(out, rel);
+    if (link) return refuse(`${path.join(given, link)} is a symlink; export does not write through symlinks`, 'remove it (or export into another directory)');
+  }
+  if (sinkTop !== undefined) {
+    const extra = foreignInSinkDir(path.join(out, path.normalize(flags.sinkDir!)));
+    if (extra.length > 0) {
+      return refuse(
+        `--sink-dir ${flags.sinkDir} holds files that are not token secrets (${extra.slice(0, 5).join(', ')}${extra.length > 5 ? `, and ${extra.length - 5} more` : ''}): the .gitignore export writes there would hide them from Git`,
+        'choose an empty directory, or one that only holds token files, for --sink-dir',
+      );
+    }
+  }
+  if (flags.force || (!handWritten && foreign.length === 0)) return undefined;
+  const what = [
+    ...(handWritten ? [`${EXPORT_FILE} was not written by export and would be replaced`] : []),
+    ...(foreign.length > 0 ? [`it holds ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ` and ${foreign.length - 5} more` : ''}, which ${EXPORT_FILE} would be written beside (a directory of plumb's configuration reads every YAML file in it)`] : []),
+  ];
+  return refuse(
+    `--out ${given} is not empty: ${what.join('; ')}`,
+    `export into an empty (or new) directory and compare, or pass --force to write there anyway`,
+    'PLUMB_EXPORT_OUT_NOT_EMPTY',
+  );
+}
+
+/** The first segment of `rel` under `root` that is a symlink (relative), if any. */
+function symlinkOnPath(root: string, rel: string): string | undefined {
+  let dir = root;
+  for (const segment of path.normalize(rel).split(path.sep)) {
+    if (segment === '' || segment === '.') continue;
+    dir = path.join(dir, segment);
+    try {
+      if (lstatSync(dir).isSymbolicLink()) return path.relative(root, dir);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function readlinkSafe(p: string): string {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Entries of the sink directory other than token files and the .gitignore (none when it does not exist). */
+function foreignInSinkDir(dir: string): string[] {
+  try {
+    const st = lstatSync(dir);
+    if (!st.isDirectory()) return [path.basename(dir)];
+    return readdirSync(dir).filter((n) => n !== '.gitignore' && !n.endsWith('.token')).sort();
+  } catch {
+    return [];
+  }
 }
 
 /** The instance to read: from `-c` (its url, token_env, CA), or `--instance-url` and `--token-env`. */

@@ -4,7 +4,7 @@
  * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { readFileSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
@@ -17,9 +17,13 @@ import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import type { EngineOptions } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
+import { FileStateLock, LockHeld } from '../engine/lock.js';
+import type { StateLock } from '../engine/lock.js';
+import { checkStateFile } from '../engine/state.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
+import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { loadConfiguration } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
@@ -61,6 +65,8 @@ export interface ApplyFlags extends CommonFlags {
   readonly allowDestroy?: boolean;
   /** Answers the TTY prompt (tests); defaults to reading a line from stdin. */
   readonly confirm?: () => Promise<boolean>;
+  /** `--lock-timeout`: how long to wait for another apply's lock on the state file; 0 (default) fails at once. */
+  readonly lockTimeoutMs?: number;
 }
 
 export interface RunHooks {
@@ -136,22 +142,41 @@ function usageProblem(io: Io, code: DiagnosticCode, summary: string, suggestion:
   return 1;
 }
 
-function writeAtomic(file: string, content: string, mode = 0o644): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, content, { mode });
-  renameSync(tmp, file);
+/** The files plan was asked to write, each checked before the instance is read. */
+function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: string; file: string }[] {
+  const outs: { option: string; given: string; file: string }[] = [];
+  for (const option of ['out', 'markdown', 'report'] as const) {
+    const given = flags[option];
+    if (given !== undefined) outs.push({ option: `--${option}`, given, file: path.resolve(cwd, given) });
+  }
+  return outs;
 }
 
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
+  const outputs = planOutputs(flags, io.cwd);
+  for (const o of outputs) {
+    const problem = checkWritable(o.file, { createDirectory: true });
+    if (problem) return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
+  }
   const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }));
   l.view.plan(plan);
   if (!plan.applicable) return 1;
-  if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
-  if (flags.markdown) writeAtomic(path.resolve(io.cwd, flags.markdown), l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)));
-  if (flags.report) writeAtomic(path.resolve(io.cwd, flags.report), JSON.stringify(renderPlanReport(plan)) + '\n');
+  for (const o of outputs) {
+    // A saved plan names the instance's resources: 0600. The comment and the report are meant to be posted.
+    const [content, mode] =
+      o.option === '--out'
+        ? [l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600]
+        : o.option === '--markdown'
+          ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)), 0o644]
+          : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
+    try {
+      await writeFileAtomic(o.file, content, { mode });
+    } catch (err) {
+      return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
+    }
+  }
   return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
 }
 
@@ -167,6 +192,26 @@ async function askOnTty(io: Io): Promise<boolean> {
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
+  // Every output apply writes is checked before the first request: a state file that cannot
+  // record a newly issued token must stop apply before the token is issued.
+  const stateProblem = checkStateFile(l.engine.stateFile);
+  if (stateProblem) return usageProblem(io0, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+  // One apply at a time per state file, from before its plan to after its last write.
+  const lock: StateLock = new FileStateLock(l.engine.stateFile);
+  try {
+    await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
+  } catch (err) {
+    if (err instanceof LockHeld) return usageProblem(io0, err.code, err.summary, err.suggestion);
+    throw err;
+  }
+  try {
+    return await applyLocked(flags, io0, l);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function applyLocked(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.
   const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;

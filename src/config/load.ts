@@ -121,6 +121,12 @@ export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()
       });
       return { files: [], diagnostics };
     }
+    // Both plumb.yaml and plumb.yml: reading one would silently ignore the other.
+    const both = DEFAULT_NAMES.slice(0, 2).filter((n) => exists(path.resolve(cwd, n)));
+    if (both.length > 1) {
+      diagnostics.push({ severity: 'error', code: 'PLUMB_CONFIG_AMBIGUOUS', summary: `Both ${both.join(' and ')} exist in ${cwd}; plumb would read one and ignore the other`, suggestion: 'merge them into one file (or a plumb/ directory), or name the one to read: `plumb validate plumb.yaml`' });
+      return { files: [], diagnostics };
+    }
     inputs = [found];
   }
   const files: string[] = [];

@@ -18,7 +18,7 @@ import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { riskRefusals } from './risks.js';
-import { StateStore } from './state.js';
+import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import type { TargetSet } from './targets.js';
 
@@ -85,8 +85,14 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const l = over ? loaded.sources.locations.get(over.defaults) : undefined;
     return l ? (l.key ?? l.value) : undefined;
   };
-  const state = StateStore.open(opts.stateFile);
   const targets = targetSet(opts.targets ?? []);
+  const state = StateStore.read(opts.stateFile);
+  if (state instanceof StateProblem) {
+    // Planning without what the state remembers would plan wrongly (issue tokens again, resend
+    // secrets): no instance is opened.
+    diagnostics.push({ severity: 'error', code: state.code, summary: state.summary, suggestion: state.suggestion });
+    return { contexts, targets, diagnostics, close: async () => {} };
+  }
   const selected = selectedInstances(config, opts, targets);
   if (opts.instance && !config.instances.some((i) => i.name === opts.instance)) {
     diagnostics.push({

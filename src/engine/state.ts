@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { checkWritable, errnoText, writeFileAtomicSync } from '../util/write-file.js';
 
 /**
  * plumb's only state: what each resource kind must remember between runs because the instance cannot
@@ -24,13 +25,39 @@ export class StateStore {
     this.#data = data;
   }
 
+  /**
+   * Reads the state file. Absent: an empty state. Present but not JSON (cut off mid-write, or not a
+   * state file at all) or unreadable: a problem, never an empty state, because starting empty
+   * forgets which issued tokens never reached their sink and which secrets were applied.
+   */
   static open(file: string): StateStore {
+    const r = StateStore.read(file);
+    if (r instanceof StateProblem) throw r;
+    return r;
+  }
+
+  static read(file: string): StateStore | StateProblem {
+    let text: string;
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as StateFile;
-      if (parsed && parsed.version === 1 && typeof parsed.instances === 'object') return new StateStore(file, parsed);
-    } catch {
-      // absent or unreadable: start empty; every write-only value counts as "not known to be applied"
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return new StateStore(file, { version: 1, instances: {} });
+      if (code === 'EISDIR') return new StateProblem(file, `${file} is a directory`, 'point --state (or PLUMB_STATE) at a file, e.g. .plumb/state.json');
+      return new StateProblem(file, `${file} cannot be read (${errnoText(err)})`, 'fix its permissions, or point --state at another file');
     }
+    let parsed: StateFile;
+    try {
+      parsed = JSON.parse(text) as StateFile;
+    } catch {
+      return new StateProblem(
+        file,
+        `${file} is not JSON (${text.length === 0 ? 'it is empty' : 'it may have been cut off mid-write'})`,
+        'restore it from Git, your CI cache or a backup; or, if nothing can be restored, delete it knowing what is lost: ' +
+          'notes about issued tokens whose secret never reached its sink, and which write-only settings were applied (they are sent again)',
+      );
+    }
+    if (parsed && parsed.version === 1 && typeof parsed.instances === 'object' && parsed.instances !== null) return new StateStore(file, parsed);
     return new StateStore(file, { version: 1, instances: {} });
   }
 
@@ -57,12 +84,36 @@ export class StateStore {
     if (this.#dirty) this.save();
   }
 
-  /** Atomic write (temp file + rename), mode 0600. */
+  /** Atomic write (random temp name created exclusively, fsync, rename: src/util/write-file.ts), mode 0600. */
   save(): void {
     this.#dirty = false;
     mkdirSync(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });
-    renameSync(tmp, this.file);
+    writeFileAtomicSync(this.file, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });
   }
+}
+
+/** The state file cannot be used; `summary` names it, `suggestion` says what to do. */
+export class StateProblem extends Error {
+  readonly code = 'PLUMB_STATE_UNUSABLE';
+  constructor(
+    readonly file: string,
+    readonly summary: string,
+    readonly suggestion: string,
+  ) {
+    super(summary);
+    this.name = 'StateProblem';
+  }
+}
+
+/**
+ * Whether apply can use the state file: readable as above, and writable (its directory is created
+ * if needed and accepts a new file). Checked before the first write to an instance, so a state that
+ * cannot record a newly issued token stops apply before the token is issued.
+ */
+export function checkStateFile(file: string): StateProblem | undefined {
+  const r = StateStore.read(file);
+  if (r instanceof StateProblem) return r;
+  const w = checkWritable(file, { createDirectory: true });
+  if (w) return new StateProblem(file, `The state file ${file} cannot be written: ${w.why}`, `${w.fix}; or point --state (or PLUMB_STATE) elsewhere`);
+  return undefined;
 }

@@ -13,12 +13,10 @@
  *   secret or the new one, never a partial file.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { TokenSink } from '../../config/model.js';
+import { writeFileAtomic } from '../../util/write-file.js';
 
 /** Why a sink cannot be used, found before any request. */
 export interface SinkProblem {
@@ -180,66 +178,15 @@ export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverO
 }
 
 /**
- * Atomic, durable replace with mode 0600 (see the module comment). Asynchronous, so the writes and
- * fsyncs of one delivery never hold up the requests of other changes.
+ * Atomic, durable replace with mode 0600, through the shared writer (src/util/write-file.ts): never
+ * through a planted symlink. Asynchronous, so the writes and fsyncs of one delivery never hold up
+ * the requests of other changes.
  */
 export async function writeSecretFile(file: string, secret: string): Promise<void> {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
   try {
-    handle = await open(tmp, 'wx', 0o600);
-    await handle.writeFile(secret);
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(tmp, file);
+    await writeFileAtomic(file, secret, { mode: 0o600 });
   } catch (err) {
-    await handle?.close().catch(() => {});
-    await unlink(tmp).catch(() => {}); // not created, or already renamed
     throw new SinkError(`could not write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-  await syncDirectory(dir);
-}
-
-/**
- * Makes the renames in `dir` durable. Group commit: while one fsync of the directory runs, every
- * rename that finished meanwhile waits for one more, shared fsync, so a thousand secrets written
- * into one directory cost a handful of directory fsyncs, not a thousand.
- */
-const directorySyncs = new Map<string, { running: Promise<void>; next?: Promise<void> }>();
-
-function syncDirectory(dir: string): Promise<void> {
-  const current = directorySyncs.get(dir);
-  if (current) {
-    // Renames done now are not covered by the fsync already running: queue one more, shared.
-    current.next ??= current.running.then(() => {
-      const entry = directorySyncs.get(dir)!;
-      entry.next = undefined;
-      entry.running = fsyncDirectory(dir);
-      return entry.running;
-    });
-    return current.next;
-  }
-  const entry: { running: Promise<void>; next?: Promise<void> } = { running: fsyncDirectory(dir) };
-  directorySyncs.set(dir, entry);
-  const cleanup = (): void => {
-    if (directorySyncs.get(dir) === entry && entry.next === undefined) directorySyncs.delete(dir);
-  };
-  void entry.running.then(cleanup);
-  return entry.running;
-}
-
-async function fsyncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename itself has happened.
   }
 }
 
