@@ -71,6 +71,8 @@ export interface PagesRecord {
   deployments: PagesDeployment[];
 }
 
+export type PagesAccessLevel = 'disabled' | 'private' | 'enabled' | 'public';
+
 export interface ProjectRecord {
   id: number;
   pathWithNamespace: string;
@@ -82,8 +84,13 @@ export interface ProjectRecord {
   members: Map<number, number>;
   repo: Repository;
   protectedBranches: Set<string>;
-  /** null: the Pages feature is disabled for the project. */
-  pages: PagesRecord | null;
+  /**
+   * The project's Pages feature, as the real project API's `pages_access_level`: `disabled` turns
+   * the Pages endpoints off for the project (404); any other level leaves them on.
+   */
+  pagesAccessLevel: PagesAccessLevel;
+  /** The project's Pages settings and deployments; there whether or not a site was ever deployed. */
+  pages: PagesRecord;
   /** LFS objects by sha256 oid. */
   lfsObjects: Map<string, Buffer>;
 }
