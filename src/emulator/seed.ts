@@ -107,6 +107,7 @@ const SEED_SCHEMA = {
           id: { type: 'integer', minimum: 1 },
           name: { type: 'string' },
           visibility,
+          description: { type: 'string' },
           members: { type: 'array', items: member },
           access_tokens: {
             type: 'array',
@@ -126,6 +127,8 @@ const SEED_SCHEMA = {
           id: { type: 'integer', minimum: 1 },
           name: { type: 'string' },
           visibility,
+          description: { type: 'string' },
+          archived: { type: 'boolean' },
           default_branch: { type: 'string', minLength: 1 },
           members: { type: 'array', items: member },
           files: { type: 'object', additionalProperties: file },
@@ -384,6 +387,8 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       name: g.name ?? parts[parts.length - 1]!,
       parentId: parent?.id ?? null,
       visibility: g.visibility ?? 'private',
+      description: g.description ?? '',
+      createdAt: now,
       members: memberMap(g.members, where),
     };
     state.groups.push(group);
@@ -497,6 +502,9 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       name: p.name ?? parts[parts.length - 1]!,
       namespaceId: namespace.id,
       visibility: p.visibility ?? 'private',
+      description: p.description ?? '',
+      createdAt: now,
+      archived: p.archived ?? false,
       defaultBranch,
       members: memberMap(p.members, where),
       repo,

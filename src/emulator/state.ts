@@ -47,6 +47,8 @@ export interface GroupRecord {
   name: string;
   parentId: number | null;
   visibility: Visibility;
+  description: string;
+  createdAt: Date;
   /** user id -> access level */
   members: Map<number, number>;
 }
@@ -80,6 +82,10 @@ export interface ProjectRecord {
   name: string;
   namespaceId: number;
   visibility: Visibility;
+  description: string;
+  createdAt: Date;
+  /** Archived projects are read-only in the real service; here they only show (and filter) as such. */
+  archived: boolean;
   defaultBranch: string;
   members: Map<number, number>;
   repo: Repository;

@@ -107,6 +107,8 @@ export interface SeedGroup {
   id?: number;
   name?: string;
   visibility?: Visibility;
+  /** Default ''. */
+  description?: string;
   members?: SeedMember[];
   access_tokens?: SeedGroupToken[];
 }
@@ -162,6 +164,10 @@ export interface SeedProject {
   id?: number;
   name?: string;
   visibility?: Visibility;
+  /** Default ''. */
+  description?: string;
+  /** Default false. */
+  archived?: boolean;
   default_branch?: string;
   members?: SeedMember[];
   /** Files of the initial commit on the default branch. */

@@ -3,8 +3,9 @@
  * the spec (issue 22, "Emulator fidelity"). Expected values are literal: the spec's words, or the
  * real service's behaviour where the spec is silent (docs/emulator.md lists each decision).
  */
+import { request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, DEVELOPER, GROUP_API, MAINTAINER, OWNER, enc, start, type Api } from './helpers.js';
+import { ADMIN, DEVELOPER, GROUP_API, MAINTAINER, OWNER, SEED, enc, start, type Api } from './helpers.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 
 let emulator: RunningEmulator;
@@ -232,5 +233,87 @@ describe('the large-blob rate limit (spec 8: 5 requests per minute)', () => {
     expect(sixth.headers.get('retry-after')).not.toBeNull();
     // Another user has a budget of their own.
     expect((await get('platform/site', 'big2.bin', GROUP_API)).status).toBe(200);
+  });
+});
+
+describe('fields real clients read (python-gitlab 3.12, @gitbeaker/rest 43)', () => {
+  const named = async () => {
+    const seed = {
+      ...SEED,
+      groups: SEED.groups!.map((g) =>
+        g.full_path === 'platform' ? { ...g, name: 'Platform', description: 'Everything platform' } : g.full_path === 'platform/infra' ? { ...g, name: 'Infrastructure' } : g,
+      ),
+      projects: SEED.projects!.map((p) => (p.id === 30 ? { ...p, name: 'Config', description: 'The config' } : p)),
+    };
+    return start({ seed });
+  };
+
+  it('GET /projects/:id has web_url, name_with_namespace, created_at, repository URLs, empty_repo, archived and the namespace name and web_url', async () => {
+    const { emulator: e, api: a } = await named();
+    try {
+      const base = e.url;
+      const host = new URL(base).hostname;
+      const r = await a.get('/projects/platform%2Finfra%2Fconfig', { token: MAINTAINER });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({
+        id: 30,
+        name: 'Config',
+        description: 'The config',
+        name_with_namespace: 'Platform / Infrastructure / Config',
+        path_with_namespace: 'platform/infra/config',
+        created_at: '2025-06-15T12:00:00.000Z',
+        web_url: `${base}/platform/infra/config`,
+        http_url_to_repo: `${base}/platform/infra/config.git`,
+        ssh_url_to_repo: `git@${host}:platform/infra/config.git`,
+        empty_repo: false,
+        archived: false,
+        default_branch: 'main',
+        namespace: { id: 11, name: 'Infrastructure', path: 'infra', full_path: 'platform/infra', kind: 'group', web_url: `${base}/groups/platform/infra` },
+      });
+      expect((await a.get('/projects/33', { token: MAINTAINER })).body.empty_repo).toBe(true);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('GET /groups/:id and GET /groups have web_url, description, created_at and full_name joined from names', async () => {
+    const { emulator: e, api: a } = await named();
+    try {
+      const one = await a.get('/groups/platform%2Finfra', { token: OWNER });
+      expect(one.body).toMatchObject({
+        id: 11,
+        name: 'Infrastructure',
+        full_name: 'Platform / Infrastructure',
+        full_path: 'platform/infra',
+        description: '',
+        web_url: `${e.url}/groups/platform/infra`,
+        created_at: '2025-06-15T12:00:00.000Z',
+      });
+      const list = await a.get('/groups', { token: ADMIN });
+      const platform = (list.body as Record<string, unknown>[]).find((g) => g['id'] === 10);
+      expect(platform).toMatchObject({ full_name: 'Platform', description: 'Everything platform', web_url: `${e.url}/groups/platform`, created_at: '2025-06-15T12:00:00.000Z' });
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('derives every web_url from the address the request was sent to (Host header), GET /user included', async () => {
+    const user = await api.get('/user', { token: OWNER });
+    expect(user.body.web_url).toBe(`${emulator.url}/olivia`);
+    // Another name for the same server (a proxy, a container name): the URLs follow it.
+    const port = new URL(emulator.url).port;
+    // fetch may not set Host: a plain node:http request does.
+    const body = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const req = request(`${emulator.url}/api/v4/projects/30`, { headers: { 'PRIVATE-TOKEN': OWNER, host: `gitlab.internal:${port}` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(body['web_url']).toBe(`http://gitlab.internal:${port}/platform/infra/config`);
+    expect(body['ssh_url_to_repo']).toBe('git@gitlab.internal:platform/infra/config.git');
   });
 });
