@@ -126,7 +126,7 @@ export const DIAGNOSTIC_CODES = {
 
   // Pages
   PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',
-  PLUMB_PAGES_UNAVAILABLE: "A project's Pages answered 404: Pages is disabled on the instance, or the project has no Pages deployment.",
+  PLUMB_PAGES_UNAVAILABLE: "A project's Pages answered 404: Pages is disabled on the instance, or for the project (its pages_access_level is disabled).",
   PLUMB_PAGES_PROJECT_NOT_FOUND: 'A project with a Pages block does not exist, or plumb\'s token cannot see it.',
   PLUMB_PAGES_FORBIDDEN: "A project's Pages answered 403: plumb's token has a role below Maintainer there (or lacks the api scope for a change).",
   PLUMB_PAGES_DOMAIN_NOT_ASSIGNED: 'pages_primary_domain is not one of the domains assigned to the project\'s Pages (the instance answered 400).',

@@ -121,7 +121,8 @@ function metadataHeaders(data: Record<string, unknown>): Record<string, string> 
 function checkLargeBlobRate(ctx: FileCtx, f: FileLookup): void {
   const { aboveBytes, requestsPerMinute } = LIMITS.largeBlobRateLimit;
   if (f.blob.data.length <= aboveBytes) return;
-  const key = `large_blob:${f.project.id}:${ctx.caller?.user.id ?? 'anonymous'}`;
+  // Per user, whatever the project (the real limiter's scope is the user); anonymous callers share one.
+  const key = `large_blob:${ctx.caller?.user.id ?? 'anonymous'}`;
   const now = ctx.state.now().getTime();
   let window = ctx.state.rateLimits.get(key);
   if (!window || now - window.start >= 60_000) {
@@ -286,7 +287,8 @@ type WriteMethod = 'POST' | 'PUT' | 'DELETE';
 interface WriteParams {
   branch: string;
   commitMessage: string;
-  content?: Buffer;
+  /** Decoded only after the project and role checks, as the backend sees it last. */
+  content?: { text: string; base64: boolean };
   authorName?: string;
   authorEmail?: string;
   startBranch?: string;
@@ -345,13 +347,32 @@ function writeParams(params: Params, method: WriteMethod): WriteParams {
     branch: values['branch'] as string,
     commitMessage: values['commit_message'] as string,
   };
-  if (content !== undefined) out.content = Buffer.from(content, encoding === 'base64' ? 'base64' : 'utf8');
+  if (content !== undefined) out.content = { text: content, base64: encoding === 'base64' };
   if (values['author_name'] !== undefined) out.authorName = values['author_name'] as string;
   if (values['author_email'] !== undefined) out.authorEmail = values['author_email'] as string;
   if (values['start_branch'] !== undefined && values['start_branch'] !== '') out.startBranch = values['start_branch'] as string;
   if (values['last_commit_id'] !== undefined && values['last_commit_id'] !== '') out.lastCommitId = values['last_commit_id'] as string;
   if (values['execute_filemode'] !== undefined) out.executeFilemode = values['execute_filemode'] as boolean;
   return out;
+}
+
+/**
+ * Strict Base64 (the standard alphabet, padded), as the real service's Git backend decodes
+ * `encoding: base64` content; line breaks are ignored. Node's own decoder skips anything it does
+ * not understand, so invalid content would silently become other bytes: refused instead with the
+ * Go decoder's message (a commit error, 400 `{"message": ...}`).
+ */
+export function decodeBase64(text: string): Buffer {
+  const fail = (at: number): never => {
+    throw apiError(400, `illegal base64 data at input byte ${at}`);
+  };
+  const clean = text.replace(/[\r\n]/g, '');
+  const bad = clean.search(/[^A-Za-z0-9+/=]/);
+  if (bad >= 0) fail(bad);
+  const pad = clean.indexOf('=');
+  if (pad >= 0 && (!/^={1,2}$/.test(clean.slice(pad)) || clean.length % 4 !== 0)) fail(pad);
+  if (clean.length % 4 !== 0) fail(clean.length - (clean.length % 4));
+  return Buffer.from(clean, 'base64');
 }
 
 function writable(ctx: FileCtx, projectRef: string): { caller: Caller; project: ProjectRecord } {
@@ -390,18 +411,23 @@ function commitChange(
     fail(`A branch called '${p.branch}' already exists. Switch to that branch in order to make changes`);
   }
   const parent = emptyRepo ? undefined : repo.branchHead(startBranch);
+  const content = p.content === undefined ? undefined : p.content.base64 ? decodeBase64(p.content.text) : Buffer.from(p.content.text, 'utf8');
   const current = parent?.files.get(path);
 
   let change: BlobEntry | null;
   if (method === 'POST') {
     if (current) fail('A file with this name already exists');
-    change = makeBlob(p.content!, p.executeFilemode ?? false);
+    // Git's index refuses a file where a directory is, and a file under a file (the Git backend's
+    // index errors, as the real service words them).
+    if (parent && [...parent.files.keys()].some((f) => f.startsWith(`${path}/`))) fail('A directory with this name already exists');
+    if (parent && ancestors(path).some((dir) => parent.files.has(dir))) fail('A file with this name already exists');
+    change = makeBlob(content!, p.executeFilemode ?? false);
   } else {
     if (!current) fail("A file with this name doesn't exist");
     if (p.lastCommitId !== undefined && repo.lastCommitFor(parent!, path).id !== p.lastCommitId) fail(FILE_CHANGED);
     if (method === 'PUT') {
       const executable = p.executeFilemode ?? current!.mode === '100755';
-      change = makeBlob(p.content!, executable);
+      change = makeBlob(content!, executable);
       if (sameEntry(change, current)) fail('The commit would be empty: the new content is identical to the current content');
     } else {
       change = null;
@@ -411,6 +437,12 @@ function commitChange(
     name: p.authorName ?? caller.user.name,
     email: p.authorEmail ?? caller.user.email,
   };
+  // The first commit of an empty repository makes its branch the default branch (and the default
+  // branch's protection moves with it), as the real service does on a first push.
+  if (emptyRepo && project.defaultBranch !== p.branch) {
+    if (project.protectedBranches.delete(project.defaultBranch)) project.protectedBranches.add(p.branch);
+    project.defaultBranch = p.branch;
+  }
   repo.commit({
     branch: p.branch,
     ...(parent ? { parent } : {}),
@@ -423,6 +455,12 @@ function commitChange(
   // DELETE answers 200 as the spec says, with no body (the body is not shown).
   if (method === 'DELETE') return { status: 200, headers: {} };
   return json(method === 'POST' ? 201 : 200, { file_path: path, branch: p.branch });
+}
+
+/** `a/b/c.txt` -> ['a', 'a/b']. */
+function ancestors(path: string): string[] {
+  const parts = path.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
 export function createFile(ctx: FileCtx, projectRef: string, path: string): ApiResponse {

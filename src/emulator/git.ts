@@ -187,14 +187,26 @@ export class Repository {
   readonly branches = new Map<string, string>();
   readonly tags = new Map<string, string>();
 
-  /** Resolves a branch, tag, full commit id or unambiguous id prefix (>= 7 hex digits). */
+  /**
+   * Resolves a ref as `git rev-parse` does for the real service: a branch, a tag, a fully qualified
+   * `refs/heads/<branch>` or `refs/tags/<tag>`, a full commit id, or an unambiguous id prefix of at
+   * least 4 hex digits (Git's minimum abbreviation). Branches win over tags and tags over ids.
+   */
   resolve(ref: string): Commit | undefined {
     const branch = this.branches.get(ref);
     if (branch) return this.commits.get(branch);
     const tag = this.tags.get(ref);
     if (tag) return this.commits.get(tag);
+    if (ref.startsWith('refs/heads/')) {
+      const id = this.branches.get(ref.slice('refs/heads/'.length));
+      return id === undefined ? undefined : this.commits.get(id);
+    }
+    if (ref.startsWith('refs/tags/')) {
+      const id = this.tags.get(ref.slice('refs/tags/'.length));
+      return id === undefined ? undefined : this.commits.get(id);
+    }
     if (/^[0-9a-f]{40}$/i.test(ref)) return this.commits.get(ref.toLowerCase());
-    if (/^[0-9a-f]{7,39}$/i.test(ref)) {
+    if (/^[0-9a-f]{4,39}$/i.test(ref)) {
       const matches = [...this.commits.keys()].filter((id) => id.startsWith(ref.toLowerCase()));
       if (matches.length === 1) return this.commits.get(matches[0]!);
     }

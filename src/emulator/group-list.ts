@@ -8,12 +8,15 @@
 import { canSeeGroup, type Caller } from './auth.js';
 import { json, paramErrors, type ApiResponse } from './http.js';
 import { paginate, type PageRequest } from './pagination.js';
+import { renderGroup } from './namespaces.js';
 import type { EmulatorState, GroupRecord } from './state.js';
 
 export interface GroupListCtx {
   readonly state: EmulatorState;
   readonly caller: Caller | null;
   readonly page: PageRequest;
+  /** The base URL the request was sent to (for `web_url`). */
+  readonly baseUrl: string;
 }
 
 const ORDER_BY = ['name', 'path', 'id'] as const;
@@ -50,7 +53,7 @@ export function listGroups(ctx: GroupListCtx): ApiResponse {
   const { items, headers } = paginate(groups, ctx.page);
   return json(
     200,
-    items.map((g) => ({ id: g.id, name: g.name, path: g.path, full_path: g.fullPath, full_name: g.fullPath.split('/').join(' / '), parent_id: g.parentId, visibility: g.visibility })),
+    items.map((g) => renderGroup(state, g, ctx.baseUrl)),
     headers,
   );
 }

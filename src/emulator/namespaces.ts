@@ -1,41 +1,79 @@
 /**
- * `GET /groups/:id` and `GET /projects/:id`: the parts of the real v4 responses plumb and its users
- * need to resolve a reference (numeric id or full path, case-insensitive) to one object. Visibility
- * rules as everywhere: an object the caller cannot see is a 404, never a 403. Other fields of the
- * real responses are left out; clients must ignore unknown fields anyway.
+ * `GET /groups/:id` and `GET /projects/:id`: the fields of the real v4 responses that plumb and real
+ * clients (python-gitlab, gitbeaker) read. Visibility rules as everywhere: an object the caller
+ * cannot see is a 404, never a 403. Every URL (`web_url`, `http_url_to_repo`, ...) is derived from
+ * the base URL the request was sent to (its Host header), as the real service derives them from its
+ * external URL, so a client's pagination and links stay on the emulator it talks to.
  */
 import { findGroup, findProject, type Caller } from './auth.js';
 import { json, type ApiResponse } from './http.js';
-import type { EmulatorState } from './state.js';
+import type { EmulatorState, GroupRecord, ProjectRecord } from './state.js';
+import { isoDateTime } from './time.js';
 
 export interface NamespaceCtx {
   readonly state: EmulatorState;
   readonly caller: Caller | null;
+  /** The base URL the request was sent to, without `/api/v4` (e.g. `http://127.0.0.1:41234`). */
+  readonly baseUrl: string;
+}
+
+/** The names of the group and its ancestors, root first, joined as the service does ("Platform / Infrastructure"). */
+export function groupFullName(state: EmulatorState, group: GroupRecord): string {
+  return state
+    .groupChain(group)
+    .reverse()
+    .map((g) => g.name)
+    .join(' / ');
+}
+
+/** A group as `GET /groups/:id` and `GET /groups` show it. */
+export function renderGroup(state: EmulatorState, g: GroupRecord, baseUrl: string): Record<string, unknown> {
+  return {
+    id: g.id,
+    web_url: `${baseUrl}/groups/${g.fullPath}`,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    full_name: groupFullName(state, g),
+    full_path: g.fullPath,
+    created_at: isoDateTime(g.createdAt),
+    parent_id: g.parentId,
+  };
 }
 
 export function getGroup(ctx: NamespaceCtx, ref: string): ApiResponse {
   const g = findGroup(ctx.state, ctx.caller, ref);
-  return json(200, {
-    id: g.id,
-    name: g.name,
-    path: g.path,
-    full_path: g.fullPath,
-    full_name: g.fullPath.split('/').join(' / '),
-    parent_id: g.parentId,
-    visibility: g.visibility,
-  });
+  return json(200, renderGroup(ctx.state, g, ctx.baseUrl));
+}
+
+/** A project as `GET /projects/:id` shows it (and `GET /groups/:id/projects` lists it). */
+export function renderProject(state: EmulatorState, p: ProjectRecord, baseUrl: string): Record<string, unknown> {
+  const ns = state.groupById(p.namespaceId);
+  const host = new URL(baseUrl).hostname;
+  return {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: ns ? `${groupFullName(state, ns)} / ${p.name}` : p.name,
+    path: p.path,
+    path_with_namespace: p.pathWithNamespace,
+    created_at: isoDateTime(p.createdAt),
+    default_branch: p.defaultBranch,
+    ssh_url_to_repo: `git@${host}:${p.pathWithNamespace}.git`,
+    http_url_to_repo: `${baseUrl}/${p.pathWithNamespace}.git`,
+    web_url: `${baseUrl}/${p.pathWithNamespace}`,
+    namespace: ns
+      ? { id: ns.id, name: ns.name, path: ns.path, kind: 'group', full_path: ns.fullPath, parent_id: ns.parentId, web_url: `${baseUrl}/groups/${ns.fullPath}` }
+      : null,
+    empty_repo: p.repo.branches.size === 0,
+    archived: p.archived,
+    visibility: p.visibility,
+    pages_access_level: p.pagesAccessLevel,
+  };
 }
 
 export function getProject(ctx: NamespaceCtx, ref: string): ApiResponse {
   const p = findProject(ctx.state, ctx.caller, ref);
-  const ns = ctx.state.groupById(p.namespaceId);
-  return json(200, {
-    id: p.id,
-    name: p.name,
-    path: p.path,
-    path_with_namespace: p.pathWithNamespace,
-    default_branch: p.defaultBranch,
-    visibility: p.visibility,
-    namespace: ns ? { id: ns.id, path: ns.path, full_path: ns.fullPath, kind: 'group' } : null,
-  });
+  return json(200, renderProject(ctx.state, p, ctx.baseUrl));
 }

@@ -34,13 +34,17 @@ export function renderPages(state: EmulatorState, project: ProjectRecord, pages:
   };
 }
 
-/** Pages on the instance, the project visible, the caller Maintainer+, Pages enabled for the project. */
+/**
+ * Pages on the instance, the project visible, the caller Maintainer+, the Pages feature on for the
+ * project. As the real `lib/api/pages.rb`, nothing here asks whether a site was ever deployed: a
+ * project that never deployed (or whose site was removed) has its settings all the same.
+ */
 function access(ctx: PagesCtx, projectRef: string): { project: ProjectRecord; pages: PagesRecord } {
   if (!ctx.state.instance.pagesEnabled) throw notFound();
   const caller = requireCaller(ctx.caller);
   const project = findProject(ctx.state, caller, projectRef);
   if (!caller.admin && ctx.state.projectAccess(caller.user.id, project) < 40) throw forbidden();
-  if (!project.pages) throw notFound();
+  if (project.pagesAccessLevel === 'disabled') throw notFound();
   return { project, pages: project.pages };
 }
 

@@ -107,6 +107,7 @@ const SEED_SCHEMA = {
           id: { type: 'integer', minimum: 1 },
           name: { type: 'string' },
           visibility,
+          description: { type: 'string' },
           members: { type: 'array', items: member },
           access_tokens: {
             type: 'array',
@@ -126,6 +127,8 @@ const SEED_SCHEMA = {
           id: { type: 'integer', minimum: 1 },
           name: { type: 'string' },
           visibility,
+          description: { type: 'string' },
+          archived: { type: 'boolean' },
           default_branch: { type: 'string', minLength: 1 },
           members: { type: 'array', items: member },
           files: { type: 'object', additionalProperties: file },
@@ -143,6 +146,7 @@ const SEED_SCHEMA = {
           },
           tags: { type: 'object', additionalProperties: { type: 'string' } },
           protected_branches: { type: 'array', items: { type: 'string' } },
+          pages_access_level: { enum: ['disabled', 'private', 'enabled', 'public'] },
           pages: {
             type: 'object',
             additionalProperties: false,
@@ -383,6 +387,8 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       name: g.name ?? parts[parts.length - 1]!,
       parentId: parent?.id ?? null,
       visibility: g.visibility ?? 'private',
+      description: g.description ?? '',
+      createdAt: now,
       members: memberMap(g.members, where),
     };
     state.groups.push(group);
@@ -464,22 +470,25 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       else repo.tags.set(tag, c.id);
     }
     const id = uniqueId('project', p.id, where);
-    let pages: PagesRecord | null = null;
-    if (p.pages && p.pages.enabled !== false) {
-      const domains = (p.pages.domains ?? []).map((d) => (typeof d === 'string' ? { domain: d, certificate: true } : { domain: d.domain, certificate: d.certificate ?? true }));
-      const primary = p.pages.primary_domain ?? null;
+    // Every project has Pages settings, deployed or not (the real service keeps them with the
+    // project); the feature is off for the project only through pages_access_level (or enabled: false).
+    const seedPages = p.pages ?? {};
+    let pages: PagesRecord;
+    {
+      const domains = (seedPages.domains ?? []).map((d) => (typeof d === 'string' ? { domain: d, certificate: true } : { domain: d.domain, certificate: d.certificate ?? true }));
+      const primary = seedPages.primary_domain ?? null;
       if (primary !== null && !domains.some((d) => d.domain === primary)) {
         problems.push(`${where}.pages.primary_domain: '${primary}' is not one of the project's domains`);
       }
       const hash = createHash('sha256').update(`pages:${id}`).digest('hex').slice(0, 6);
       const uniqueDefault = effectiveSetting(state, 'pages_unique_domain_default_enabled');
       pages = {
-        uniqueDomain: p.pages.unique_domain ?? `${parts[parts.length - 1]!.toLowerCase()}-${hash}.${state.instance.pagesHost}`,
-        uniqueDomainEnabled: p.pages.unique_domain_enabled ?? (typeof uniqueDefault === 'boolean' ? uniqueDefault : true),
-        httpsOnly: p.pages.https_only ?? false,
+        uniqueDomain: seedPages.unique_domain ?? `${parts[parts.length - 1]!.toLowerCase()}-${hash}.${state.instance.pagesHost}`,
+        uniqueDomainEnabled: seedPages.unique_domain_enabled ?? (typeof uniqueDefault === 'boolean' ? uniqueDefault : true),
+        httpsOnly: seedPages.https_only ?? false,
         primaryDomain: primary,
         domains,
-        deployments: (p.pages.deployments ?? []).map((d, j) => ({
+        deployments: (seedPages.deployments ?? []).map((d, j) => ({
           createdAt: time(d.created_at, `${where}.pages.deployments[${j}].created_at`) ?? now,
           pathPrefix: d.path_prefix ?? '',
           rootDirectory: d.root_directory === undefined ? 'public' : d.root_directory,
@@ -493,10 +502,14 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       name: p.name ?? parts[parts.length - 1]!,
       namespaceId: namespace.id,
       visibility: p.visibility ?? 'private',
+      description: p.description ?? '',
+      createdAt: now,
+      archived: p.archived ?? false,
       defaultBranch,
       members: memberMap(p.members, where),
       repo,
       protectedBranches: new Set(p.protected_branches ?? [defaultBranch]),
+      pagesAccessLevel: seedPages.enabled === false ? 'disabled' : (p.pages_access_level ?? 'enabled'),
       pages,
       lfsObjects,
     };

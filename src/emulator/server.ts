@@ -56,6 +56,8 @@ interface Ctx {
   readonly caller: Caller | null;
   /** Absolute URL of this endpoint without query (for Link headers). */
   readonly endpointUrl: string;
+  /** The base URL the request was sent to, without /api/v4 (every `web_url` derives from it). */
+  readonly baseUrl: string;
 }
 
 interface Route {
@@ -104,7 +106,7 @@ const ROUTES: readonly Route[] = [
     ownScopes: true,
     handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
   },
-  { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller) },
+  { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller, ctx.baseUrl) },
   { method: 'GET', pattern: /^\/personal_access_tokens\/self$/, ownScopes: true, handler: (ctx) => ownToken(ctx.state, ctx.caller) },
   { method: 'GET', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, false) },
   { method: 'HEAD', pattern: new RegExp(`${FILES}/blame$`), extraScopes: READ_REPO, handler: (ctx, [p, f]) => blame(ctx, p!, f!, true) },
@@ -115,7 +117,7 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
-  { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups({ state: ctx.state, caller: ctx.caller, page: { url: ctx.endpointUrl, query: ctx.query } }) },
+  { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups({ state: ctx.state, caller: ctx.caller, baseUrl: ctx.baseUrl, page: { url: ctx.endpointUrl, query: ctx.query } }) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}$`), handler: (ctx, [g]) => getGroup(ctx, g!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}$`), handler: (ctx, [p]) => getProject(ctx, p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
@@ -186,7 +188,7 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
       requireScope(caller, ['api', ...(readOnly ? ['read_api'] : []), ...(route.extraScopes ?? [])]);
     }
     const params: Params = { ...query_, ...(method === 'GET' || method === 'HEAD' ? {} : (parseBody(body, req.headers['content-type']) ?? {})) };
-    const ctx: Ctx = { state, method, path, query, params, caller, endpointUrl: `${baseUrl}${API_PREFIX}${path}` };
+    const ctx: Ctx = { state, method, path, query, params, caller, baseUrl, endpointUrl: `${baseUrl}${API_PREFIX}${path}` };
     const response = route.handler(ctx, args);
     return head ? { status: response.status, headers: response.headers } : response;
   } catch (e) {

@@ -110,6 +110,8 @@ const THROTTLE_DEFAULTS: Readonly<Record<string, readonly [number, number]>> = {
  */
 export const INSTANCE_DEFAULTS: Readonly<Record<string, unknown>> = {
   diagram_editor_url: 'https://embed.diagrams.net',
+  // Blank: no limit (a lifetime must be at least 1 day, so 0 is not a valid stored value).
+  max_ssh_key_lifetime: null,
   ...Object.fromEntries(
     Object.entries(THROTTLE_DEFAULTS).flatMap(([stem, [requests, period]]) => [
       [`throttle_${stem}_requests_per_period`, requests],
@@ -239,8 +241,21 @@ function listItems(v: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/**
+ * Values the real API's parameter declaration allows where the spec gives no list (Grape `values:`):
+ * `default_branch_protection` is one of the five protection levels, 0 (none) to 4 (developers may
+ * push the initial commit).
+ */
+const API_VALUES: Readonly<Record<string, readonly unknown[]>> = {
+  default_branch_protection: [0, 1, 2, 3, 4],
+};
+
+/** Hash settings whose values the real API coerces to integers (`coerce_with: HashOfIntegerValues`). */
+const INTEGER_VALUED_HASHES: ReadonlySet<string> = new Set(['repository_storages_weighted']);
+
 function inEnum(spec: SettingSpec, v: unknown): boolean {
-  return !spec.enum || spec.enum.some((e) => e === v || String(e) === String(v));
+  const values = spec.enum ?? API_VALUES[spec.name];
+  return !values || values.some((e) => e === v || String(e) === String(v));
 }
 
 export function coerceSetting(spec: SettingSpec, raw: unknown): Coerced {
@@ -291,8 +306,18 @@ export function coerceSetting(spec: SettingSpec, raw: unknown): Coerced {
       return { ok: true, value: ints };
     }
     case 'hash':
-    case 'object':
-      return typeof raw === 'object' && !Array.isArray(raw) ? { ok: true, value: raw } : invalid;
+    case 'object': {
+      if (typeof raw !== 'object' || Array.isArray(raw)) return invalid;
+      if (!INTEGER_VALUED_HASHES.has(spec.name)) return { ok: true, value: raw };
+      // The real API coerces each value to an integer (HashOfIntegerValues).
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+        const n = v === null ? null : coerceInteger(v);
+        if (n === undefined) return invalid;
+        out[k] = n;
+      }
+      return { ok: true, value: out };
+    }
   }
   return invalid;
 }
@@ -445,6 +470,49 @@ export function isBlank(v: unknown): boolean {
   return false;
 }
 
+/**
+ * The real service's model rules for settings whose spec row states no bound (or states only one
+ * side of it), keyed by setting; each returns its Rails messages. A setting the catalogue already
+ * bounds is checked by the catalogue first and only then by these (so a bound added to the
+ * catalogue later does not report twice).
+ */
+const MODEL_RULES: Readonly<Record<string, (value: unknown, record: Record<string, unknown>) => string[]>> = {
+  // `numericality: { greater_than: 0, less_than_or_equal_to: 365 }, allow_blank: true`
+  max_personal_access_token_lifetime: (v) => (typeof v === 'number' && v <= 0 ? ['must be greater than 0'] : []),
+  max_ssh_key_lifetime: (v) => (typeof v === 'number' && v <= 0 ? ['must be greater than 0'] : []),
+  // Each weight an integer from 0 to 100.
+  repository_storages_weighted: (v) => {
+    if (!isPlainObject(v)) return [];
+    const out: string[] = [];
+    for (const [storage, weight] of Object.entries(v)) {
+      if (weight === null || weight === '') continue;
+      if (typeof weight !== 'number' || !Number.isInteger(weight)) out.push(`value for '${storage}' must be an integer`);
+      else if (weight < 0 || weight > 100) out.push(`value for '${storage}' must be between 0 and 100`);
+    }
+    return out;
+  },
+  // An untrusted (RE2) regular expression, checked while the restriction is on.
+  email_restrictions: (v, record) => {
+    if (record['email_restrictions_enabled'] !== true || typeof v !== 'string' || v === '') return [];
+    const problem = regexProblem(v);
+    return problem === undefined ? [] : [`not valid RE2 syntax: ${problem}`];
+  },
+};
+
+/**
+ * Why a pattern does not compile, or undefined. JavaScript's syntax stands in for RE2's; the
+ * constructs RE2 refuses and JavaScript accepts (backreferences, lookaround) are refused too.
+ */
+export function regexProblem(pattern: string): string | undefined {
+  if (/\\[1-9]|\(\?<?[=!]/.test(pattern)) return 'invalid or unsupported Perl syntax';
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /, '').toLowerCase();
+  }
+}
+
 /** Settings whose value is a human-readable duration with a lower bound (ChronicDuration in the real service). */
 const DURATIONS: Readonly<Record<string, { readonly minSeconds: number; readonly message: string }>> = {
   archive_builds_in_human_readable: { minSeconds: 86_400, message: 'must be at least 1 day' },
@@ -496,7 +564,9 @@ export function recordErrors(state: EmulatorState, record: Record<string, unknow
   for (const spec of SETTINGS) {
     if (spec.removed || !(spec.name in record)) continue;
     const value = record[spec.name];
-    for (const e of validateModel(spec, value)) addError(spec.name, e);
+    const bounds = validateModel(spec, value);
+    for (const e of bounds) addError(spec.name, e);
+    if (bounds.length === 0) for (const e of MODEL_RULES[spec.name]?.(value, record) ?? []) addError(spec.name, e);
     if (spec.fixed && !spec.deprecated && value !== spec.default) {
       addError(spec.name, FIXED_MESSAGES[spec.name] ?? `must be ${JSON.stringify(spec.default)}`);
     }

@@ -47,6 +47,8 @@ export interface GroupRecord {
   name: string;
   parentId: number | null;
   visibility: Visibility;
+  description: string;
+  createdAt: Date;
   /** user id -> access level */
   members: Map<number, number>;
 }
@@ -71,6 +73,8 @@ export interface PagesRecord {
   deployments: PagesDeployment[];
 }
 
+export type PagesAccessLevel = 'disabled' | 'private' | 'enabled' | 'public';
+
 export interface ProjectRecord {
   id: number;
   pathWithNamespace: string;
@@ -78,12 +82,21 @@ export interface ProjectRecord {
   name: string;
   namespaceId: number;
   visibility: Visibility;
+  description: string;
+  createdAt: Date;
+  /** Archived projects are read-only in the real service; here they only show (and filter) as such. */
+  archived: boolean;
   defaultBranch: string;
   members: Map<number, number>;
   repo: Repository;
   protectedBranches: Set<string>;
-  /** null: the Pages feature is disabled for the project. */
-  pages: PagesRecord | null;
+  /**
+   * The project's Pages feature, as the real project API's `pages_access_level`: `disabled` turns
+   * the Pages endpoints off for the project (404); any other level leaves them on.
+   */
+  pagesAccessLevel: PagesAccessLevel;
+  /** The project's Pages settings and deployments; there whether or not a site was ever deployed. */
+  pages: PagesRecord;
   /** LFS objects by sha256 oid. */
   lfsObjects: Map<string, Buffer>;
 }

@@ -133,9 +133,13 @@ function enumParam(params: Params, name: string, values: readonly string[]): Par
   return values.includes(s) ? { value: s } : { error: `${name} does not have a valid value` };
 }
 
-/** Expiry validation shared by create and rotate; returns an error message or undefined. */
+/**
+ * Expiry validation shared by create and rotate; returns an error message or undefined. The date
+ * must be in the future: a token expires at 00:00 UTC of its `expires_at` day, so today is already
+ * past (such a token would be born expired).
+ */
 function expiryError(state: EmulatorState, expiresAt: string): string | undefined {
-  if (expiresAt < state.today()) return 'Expires at cannot be in the past';
+  if (expiresAt <= state.today()) return 'Expires at cannot be in the past';
   const max = addDays(state.now(), maxLifetimeDays(state));
   if (expiresAt > max) return `Expires at must be before ${max}`;
   return undefined;
@@ -212,10 +216,16 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
   );
 }
 
+/** `token_id` is an Integer parameter of get and revoke (Grape's type check, before any lookup). */
+function requireIntegerTokenId(tokenRef: string): void {
+  if (!/^\d+$/.test(tokenRef)) throw paramErrors(['token_id is invalid']);
+}
+
 // --- get ----------------------------------------------------------------------------------------
 
 export function getToken(ctx: TokenCtx, groupRef: string, tokenRef: string): ApiResponse {
   const caller = requireCaller(ctx.caller);
+  requireIntegerTokenId(tokenRef);
   const group = findGroup(ctx.state, caller, groupRef);
   if (!canManage(ctx.state, caller, group)) throw unauthorized();
   const token = findToken(ctx.state, group, tokenRef);
@@ -382,6 +392,7 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
 export function revokeToken(ctx: TokenCtx, groupRef: string, tokenRef: string): ApiResponse {
   const { state } = ctx;
   const caller = requireCaller(ctx.caller);
+  requireIntegerTokenId(tokenRef);
   const group = findGroup(state, caller, groupRef);
   const token = findToken(state, group, tokenRef);
   if (!token) throw notFound('group Access Token');
@@ -389,6 +400,8 @@ export function revokeToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
     const bot = state.userById(token.userId);
     throw badRequest(`${caller.user.name} cannot delete ${bot?.name ?? token.name}`);
   }
+  // Spec section 7: "400 when not revoked successfully"; a revoked token cannot be revoked again.
+  if (token.revoked) throw badRequest(`Access token ${token.name} is already revoked`);
   state.revoke(token);
   return noContent();
 }

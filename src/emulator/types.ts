@@ -107,6 +107,8 @@ export interface SeedGroup {
   id?: number;
   name?: string;
   visibility?: Visibility;
+  /** Default ''. */
+  description?: string;
   members?: SeedMember[];
   access_tokens?: SeedGroupToken[];
 }
@@ -146,7 +148,7 @@ export interface SeedDeployment {
 }
 
 export interface SeedPages {
-  /** Pages feature enabled for the project (default true when the key is present). */
+  /** `false` is the same as the project's `pages_access_level: disabled` (default true). */
   enabled?: boolean;
   unique_domain?: string;
   unique_domain_enabled?: boolean;
@@ -162,6 +164,10 @@ export interface SeedProject {
   id?: number;
   name?: string;
   visibility?: Visibility;
+  /** Default ''. */
+  description?: string;
+  /** Default false. */
+  archived?: boolean;
   default_branch?: string;
   members?: SeedMember[];
   /** Files of the initial commit on the default branch. */
@@ -171,6 +177,11 @@ export interface SeedProject {
   tags?: Record<string, string>;
   /** Branches only Maintainers may push to (default: the default branch). */
   protected_branches?: string[];
+  /**
+   * The project's Pages feature, as the real project API names it: `disabled` makes every Pages
+   * endpoint answer 404 for the project (default `enabled`).
+   */
+  pages_access_level?: 'disabled' | 'private' | 'enabled' | 'public';
   pages?: SeedPages;
 }
 

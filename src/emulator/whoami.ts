@@ -9,7 +9,8 @@ import { json, type ApiResponse } from './http.js';
 import type { EmulatorState } from './state.js';
 import { tokenFields } from './tokens.js';
 
-export function currentUser(caller: Caller | null): ApiResponse {
+/** `baseUrl`: the base URL the request was sent to, so `web_url` names the host the client talks to. */
+export function currentUser(caller: Caller | null, baseUrl: string): ApiResponse {
   const { user } = requireCaller(caller);
   return json(200, {
     id: user.id,
@@ -21,7 +22,7 @@ export function currentUser(caller: Caller | null): ApiResponse {
     bot: user.bot,
     external: false,
     two_factor_enabled: false,
-    web_url: `https://example.test/${user.username}`,
+    web_url: `${baseUrl}/${user.username}`,
     // The real API shows is_admin to administrators only.
     ...(user.admin && { is_admin: true }),
   });

@@ -51,9 +51,55 @@ describe('GET /projects/:id/pages', () => {
     expect((await api.get(PAGES, { token: OWNER_READ })).status).toBe(200);
   });
 
-  it('answers 404 when the project has no Pages, and 404 Project Not Found for a project the caller cannot see', async () => {
-    expect((await api.get('/projects/platform%2Fnopages/pages', { token: MAINTAINER })).body).toEqual({ message: '404 Not Found' });
+  it('answers 404 Project Not Found for a project the caller cannot see', async () => {
     expect((await api.get('/projects/platform%2Finfra%2Fconfig/pages', { token: OUTSIDER })).body).toEqual({ message: '404 Project Not Found' });
+  });
+});
+
+describe('a project that never deployed a site (the real lib/api/pages.rb never asks)', () => {
+  const NEVER = '/projects/platform%2Fnopages/pages';
+
+  it('answers GET with 200 and the settings object, without deployments', async () => {
+    const r = await api.get(NEVER, { token: MAINTAINER });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ force_https: false, primary_domain: null, deployments: [] });
+    expect(Object.keys(r.body).sort()).toEqual(['deployments', 'force_https', 'is_unique_domain_enabled', 'primary_domain', 'url']);
+  });
+
+  it('answers PATCH with 200 and keeps the change', async () => {
+    const r = await api.patch(NEVER, { token: MAINTAINER, json: { pages_https_only: true } });
+    expect(r).toMatchObject({ status: 200, body: { force_https: true, deployments: [] } });
+    expect((await api.get(NEVER, { token: MAINTAINER })).body.force_https).toBe(true);
+  });
+
+  it('answers DELETE with 204 although nothing is deployed', async () => {
+    const r = await api.delete(NEVER, { token: MAINTAINER });
+    expect(r.status).toBe(204);
+    expect(r.text).toBe('');
+  });
+
+  it('answers 404 on every Pages endpoint while the project\'s Pages feature is off (pages_access_level: disabled)', async () => {
+    const seed = { ...SEED, projects: SEED.projects!.map((p) => (p.id === 31 ? { ...p, pages_access_level: 'disabled' as const } : p)) };
+    const { emulator: e, api: a } = await start({ seed });
+    try {
+      expect(await a.get(PAGES, { token: MAINTAINER })).toMatchObject({ status: 404, body: { message: '404 Not Found' } });
+      expect((await a.patch(PAGES, { token: MAINTAINER, json: { pages_https_only: true } })).status).toBe(404);
+      expect((await a.delete(PAGES, { token: MAINTAINER })).status).toBe(404);
+      // The role check comes first: a Developer still learns only that it may not.
+      expect((await a.get(PAGES, { token: DEVELOPER })).status).toBe(403);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('takes pages: {enabled: false} in the seed as the feature off too', async () => {
+    const seed = { ...SEED, projects: SEED.projects!.map((p) => (p.id === 31 ? { ...p, pages: { enabled: false } } : p)) };
+    const { emulator: e, api: a } = await start({ seed });
+    try {
+      expect((await a.get(PAGES, { token: MAINTAINER })).status).toBe(404);
+    } finally {
+      await e.close();
+    }
   });
 
   it('answers 404 for every Pages endpoint when Pages is disabled on the instance', async () => {

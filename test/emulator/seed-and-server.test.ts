@@ -22,7 +22,7 @@ describe('example seed', () => {
     expect(state.groupByRef('platform/infra')!.parentId).toBe(state.groupByRef('platform')!.id);
     expect(state.projects).toHaveLength(2);
     expect(state.projects.some((p) => p.visibility === 'public')).toBe(true);
-    expect(state.projects.find((p) => p.pages)!.pages!.domains).toHaveLength(2);
+    expect(state.projects.find((p) => p.pages.domains.length > 0)!.pages.domains).toHaveLength(2);
     expect(state.tokens.filter((t) => t.kind === 'group')).toHaveLength(2);
   });
 

@@ -149,7 +149,8 @@ describe('PUT /application/settings: encodings and coercion', () => {
     expect(r.status).toBe(200);
     expect(r.body.import_sources).toEqual(['git', 'manifest']);
     expect(r.body.diagram_render_formats).toEqual({ bpmn: 'true' });
-    expect(r.body.repository_storages_weighted).toEqual({ default: '100' });
+    // The real API coerces each weight to an integer.
+    expect(r.body.repository_storages_weighted).toEqual({ default: 100 });
     expect(r.body.first_day_of_week).toBe(1);
   });
 

@@ -263,10 +263,14 @@ describe('GET /groups/:id/access_tokens/:token_id', () => {
   });
 
   it('returns 404 for an unknown token or a token of another group', async () => {
-    for (const id of ['999', '200', 'abc']) {
+    for (const id of ['999', '200']) {
       const r = await api.get(`${TOKENS}/${id}`, { token: OWNER });
       expect(r).toMatchObject({ status: 404, body: { message: '404 group Access Token Not Found' } });
     }
+  });
+
+  it('returns 400 "token_id is invalid" for a token id that is not an integer', async () => {
+    expect(await api.get(`${TOKENS}/abc`, { token: OWNER })).toMatchObject({ status: 400, body: { error: 'token_id is invalid' } });
   });
 
   it('is refused with 401 for a Maintainer', async () => {
@@ -471,10 +475,10 @@ describe('DELETE /groups/:id/access_tokens/:token_id (revoke)', () => {
     expect((await api.delete(`${TOKENS}/102`, { token: OWNER })).status).toBe(204);
   });
 
-  it('answers 204 again, with no body, for an already revoked token', async () => {
+  it('answers 400 for an already revoked token (spec 7: "400 when not revoked successfully")', async () => {
     expect((await api.delete(`${TOKENS}/102`, { token: OWNER })).status).toBe(204);
     const again = await api.delete(`${TOKENS}/102`, { token: OWNER });
-    expect(again).toMatchObject({ status: 204, text: '' });
+    expect(again).toMatchObject({ status: 400, body: { message: '400 Bad request - Access token reader is already revoked' } });
     expect((await api.get(`${TOKENS}/102`, { token: OWNER })).body).toMatchObject({ revoked: true, active: false });
   });
 
@@ -579,12 +583,12 @@ describe('purging inactive tokens (inactive_resource_access_tokens_delete_after_
 });
 
 describe('GET /groups/:id/access_tokens/self', () => {
-  it('is not a token: 404 for an Owner, as an unknown token id', async () => {
+  it('is not a token id: 400 "token_id is invalid" (an integer parameter), for an Owner', async () => {
     const r = await api.get(`${TOKENS}/self`, { token: OWNER });
-    expect(r).toMatchObject({ status: 404, body: { message: '404 group Access Token Not Found' } });
+    expect(r).toMatchObject({ status: 400, body: { error: 'token_id is invalid' } });
   });
 
-  it('is 401 for the group token itself (it is not an Owner)', async () => {
-    expect((await api.get(`${TOKENS}/self`, { token: GROUP_API })).status).toBe(401);
+  it('is 400 for the group token itself too: the parameter is checked before the Owner check', async () => {
+    expect((await api.get(`${TOKENS}/self`, { token: GROUP_API })).status).toBe(400);
   });
 });

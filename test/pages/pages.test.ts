@@ -373,13 +373,30 @@ describe("the instance's refusals, on the YAML line", () => {
     expect(calls('PATCH')).toEqual([]);
   });
 
-  it('404 because nothing was ever deployed: the same error, at that project\'s pages key', async () => {
-    await start();
+  it('404 because the project\'s Pages feature is off: the same error, at that project\'s pages key, saying so', async () => {
+    const seed = { ...PAGES_SEED, projects: PAGES_SEED.projects!.map((p) => (p.id === 32 ? { ...p, pages_access_level: 'disabled' as const } : p)) };
+    await start(seed);
     const text = config({ 'platform/site': ['pages_https_only: false'], 'platform/nopages': ['pages_https_only: false'] });
     const { code, plan } = await planJson();
     expect(code).toBe(1);
     expect(plan.diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_PAGES_UNAVAILABLE', line: lineOf(text, ' pages:', 'platform/nopages:') })]);
+    expect(plan.diagnostics[0].summary).toContain('disabled on the instance, or for this project');
+    expect(plan.diagnostics[0].summary).not.toMatch(/deploy/);
     expect(plan.applicable).toBe(false);
+  });
+
+  it('a project that never deployed a site is planned and applied like any other', async () => {
+    await start();
+    config({ 'platform/nopages': ['pages_https_only: true'] });
+    const { code, plan } = await planJson();
+    expect(code).toBe(0);
+    expect(plan.diagnostics).toEqual([]);
+    expect(plan.changes.map((c: ResourceChange) => [c.address, c.action])).toEqual([['local.project["platform/nopages"].pages', 'update']]);
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(emu.state.projectByRef('platform/nopages')!.pages.httpsOnly).toBe(true);
+    const again = await planJson();
+    expect(again.plan.changes.filter((c: ResourceChange) => c.action !== 'no-op')).toEqual([]);
   });
 
   it('404 for a project that does not exist: named as such, at the project key', async () => {

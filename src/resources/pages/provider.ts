@@ -5,7 +5,8 @@
  * accepted (`--allow-destroy`, or `allow_unpublish: true` on the project's Pages block).
  *
  * The instance's refusals are the user's to fix, so each becomes a diagnostic on the YAML line
- * that asked for it: 404 (Pages disabled on the instance, or nothing deployed), 403 (a role below
+ * that asked for it: 404 (Pages disabled on the instance or for the project; a project that never
+ * deployed a site still has its settings, and is planned like any other), 403 (a role below
  * Maintainer), 400 (a primary domain not assigned to the project, HTTPS forced without
  * certificates). At plan time they stop the plan before any write; at apply time they replace
  * the write's success.
@@ -96,9 +97,9 @@ function refusal(ctx: InstanceContext, project: PagesProject, err: ApiError, add
     return planDiagnostic(ctx, {
       severity: 'error',
       code: 'PLUMB_PAGES_UNAVAILABLE',
-      summary: `Pages of project "${project.ref}" cannot be read or changed: Pages is disabled on the instance, or the project has never deployed a Pages site`,
-      detail: `${call} answered 404${said}. The instance answers 404 for every Pages request while its Pages feature is off, and for a project without a Pages deployment.`,
-      suggestion: 'deploy the site once with a pipeline (or have the administrator turn Pages on), then plan again; or remove this pages block',
+      summary: `Pages of project "${project.ref}" cannot be read or changed: Pages is disabled on the instance, or for this project`,
+      detail: `${call} answered 404${said}. The instance answers 404 to every Pages request while Pages is off for the whole instance, or for the project (its Pages feature, pages_access_level, is disabled); whether a site was ever deployed does not matter.`,
+      suggestion: "have a Maintainer turn the project's Pages feature on (pages_access_level other than disabled), or the administrator turn Pages on for the instance, then plan again; or remove this pages block",
       address,
       pointer: at,
     });
@@ -164,7 +165,7 @@ async function planProject(ctx: InstanceContext, project: PagesProject): Promise
     live = await getPages(ctx.client, project.ref);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    // Nothing to unpublish where nothing is served: `published: false` alone holds already.
+    // Nothing to unpublish where Pages is off (instance or project): `published: false` alone holds already.
     const servesNothing = err instanceof ApiNotFoundError && !/project not found/i.test(err.serverMessage ?? '');
     if (servesNothing && !declaresFields && pages.published === false) return out;
     const d = refusal(ctx, project, err, address, `GET /projects/${project.ref}/pages`);
