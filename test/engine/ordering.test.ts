@@ -3,17 +3,22 @@
  * every request after a latency (so concurrent requests visibly overlap), records when each arrived
  * and was answered, and counts the requests in flight.
  *
- * - writes of one lane never overlap, and run in plan order (lanes are data in the plan: a saved
- *   plan's changes are given lanes by editing its JSON, as the scheduler honours the plan's order);
+ * - writes of one lane never overlap, and run in plan order (lanes are data in the plan: the test
+ *   plans in-process, gives changes lanes and edges in memory, and applies that plan; a saved plan
+ *   file edited so is refused, test/security/saved-plan.test.ts);
  * - plumb's own credential is rotated after every other token change has finished;
  * - a failed change skips only the changes that depend on it (and theirs), the rest go on;
  * - never more requests in flight than --concurrency.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/emulator/index.js';
-import { BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
+import { loadConfiguration } from '../../src/commands/config-source.js';
+import { reconcileView } from '../../src/commands/views.js';
+import { applyPlan, makePlan } from '../../src/engine/engine.js';
+import type { Plan } from '../../src/engine/plan.js';
+import { KINDS } from '../../src/resources/index.js';
+import { ADMIN_TOKEN, BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
 import type { GroupSpec, Harness } from '../tokens/helpers.js';
 
 const LATENCY_MS = 25;
@@ -44,14 +49,36 @@ interface SavedChange {
   order?: { lane?: string; after?: string[]; dependsOn?: string[] };
 }
 
-/** Makes a saved plan, lets `edit` change its changes, writes it back. */
+let edited: ((changes: SavedChange[]) => void) | undefined;
+
+/** Remembers how to edit the plan's changes; `applyEdited` plans, edits and applies in-process. */
 async function savedPlan(edit: (changes: SavedChange[]) => void): Promise<void> {
-  expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
-  const file = path.join(h.wd.dir, 'plan.json');
-  const plan = JSON.parse(readFileSync(file, 'utf8')) as { changes: SavedChange[] };
-  edit(plan.changes);
-  writeFileSync(file, JSON.stringify(plan));
+  edited = edit;
   h.emu.resetRequests();
+}
+
+/** Plans in-process, edits the plan's ordering in memory, applies it, and renders the report as apply does. */
+async function applyEdited(concurrency?: number): Promise<{ code: number; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' };
+  const now = new Date(`${h.today}T12:00:00Z`);
+  const loaded = await loadConfiguration([], undefined, { env, cwd: h.wd.dir, today: h.today });
+  const opts = {
+    kinds: KINDS,
+    env,
+    now,
+    stateFile: path.join(h.wd.dir, '.plumb/state.json'),
+    log: () => {},
+    ...(concurrency !== undefined && { concurrency }),
+  };
+  const plan = await makePlan(loaded, loaded.config!, opts);
+  const changes = plan.changes.map((c) => ({ ...c })) as unknown as SavedChange[];
+  edited?.(changes);
+  h.emu.resetRequests();
+  const report = await applyPlan({ ...plan, changes: changes as unknown as Plan['changes'] }, loaded, loaded.config!, { ...opts, fromFile: false });
+  let stderr = '';
+  const io = { stdout: (x: string) => (stderr += x), stderr: (x: string) => (stderr += x), isTTY: false, env, cwd: h.wd.dir };
+  const code = reconcileView(false, io, (x) => x).applyReport(report);
+  return { code, stderr };
 }
 
 const change = (changes: SavedChange[], group: string, name: string): SavedChange => changes.find((c) => c.payload.group === group && c.payload.name === name)!;
@@ -63,7 +90,7 @@ describe('lanes', () => {
     await savedPlan((changes) => {
       for (const c of changes) if (c.payload.group !== 'gamma') c.order = { lane: `lane-${c.payload.group}` };
     });
-    const r = await h.run(['apply', 'plan.json', '--concurrency', '8']);
+    const r = await applyEdited(8);
     expect(r.code, r.stderr).toBe(0);
     const alpha = writes('alpha');
     const beta = writes('beta');
@@ -152,7 +179,7 @@ describe('a failed change', () => {
       change(changes, 'platform', 't1').order = { dependsOn: [change(changes, 'platform', 't0').address] };
     });
     h.addFault({ method: 'POST', path: '/groups/broken/access_tokens', action: { kind: 'status', status: 400, body: { message: { name: ['is refused by a test fault'] } } } });
-    const r = await h.run(['apply', 'plan.json']);
+    const r = await applyEdited();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Apply stopped: 2 applied, 1 failed, 2 skipped.');
     expect(r.stderr).toMatch(/· local\.group\["platform"\]\.access_token\["t0"\]: create skipped/);

@@ -108,12 +108,12 @@ interface SharedList {
   readonly fromApply: boolean;
   readonly list: Promise<GroupAccessToken[]>;
 }
-const sessionLists = new WeakMap<InstanceContext, Map<string, SharedList>>();
+const sessionLists = new WeakMap<InstanceContext['client'], Map<string, SharedList>>();
 const LIST_REUSE_MS = 30_000;
 
 function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: number; fromApply?: boolean } = {}): Promise<GroupAccessToken[]> {
-  let lists = sessionLists.get(ctx);
-  if (!lists) sessionLists.set(ctx, (lists = new Map()));
+  let lists = sessionLists.get(ctx.client);
+  if (!lists) sessionLists.set(ctx.client, (lists = new Map()));
   const known = lists.get(group);
   if (known && performance.now() - known.at <= (opts.maxAgeMs ?? LIST_REUSE_MS) && (known.fromApply || !opts.fromApply)) return known.list;
   const list = listGroupAccessTokens(ctx.client, groupParam(group));
@@ -126,11 +126,11 @@ function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: numb
 }
 
 /** Sink directories checked in this session (plan, then apply): one look per directory. */
-const sinkChecks = new WeakMap<InstanceContext, SinkCheckCache>();
+const sinkChecks = new WeakMap<InstanceContext['client'], SinkCheckCache>();
 
 function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
-  let cache = sinkChecks.get(ctx);
-  if (!cache) sinkChecks.set(ctx, (cache = new Map()));
+  let cache = sinkChecks.get(ctx.client);
+  if (!cache) sinkChecks.set(ctx.client, (cache = new Map()));
   return cache;
 }
 
@@ -148,7 +148,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     const sinkErrors: PlanDiagnostic[] = [];
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
-    sinkChecks.set(ctx, checked);
+    sinkChecks.set(ctx.client, checked);
     for (const g of groups) {
       for (const t of g.accessTokens) {
         const problem = checkSink(t.sink, env(ctx), checked);
