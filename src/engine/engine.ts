@@ -321,23 +321,7 @@ function unmanagedKinds(instance: DesiredInstance, kinds: KindRegistry): PlanDia
     }));
 }
 
-/**
- * Checks each change's payload of a plan read from a file with its kind's parser (the generic
- * shape was checked by `checkPlanFile`); returns a sentence naming the first bad change.
- */
-export function checkPlanPayloads(plan: Plan, kinds: KindRegistry): string | undefined {
-  for (const [i, change] of plan.changes.entries()) {
-    const provider = providerFor(kinds, change.kind);
-    if (!provider) return `change ${i + 1} (${change.address}) is of kind ${JSON.stringify(change.kind)}, which this plumb does not apply`;
-    try {
-      provider.parsePayload(change.payload);
-    } catch (err) {
-      if (!(err instanceof PayloadError)) throw err;
-      return `change ${i + 1} (${change.address}) has a malformed payload: ${err.message}; make a new plan`;
-    }
-  }
-  return undefined;
-}
+export { checkPlanPayloads } from './payload-check.js';
 
 export interface ApplyOutcome {
   readonly address: string;
