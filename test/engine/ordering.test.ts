@@ -10,14 +10,9 @@
  * - a failed change skips only the changes that depend on it (and theirs), the rest go on;
  * - never more requests in flight than --concurrency.
  */
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/emulator/index.js';
-import { loadConfiguration } from '../../src/commands/config-source.js';
-import { reconcileView } from '../../src/commands/views.js';
-import { applyPlan, makePlan } from '../../src/engine/engine.js';
-import type { Plan } from '../../src/engine/plan.js';
-import { KINDS } from '../../src/resources/index.js';
+import { applyInMemory } from '../helpers/apply-in-memory.js';
 import { ADMIN_TOKEN, BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
 import type { GroupSpec, Harness } from '../tokens/helpers.js';
 
@@ -57,28 +52,16 @@ async function savedPlan(edit: (changes: SavedChange[]) => void): Promise<void> 
   h.emu.resetRequests();
 }
 
-/** Plans in-process, edits the plan's ordering in memory, applies it, and renders the report as apply does. */
-async function applyEdited(concurrency?: number): Promise<{ code: number; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' };
-  const now = new Date(`${h.today}T12:00:00Z`);
-  const loaded = await loadConfiguration([], undefined, { env, cwd: h.wd.dir, today: h.today });
-  const opts = {
-    kinds: KINDS,
-    env,
-    now,
-    stateFile: path.join(h.wd.dir, '.plumb/state.json'),
-    log: () => {},
+/** Plans in-process, edits the plan's ordering in memory, applies it (test/helpers/apply-in-memory.ts). */
+function applyEdited(concurrency?: number): Promise<{ code: number; stderr: string }> {
+  return applyInMemory({
+    dir: h.wd.dir,
+    env: { PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' },
+    today: h.today,
     ...(concurrency !== undefined && { concurrency }),
-  };
-  const plan = await makePlan(loaded, loaded.config!, opts);
-  const changes = plan.changes.map((c) => ({ ...c })) as unknown as SavedChange[];
-  edited?.(changes);
-  h.emu.resetRequests();
-  const report = await applyPlan({ ...plan, changes: changes as unknown as Plan['changes'] }, loaded, loaded.config!, { ...opts, fromFile: false });
-  let stderr = '';
-  const io = { stdout: (x: string) => (stderr += x), stderr: (x: string) => (stderr += x), isTTY: false, env, cwd: h.wd.dir };
-  const code = reconcileView(false, io, (x) => x).applyReport(report);
-  return { code, stderr };
+    edit: (changes) => edited?.(changes as unknown as SavedChange[]),
+    beforeApply: () => h.emu.resetRequests(),
+  });
 }
 
 const change = (changes: SavedChange[], group: string, name: string): SavedChange => changes.find((c) => c.payload.group === group && c.payload.name === name)!;
