@@ -8,10 +8,11 @@ import path from 'node:path';
 import { fileErrorSentence } from '../config/load.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';
+import { checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman } from '../render/human.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { REASON_TEXT } from '../resources/index.js';
+import { KINDS, REASON_TEXT } from '../resources/index.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -28,7 +29,7 @@ export function runShow(flags: ShowFlags, io: Io): number {
     const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
     return problem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`);
   }
-  const bad = checkPlanFile(data);
+  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
   if (bad) return problem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan this plumb can show: ${bad}`);
   const plan = data as Plan;
   if (flags.format === 'json') io.stdout(JSON.stringify(plan, null, 2) + '\n');

@@ -140,6 +140,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_KIND_NOT_MANAGED: 'The configuration declares a kind of resource this plumb validates but does not plan or apply yet.',
   PLUMB_PLAN_STALE: 'A resource changed on the instance since the saved plan was made.',
   PLUMB_PLAN_STALE_CONFIG: 'The configuration changed since the saved plan was made.',
+  PLUMB_STATE_ENTRY_IGNORED: 'An entry of the state file does not fit (wrong shape, or a note about a token plumb does not manage) and is ignored.',
+  PLUMB_PLAN_EDITED: 'A saved plan is not what the configuration and the live state yield: a change, payload, attribute, risk or gate was edited, added or removed (apply refuses the whole plan).',
   PLUMB_PLAN_STALE_SECRET: 'A secret value is not the one the saved plan was made with.',
   PLUMB_PLAN_UNKNOWN_TARGET: 'The saved plan names a resource or instance the configuration does not select.',
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',

@@ -8,6 +8,15 @@ export interface RenderOptions {
   readonly color?: boolean;
 }
 
+/**
+ * Control characters (ESC and the other C0/C1 codes but tab and newline, DEL, line separators,
+ * bidirectional overrides) removed from configuration text before it reaches a terminal: a name or
+ * a YAML line cannot move the cursor or recolour the output. src/render/escape.ts holds the same
+ * rule for plans (the import rules keep the two folders apart).
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const clean = (s: string): string => s.replace(CONTROL, '');
+
 const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
 
 /** Human rendering with a code frame: the offending line and a caret under the range. */
@@ -24,19 +33,19 @@ export function renderDiagnosticsHuman(
   const parts: string[] = [];
   for (const d of sortDiagnostics(diags)) {
     const sev = d.severity === 'error' ? red('error') : d.severity === 'warning' ? yellow('warning') : blue('info');
-    const lines = [`${sev}[${d.code}]: ${bold(d.summary)}`];
+    const lines = [`${sev}[${clean(d.code)}]: ${bold(clean(d.summary))}`];
     if (d.location) {
-      lines.push(`  ${blue('-->')} ${formatLocation(d.location)}`);
+      lines.push(`  ${blue('-->')} ${clean(formatLocation(d.location))}`);
       const frame = codeFrame(sources.get(d.location.file), d.location, color);
       if (frame) lines.push(frame);
     } else if (d.pointer) {
-      lines.push(`  ${blue('-->')} ${d.pointer}`);
+      lines.push(`  ${blue('-->')} ${clean(d.pointer)}`);
     }
-    if (d.detail) lines.push(...d.detail.split('\n').map((l) => `  ${l}`));
+    if (d.detail) lines.push(...clean(d.detail).split('\n').map((l) => `  ${l}`));
     for (const r of d.related ?? []) {
-      lines.push(`  ${blue('note:')} ${r.message}${r.location ? ` (${formatLocation(r.location)})` : ''}`);
+      lines.push(`  ${blue('note:')} ${clean(r.message)}${r.location ? ` (${clean(formatLocation(r.location))})` : ''}`);
     }
-    if (d.suggestion) lines.push(`  ${blue('help:')} ${d.suggestion}`);
+    if (d.suggestion) lines.push(`  ${blue('help:')} ${clean(d.suggestion)}`);
     parts.push(lines.join('\n'));
   }
   const n = countBySeverity(diags);
@@ -47,8 +56,9 @@ export function renderDiagnosticsHuman(
 function codeFrame(text: string | undefined, loc: SourceLocation, color: boolean): string | undefined {
   if (text === undefined) return undefined;
   const lines = text.split(/\r?\n/);
-  const src = lines[loc.line - 1];
-  if (src === undefined) return undefined;
+  const raw = lines[loc.line - 1];
+  if (raw === undefined) return undefined;
+  const src = clean(raw);
   const gutter = String(loc.line).length;
   const pad = ' '.repeat(gutter);
   const endCol = loc.endLine === undefined || loc.endLine === loc.line ? (loc.endColumn ?? loc.column + 1) : src.length + 1;

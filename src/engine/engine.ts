@@ -1,7 +1,8 @@
 /**
  * The reconcile engine: desired state + live state → plan; plan → apply. Apply executes exactly the
- * plan's changes (from memory or a saved file) and never re-diffs; a saved plan is refused when the
- * live state it was made from has moved.
+ * plan's changes (from memory or a saved file). A saved plan is untrusted: apply plans again and
+ * refuses it when the live state it was made from has moved (stale) or when it is not what the
+ * configuration and the live state yield (edited; saved-plan.ts).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import type { InstanceContext, KindRegistry, ReadCache } from './resource.js';
 import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
+import { compareSavedPlan, planClock } from './saved-plan.js';
 import { riskRefusals } from './risks.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
@@ -325,23 +327,7 @@ function unmanagedKinds(instance: DesiredInstance, kinds: KindRegistry): PlanDia
     }));
 }
 
-/**
- * Checks each change's payload of a plan read from a file with its kind's parser (the generic
- * shape was checked by `checkPlanFile`); returns a sentence naming the first bad change.
- */
-export function checkPlanPayloads(plan: Plan, kinds: KindRegistry): string | undefined {
-  for (const [i, change] of plan.changes.entries()) {
-    const provider = providerFor(kinds, change.kind);
-    if (!provider) return `change ${i + 1} (${change.address}) is of kind ${JSON.stringify(change.kind)}, which this plumb does not apply`;
-    try {
-      provider.parsePayload(change.payload);
-    } catch (err) {
-      if (!(err instanceof PayloadError)) throw err;
-      return `change ${i + 1} (${change.address}) has a malformed payload: ${err.message}; make a new plan`;
-    }
-  }
-  return undefined;
-}
+export { checkPlanPayloads } from './payload-check.js';
 
 export interface ApplyOutcome {
   readonly address: string;
@@ -368,6 +354,85 @@ export interface ApplyOptions extends EngineOptions {
   readonly allowRisky?: boolean;
   /** `--allow-destroy`: apply destroys (risks with `gate: 'destroy'`) the configuration does not opt into. */
   readonly allowDestroy?: boolean;
+}
+
+/**
+ * A saved plan is untrusted input: plan again from the configuration and the live state, with the
+ * plan's own clock, and refuse unless every change and risk is what that yields (saved-plan.ts).
+ * The reads are the ones apply needs anyway: a kind shares them with its apply (one token list per
+ * group), so the check costs no request the in-memory apply does not make.
+ */
+async function checkSavedPlan(
+  plan: Plan,
+  loaded: ConfigResult,
+  config: DesiredConfig,
+  opts: ApplyOptions,
+  own: Session,
+): Promise<{ why: string; diagnostics: PlanDiagnostic[] } | undefined> {
+  const redact = (s: string) => loaded.sources.secrets.redact(s);
+  const today = opts.now.toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(plan.today) || Number.isNaN(Date.parse(plan.today)) || plan.today > today) {
+    return {
+      why: 'the plan\'s date is not a day up to today; nothing was applied',
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'PLUMB_PLAN_EDITED',
+          summary: `The saved plan says it was made on ${JSON.stringify(plan.today)}, which is not a date up to today (${today})`,
+          detail: 'Apply plans again with the plan\'s date (token expiry dates and rotations depend on it); a plan cannot come from the future.',
+          suggestion: 'make a new plan with `plumb plan --out FILE`',
+        },
+      ],
+    };
+  }
+  const clock = planClock(plan);
+  const showContent = plan.changes.some((c) => c.diff !== undefined);
+  const again: Session = {
+    ...own,
+    contexts: new Map([...own.contexts].map(([k, c]) => [k, { ...c, today: plan.today, now: clock, ...(showContent && { showContent: true }) }])),
+    close: async () => {},
+  };
+  const now = await makePlan(loaded, config, { ...opts, now: clock }, again);
+  if (!now.applicable) {
+    return { why: 'planning again from the configuration and the live state failed; nothing was applied', diagnostics: now.diagnostics.filter((d) => d.severity === 'error') };
+  }
+  const result = compareSavedPlan(plan, now, (saved, derived) => providerFor(opts.kinds, derived.kind)?.explainDifference?.(saved, derived));
+  const stale = [...result.stale];
+  const edited = [...result.edited];
+  // A saved change the configuration and the live state no longer yield at all: ask its kind
+  // whether the live state it was planned against moved (stale) or not (the file was edited).
+  await Promise.all(
+    result.unmatched.map(async (change) => {
+      const ctx = own.contexts.get(change.instance);
+      const provider = providerFor(opts.kinds, change.kind);
+      if (!ctx || !provider) {
+        edited.push({ severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address });
+        return;
+      }
+      try {
+        if ((await provider.liveFingerprint(ctx, change, provider.parsePayload(change.payload))) !== change.liveFingerprint) {
+          stale.push({ severity: 'error', code: 'PLUMB_PLAN_STALE', summary: `${change.address} changed on the instance since the plan was made`, suggestion: 'run `plumb plan` again and review the new plan', address: change.address });
+          return;
+        }
+      } catch (err) {
+        if (!(err instanceof PayloadError)) {
+          stale.push(apiFailure(err, change.address, redact));
+          return;
+        }
+      }
+      edited.push({
+        severity: 'error',
+        code: 'PLUMB_PLAN_EDITED',
+        summary: `The saved plan ${change.action}s ${change.address}, which the configuration and the live state do not yield`,
+        detail: 'Apply executes only what the configuration and the live state yield. Nothing was applied.',
+        suggestion: 'make a new plan with `plumb plan --out FILE` from the reviewed configuration, and apply that file as it was written',
+        address: change.address,
+      });
+    }),
+  );
+  if (stale.length > 0) return { why: 'the live state moved since the plan was made; nothing was applied', diagnostics: stale };
+  if (edited.length > 0) return { why: 'the saved plan is not what the configuration and the live state yield (it was edited); nothing was applied', diagnostics: edited };
+  return undefined;
 }
 
 /**
@@ -399,32 +464,8 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
           { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
         ]);
       }
-      // Read concurrently, with the requests a plan makes (a kind shares one read among its changes).
-      const stale = (
-        await Promise.all(
-          todo.map(async (change): Promise<PlanDiagnostic | undefined> => {
-            const ctx = own.contexts.get(change.instance);
-            const provider = providerFor(opts.kinds, change.kind);
-            if (!ctx || !provider) {
-              return { severity: 'error', code: 'PLUMB_PLAN_UNKNOWN_TARGET', summary: `The plan names ${change.address}, which this configuration does not select`, address: change.address };
-            }
-            try {
-              if ((await provider.liveFingerprint(ctx, change, provider.parsePayload(change.payload))) === change.liveFingerprint) return undefined;
-              return {
-                severity: 'error',
-                code: 'PLUMB_PLAN_STALE',
-                summary: `${change.address} changed on the instance since the plan was made`,
-                detail: 'Applying the saved plan could undo that change unseen.',
-                suggestion: 'run `plumb plan` again and review the new plan',
-                address: change.address,
-              };
-            } catch (err) {
-              return apiFailure(err, change.address, redact);
-            }
-          }),
-        )
-      ).filter((d): d is PlanDiagnostic => d !== undefined);
-      if (stale.length > 0) return refuse('the live state moved since the plan was made; nothing was applied', stale);
+      const checked = await checkSavedPlan(plan, loaded, config, opts, own);
+      if (checked) return refuse(checked.why, checked.diagnostics);
     }
 
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();

@@ -232,6 +232,23 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
+  for (const key of ['plumbVersion', 'createdAt', 'today', 'configFingerprint'] as const) {
+    if (typeof p[key] !== 'string') return `its ${key} is not a string; make a new plan`;
+  }
+  if (typeof p.applicable !== 'boolean') return 'its applicable flag is not true or false; make a new plan';
+  const inst = (p.instances as unknown[]).findIndex((i) => !isObject(i) || typeof i.name !== 'string' || typeof i.url !== 'string');
+  if (inst >= 0) return `instance ${inst + 1} of the plan lacks its name or url; make a new plan`;
+  if (!Array.isArray(p.diagnostics)) return 'the plan has no diagnostics list';
+  const diag = (p.diagnostics as unknown[]).findIndex(
+    (d) => !isObject(d) || !['error', 'warning', 'info'].includes(d.severity as string) || typeof d.code !== 'string' || typeof d.summary !== 'string' || !optional(d, ['detail', 'suggestion', 'address', 'file'], 'string') || !optional(d, ['line', 'column'], 'number') || !(d.related === undefined || (Array.isArray(d.related) && d.related.every((r) => isObject(r) && typeof r.message === 'string' && optional(r, ['file'], 'string') && optional(r, ['line', 'column'], 'number')))),
+  );
+  if (diag >= 0) return `diagnostic ${diag + 1} of the plan lacks its severity, code or summary, or has a field of the wrong type; make a new plan`;
+  if (!Array.isArray(p.drift)) return 'the plan has no drift list';
+  const drift = (p.drift as unknown[]).findIndex((d) => !isObject(d) || typeof d.address !== 'string' || typeof d.instance !== 'string' || typeof d.kind !== 'string' || typeof d.summary !== 'string' || !attributesOk(d.attributes) || !optional(d, ['informational'], 'boolean'));
+  if (drift >= 0) return `drift entry ${drift + 1} of the plan lacks its address, kind or summary, or has malformed attributes; make a new plan`;
+  if (!isObject(p.summary) || !['create', 'update', 'replace', 'rotate', 'delete', 'noop'].every((k) => typeof (p.summary as unknown as Record<string, unknown>)[k] === 'number')) {
+    return 'its summary lacks a count; make a new plan';
+  }
   if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
     return 'its targets are not a list of addresses; make a new plan';
   }
@@ -257,7 +274,9 @@ function changeProblem(data: unknown): string | undefined {
     if (typeof c[key] !== 'string') return `lacks its ${key}`;
   }
   if (!ACTIONS.includes(c.action as Action)) return `(${String(c.address)}) has an unknown action ${JSON.stringify(c.action)}`;
-  if (!Array.isArray(c.reasons) || !Array.isArray(c.attributes)) return `(${String(c.address)}) lacks its reasons or attributes list`;
+  if (!Array.isArray(c.reasons) || !c.reasons.every((r) => typeof r === 'string')) return `(${String(c.address)}) lacks its reasons list`;
+  if (!attributesOk(c.attributes)) return `(${String(c.address)}) lacks its attributes list, or an attribute lacks its name`;
+  if (!optional(c, ['pointer', 'diff'], 'string')) return `(${String(c.address)}) has a pointer or diff that is not a string`;
   if (typeof c.payload !== 'object' || c.payload === null || Array.isArray(c.payload)) return `(${String(c.address)}) lacks its payload`;
   if (c.order !== undefined) {
     const o = c.order as Record<string, unknown> | null;
@@ -267,4 +286,17 @@ function changeProblem(data: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Each of `keys` absent or of type `type`. */
+function optional(o: Record<string, unknown>, keys: readonly string[], type: 'string' | 'number' | 'boolean'): boolean {
+  return keys.every((k) => o[k] === undefined || typeof o[k] === type);
+}
+
+function attributesOk(v: unknown): boolean {
+  return Array.isArray(v) && v.every((a) => isObject(a) && typeof a.name === 'string' && optional(a, ['sensitive', 'writeOnly'], 'boolean'));
 }

@@ -102,6 +102,13 @@ export interface ResourceProvider<P = unknown> extends KindDeclaration {
   liveFingerprint(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<string>;
   apply(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<ApplyResponse>;
   /**
+   * A saved change that differs from the change planned again at apply (saved-plan.ts), with the
+   * same live fingerprint: when an input outside the configuration's text can explain it (a
+   * `source:` file changed since the plan), the diagnostic that says so; otherwise undefined and
+   * the engine reports the plan as edited. Either way apply refuses the whole plan.
+   */
+  explainDifference?(saved: ResourceChange, derived: ResourceChange): PlanDiagnostic | undefined;
+  /**
    * Whether applying to this instance writes machine-readable output (issued secrets) to standard
    * output; the commands then send everything meant for people to standard error. Absent: never.
    */

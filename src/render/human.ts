@@ -4,6 +4,7 @@
  * Reads only the public JSON plan.
  */
 import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
+import { clean } from './escape.js';
 
 export interface HumanOptions {
   readonly color?: boolean;
@@ -47,7 +48,7 @@ export function originNote(o: ValueOrigin): string {
 
 function attrLine(a: AttributeChange, action: Action): string {
   const line = attrText(a, action);
-  return a.origin ? `${line}   # ${originNote(a.origin)}` : line;
+  return clean(a.origin ? `${line}   # ${originNote(a.origin)}` : line);
 }
 
 function attrText(a: AttributeChange, action: Action): string {
@@ -63,11 +64,12 @@ function attrText(a: AttributeChange, action: Action): string {
 export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
-  const lines = [`  # ${c.address} ${VERB[c.action]}${why ? ` (${why})` : ''}`];
-  if (c.origin) lines.push(`  # ${originNote(c.origin)}`);
-  lines.push(paint(`  ${SYMBOL[c.action]} ${c.kind} ${JSON.stringify(c.address)} {`));
+  // Configuration text (names, paths, values, a diff) never carries control characters to the terminal.
+  const lines = [clean(`  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
+  if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
+  lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(c.address)} {`)));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
-  if (c.diff) for (const l of c.diff.split('\n')) lines.push(`      ${l}`);
+  if (c.diff) for (const l of c.diff.split('\n')) lines.push(clean(`      ${l}`));
   lines.push('    }');
   return lines.join('\n');
 }
@@ -85,13 +87,13 @@ export function renderDiagnosticLine(d: PlanDiagnostic): string {
   if (d.detail) lines.push(`  ${d.detail}`);
   for (const r of d.related ?? []) lines.push(`  note: ${r.message}${r.file ? ` (${r.file}:${r.line}:${r.column})` : ''}`);
   if (d.suggestion) lines.push(`  help: ${d.suggestion}`);
-  return lines.join('\n');
+  return clean(lines.join('\n'));
 }
 
 /** One line per risk: what would happen and whether the configuration accepted it. */
 export function riskLine(r: PlanRisk): string {
   const accepted = r.gate === 'destroy' ? ' (accepted by the configuration)' : ' (accepted by allow_risky)';
-  return `${r.gate === 'destroy' ? '!!' : '!'} ${r.address} [${r.id}]: ${r.summary}${r.acknowledged ? accepted : ''}`;
+  return clean(`${r.gate === 'destroy' ? '!!' : '!'} ${r.address} [${r.id}]: ${r.summary}${r.acknowledged ? accepted : ''}`);
 }
 
 /**
@@ -123,7 +125,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const failed = plan.diagnostics.some((d) => d.severity === 'error');
   if (plan.targets && plan.targets.length > 0) {
-    out.push(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`, '');
+    out.push(clean(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`), '');
   }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
@@ -138,7 +140,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {
     out.push('', 'Notes:');
-    for (const d of info) out.push(`  - ${d.address}: ${d.summary}`);
+    for (const d of info) out.push(clean(`  - ${d.address}: ${d.summary}`));
   }
   if (plan.diagnostics.length > 0) {
     out.push('');

@@ -36,7 +36,7 @@ const change: ResourceChange = {
   action: 'update',
   reasons: ['field-changed'],
   attributes: [{ name: 'signup_enabled', before: true, after: false }],
-  payload: { type: 'application_settings', set: {} },
+  payload: { set: { signup_enabled: false }, secrets: {} },
   liveFingerprint: 'sha256:0',
 };
 

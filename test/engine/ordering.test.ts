@@ -3,17 +3,17 @@
  * every request after a latency (so concurrent requests visibly overlap), records when each arrived
  * and was answered, and counts the requests in flight.
  *
- * - writes of one lane never overlap, and run in plan order (lanes are data in the plan: a saved
- *   plan's changes are given lanes by editing its JSON, as the scheduler honours the plan's order);
+ * - writes of one lane never overlap, and run in plan order (lanes are data in the plan: the test
+ *   plans in-process, gives changes lanes and edges in memory, and applies that plan; a saved plan
+ *   file edited so is refused, test/security/saved-plan.test.ts);
  * - plumb's own credential is rotated after every other token change has finished;
  * - a failed change skips only the changes that depend on it (and theirs), the rest go on;
  * - never more requests in flight than --concurrency.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/emulator/index.js';
-import { BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
+import { applyInMemory } from '../helpers/apply-in-memory.js';
+import { ADMIN_TOKEN, BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
 import type { GroupSpec, Harness } from '../tokens/helpers.js';
 
 const LATENCY_MS = 25;
@@ -44,14 +44,24 @@ interface SavedChange {
   order?: { lane?: string; after?: string[]; dependsOn?: string[] };
 }
 
-/** Makes a saved plan, lets `edit` change its changes, writes it back. */
+let edited: ((changes: SavedChange[]) => void) | undefined;
+
+/** Remembers how to edit the plan's changes; `applyEdited` plans, edits and applies in-process. */
 async function savedPlan(edit: (changes: SavedChange[]) => void): Promise<void> {
-  expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
-  const file = path.join(h.wd.dir, 'plan.json');
-  const plan = JSON.parse(readFileSync(file, 'utf8')) as { changes: SavedChange[] };
-  edit(plan.changes);
-  writeFileSync(file, JSON.stringify(plan));
+  edited = edit;
   h.emu.resetRequests();
+}
+
+/** Plans in-process, edits the plan's ordering in memory, applies it (test/helpers/apply-in-memory.ts). */
+function applyEdited(concurrency?: number): Promise<{ code: number; stderr: string }> {
+  return applyInMemory({
+    dir: h.wd.dir,
+    env: { PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' },
+    today: h.today,
+    ...(concurrency !== undefined && { concurrency }),
+    edit: (changes) => edited?.(changes as unknown as SavedChange[]),
+    beforeApply: () => h.emu.resetRequests(),
+  });
 }
 
 const change = (changes: SavedChange[], group: string, name: string): SavedChange => changes.find((c) => c.payload.group === group && c.payload.name === name)!;
@@ -63,7 +73,7 @@ describe('lanes', () => {
     await savedPlan((changes) => {
       for (const c of changes) if (c.payload.group !== 'gamma') c.order = { lane: `lane-${c.payload.group}` };
     });
-    const r = await h.run(['apply', 'plan.json', '--concurrency', '8']);
+    const r = await applyEdited(8);
     expect(r.code, r.stderr).toBe(0);
     const alpha = writes('alpha');
     const beta = writes('beta');
@@ -152,7 +162,7 @@ describe('a failed change', () => {
       change(changes, 'platform', 't1').order = { dependsOn: [change(changes, 'platform', 't0').address] };
     });
     h.addFault({ method: 'POST', path: '/groups/broken/access_tokens', action: { kind: 'status', status: 400, body: { message: { name: ['is refused by a test fault'] } } } });
-    const r = await h.run(['apply', 'plan.json']);
+    const r = await applyEdited();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Apply stopped: 2 applied, 1 failed, 2 skipped.');
     expect(r.stderr).toMatch(/· local\.group\["platform"\]\.access_token\["t0"\]: create skipped/);

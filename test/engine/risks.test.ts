@@ -209,7 +209,10 @@ describe('allow_risky in the configuration and risks in a saved plan', () => {
   it('refuses a saved plan without a risks list (format 1.0), asking for a new plan', () => {
     const old = { formatVersion: '1.0', changes: [], instances: [] };
     expect(checkPlanFile(old)).toMatch(/make a new plan/);
-    expect(checkPlanFile({ formatVersion: '1.1', changes: [], instances: [], risks: [{ id: 'x' }] })).toMatch(/risk 1/);
-    expect(checkPlanFile({ formatVersion: '1.1', changes: [], instances: [], risks: [] })).toBeUndefined();
+    // The rest of a plan, complete (the whole file is parsed before use, issue 20).
+    const rest = { plumbVersion: '0.1.0', createdAt: '2026-03-01T00:00:00.000Z', today: '2026-03-01', configFingerprint: 'sha256:x', drift: [], diagnostics: [], applicable: true, summary: { create: 0, update: 0, replace: 0, rotate: 0, delete: 0, noop: 0 } };
+    expect(checkPlanFile({ ...rest, formatVersion: '1.1', changes: [], instances: [], risks: [{ id: 'x' }] })).toMatch(/risk 1/);
+    expect(checkPlanFile({ ...rest, formatVersion: '1.1', changes: [], instances: [], risks: [] })).toBeUndefined();
+    expect(checkPlanFile({ formatVersion: '1.1', changes: [], instances: [], risks: [] })).toMatch(/plumbVersion/);
   });
 });

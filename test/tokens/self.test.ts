@@ -7,11 +7,10 @@
  * the credential's bot user an administrator: the stand-in for an instance where plumb runs as a
  * group token allowed to manage its own group's tokens.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
+import { applyInMemory } from '../helpers/apply-in-memory.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -51,19 +50,21 @@ describe('self rotation', () => {
 
   it('uses the new credential for every later change of the same run', async () => {
     await start();
-    expect((await h.run(['plan', '--out', 'plan.json'], asCredential)).code).toBe(0);
-    // The plan orders the self rotation after the create. Edit it to order the reverse: the create
-    // that follows must go out with the new secret.
-    const file = path.join(h.wd.dir, 'plan.json');
-    const saved = JSON.parse(readFileSync(file, 'utf8'));
-    const [create, self] = saved.changes;
-    expect(self.order).toEqual({ after: [create.address] });
-    delete self.order;
-    create.order = { after: [self.address] };
-    writeFileSync(file, JSON.stringify(saved));
-    h.emu.resetRequests();
-    const r = await h.run(['apply', 'plan.json'], asCredential);
-    expect(r.code).toBe(0);
+    // The plan orders the self rotation after the create. Order the reverse in memory (a saved plan
+    // edited so is refused): the create that follows must go out with the new secret.
+    const r = await applyInMemory({
+      dir: h.wd.dir,
+      env: { ...asCredential, PLUMB_SINK_TIMEOUT_SECONDS: '5' },
+      today: h.today,
+      edit: (changes) => {
+        const [create, self] = changes;
+        expect(self!.order).toEqual({ after: [create!.address] });
+        delete (self as { order?: unknown }).order;
+        (create as { order?: unknown }).order = { after: [self!.address] };
+      },
+      beforeApply: () => h.emu.resetRequests(),
+    });
+    expect(r.code, r.stderr).toBe(0);
     const writes = h.emu.requests.filter((x) => x.method === 'POST').map((x) => `${x.path} ${x.status}`);
     expect(writes).toEqual(['/groups/platform/access_tokens/self/rotate 200', '/groups/platform/access_tokens 201']);
     const fresh = h.tokenInSink('plumb')!;

@@ -108,12 +108,12 @@ interface SharedList {
   readonly fromApply: boolean;
   readonly list: Promise<GroupAccessToken[]>;
 }
-const sessionLists = new WeakMap<InstanceContext, Map<string, SharedList>>();
+const sessionLists = new WeakMap<InstanceContext['client'], Map<string, SharedList>>();
 const LIST_REUSE_MS = 30_000;
 
 function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: number; fromApply?: boolean } = {}): Promise<GroupAccessToken[]> {
-  let lists = sessionLists.get(ctx);
-  if (!lists) sessionLists.set(ctx, (lists = new Map()));
+  let lists = sessionLists.get(ctx.client);
+  if (!lists) sessionLists.set(ctx.client, (lists = new Map()));
   const known = lists.get(group);
   if (known && performance.now() - known.at <= (opts.maxAgeMs ?? LIST_REUSE_MS) && (known.fromApply || !opts.fromApply)) return known.list;
   const list = listGroupAccessTokens(ctx.client, groupParam(group));
@@ -126,11 +126,11 @@ function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: numb
 }
 
 /** Sink directories checked in this session (plan, then apply): one look per directory. */
-const sinkChecks = new WeakMap<InstanceContext, SinkCheckCache>();
+const sinkChecks = new WeakMap<InstanceContext['client'], SinkCheckCache>();
 
 function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
-  let cache = sinkChecks.get(ctx);
-  if (!cache) sinkChecks.set(ctx, (cache = new Map()));
+  let cache = sinkChecks.get(ctx.client);
+  if (!cache) sinkChecks.set(ctx.client, (cache = new Map()));
   return cache;
 }
 
@@ -148,7 +148,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     const sinkErrors: PlanDiagnostic[] = [];
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
-    sinkChecks.set(ctx, checked);
+    sinkChecks.set(ctx.client, checked);
     for (const g of groups) {
       for (const t of g.accessTokens) {
         const problem = checkSink(t.sink, env(ctx), checked);
@@ -271,8 +271,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
     return out;
   }
 
-  const notes = new Map(tokenState(ctx).tokenNotes(instance.url).map((n) => [n.id, n]));
-  const revokePending = new Set([...notes.values()].filter((n) => n.kind === 'revoke-pending').map((n) => n.id));
+  const { notes, revokePending } = trustedNotes(ctx, g, live, out);
   const claimed = new Set<number>();
   const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
   for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out);
@@ -315,6 +314,66 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
     });
   }
   return out;
+}
+
+/**
+ * The state file's notes plumb acts on for this group. The file is untrusted input (cached between
+ * CI runs, or committed): a note or slot of the wrong shape is ignored, and a `revoke-pending`
+ * note (which makes a plan revoke a live token whatever pruning says) is honoured only for a token
+ * plumb itself manages: the note names this group and a token the configuration declares in it,
+ * the live token of that id carries that name, and it is not the token whose secret the
+ * declaration's sink holds (`held` in its slot). Anything else is ignored with a warning naming the
+ * state file and the entry (docs/tokens.md#the-state-file).
+ */
+function trustedNotes(ctx: InstanceContext, g: DesiredGroup, live: readonly GroupAccessToken[], out: PlanResponse): { notes: Map<number, TokenNote>; revokePending: Set<number> } {
+  const { instance } = ctx;
+  const rejected: string[] = [];
+  const state = tokenState(ctx);
+  const all = state.tokenNotes(instance.url, rejected);
+  const notes = new Map<number, TokenNote>();
+  const revokePending = new Set<number>();
+  const declared = new Set(g.accessTokens.map((t) => t.name));
+  for (const n of all) {
+    const token = live.find((x) => x.id === n.id);
+    if (n.group !== g.ref) {
+      // Another group's note: that group's plan judges it. A note for no declared group is reported once, by the first group.
+      if (!instance.groups.some((x) => x.ref === n.group) && g === instance.groups.find(managesTokens)) {
+        rejected.push(`tokens["${n.id}"] names group ${JSON.stringify(n.group)}, which the configuration does not declare`);
+      }
+      continue;
+    }
+    if (n.kind === 'revoke-pending') {
+      const held = declared.has(n.name) ? state.tokenSlot(instance.url, g.ref, n.name)?.held : undefined;
+      if (!declared.has(n.name)) {
+        rejected.push(`tokens["${n.id}"] asks to revoke token "${n.name}", which the configuration does not declare in group "${g.ref}"`);
+        continue;
+      }
+      if (token && token.name !== n.name) {
+        rejected.push(`tokens["${n.id}"] asks to revoke token id ${n.id} as "${n.name}", but that token is named "${token.name}"`);
+        continue;
+      }
+      if (held === n.id) {
+        rejected.push(`tokens["${n.id}"] asks to revoke the token whose secret the sink of "${n.name}" holds`);
+        continue;
+      }
+      revokePending.add(n.id);
+    }
+    notes.set(n.id, n);
+  }
+  for (const r of rejected) {
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_STATE_ENTRY_IGNORED',
+        summary: ctx.secrets.redact(`The state file ${ctx.state.file} holds an entry plumb ignores: ${r}`),
+        detail: `plumb acts on a note in the state file only for a token it manages (section of instance ${instance.url}); the file may have been edited.`,
+        suggestion: 'remove the entry from the state file, or leave it: it is never acted on',
+        address: `${instance.name}.group[${JSON.stringify(g.ref)}]`,
+        pointer: g.pointer,
+      }),
+    );
+  }
+  return { notes, revokePending };
 }
 
 /**

@@ -56,13 +56,22 @@ export class TokenState {
     this.#store = store;
   }
 
-  /** Every token note of an instance. */
-  tokenNotes(instanceUrl: string): TokenNote[] {
-    return Object.values(this.#store.section<TokenNote>(instanceUrl, 'tokens') ?? {});
+  /**
+   * Every token note of an instance. The state file is untrusted input (it may be cached or
+   * committed): an entry that is not a note of this shape is left out and listed in `rejected`.
+   */
+  tokenNotes(instanceUrl: string, rejected: string[] = []): TokenNote[] {
+    const out: TokenNote[] = [];
+    for (const [key, n] of Object.entries(this.#store.section<unknown>(instanceUrl, 'tokens') ?? {})) {
+      if (isNote(n) && String(n.id) === key) out.push(n);
+      else rejected.push(`tokens["${key}"] is not a token note (id, group, name, kind, at)`);
+    }
+    return out;
   }
 
   tokenNote(instanceUrl: string, id: number): TokenNote | undefined {
-    return this.#store.section<TokenNote>(instanceUrl, 'tokens')?.[String(id)];
+    const n = this.#store.section<unknown>(instanceUrl, 'tokens')?.[String(id)];
+    return isNote(n) ? n : undefined;
   }
 
   recordTokenNote(instanceUrl: string, note: TokenNote): void {
@@ -76,8 +85,13 @@ export class TokenState {
     return true;
   }
 
-  tokenSlot(instanceUrl: string, group: string, name: string): TokenSlot | undefined {
-    return this.#store.section<TokenSlot>(instanceUrl, 'token_slots')?.[tokenSlotKey(group, name)];
+  /** The slot of a declared token; one that is not of this shape is treated as absent and listed in `rejected`. */
+  tokenSlot(instanceUrl: string, group: string, name: string, rejected: string[] = []): TokenSlot | undefined {
+    const key = tokenSlotKey(group, name);
+    const slot = this.#store.section<unknown>(instanceUrl, 'token_slots')?.[key];
+    if (slot === undefined || isSlot(slot)) return slot;
+    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb)`);
+    return undefined;
   }
 
   /** Merges `update` into the slot (a field set to undefined is removed). */
@@ -89,4 +103,29 @@ export class TokenState {
     if (Object.keys(next).length === 0) delete slots[key];
     else slots[key] = next as TokenSlot;
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+
+function isNote(v: unknown): v is TokenNote {
+  return (
+    isObject(v) &&
+    isId(v.id) &&
+    typeof v.group === 'string' &&
+    typeof v.name === 'string' &&
+    (v.kind === 'secret-not-received' || v.kind === 'revoke-pending') &&
+    typeof v.at === 'string'
+  );
+}
+
+function isSlot(v: unknown): v is TokenSlot {
+  if (!isObject(v)) return false;
+  if (v.held !== undefined && !isId(v.held)) return false;
+  if (v.revokedByPlumb !== undefined && !(Array.isArray(v.revokedByPlumb) && v.revokedByPlumb.every(isId))) return false;
+  if (v.unknown !== undefined) {
+    const u = v.unknown;
+    if (!isObject(u) || !['create', 'rotate', 'replace'].includes(u.op as string) || typeof u.at !== 'string' || !(u.tokenId === undefined || isId(u.tokenId))) return false;
+  }
+  return true;
 }

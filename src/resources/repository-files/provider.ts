@@ -17,6 +17,7 @@ import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from 
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
 import type { DesiredFile, DesiredProject } from '../../config/model.js';
 import { MASK } from '../../config/secrets.js';
+import { canonical } from '../../util/canonical.js';
 import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
@@ -189,6 +190,26 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
   async liveFingerprint(ctx, _change, p) {
     const base = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
     return baseFingerprint(base.live, p.contentFingerprint !== undefined);
+  },
+
+  /**
+   * A saved plan whose file differs from the one planned again only in the content to write: the
+   * `source:` file (or the secret behind the content) changed since the plan, or the plan's hash
+   * was edited. Refused either way; said as the apply of that file has always said it.
+   */
+  explainDifference(saved, derived) {
+    const keys = (o: Readonly<Record<string, unknown>>) => Object.keys(o).filter((k) => k !== 'sha256' && k !== 'contentFingerprint');
+    const rest = (c: ResourceChange) => JSON.stringify(canonical({ ...c, payload: Object.fromEntries(keys(c.payload).map((k) => [k, c.payload[k]])), attributes: c.attributes.filter((a) => a.name !== 'content_sha256'), diff: undefined }));
+    if (saved.kind !== 'repository_file' || rest(saved) !== rest(derived)) return undefined;
+    const path = typeof derived.payload.path === 'string' ? derived.payload.path : derived.address;
+    return {
+      severity: 'error',
+      code: 'PLUMB_FILE_SOURCE_CHANGED',
+      summary: `The content of ${path} is not the one the plan was made with`,
+      detail: 'Its source file (or the secret it comes from) changed since the plan, or the plan file was edited. Nothing was applied.',
+      suggestion: 'run `plumb plan` again and review the new plan',
+      address: derived.address,
+    };
   },
 
   async apply(ctx, change, p): Promise<ApplyResponse> {
