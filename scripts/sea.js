@@ -102,10 +102,19 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
   copyFileSync(process.execPath, out);
   chmodSync(out, 0o755);
   const { inject } = loadPostject();
-  await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), {
-    sentinelFuse: SEA_FUSE,
-    ...(process.platform === 'darwin' && { machoSegmentName: 'NODE_SEA' }),
-  });
+  // postject's ELF library warns about each of node's unnamed note sections it copies as they are.
+  const warn = console.warn;
+  console.warn = (...args) => {
+    if (!/Can't find string offset for section name/.test(String(args[0]))) warn(...args);
+  };
+  try {
+    await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), {
+      sentinelFuse: SEA_FUSE,
+      ...(process.platform === 'darwin' && { machoSegmentName: 'NODE_SEA' }),
+    });
+  } finally {
+    console.warn = warn;
+  }
   return out;
 }
 
