@@ -74,13 +74,15 @@ describe('the standalone executable', () => {
     expect(readdirSync(scratch)).toEqual([]);
   }, 60_000);
 
-  it('locates a mistake at file:line:col and suggests the setting meant, from its embedded schema', async () => {
+  it('locates a mistake at file:line:col and lists the keys allowed there, from its embedded schema', async () => {
     const file = path.join(work, 'typo.yaml');
-    writeFileSync(file, 'version: 1\ninstances:\n  prod:\n    url: https://code.example.com\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabeld: false\n');
+    writeFileSync(file, 'version: 1\ninstances:\n  prod:\n    url: https://code.example.com\n    token_evn: PLUMB_TOKEN\n');
     const r = await run(exe, ['validate', file], { cwd: work, env });
-    expect(r.stderr).toContain('error[PLUMB_UNKNOWN_SETTING]');
-    expect(r.stderr).toContain('typo.yaml:7:7');
-    expect(r.stderr).toContain('did you mean "signup_enabled"?');
+    expect(r.stderr).toContain('error[PLUMB_UNKNOWN_KEY]: Unknown key "token_evn"');
+    expect(r.stderr).toContain('typo.yaml:5:5');
+    // The keys allowed here come from schemas/plumb-config.schema.json, embedded.
+    expect(r.stderr).toContain('Allowed here: url, token_env,');
+    expect(r.stderr).toContain('did you mean "token_env"?');
     expect(r.code).toBe(1);
   });
 
