@@ -6,13 +6,18 @@ import path from 'node:path';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Runs `node args…` `runs` times; returns the median and best wall time in ms. */
-export function timeNode(args, { runs = 20, env = {}, cwd = root } = {}) {
+export function timeNode(args, opts = {}) {
+  return timeCommand(process.execPath, args, opts);
+}
+
+/** Runs `command args…` `runs` times; returns the median and best wall time in ms. */
+export function timeCommand(command, args, { runs = 20, env = {}, cwd = root } = {}) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+    const r = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0 && r.status !== 2) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+    if (r.status !== 0 && r.status !== 2) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     times.push(ms);
   }
   times.sort((a, b) => a - b);

@@ -39,5 +39,6 @@ rows.push(...(await (await import('./targets.js')).targetBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
 rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));
+rows.push(...(await (await import('./install.js')).installBenchmarks()));
 
 printTable(rows);

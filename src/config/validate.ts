@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
@@ -8,7 +8,7 @@ import { validate as generatedValidate } from '../generated/config-validator.js'
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
 import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
-import { findUp } from '../util/find-up.js';
+import { ownText } from '../util/own-files.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
@@ -130,8 +130,8 @@ let schemaCache: Record<string, unknown> | undefined;
 /** The committed config schema, read only on the error path (for did-you-mean suggestions). */
 function configSchemaJson(): Record<string, unknown> {
   if (!schemaCache) {
-    const file = findUp(path.join('schemas', 'plumb-config.schema.json'), import.meta.url);
-    schemaCache = file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    const text = ownText('schemas/plumb-config.schema.json', import.meta.url);
+    schemaCache = text !== undefined ? (JSON.parse(text) as Record<string, unknown>) : {};
   }
   return schemaCache;
 }

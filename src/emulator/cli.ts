@@ -3,9 +3,8 @@
  * emulator until SIGINT/SIGTERM. Prints the base URL and the names of the seeded tokens (never
  * their values: those are in the seed file the user wrote).
  */
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { findUp } from '../util/find-up.js';
+import { ownPath } from '../util/own-files.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './options.js';
 import { SeedError } from './seed.js';
 import { startEmulator } from './server.js';
@@ -27,7 +26,7 @@ const defaultIo: EmulatorCommandIo = {
 
 /** The example seed shipped with plumb (examples/ is next to src/ or dist/). */
 export function exampleSeedPath(): string | undefined {
-  return findUp(path.join('examples', 'emulator-seed.yaml'), import.meta.url);
+  return ownPath('examples/emulator-seed.yaml', import.meta.url);
 }
 
 function waitForSignal(): Promise<string> {

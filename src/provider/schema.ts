@@ -10,11 +10,9 @@
  * generator does not know it; Terraform 1.11 does), the provider block's `state_file`, a default
  * for `token_env`, and the data source. It never renames, retypes or removes a generated attribute.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { SETTINGS, isSecretSetting } from '../catalogue/index.js';
 import type { SettingSpec } from '../catalogue/index.js';
-import { findUp } from '../util/find-up.js';
+import { ownText } from '../util/own-files.js';
 import type { CtyType } from './cty.js';
 import { onlyProvider } from './tfjson.js';
 import type { TfJsonAttribute, TfJsonBlock, TfJsonProviderSchema, TfJsonSchema, TfJsonSchemas } from './tfjson.js';
@@ -107,9 +105,9 @@ function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>
 
 /** The generated document, as committed by `npm run generate`. */
 export function generatedSchema(): TfJsonProviderSchema {
-  const file = findUp(path.join('schemas', 'terraform-provider.schema.json'), import.meta.url);
-  if (!file) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb-gitops (or run npm run generate in a checkout)');
-  return onlyProvider(JSON.parse(readFileSync(file, 'utf8')) as TfJsonSchemas);
+  const text = ownText('schemas/terraform-provider.schema.json', import.meta.url);
+  if (text === undefined) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb-gitops (or run npm run generate in a checkout)');
+  return onlyProvider(JSON.parse(text) as TfJsonSchemas);
 }
 
 let cached: TfJsonProviderSchema | undefined;

@@ -18,7 +18,7 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import { findUp } from '../util/find-up.js';
+import { ownPath } from '../util/own-files.js';
 import { makeServerCertificate } from './cert.js';
 import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
 import type { CtyType, CtyValue } from './cty.js';
@@ -62,7 +62,7 @@ interface Loaded {
 }
 
 function loadProtocol(): Loaded {
-  const dir = findUp('proto', import.meta.url);
+  const dir = ownPath('proto', import.meta.url);
   if (!dir) throw new Error('plumb cannot find its proto/ directory (the protocol definition); reinstall plumb-gitops');
   const options: protoLoader.Options = { keepCase: true, longs: Number, enums: String, defaults: true, oneofs: true, bytes: Buffer };
   const load = (file: string) => grpc.loadPackageDefinition(protoLoader.loadSync(path.join(dir, file), options)) as Record<string, unknown>;

@@ -98,11 +98,15 @@ export interface ProviderProcess {
   connectWith(creds: grpc.ChannelCredentials): (method: string, req?: unknown) => Promise<unknown>;
 }
 
-/** Starts the provider as go-plugin does, with automatic mutual TLS. */
-export async function startProvider(opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<ProviderProcess> {
-  ensureBuilt();
+/**
+ * Starts the provider as go-plugin does, with automatic mutual TLS. `command` runs another build of
+ * it (an installed package's, the standalone executable) instead of this checkout's bin/.
+ */
+export async function startProvider(opts: { env?: Record<string, string>; cwd?: string; command?: readonly string[] } = {}): Promise<ProviderProcess> {
+  if (!opts.command) ensureBuilt();
   const client = makeServerCertificate();
-  const child = spawn(process.execPath, [PROVIDER_BIN], {
+  const [cmd, ...args] = opts.command ?? [process.execPath, PROVIDER_BIN];
+  const child = spawn(cmd!, args, {
     cwd: opts.cwd ?? root,
     env: { PATH: process.env.PATH ?? '', ...MAGIC, PLUGIN_PROTOCOL_VERSIONS: '6', PLUGIN_CLIENT_CERT: client.certPem, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
