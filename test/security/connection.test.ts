@@ -18,7 +18,6 @@ import { runEmulatorCommand } from '../../src/emulator/cli.js';
 import { MASK, SecretRegistry } from '../../src/config/secrets.js';
 import { urlPolicy, urlRefusal } from '../../src/engine/connection.js';
 import { secret, workdir } from '../helpers/cli.js';
-import type { Workdir } from '../helpers/cli.js';
 import { MAGIC, PROVIDER_BIN, ensureBuilt, root } from '../provider/harness.js';
 
 const TOKEN = secret('admin-token-security-0123456789');
