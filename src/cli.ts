@@ -19,6 +19,9 @@ const COMMON_HELP = `Common options:
   --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
   --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
   --concurrency N       API requests in flight per instance, 1 to 64 (default 8)
+  --allow-url URL       an instance the token may be sent to (repeatable; also PLUMB_ALLOWED_URLS,
+                        PLUMB_URL, CI_SERVER_URL in GitLab CI; loopback needs none; see
+                        docs/config.md#where-the-token-may-go)
   --debug               one line per API call on stderr (never tokens or bodies)
   --json                machine-readable output on stdout
   -h, --help            this help`;
@@ -69,6 +72,7 @@ const COMMON_OPTIONS = {
   json: { type: 'boolean', default: false },
   debug: { type: 'boolean', default: false },
   concurrency: { type: 'string' },
+  'allow-url': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
@@ -81,7 +85,7 @@ const COMMANDS = {
 
 Checks the configuration offline: schema, dependencies between settings, references, dates,
 instance URLs. Never opens a network connection. Exit 0 valid (warnings allowed), 1 invalid.
---state, --concurrency and --debug are accepted for symmetry with plan and have no effect.
+--state, --concurrency, --allow-url and --debug are accepted for symmetry with plan and have no effect.
 
 ${COMMON_HELP}`,
     options: { ...COMMON_OPTIONS, today: { type: 'string' } },
@@ -171,6 +175,8 @@ same instance again gives the same text. Exit 0 written, 1 error.
                         with -c, the configuration's token_env)
   -c, --config PATH     read the instance (url, token_env, CA bundle) from this configuration
   --instance NAME       with -c: which instance; without: the name it gets (default main)
+  --allow-url URL       with -c: an instance the token may be sent to (repeatable; also
+                        PLUMB_ALLOWED_URLS, PLUMB_URL; --instance-url is allowed by being given)
   --all-settings        every setting the instance returns, not only those differing from defaults
   --group REF           export this group's access tokens (repeatable; default: every group in
                         which the token's user is Owner)
@@ -192,6 +198,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
       instance: { type: 'string' },
       'instance-url': { type: 'string' },
       'token-env': { type: 'string' },
+      'allow-url': { type: 'string', multiple: true },
       out: { type: 'string' },
       'all-settings': { type: 'boolean', default: false },
       group: { type: 'string', multiple: true },
@@ -390,6 +397,7 @@ interface CommonValues {
   debug: boolean;
   concurrency?: number;
   targets: string[];
+  allowUrls: string[];
 }
 
 /** The options every configuration command shares, from parsed flags. */
@@ -413,7 +421,28 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     debug: values.debug === true,
     concurrency,
     targets: checkTargets(command, values.target as string[] | undefined),
+    allowUrls: checkAllowUrls(command, values['allow-url'] as string[] | undefined),
   };
+}
+
+/** `--allow-url` values: absolute http(s) URLs (docs/config.md#where-the-token-may-go). */
+function checkAllowUrls(command: CommandName, urls: readonly string[] = []): string[] {
+  for (const u of urls) {
+    let ok = false;
+    try {
+      const url = new URL(u);
+      ok = (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw new UsageError({
+        summary: `--allow-url ${JSON.stringify(u)} is not an instance's base URL`,
+        suggestion: `write the URL as the configuration's url, e.g. --allow-url https://code.example.com (plumb ${command} --help)`,
+      });
+    }
+  }
+  return [...urls];
 }
 
 /** `--target` values, each checked (docs/plans.md#targeting). */
@@ -514,6 +543,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
       instance: flags.instance,
       instanceUrl: values['instance-url'] as string | undefined,
       tokenEnv: values['token-env'] as string | undefined,
+      allowUrls: flags.allowUrls,
       out,
       now: flags.now,
       json: flags.json,

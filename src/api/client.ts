@@ -510,7 +510,7 @@ const TLS_HINT = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 function describeFailure(failure: TransportFailure): string {
   const code = failure.code ?? 'unknown error';
-  if (TLS_HINT.test(code)) return `${code} (TLS verification failed; for a private CA pass its PEM bundle as caBundle)`;
+  if (TLS_HINT.test(code)) return `${code} (TLS verification failed; for a private CA, set ca_bundle on the instance to its PEM file)`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return `${code} (could not connect within connectTimeoutMs)`;
   if (failure.kind === 'timeout') return `${code} (no complete response within requestTimeoutMs)`;
   return code;

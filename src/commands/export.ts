@@ -21,6 +21,7 @@ import { loadConfiguration } from './config-source.js';
 import { EXPORTERS } from '../resources/index.js';
 import { parseNow } from './now.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
+import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -38,6 +39,8 @@ export interface ExportFlags extends ExportRequest {
   readonly concurrency?: number;
   /** `--force`: write into a directory that holds files export did not write (plumb.yaml is replaced). */
   readonly force?: boolean;
+  /** `--allow-url`: instances the token may be sent to, besides the environment's (engine/connection.ts). */
+  readonly allowUrls?: readonly string[];
 }
 
 interface Target {
@@ -70,6 +73,11 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const target = await findTarget(flags, io, today);
   if (typeof target === 'number') return target;
   if ('summary' in target) return fail(target);
+  // A URL from a configuration (-c) goes where the environment or --allow-url allow; one given with
+  // --instance-url is allowed by being given on the command line.
+  const policy = urlPolicy(io.env, [...(flags.allowUrls ?? []), ...(flags.instanceUrl !== undefined ? [flags.instanceUrl] : [])]);
+  const refusal = urlRefusal(target.url, target.name, policy);
+  if (refusal) return fail({ code: 'PLUMB_URL_NOT_ALLOWED', ...refusal });
   const token = io.env[target.tokenEnv];
   if (!token) {
     return fail({

@@ -20,6 +20,7 @@ import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.j
 import { FileStateLock, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { checkStateFile } from '../engine/state.js';
+import { planConnectionProblem } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
@@ -45,6 +46,8 @@ export interface CommonFlags {
   readonly json: boolean;
   /** `--target`: only these addresses (globs, src/engine/targets.ts); empty or absent: everything. */
   readonly targets?: readonly string[];
+  /** `--allow-url`: instances the token may be sent to, besides the environment's (engine/connection.ts). */
+  readonly allowUrls?: readonly string[];
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -112,6 +115,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     sleep: hooks.sleep,
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
+    ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
   return { loaded, config: loaded.config, engine, redact, view };
@@ -230,6 +234,11 @@ async function applyLocked(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
     if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    // The connection comes from the configuration and the pinned URLs, never from the plan file.
+    const elsewhere = planConnectionProblem(plan, l.config);
+    if (elsewhere) {
+      return usageProblem(io, 'PLUMB_PLAN_INSTANCE_MISMATCH', `${flags.planFile} does not match the configuration: ${elsewhere}; nothing was sent`, 'apply the plan with the configuration it was made from, or make a new plan with `plumb plan --out FILE`');
+    }
     const given = flags.targets ?? [];
     if (given.length > 0 && JSON.stringify(given) !== JSON.stringify(plan.targets ?? [])) {
       return usageProblem(io, 'PLUMB_USAGE', `--target does not apply to a saved plan: ${flags.planFile} was made ${plan.targets?.length ? `with --target ${plan.targets.join(', ')}` : 'without --target'}`, 'leave --target out (apply uses the plan\'s targets), or make a new plan with the targets you want');

@@ -703,7 +703,7 @@ function fromYaml(v: unknown, pointer: string, ctx: WalkContext): unknown {
   }
   if (v instanceof Date) return v.toISOString().slice(0, 10);
   if (typeof v === 'number') checkNumber(v, pointer, ctx);
-  if (typeof v === 'string' && v.includes('${')) return interpolate(v, pointer, ctx);
+  if (typeof v === 'string' && v.includes('${')) return interpolate(v, pointer, ctx, interpolationAllowed(pointer));
   return v;
 }
 
@@ -906,7 +906,7 @@ const MAY_BE_EMPTY = ':-';
  * Any other `${` is an error rather than text, so a typo never ships a literal placeholder.
  * Anything interpolated is a secret from here on: it is masked in every output.
  */
-function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
+function interpolate(raw: string, pointer: string, ctx: WalkContext, allowed: boolean): string {
   let secret = false;
   let failed = false;
   let out = '';
@@ -935,6 +935,11 @@ function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
         pointer,
         fileIndex: ctx.fileIndex,
       });
+      return '';
+    }
+    if (!allowed) {
+      // Nothing is read: the variable or file never reaches the value.
+      interpolationRefused(m[0], pointer, ctx);
       return '';
     }
     const kind = m[1]!;
@@ -974,12 +979,60 @@ function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
       failed = true;
       continue;
     }
+    if (value.length > 0 && value.length < MIN_SECRET_LENGTH) {
+      reportAt(ctx, {
+        severity: 'error',
+        code: 'PLUMB_SECRET_TOO_SHORT',
+        summary: `The value of ${m[0]} is shorter than ${MIN_SECRET_LENGTH} characters`,
+        detail: `Every interpolated value is a secret, masked wherever it appears in output; a value of ${value.length} character(s) cannot be masked without masking ordinary text too, so it would be shown.`,
+        suggestion: 'a value that short is not a secret: write it in the configuration itself; a real secret is longer (give the variable or file its whole value)',
+        pointer,
+      });
+      failed = true;
+      continue;
+    }
     secret = true;
     ctx.secrets.add(value);
     out += value;
   }
   if (secret) ctx.secrets.markPointer(pointer);
   return failed ? '' : out;
+}
+
+/** Secrets shorter than this are refused: they cannot be masked in free text (secrets.ts). */
+const MIN_SECRET_LENGTH = 4;
+
+/** Whether `${…}` may be written at `pointer`: the kinds' places say (KindPointer.interpolation). */
+function interpolationAllowed(pointer: string): boolean {
+  const segs = asInstanceSegments(splitPointer(pointer));
+  return KIND_POINTERS.some((k) => {
+    if (!k.interpolation || !matchesPattern(k.pattern, segs)) return false;
+    const rest = segs.slice(k.pattern.length);
+    return k.interpolation.some((sub) => matchesPattern(sub, rest));
+  });
+}
+
+const CONNECTION_KEYS = new Set(['url', 'token_env', 'token', 'ca_bundle', 'allow_insecure_http', 'settings_verify_seconds', 'allow_risky']);
+
+function interpolationRefused(reference: string, pointer: string, ctx: WalkContext): void {
+  const segs = asInstanceSegments(splitPointer(pointer));
+  const connection = segs[0] === 'instances' && segs.length >= 3 && CONNECTION_KEYS.has(segs[2]!);
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_INTERPOLATION_NOT_ALLOWED',
+    summary: `${capitalized(describePointer(pointer))} cannot be interpolated (${reference.length > 40 ? reference.slice(0, 40) + '…' : reference})`,
+    detail: connection
+      ? 'The connection (url, token_env, ca_bundle, allow_insecure_http, …) is written out in the configuration: a merge request that could interpolate it could send the token, and any variable or file, to another host. Which instances the token may go to is set outside the configuration (docs/config.md#where-the-token-may-go).'
+      : 'Only secret values (settings, a repository file\'s content) are read from the environment or files. This value becomes part of a request (its path or query: a branch, a group, a path) or of what plumb does locally, so a variable or file read into it would travel to the instance, into its logs, or elsewhere. Nothing was read.',
+    suggestion: connection
+      ? 'write the value itself; for one configuration per environment, use a directory per environment (docs/config.md#shared-defaults)'
+      : 'write the value itself (for `$` followed by `{`, write $${)',
+    pointer,
+  });
+}
+
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function readEnv(name: string, match: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {

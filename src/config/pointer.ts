@@ -35,6 +35,15 @@ export interface KindPointer {
   readonly resource: boolean;
   /** The place's name for people, from the pointer's segments, e.g. `setting "x" of instance "y"`. */
   describe(segments: readonly string[]): string;
+  /**
+   * Where beneath this place `${env:…}`/`${file:…}` may be written: sub-patterns relative to it (`[]`
+   * is the place itself and everything beneath; `*` matches one segment). Only where a secret value
+   * belongs (a setting, a file's content). Absent: nowhere. Every other place of the configuration
+   * (the connection, anything that becomes part of a request's path or query) refuses
+   * interpolation (PLUMB_INTERPOLATION_NOT_ALLOWED), so a merge request cannot route a CI variable
+   * or a local file to a host or into a URL.
+   */
+  readonly interpolation?: readonly (readonly string[])[];
 }
 
 /** Whether `segments` start with `pattern`. */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
@@ -569,6 +569,22 @@ function checkInstanceUrl(name: string, inst: Record<string, unknown>, p: string
   });
 }
 
+/** Whether the file (read up to 1 MB: a bundle is far smaller) holds a PEM certificate; unreadable: no. */
+function holdsPemCertificate(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    if (!statSync(file).isFile()) return false;
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(1024 * 1024);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return buf.subarray(0, n).includes('-----BEGIN CERTIFICATE-----');
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
   const urls = new Map<string, string>();
@@ -583,6 +599,15 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
         code: 'PLUMB_FILE_MISSING',
         summary: `CA bundle "${String(inst.ca_bundle)}" does not exist`,
         suggestion: 'give the path of a PEM file, relative to this YAML file',
+        pointer: joinPointer(p, 'ca_bundle'),
+      });
+    } else if (caBundle !== undefined && !holdsPemCertificate(caBundle)) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_CA_BUNDLE_NOT_PEM',
+        summary: `CA bundle "${String(inst.ca_bundle)}" holds no PEM certificate`,
+        detail: 'plumb trusts the certificates of this file instead of the system CAs; a file without a "-----BEGIN CERTIFICATE-----" line (a DER file, a key, the wrong file) would make every connection fail.',
+        suggestion: 'give the PEM file of your CA (convert a DER file with `openssl x509 -inform der -in ca.cer -out ca.pem`)',
         pointer: joinPointer(p, 'ca_bundle'),
       });
     }

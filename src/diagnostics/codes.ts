@@ -41,6 +41,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_ENV_MISSING: 'An environment variable named by `${env:NAME}` is not set.',
   PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
   PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
+  PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …) or a value that becomes part of a request (a branch, a source path, …); only secret values may be interpolated.',
+  PLUMB_SECRET_TOO_SHORT: 'An interpolated value (or the access token) is shorter than 4 characters: too short to be masked in output safely.',
 
   // Shape of the configuration (the schema pass)
   PLUMB_UNKNOWN_KEY: 'A key the configuration format does not know at this place.',
@@ -65,6 +67,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_INSTANCE_UNKNOWN: '--instance names an instance the configuration does not declare.',
   PLUMB_TOKEN_ENV_MISSING: 'The environment variable named by token_env is not set.',
   PLUMB_CLIENT: 'The HTTP client for an instance cannot be set up (an unusable URL or CA bundle).',
+  PLUMB_URL_NOT_ALLOWED: 'An instance URL is not one the token may be sent to: it is not in PLUMB_ALLOWED_URLS or --allow-url, not PLUMB_URL (nor CI_SERVER_URL in GitLab CI), and not loopback.',
+  PLUMB_CA_BUNDLE_NOT_PEM: 'The ca_bundle file holds no PEM certificate (no -----BEGIN CERTIFICATE----- line).',
 
   // Application settings
   PLUMB_UNKNOWN_SETTING: 'A key under settings is not an application setting plumb knows.',
@@ -142,6 +146,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PLAN_STALE_CONFIG: 'The configuration changed since the saved plan was made.',
   PLUMB_STATE_ENTRY_IGNORED: 'An entry of the state file does not fit (wrong shape, or a note about a token plumb does not manage) and is ignored.',
   PLUMB_PLAN_EDITED: 'A saved plan is not what the configuration and the live state yield: a change, payload, attribute, risk or gate was edited, added or removed (apply refuses the whole plan).',
+  PLUMB_PLAN_INSTANCE_MISMATCH: "A saved plan names an instance URL other than the configuration's (or an instance it does not declare); apply connects only where the configuration says.",
   PLUMB_PLAN_STALE_SECRET: 'A secret value is not the one the saved plan was made with.',
   PLUMB_PLAN_UNKNOWN_TARGET: 'The saved plan names a resource or instance the configuration does not select.',
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',

@@ -6,7 +6,9 @@
 import { parseArgs } from 'node:util';
 import { ownPath } from '../util/own-files.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './options.js';
-import { SeedError } from './seed.js';
+import { SeedError, loadSeedFile } from './seed.js';
+import type { EmulatorSeed } from './types.js';
+import { isLoopbackHost } from '../util/url.js';
 import { startEmulator } from './server.js';
 import type { EmulatorTier } from './types.js';
 
@@ -27,6 +29,22 @@ const defaultIo: EmulatorCommandIo = {
 /** The example seed shipped with plumb (examples/ is next to src/ or dist/). */
 export function exampleSeedPath(): string | undefined {
   return ownPath('examples/emulator-seed.yaml', import.meta.url);
+}
+
+/** Names of the seed's tokens whose values are those of the example seed (an unreadable seed: none; starting reports it). */
+async function publishedTokensIn(seedPath: string): Promise<string[]> {
+  const example = exampleSeedPath();
+  const tokens = (seed: EmulatorSeed) => [
+    ...(seed.users ?? []).flatMap((u) => u.personal_access_tokens ?? []),
+    ...(seed.groups ?? []).flatMap((g) => g.access_tokens ?? []),
+  ];
+  try {
+    const known = new Set(example ? tokens(await loadSeedFile(example)).map((t) => t.token) : []);
+    return tokens(await loadSeedFile(seedPath)).filter((t) => known.has(t.token)).map((t) => t.name);
+  } catch (e) {
+    if (e instanceof SeedError) return [];
+    throw e;
+  }
 }
 
 function waitForSignal(): Promise<string> {
@@ -71,6 +89,19 @@ export async function runEmulatorCommand(argv: string[], io: EmulatorCommandIo =
   if (problems.length > 0) {
     io.stderr(`plumb emulator: ${problems.join('\nplumb emulator: ')}\n\n${USAGE}`);
     return 2;
+  }
+
+  const host = typeof values['host'] === 'string' ? values['host'] : undefined;
+  if (host !== undefined && !isLoopbackHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) && values['allow-remote'] !== true) {
+    const published = await publishedTokensIn(seed!);
+    if (published.length > 0) {
+      io.stderr(
+        `plumb emulator: refusing to listen on ${host}: the seed holds the example seed's token(s) ${published.map((n) => `"${n}"`).join(', ')}, ` +
+          `whose values are published in plumb's repository, so anyone who can reach ${host} would be its administrator.\n` +
+          '  help: give every token in your seed a value of your own (--seed FILE), or pass --allow-remote if the network is yours alone\n',
+      );
+      return 1;
+    }
   }
 
   let emulator;

@@ -22,6 +22,7 @@ import { compareSavedPlan, planClock } from './saved-plan.js';
 import { riskRefusals } from './risks.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
+import { urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
 
 export interface EngineOptions {
@@ -52,6 +53,8 @@ export interface EngineOptions {
   readonly requestTimeoutMs?: number;
   /** Plan-time reads shared across sessions (the Terraform provider); see InstanceContext.readCache. */
   readonly readCache?: ReadCache;
+  /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
+  readonly allowedUrls?: readonly string[];
 }
 
 export interface Session {
@@ -104,7 +107,15 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       suggestion: `use one of: ${config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
     });
   }
+  const policy = urlPolicy(opts.env, opts.allowedUrls);
   for (const instance of selected) {
+    // The configuration chooses among the instances allowed from outside it; nothing is sent (not
+    // even the token read) for one that is not.
+    const refusal = urlRefusal(instance.url, instance.name, policy);
+    if (refusal) {
+      diagnostics.push(planDiagnostic({ locate }, { severity: 'error', code: 'PLUMB_URL_NOT_ALLOWED', ...refusal, pointer: instance.pointer + '/url' }));
+      continue;
+    }
     const token = opts.env[instance.tokenEnv];
     if (!token) {
       diagnostics.push(
@@ -113,6 +124,19 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
           code: 'PLUMB_TOKEN_ENV_MISSING',
           summary: `Environment variable ${instance.tokenEnv} (the token for instance "${instance.name}") is not set`,
           suggestion: `export ${instance.tokenEnv} with an administrator's access token`,
+          pointer: instance.pointer + '/token_env',
+        }),
+      );
+      continue;
+    }
+    if (token.length < 4) {
+      diagnostics.push(
+        planDiagnostic({ locate }, {
+          severity: 'error',
+          code: 'PLUMB_SECRET_TOO_SHORT',
+          summary: `The token in ${instance.tokenEnv} (for instance "${instance.name}") is shorter than 4 characters`,
+          detail: 'A secret that short cannot be masked in output without masking ordinary text too; no instance issues tokens that short.',
+          suggestion: `export ${instance.tokenEnv} with the whole access token`,
           pointer: instance.pointer + '/token_env',
         }),
       );

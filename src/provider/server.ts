@@ -19,6 +19,7 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ownPath } from '../util/own-files.js';
+import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import { makeServerCertificate } from './cert.js';
 import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
 import type { CtyType, CtyValue } from './cty.js';
@@ -238,6 +239,12 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const settings = providerSettings(config, rt.current.env);
       const built = buildConfig(settings, {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       const diagnostics = configDiagnostics(built, 'provider');
+      // The provider block is configuration too (a merge request edits .tf files): its url must be
+      // allowed from the environment (PLUMB_ALLOWED_URLS, PLUMB_URL, …), as for plan and apply.
+      const refusal = settings.url === '' ? undefined : urlRefusal(settings.url, 'provider', urlPolicy(rt.current.env));
+      if (refusal) {
+        diagnostics.push({ severity: 'error', summary: refusal.summary, detail: `${refusal.detail}\nhelp: ${refusal.suggestion} (PLUMB_URL_NOT_ALLOWED)`, path: [{ attribute: 'url' }] });
+      }
       if (!rt.current.env[settings.tokenEnv]) {
         diagnostics.push({
           severity: 'error',
@@ -393,6 +400,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const clientCert = io.env.PLUGIN_CLIENT_CERT;
   let credentials = grpc.ServerCredentials.createInsecure();
   let certField = '';
+  if (!clientCert && !insecureDebug(io.env)) throw new Error(NO_CLIENT_CERT);
   if (clientCert) {
     const cert = makeServerCertificate();
     credentials = grpc.ServerCredentials.createSsl(Buffer.from(clientCert), [{ private_key: Buffer.from(cert.keyPem), cert_chain: Buffer.from(cert.certPem) }], true);
@@ -444,6 +452,19 @@ export function handshakeProblem(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/**
+ * Without Terraform's client certificate (AutoMTLS, PLUGIN_CLIENT_CERT) the provider would serve
+ * plaintext gRPC on loopback, and any local process could make it plan and apply with the token it
+ * holds: refused, unless started explicitly for debugging.
+ */
+const NO_CLIENT_CERT =
+  'plumb provider: Terraform passed no client certificate (PLUGIN_CLIENT_CERT), so the provider would serve plaintext gRPC that any local process could drive with your token.\n' +
+  '  help: run it through Terraform or OpenTofu (they pass the certificate), or set PLUMB_PROVIDER_INSECURE_DEBUG=1 to debug it by hand on a machine you alone use (docs/terraform.md)\n';
+
+function insecureDebug(env: NodeJS.ProcessEnv): boolean {
+  return env.PLUMB_PROVIDER_INSECURE_DEBUG === '1';
+}
+
 /** `plumb provider`: runs until Terraform is done with it. */
 export async function runProvider(io: ProviderIo): Promise<number> {
   const parentPid = process.ppid;
@@ -451,6 +472,13 @@ export async function runProvider(io: ProviderIo): Promise<number> {
   if (problem) {
     io.stderr(problem);
     return 1;
+  }
+  if (!io.env.PLUGIN_CLIENT_CERT) {
+    if (!insecureDebug(io.env)) {
+      io.stderr(NO_CLIENT_CERT);
+      return 1;
+    }
+    io.stderr('plumb: warning: PLUMB_PROVIDER_INSECURE_DEBUG=1: serving plaintext gRPC without a client certificate; any local process can drive this provider with its token\n');
   }
   const now = io.env.PLUMB_NOW ? new Date(io.env.PLUMB_NOW) : undefined;
   const running = await serveProvider(io, { ...(now && !Number.isNaN(now.getTime()) && { now }), parentPid });

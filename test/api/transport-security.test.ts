@@ -101,7 +101,9 @@ describe('custom CA bundle', () => {
       err = e as ApiError;
     }
     expect(err).toMatchObject({ code: 'PLUMB_API_NETWORK', attempts: 1 });
-    expect(err?.message).toMatch(/caBundle/);
+    // The key users write is ca_bundle (the client option caBundle is not in the configuration).
+    expect(err?.message).toMatch(/ca_bundle/);
+    expect(err?.message).not.toMatch(/caBundle/);
   });
 });
 

@@ -329,7 +329,7 @@ instances:
         plumb(['validate', '--today', TODAY], dir, { PLUMB_TOKEN: 'glpat-admin-token-Vb71' }),
         plumb(['validate', '--json', '--today', TODAY], dir, { PLUMB_TOKEN: 'glpat-admin-token-Vb71' }),
         plumb(['validate', 'multi-problems-everywhere', '--today', TODAY], invalid),
-        plumb(['validate', 'split-configuration', '--json', '--today', TODAY], valid, { PLUMB_TOKEN: 'x', CAPTCHA_PRIVATE_KEY: 'k', CHAT_APP_SECRET: 'a', CHAT_APP_SIGNING_SECRET: 'b', CHAT_APP_VERIFICATION_TOKEN: 'c', STATIC_OBJECTS_TOKEN: 'd', HOME_PAGE_HOST: 'www.example.com' }),
+        plumb(['validate', 'split-configuration', '--json', '--today', TODAY], valid, { PLUMB_TOKEN: 'token-x', CAPTCHA_PRIVATE_KEY: 'key-k', CHAT_APP_SECRET: 'secret-a', CHAT_APP_SIGNING_SECRET: 'secret-b', CHAT_APP_VERIFICATION_TOKEN: 'token-c', STATIC_OBJECTS_TOKEN: 'token-d', HOME_PAGE_HOST: 'www.example.com' }),
       ];
       expect(runs.map((r) => r.status)).toEqual([0, 0, 1, 0]);
       for (const r of runs) {

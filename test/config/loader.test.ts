@@ -212,7 +212,7 @@ describe('paths in the configuration', () => {
   });
 
   it('reads ca_bundle relative to the YAML file', () => {
-    const d = project({ 'config/plumb.yaml': HEAD + '    ca_bundle: ../pki/ca.pem\n', 'pki/ca.pem': 'PEM' });
+    const d = project({ 'config/plumb.yaml': HEAD + '    ca_bundle: ../pki/ca.pem\n', 'pki/ca.pem': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' });
     const r = loadConfig(['config/plumb.yaml'], { cwd: d, env: {}, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
     expect(r.config?.instances[0]?.caBundle).toBe(path.join(d, 'pki/ca.pem'));

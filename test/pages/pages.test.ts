@@ -328,12 +328,12 @@ describe('unpublishing Pages (a destroy)', () => {
 });
 
 describe('Pages in the configuration', () => {
-  it('refuses an interpolated primary domain at its line: an interpolated value is a secret and never enters a plan', async () => {
+  it('refuses an interpolated primary domain at its line: only secret values are interpolated, and the variable is never read', async () => {
     await start();
     const text = config({ 'platform/site': ['pages_primary_domain: ${env:PAGES_DOMAIN}'] });
     const r = await wd.run(['validate', '--json'], { PAGES_DOMAIN: 'docs.example.test' });
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_PAGES_INTERPOLATED', line: lineOf(text, 'pages_primary_domain') })]);
+    expect(JSON.parse(r.stdout).diagnostics).toEqual([expect.objectContaining({ code: 'PLUMB_INTERPOLATION_NOT_ALLOWED', line: lineOf(text, 'pages_primary_domain') })]);
     expect((await wd.run(['plan'], { PAGES_DOMAIN: 'docs.example.test' })).code).toBe(1);
     expect(calls()).toEqual([]);
   });

@@ -616,7 +616,8 @@ describe('when Terraform goes away', () => {
     // A stand-in for Terraform: starts the provider, reads its handshake, and dies without a word.
     const script = `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(PROVIDER_BIN)}], { stdio: ['ignore', 'pipe', 'ignore'] });
 c.stdout.once('data', () => { process.stdout.write(String(c.pid)); process.exit(0); });`;
-    const parent = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...MAGIC }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Without Terraform's client certificate: started for debugging (the TLS set-up is not the point here).
+    const parent = spawn(process.execPath, ['-e', script], { env: { PATH: process.env.PATH ?? '', ...MAGIC, PLUMB_PROVIDER_INSECURE_DEBUG: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await new Promise((r) => parent.on('close', r));

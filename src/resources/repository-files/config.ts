@@ -16,7 +16,8 @@ import type { Ctx } from '../../config/resolve-context.js';
 
 /** A file is one resource, defined in one file of the configuration. */
 export const FILE_POINTERS: readonly KindPointer[] = [
-  { pattern: ['instances', '*', 'projects', '*', 'files', '*'], resource: true, describe: (s) => `file "${s[5]}" of project "${s[3]}"` },
+  // Only the content: branches, start_branch and the path are in request URLs, source is a local path.
+  { pattern: ['instances', '*', 'projects', '*', 'files', '*'], resource: true, describe: (s) => `file "${s[5]}" of project "${s[3]}"`, interpolation: [['content']] },
 ];
 
 export type FileAction = 'create' | 'update' | 'delete';

@@ -11,7 +11,8 @@ import type { Ctx } from '../../config/resolve-context.js';
 
 /** Each setting is a key of `settings`; settings merge key by key across files. */
 export const SETTINGS_POINTERS: readonly KindPointer[] = [
-  { pattern: ['instances', '*', 'settings', '*'], resource: false, describe: (s) => `setting "${s[3]}" of instance "${s[1]}"` },
+  // A setting's value (secret or not) goes in the body of PUT /application/settings, never in a URL.
+  { pattern: ['instances', '*', 'settings', '*'], resource: false, describe: (s) => `setting "${s[3]}" of instance "${s[1]}"`, interpolation: [[]] },
 ];
 
 /**
