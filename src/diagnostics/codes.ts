@@ -12,13 +12,15 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CONFIG_NOT_FOUND: 'No configuration file was found at the paths given (or plumb.yaml in the current directory).',
   PLUMB_CONFIG_UNREADABLE: 'A configuration file or directory exists but cannot be read.',
   PLUMB_CONFIG_ENCODING: 'A configuration file is not UTF-8 (UTF-16, a foreign byte order mark, …).',
+  PLUMB_LOCAL_FILE_REFUSED: 'A local file the configuration makes plumb read (a configuration file, `${file:…}`, `source:`) is outside the configuration root, inside .git/, not a regular file (a FIFO, a device, /proc), or larger than its cap.',
   PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
 
   // CDKTF apps (docs/cdktf.md)
   PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
-  PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed or wrote no readable cdk.tf.json.",
+  PLUMB_CDKTF_NOT_ENABLED: 'A configuration path is a CDKTF app (it holds cdktf.json); plumb runs an app only with --cdktf DIR, so nothing ran.',
+  PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
   PLUMB_CDKTF_META_ARGUMENT: 'A plumb resource uses a Terraform meta-argument plumb cannot honour (count, for_each, …).',
   PLUMB_CDKTF_REFERENCE: 'A `${…}` Terraform expression in a plumb resource cannot be resolved by plumb.',

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isSecretSetting } from '../catalogue/index.js';
 import { loadConfig } from '../config/validate.js';
+import { configRoot } from '../config/files.js';
 import type { ConfigResult } from '../config/validate.js';
 import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
@@ -174,7 +175,8 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
   try {
     const file = path.join(dir, 'terraform.plumb.yaml');
     writeFileSync(file, JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1), { mode: 0o600 });
-    loaded = loadConfig([file], { env, cwd: opts.cwd, today: opts.today });
+    // Local files (source, sink paths) are the Terraform configuration's, not the temporary document's.
+    loaded = loadConfig([file], { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd) });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -283,7 +283,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
     const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', 'examples/plumb', '--detailed-exitcode'], app);
     expect(plumb.code, plumb.out).toBe(0);
     // And the same app read by plumb itself (CDKTF on plumb, no Terraform).
-    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '.', '--detailed-exitcode'], app);
+    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '--cdktf', '.', '--detailed-exitcode'], app);
     expect(onPlumb.code, onPlumb.out).toBe(0);
   });
 });

@@ -6,12 +6,12 @@
  * apply reads it when it writes, so a large file never sits in memory while planning. A base64
  * source is read (and checked) here, as inline content is.
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { fileErrorSentence } from '../../config/load.js';
+import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
 import type { DesiredFile } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { obj, push, relativeToFile } from '../../config/resolve-context.js';
+import { obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** A file is one resource, defined in one file of the configuration. */
@@ -68,21 +68,22 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
     } else if (hasContent) {
       content = decode(raw.content as string, encoding, joinPointer(p, 'content'), ctx);
     } else {
-      const src = relativeToFile(ctx, joinPointer(p, 'source'), raw.source as string);
+      const sp = joinPointer(p, 'source');
+      const src = relativeToFile(ctx, sp, raw.source as string);
+      const roots = rootsOf(ctx, sp);
       try {
-        if (encoding === 'base64') content = decode(readFileSync(src).toString('utf8'), 'base64', joinPointer(p, 'source'), ctx);
-        else if (!statSync(src).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-        else {
-          accessSync(src, constants.R_OK);
-          source = src;
-        }
+        // Only inside the configuration root, a regular file within the cap (src/config/files.ts);
+        // the checked real path is what plan hashes and apply reads.
+        if (encoding === 'base64') content = decode(readLocalFile(src, 'source', roots).toString('utf8'), 'base64', sp, ctx);
+        else source = checkLocalFile(src, 'source', roots);
       } catch (err) {
+        const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
         push(ctx, {
           severity: 'error',
-          code: 'PLUMB_FILE_MISSING',
-          summary: `Cannot read source "${String(raw.source)}": ${fileErrorSentence(err)}`,
-          suggestion: 'give a path relative to this YAML file',
-          pointer: joinPointer(p, 'source'),
+          code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_FILE_MISSING',
+          summary: `${refused ? 'Refused to read' : 'Cannot read'} source "${String(raw.source)}": ${fileErrorSentence(err)}`,
+          suggestion: refused ? 'keep the source inside the configuration root, as a regular file (docs/config.md#local-files)' : 'give a path relative to this YAML file',
+          pointer: sp,
         });
       }
       secret = false;
