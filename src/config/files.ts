@@ -14,6 +14,7 @@
  * docs/config.md#local-files is the user's description.
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -128,7 +129,7 @@ export function allowedPath(abs: string, use: FileUse, roots: FileRoots): string
   return real;
 }
 
-function kindOf(st: import('node:fs').Stats): string {
+function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a directory, not a file';
   if (st.isFIFO()) return 'a FIFO (named pipe), not a regular file';
   if (st.isSocket()) return 'a socket, not a regular file';
@@ -191,10 +192,11 @@ export function checkLocalFile(abs: string, use: FileUse, roots: FileRoots): str
 
 /**
  * Whether `bytes` are text a code frame may show: valid UTF-8 with no NUL and no control character
- * other than tab, line feed and carriage return (ESC would drive the terminal).
+ * (C0 other than tab, line feed and carriage return; DEL; C1 other than NEL): ESC or CSI would
+ * drive the terminal, and YAML allows none of them anyway.
  */
 export function isShowableText(bytes: Buffer): boolean {
-  if (!Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes)) return false;
-  for (const b of bytes) if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b === 0x7f) return false;
-  return true;
+  const text = bytes.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(bytes)) return false;
+  return !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/.test(text);
 }

@@ -733,6 +733,10 @@ function fromYaml(v: unknown, pointer: string, ctx: WalkContext): unknown {
           mergeKey(child, pointer, ctx);
           continue;
         }
+        if (k.length > MAX_KEY_LENGTH) {
+          longKey(k, child, ctx);
+          continue;
+        }
         if (invisibleIn(k)) {
           invisibleKey(k, child, ctx);
           continue;
@@ -773,6 +777,25 @@ function mergeKey(pointer: string, mapping: string, ctx: WalkContext): void {
   });
   // The mapping lacks what the merge would have brought: do not also report it as incomplete.
   ctx.reported.addExact(mapping);
+}
+
+/**
+ * No key plumb knows is longer than this (a setting name, a group path, a file path in a
+ * repository); a longer key is refused at once, before any check compares it with the known
+ * names (a 1 MB key made the did-you-mean search take minutes).
+ */
+export const MAX_KEY_LENGTH = 256;
+
+function longKey(key: string, pointer: string, ctx: WalkContext): void {
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_KEY_TOO_LONG',
+    summary: `A key of ${key.length.toLocaleString('en')} characters ("${key.slice(0, 40)}…") is longer than the ${MAX_KEY_LENGTH} plumb reads`,
+    detail: 'No setting, group, project or file path plumb manages has a longer name; the key and its value were not read.',
+    suggestion: 'check that this key is what you meant (a value written as a key, a missing colon or line break)',
+    pointer,
+    on: 'key',
+  });
 }
 
 /** Characters that do not show, or look like a plain space, in an editor. */

@@ -27,6 +27,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CDKTF_OTHER_PROVIDERS: "The app declares resources of other providers; plumb ignores them (information).",
 
   // YAML and interpolation
+  PLUMB_KEY_TOO_LONG: 'A key of the configuration is longer than 256 characters; it was not read.',
   PLUMB_YAML_SYNTAX: 'The file is not valid YAML; the diagnostic points at the first problem.',
   PLUMB_YAML_DUPLICATE_KEY: 'A key appears twice in one mapping of one file.',
   PLUMB_YAML_MERGE_KEY: 'A YAML merge key (`<<`) was used; plumb refuses it because it hides where values come from.',
@@ -92,6 +93,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TOKEN_ROTATION_WINDOW: 'rotate_before_days is not smaller than lifetime_days.',
   PLUMB_TOKEN_SINK_MISSING: 'A token has no sink to deliver its secret to.',
   PLUMB_SINK_INVALID: 'A sink names none or more than one of file, command and stdout.',
+  PLUMB_TOKEN_SINK_FORBIDDEN: "A token's file sink is a configuration file, a repository file's source, or inside .git/: apply would write the secret over it.",
   PLUMB_TOKEN_SINK_SHARED: 'Two tokens deliver their secrets into the same file.',
   PLUMB_TOKEN_SINK_UNUSABLE: "A token's sink cannot receive a secret (a directory that does not exist, a command not found, …).",
   PLUMB_TOKEN_SELF_SCOPE: "The token marked as plumb's own credential lacks the scopes to rotate itself or list its group.",

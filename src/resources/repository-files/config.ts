@@ -34,8 +34,36 @@ export function resolveFiles(raw: unknown, p: string, ctx: Ctx): DesiredFile[] {
   return files;
 }
 
+/** C0 and C1 control characters and DEL: a newline or ESC in a path is never a file anyone meant. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredFile | undefined {
   const segments = filePath.split('/');
+  if (CONTROL.test(filePath)) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_PATH_TRAVERSAL',
+      summary: `File path ${JSON.stringify(filePath).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)} holds a control character`,
+      detail: 'A newline, ESC or other control character in a path forges lines in logs, plans and commit messages, and breaks the tools that read them.',
+      suggestion: 'write the path with printable characters only',
+      pointer: p,
+      on: 'key',
+    });
+    return undefined;
+  }
+  // `.git` in any case: a checkout on a case-insensitive file system reads `.GIT/hooks` as its hooks.
+  if (segments.some((s) => s.toLowerCase() === '.git')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_PATH_TRAVERSAL',
+      summary: `File path "${filePath}" is inside .git/`,
+      detail: "Files under .git/ (hooks, config) are Git's own, and run or take effect in every clone that receives them.",
+      suggestion: 'manage files of the work tree only',
+      pointer: p,
+      on: 'key',
+    });
+    return undefined;
+  }
   if (filePath.startsWith('/') || segments.some((s) => s === '..' || s === '.' || s === '') || filePath.includes('\\') || filePath.includes('\0')) {
     push(ctx, {
       severity: 'error',
