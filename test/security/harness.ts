@@ -13,6 +13,11 @@ export const root = path.resolve(import.meta.dirname, '../..');
 /** PLUMB_SECURITY_BIN runs these tests against another build (e.g. one from before a fix, to see them fail). */
 const bin = process.env.PLUMB_SECURITY_BIN ?? path.join(root, 'bin/plumb.js');
 
+/** The built module at `rel` under dist/ of the build the tests run (see PLUMB_SECURITY_BIN). */
+export function distModule(rel: string): string {
+  return path.join(path.dirname(path.dirname(bin)), 'dist', rel);
+}
+
 export const TODAY = '2026-06-01';
 
 beforeAll(() => {
