@@ -10,11 +10,14 @@ import { processIo, useColor } from './commands/output.js';
 import { closestMatch } from './util/suggest.js';
 import { targetProblem } from './engine/targets.js';
 import { parseDuration } from './util/duration.js';
+import type { CdktfFlags } from './commands/config-source.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
-  --cdktf DIR           read a CDKTF app instead (the directory of its cdktf.json; a PATH that
-                        holds a cdktf.json is read as one, too)
+  --cdktf DIR           run the CDKTF app in DIR (the directory of its cdktf.json) and read its
+                        synth output instead of YAML; only with this flag does plumb run an app
+  --cdktf-timeout SECONDS  stop the app's synth (and everything it started) after this long
+                        (default 120)
   --instance NAME       only this instance of the configuration
   --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
   --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
@@ -53,8 +56,8 @@ Usage:
   plumb --version
   plumb COMMAND --help                      the options of one command
 
-PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/), or
-the directory of a CDKTF app (its cdktf.json; also --cdktf DIR).
+PATHS are YAML files or directories of YAML files (default: plumb.yaml, plumb.yml or plumb/); a
+CDKTF app is run only when given with --cdktf DIR.
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
@@ -66,6 +69,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 const COMMON_OPTIONS = {
   config: { type: 'string', short: 'c', multiple: true },
   cdktf: { type: 'string' },
+  'cdktf-timeout': { type: 'string' },
   now: { type: 'string' },
   state: { type: 'string' },
   instance: { type: 'string' },
@@ -195,6 +199,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
     options: {
       config: { type: 'string', short: 'c', multiple: true },
       cdktf: { type: 'string' },
+      'cdktf-timeout': { type: 'string' },
       instance: { type: 'string' },
       'instance-url': { type: 'string' },
       'token-env': { type: 'string' },
@@ -389,7 +394,7 @@ function checkEmulatorValues(values: Values): void {
 
 interface CommonValues {
   config: string[];
-  cdktf?: string;
+  cdktf?: CdktfFlags;
   now?: string;
   state?: string;
   instance?: string;
@@ -411,9 +416,21 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
       suggestion: `leave it out for the default (8), or see plumb ${command} --help`,
     });
   }
+  const cdktf = str('cdktf');
+  const rawTimeout = str('cdktf-timeout');
+  const timeout = rawTimeout === undefined ? undefined : Number(rawTimeout);
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0 && timeout <= 86_400 && rawTimeout!.trim() !== '')) {
+    throw new UsageError({
+      summary: `--cdktf-timeout must be a number of seconds above 0, not "${rawTimeout}"`,
+      suggestion: `leave it out for the default (120), or see plumb ${command} --help`,
+    });
+  }
+  if (timeout !== undefined && cdktf === undefined) {
+    throw new UsageError({ summary: '--cdktf-timeout applies only with --cdktf DIR', suggestion: `give the app with --cdktf DIR, or leave --cdktf-timeout out (plumb ${command} --help)` });
+  }
   return {
     config: [...((values.config as string[] | undefined) ?? []), ...paths],
-    cdktf: str('cdktf'),
+    cdktf: cdktf === undefined ? undefined : { dir: cdktf, ...(timeout !== undefined && { timeoutMs: Math.round(timeout * 1000) }) },
     now: str('now'),
     state: str('state'),
     instance: str('instance'),

@@ -55,7 +55,8 @@ export function suggestSettingName(typo: string): string | undefined {
   let bestDistance = Infinity;
   for (const name of settingNames()) {
     const spec = settingByName(name)!;
-    const d = editDistance(typo, name);
+    // Bounded: a typo as long as a paragraph is compared in time proportional to the names, not to its length.
+    const d = editDistance(typo, name, Math.min(limit, bestDistance));
     if (d < bestDistance || (d === bestDistance && best?.deprecated && !spec.deprecated)) {
       best = spec;
       bestDistance = d;

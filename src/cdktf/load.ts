@@ -6,13 +6,14 @@
  * Loaded only when a command is given a CDKTF app: the YAML path never imports this module (nor
  * cdktf or constructs, which only the app itself loads).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Diagnostic } from '../diagnostics/index.js';
+import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { loadDocuments, fileErrorSentence } from '../config/load.js';
 import { validateLoaded } from '../config/validate.js';
+import { configRoot } from '../config/files.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 import { stackDocuments } from './documents.js';
 import type { SynthesizedStack } from './documents.js';
@@ -22,8 +23,13 @@ export interface CdktfResult extends ConfigResult {
   readonly synthMs: number;
 }
 
-/** How long the app may take to synthesize before plumb gives up. */
-const SYNTH_TIMEOUT_MS = 5 * 60_000;
+/** How long the app may take to synthesize before plumb stops it, by default (`--cdktf-timeout`). */
+export const DEFAULT_SYNTH_TIMEOUT_MS = 120_000;
+
+export interface CdktfOptions extends ValidateOptions {
+  /** `--cdktf-timeout` in milliseconds (default {@link DEFAULT_SYNTH_TIMEOUT_MS}). */
+  readonly timeoutMs?: number;
+}
 
 function failed(d: Omit<Diagnostic, 'severity'>, synthMs = 0): CdktfResult {
   return { diagnostics: [{ severity: 'error', ...d }], sources: loadDocuments([]), synthMs };
@@ -35,15 +41,116 @@ function tail(text: string, lines = 12): string {
   return (all.length > lines ? ['…', ...all.slice(-lines)] : all).join('\n');
 }
 
+/**
+ * The environment the app runs with: an allow-list, never plumb's whole environment. The app is
+ * code from the repository (a merge request can change it), so it gets what a build needs (PATH,
+ * HOME, locale, temporary directories, NODE_*, npm_config_*, CDKTF_*) plus the names listed in
+ * PLUMB_CDKTF_ENV, and never a variable whose name says it holds a credential (PLUMB_TOKEN, any
+ * *TOKEN*, *SECRET*, *PASSWORD*, *CREDENTIAL*, *PRIVATE*, *_KEY) nor any PLUMB_* variable. The
+ * instance's token variable is therefore absent whatever `token_env` names. docs/cdktf.md#environment.
+ */
+export function appEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const extra = new Set((env.PLUMB_CDKTF_ENV ?? '').split(/[,\s]+/).filter(Boolean));
+  const allowed = (name: string) =>
+    extra.has(name) ||
+    ALLOWED_NAMES.has(name.toUpperCase()) ||
+    /^(LC_|NODE_|NPM_CONFIG_|CDKTF_|XDG_)/i.test(name);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || !allowed(name) || CREDENTIAL_NAME.test(name) || /^PLUMB_/i.test(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+const ALLOWED_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'CI', 'SYSTEMROOT', 'COMSPEC', 'PATHEXT', 'WINDIR', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA']);
+const CREDENTIAL_NAME = /TOKEN|SECRET|PASSW|CREDENTIAL|PRIVATE|_KEY$|^KEY$|AUTH/i;
+
+/** Where `"app"` is written in cdktf.json, for a located error. */
+function appLocation(text: string, file: string): SourceLocation {
+  const at = text.indexOf('"app"');
+  if (at < 0) return { file, line: 1, column: 1 };
+  const before = text.slice(0, at).split('\n');
+  return { file, line: before.length, column: before.at(-1)!.length + 1 };
+}
+
+interface Run {
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly error?: Error;
+  readonly timedOut: boolean;
+  readonly output: string;
+}
+
+/** What the app printed that plumb keeps: the last of it, for a failure's detail. */
+const OUTPUT_KEPT = 64 * 1024;
+
+/**
+ * Runs the app's command through the shell in its own process group; past the timeout the whole
+ * group is killed (a shell's children too), and so is anything it left running once it exits.
+ */
+function runApp(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    let output = '';
+    let timedOut = false;
+    let settled = false;
+    const keep = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.length > OUTPUT_KEPT * 2) output = output.slice(-OUTPUT_KEPT);
+    };
+    const child = spawn(command, { cwd, env, shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'] });
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        if (process.platform === 'win32') child.kill('SIGKILL');
+        else process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const onExitOfPlumb = () => killGroup();
+    process.once('exit', onExitOfPlumb);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const finish = (r: Omit<Run, 'output' | 'timedOut'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      process.removeListener('exit', onExitOfPlumb);
+      // Whatever the app left running in its group goes with it; its pipes are not waited on.
+      killGroup();
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({ ...r, timedOut, output: output.slice(-OUTPUT_KEPT) });
+    };
+    child.on('error', (error) => finish({ status: null, signal: null, error }));
+    child.on('exit', (status, signal) => {
+      // Let the pipes drain briefly (the last lines of an error), without waiting on a grandchild holding them.
+      const grace = setTimeout(() => finish({ status, signal }), 200);
+      child.on('close', () => {
+        clearTimeout(grace);
+        finish({ status, signal });
+      });
+    });
+  });
+}
+
 /** Synthesizes the app in `dir` and loads its plumb resources as a configuration. */
-export function loadCdktfConfig(dir: string, opts: ValidateOptions = {}): CdktfResult {
+export async function loadCdktfConfig(dir: string, opts: CdktfOptions = {}): Promise<CdktfResult> {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const appDir = path.resolve(cwd, dir);
   const shown = path.relative(cwd, path.join(appDir, 'cdktf.json')) || 'cdktf.json';
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_SYNTH_TIMEOUT_MS;
   let manifest: { app?: unknown; context?: unknown };
+  let manifestText = '';
   try {
-    manifest = JSON.parse(readFileSync(path.join(appDir, 'cdktf.json'), 'utf8')) as typeof manifest;
+    manifestText = readFileSync(path.join(appDir, 'cdktf.json'), 'utf8');
+    manifest = JSON.parse(manifestText) as typeof manifest;
   } catch (err) {
     return failed({
       code: 'PLUMB_CDKTF_APP',
@@ -61,30 +168,38 @@ export function loadCdktfConfig(dir: string, opts: ValidateOptions = {}): CdktfR
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-out-'));
   try {
     const started = performance.now();
-    const run = spawnSync(manifest.app, {
-      cwd: appDir,
-      shell: true,
-      encoding: 'utf8',
-      timeout: SYNTH_TIMEOUT_MS,
-      env: {
-        ...env,
-        CDKTF_OUTDIR: outdir,
-        CDKTF_CONTEXT_JSON: JSON.stringify(manifest.context ?? {}),
-        // cdktf's libraries report to HashiCorp's checkpoint service unless this is set.
-        CHECKPOINT_DISABLE: '1',
-        // As npm scripts do: the app's own tools (tsx, ts-node) without npx, and the node running plumb.
-        PATH: [path.join(appDir, 'node_modules', '.bin'), env.PATH ?? '', path.dirname(process.execPath)].filter(Boolean).join(path.delimiter),
-      },
-    });
+    const appEnv = appEnvironment(env);
+    const run = await runApp(manifest.app, appDir, {
+      ...appEnv,
+      CDKTF_OUTDIR: outdir,
+      CDKTF_CONTEXT_JSON: JSON.stringify(manifest.context ?? {}),
+      // cdktf's libraries report to HashiCorp's checkpoint service unless this is set.
+      CHECKPOINT_DISABLE: '1',
+      // As npm scripts do: the app's own tools (tsx, ts-node) without npx, and the node running plumb.
+      PATH: [path.join(appDir, 'node_modules', '.bin'), appEnv.PATH ?? '', path.dirname(process.execPath)].filter(Boolean).join(path.delimiter),
+    }, timeoutMs);
     const synthMs = performance.now() - started;
+    const where = path.dirname(shown) || '.';
+    if (run.timedOut) {
+      return failed(
+        {
+          code: 'PLUMB_CDKTF_SYNTH',
+          summary: `The CDKTF app in ${where} did not finish synthesizing within ${timeoutMs / 1000} s; plumb stopped it and every process it started`,
+          detail: tail(run.output) || undefined,
+          suggestion: `run \`${manifest.app}\` in ${where} to see where it waits, or give more time with --cdktf-timeout SECONDS`,
+          location: appLocation(manifestText, shown),
+        },
+        synthMs,
+      );
+    }
     if (run.error || run.status !== 0) {
       const why = run.error ? fileErrorSentence(run.error) : run.signal ? `it was stopped by ${run.signal}` : `it exited with status ${run.status}`;
       return failed(
         {
           code: 'PLUMB_CDKTF_SYNTH',
-          summary: `The CDKTF app in ${path.dirname(shown) || '.'} failed to synthesize: ${why}`,
-          detail: tail(`${run.stderr ?? ''}${run.stdout ?? ''}`) || undefined,
-          suggestion: `run \`${manifest.app}\` in ${path.dirname(shown) || '.'} to see the whole error (a TypeScript error in the app shows there)`,
+          summary: `The CDKTF app in ${where} failed to synthesize: ${why}`,
+          detail: tail(run.output) || undefined,
+          suggestion: `run \`${manifest.app}\` in ${where} to see the whole error (a TypeScript error in the app shows there)`,
         },
         synthMs,
       );
@@ -118,7 +233,7 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions = {}): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const mapped = stackDocuments(stacks, appDir, cwd);
-  const sources = loadDocuments(mapped.documents, opts);
+  const sources = loadDocuments(mapped.documents, { ...opts, root: opts.root ?? configRoot(appDir, cwd) });
   const earlier: Diagnostic[] = [...mapped.located];
   for (const { pointer, ...d } of mapped.pending) {
     const l = sources.locations.get(pointer);

@@ -1,37 +1,61 @@
 /**
- * Where a command's configuration comes from: YAML files (the default), or a CDKTF app, given with
- * `--cdktf DIR` or as the one path when that directory holds a cdktf.json. The CDKTF front-end is
- * imported only then, so reading YAML never loads it.
+ * Where a command's configuration comes from: YAML files (the default), or a CDKTF app, only when
+ * `--cdktf DIR` says so. Running an app runs code from the repository, so it is never inferred: a
+ * configuration path that holds a cdktf.json is an error that names the flag, and nothing runs
+ * (docs/cdktf.md#running-the-app). The CDKTF front-end is imported only with --cdktf, so reading
+ * YAML never loads it.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Diagnostic } from '../diagnostics/index.js';
 import { loadDocuments } from '../config/load.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 
-/** The CDKTF app directory the command reads, if any; a string is a usage mistake. */
-function cdktfDir(paths: readonly string[], cdktf: string | undefined, cwd: string): string | undefined | { mistake: string; suggestion: string } {
-  const isApp = (p: string) => {
-    const abs = path.resolve(cwd, p);
-    return existsSync(abs) && statSync(abs).isDirectory() && existsSync(path.join(abs, 'cdktf.json'));
-  };
-  if (cdktf !== undefined) {
-    if (paths.length > 0) return { mistake: `--cdktf ${cdktf} cannot be combined with configuration paths (${paths.join(', ')})`, suggestion: 'give either a CDKTF app or YAML files' };
-    return cdktf;
-  }
-  const apps = paths.filter(isApp);
-  if (apps.length === 0) return undefined;
-  if (paths.length > 1) return { mistake: `${apps[0]} is a CDKTF app (it holds cdktf.json); it cannot be combined with other configuration paths`, suggestion: 'give either a CDKTF app or YAML files' };
-  return apps[0];
+export interface CdktfFlags {
+  /** `--cdktf DIR`. */
+  readonly dir?: string;
+  /** `--cdktf-timeout SECONDS`, in milliseconds. */
+  readonly timeoutMs?: number;
 }
 
-export async function loadConfiguration(paths: readonly string[], cdktf: string | undefined, opts: ValidateOptions): Promise<ConfigResult> {
-  const cwd = opts.cwd ?? process.cwd();
-  const dir = cdktfDir(paths, cdktf, cwd);
-  if (dir === undefined) return loadConfig(paths, opts);
-  if (typeof dir !== 'string') {
-    return { diagnostics: [{ severity: 'error', code: 'PLUMB_USAGE', summary: dir.mistake, suggestion: dir.suggestion }], sources: loadDocuments([]) };
+/** A configuration path that is a CDKTF app given without --cdktf: an error, before anything runs. */
+function appWithoutFlag(paths: readonly string[], cwd: string): Diagnostic | undefined {
+  for (const p of paths) {
+    const abs = path.resolve(cwd, p);
+    let isDir = false;
+    try {
+      isDir = statSync(abs).isDirectory();
+    } catch {
+      continue;
+    }
+    if (!isDir || !existsSync(path.join(abs, 'cdktf.json'))) continue;
+    const shown = path.join(p, 'cdktf.json');
+    return {
+      severity: 'error',
+      code: 'PLUMB_CDKTF_NOT_ENABLED',
+      summary: `${p} is a CDKTF app (it holds cdktf.json); plumb runs an app's code only when asked`,
+      detail: 'Running the app executes code from the repository; a configuration directory is read as YAML only, and plumb never runs an app it found there.',
+      suggestion: `run with --cdktf ${p} to execute it (and no other configuration path), or remove cdktf.json from a YAML configuration directory`,
+      location: { file: shown, line: 1, column: 1 },
+    };
   }
+  return undefined;
+}
+
+function usage(summary: string, suggestion: string): ConfigResult {
+  return { diagnostics: [{ severity: 'error', code: 'PLUMB_USAGE', summary, suggestion }], sources: loadDocuments([]) };
+}
+
+export async function loadConfiguration(paths: readonly string[], cdktf: string | CdktfFlags | undefined, opts: ValidateOptions): Promise<ConfigResult> {
+  const cwd = opts.cwd ?? process.cwd();
+  const flags: CdktfFlags = typeof cdktf === 'string' ? { dir: cdktf } : (cdktf ?? {});
+  if (flags.dir === undefined) {
+    const refused = appWithoutFlag(paths, cwd);
+    if (refused) return { diagnostics: [refused], sources: loadDocuments([]) };
+    return loadConfig(paths, opts);
+  }
+  if (paths.length > 0) return usage(`--cdktf ${flags.dir} cannot be combined with configuration paths (${paths.join(', ')})`, 'give either a CDKTF app or YAML files');
   const { loadCdktfConfig } = await import('../cdktf/load.js');
-  return loadCdktfConfig(dir, opts);
+  return loadCdktfConfig(flags.dir, { ...opts, ...(flags.timeoutMs !== undefined && { timeoutMs: flags.timeoutMs }) });
 }

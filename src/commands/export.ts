@@ -18,6 +18,7 @@ import type { ExportEntry, ExportEnv, ExportFile, ExportRequest } from '../engin
 // The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
 // before the kinds' providers (which import them) are evaluated.
 import { loadConfiguration } from './config-source.js';
+import type { CdktfFlags } from './config-source.js';
 import { EXPORTERS } from '../resources/index.js';
 import { parseNow } from './now.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
@@ -28,7 +29,7 @@ import { useColor } from './output.js';
 export interface ExportFlags extends ExportRequest {
   /** `-c`: an existing configuration whose instance (url, token_env, CA) to read. */
   readonly config: readonly string[];
-  readonly cdktf?: string;
+  readonly cdktf?: string | CdktfFlags;
   /** With `-c`, which instance; without, the name the exported instance gets (default `main`). */
   readonly instance?: string;
   readonly instanceUrl?: string;

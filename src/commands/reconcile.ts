@@ -26,6 +26,7 @@ import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { loadConfiguration } from './config-source.js';
+import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -35,7 +36,7 @@ import type { ReconcileView } from './views.js';
 export interface CommonFlags {
   readonly config: readonly string[];
   /** `--cdktf DIR`: read the configuration from the CDKTF app in DIR (docs/cdktf.md). */
-  readonly cdktf?: string;
+  readonly cdktf?: string | CdktfFlags;
   /** Print one line per API call (method, path, status, time) to stderr. Never tokens or bodies. */
   readonly debug?: boolean;
   /** Most API requests in flight at once, per instance. */

@@ -3,6 +3,7 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { renderDiagnosticsHuman, diagnosticsToJson } from '../diagnostics/render.js';
 import { loadConfiguration } from './config-source.js';
+import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -14,7 +15,7 @@ export interface ValidateFlags {
   /** `--instance`: the configuration must declare it (the whole configuration is still checked). */
   readonly instance?: string;
   /** `--cdktf DIR`: read the configuration from the CDKTF app in DIR (docs/cdktf.md). */
-  readonly cdktf?: string;
+  readonly cdktf?: string | CdktfFlags;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import jsYaml from 'js-yaml';
@@ -8,6 +8,8 @@ import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
 import { KIND_POINTERS } from '../resources/config.js';
 import { SecretRegistry } from './secrets.js';
+import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsFrom } from './files.js';
+import type { FileRoots } from './files.js';
 
 /** Where a value of the merged configuration was written. */
 export interface NodeLocation {
@@ -26,6 +28,8 @@ export interface LoadedSources {
   readonly locations: LocationIndex;
   readonly secrets: SecretRegistry;
   readonly files: readonly string[];
+  /** Shown file name → where that document may read local files from (docs/config.md#local-files). */
+  readonly roots: Map<string, FileRoots>;
   /**
    * Pointers the loader already reported a problem for (a number that cannot be sent, an empty or
    * missing interpolated value, a key with an invisible character): later checks stay silent at
@@ -101,13 +105,19 @@ export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Directory file names are shown relative to; defaults to process.cwd(). */
   readonly cwd?: string;
+  /**
+   * The configuration root of every document (a real path), when the caller knows it better than
+   * the documents' own paths do (the Terraform provider's temporary document); see src/config/files.ts.
+   */
+  readonly root?: string;
 }
 
 const DEFAULT_NAMES = ['plumb.yaml', 'plumb.yml', 'plumb'];
 
 /** Expands the paths given on the command line into the YAML files to read, in a stable order. */
-export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()): { files: string[]; diagnostics: Diagnostic[] } {
+export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()): { files: string[]; diagnostics: Diagnostic[]; roots: Map<string, string> } {
   const diagnostics: Diagnostic[] = [];
+  const roots = new Map<string, string>();
   let inputs = [...paths];
   if (inputs.length === 0) {
     const found = DEFAULT_NAMES.find((n) => exists(path.resolve(cwd, n)));
@@ -119,13 +129,13 @@ export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()
         detail: `Looked for ${DEFAULT_NAMES.join(', ')} in ${cwd}.`,
         suggestion: 'pass a file or directory, e.g. `plumb validate config/`',
       });
-      return { files: [], diagnostics };
+      return { files: [], diagnostics, roots };
     }
     // Both plumb.yaml and plumb.yml: reading one would silently ignore the other.
     const both = DEFAULT_NAMES.slice(0, 2).filter((n) => exists(path.resolve(cwd, n)));
     if (both.length > 1) {
       diagnostics.push({ severity: 'error', code: 'PLUMB_CONFIG_AMBIGUOUS', summary: `Both ${both.join(' and ')} exist in ${cwd}; plumb would read one and ignore the other`, suggestion: 'merge them into one file (or a plumb/ directory), or name the one to read: `plumb validate plumb.yaml`' });
-      return { files: [], diagnostics };
+      return { files: [], diagnostics, roots };
     }
     inputs = [found];
   }
@@ -165,12 +175,15 @@ export function resolveConfigFiles(paths: readonly string[], cwd = process.cwd()
           summary: `Directory "${p}" holds no .yaml or .yml file`,
         });
       }
+      const root = configRoot(abs, cwd);
+      for (const f of found) if (!roots.has(f)) roots.set(f, root);
       files.push(...found);
     } else {
+      if (!roots.has(abs)) roots.set(abs, configRoot(abs, cwd));
       files.push(abs);
     }
   }
-  return { files: [...new Set(files)], diagnostics };
+  return { files: [...new Set(files)], diagnostics, roots };
 }
 
 function walkYaml(dir: string): string[] {
@@ -351,8 +364,8 @@ interface PendingDiagnostic extends Omit<Diagnostic, 'location'> {
 }
 
 /** Reads, parses, interpolates and merges configuration files, recording where every value came from. */
-export function loadSources(files: readonly string[], opts: LoadOptions = {}): LoadedSources {
-  return loadDocuments(files.map((abs) => ({ abs })), opts);
+export function loadSources(files: readonly string[], opts: LoadOptions = {}, roots?: ReadonlyMap<string, string>): LoadedSources {
+  return loadDocuments(files.map((abs) => ({ abs, root: roots?.get(abs) })), opts);
 }
 
 /**
@@ -363,6 +376,8 @@ export interface ConfigDocument {
   readonly abs: string;
   readonly file?: string;
   readonly text?: string;
+  /** Its configuration root (a real path); default: {@link LoadOptions.root}, else found from `abs`. */
+  readonly root?: string;
 }
 
 /** {@link loadSources} for documents that may already be in memory. */
@@ -378,20 +393,26 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   const defaults = new DefaultsOrigins();
   const data: Record<string, unknown> = {};
   const shown: string[] = [];
+  const roots = new Map<string, FileRoots>();
+  const secretRoots = secretRootsFrom(env);
 
   for (const doc of docs) {
     const abs = doc.abs;
     const file = doc.file ?? displayName(abs, cwd);
     shown.push(file);
+    const fileRoots: FileRoots = { root: doc.root ?? opts.root ?? configRoot(abs, cwd), secretRoots };
+    roots.set(file, fileRoots);
     let bytes: Buffer;
     try {
-      bytes = doc.text === undefined ? readFileSync(abs) : Buffer.from(doc.text, 'utf8');
+      bytes = doc.text === undefined ? readLocalFile(abs, 'config', fileRoots) : Buffer.from(doc.text, 'utf8');
     } catch (err) {
+      const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
       diagnostics.push({
         severity: 'error',
-        code: 'PLUMB_CONFIG_UNREADABLE',
-        summary: `Cannot read ${file}: ${fileErrorSentence(err)}`,
-        suggestion: 'check the path and its permissions',
+        code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_CONFIG_UNREADABLE',
+        summary: `${refused ? 'Refused to read' : 'Cannot read'} ${file}: ${fileErrorSentence(err)}`,
+        suggestion: refused ? 'keep configuration files inside the configuration root, as regular files (docs/config.md#local-files)' : 'check the path and its permissions',
+        location: { file, line: 1, column: 1 },
       });
       continue;
     }
@@ -402,6 +423,17 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
         code: 'PLUMB_CONFIG_ENCODING',
         summary: `${file} is encoded as ${encoding}; plumb reads configuration files as UTF-8`,
         suggestion: `save the file as UTF-8, e.g. \`iconv -f ${encoding.replace(/ .*/, '')} -t UTF-8\``,
+        location: { file, line: 1, column: 1 },
+      });
+      continue;
+    }
+    if (!isShowableText(bytes)) {
+      // Not text: none of its bytes may reach a code frame (nor a terminal).
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_CONFIG_ENCODING',
+        summary: `${file} is not UTF-8 text (it holds invalid UTF-8 or control characters); plumb reads configuration files as UTF-8 text`,
+        suggestion: 'check that the file is the YAML file you meant; save it as UTF-8 text',
         location: { file, line: 1, column: 1 },
       });
       continue;
@@ -427,7 +459,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       continue;
     }
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget() };
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots };
     let value: unknown;
     try {
       value = fromYaml(parsed, '', ctx);
@@ -455,11 +487,27 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
     for (const p of pointers) locations.own(p, fileIndex);
   }
   inheritDefaults(data, locations, secrets, defaults, pending);
+  registerTokenSecrets(data, env, secrets);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);
     diagnostics.push({ ...d, pointer, location: on === 'key' ? (l?.key ?? l?.value) : l?.value });
   }
-  return { data, diagnostics, texts, locations, secrets, files: shown, reported, defaults };
+  return { data, diagnostics, texts, locations, secrets, files: shown, roots, reported, defaults };
+}
+
+/**
+ * The instance tokens are secrets though the configuration never holds them: the value of every
+ * variable a `token_env` names, and PLUMB_TOKEN, are masked in every output like interpolated values.
+ */
+function registerTokenSecrets(data: Record<string, unknown>, env: NodeJS.ProcessEnv, secrets: SecretRegistry): void {
+  const names = new Set(['PLUMB_TOKEN']);
+  if (isPlainObject(data.instances)) {
+    for (const inst of Object.values(data.instances)) if (isPlainObject(inst) && typeof inst.token_env === 'string') names.add(inst.token_env);
+  }
+  for (const name of names) {
+    const value = env[name];
+    if (typeof value === 'string' && value !== '') secrets.add(value);
+  }
 }
 
 /**
@@ -664,6 +712,7 @@ interface WalkContext {
   readonly pointers: string[];
   readonly reported: ReportedPointers;
   readonly aliases: AliasBudget;
+  readonly roots: FileRoots;
 }
 
 /**
@@ -688,6 +737,10 @@ function fromYaml(v: unknown, pointer: string, ctx: WalkContext): unknown {
         const child = joinPointer(pointer, k);
         if (k === '<<') {
           mergeKey(child, pointer, ctx);
+          continue;
+        }
+        if (k.length > MAX_KEY_LENGTH) {
+          longKey(k, child, ctx);
           continue;
         }
         if (invisibleIn(k)) {
@@ -730,6 +783,25 @@ function mergeKey(pointer: string, mapping: string, ctx: WalkContext): void {
   });
   // The mapping lacks what the merge would have brought: do not also report it as incomplete.
   ctx.reported.addExact(mapping);
+}
+
+/**
+ * No key plumb knows is longer than this (a setting name, a group path, a file path in a
+ * repository); a longer key is refused at once, before any check compares it with the known
+ * names (a 1 MB key made the did-you-mean search take minutes).
+ */
+export const MAX_KEY_LENGTH = 256;
+
+function longKey(key: string, pointer: string, ctx: WalkContext): void {
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_KEY_TOO_LONG',
+    summary: `A key of ${key.length.toLocaleString('en')} characters ("${key.slice(0, 40)}…") is longer than the ${MAX_KEY_LENGTH} plumb reads`,
+    detail: 'No setting, group, project or file path plumb manages has a longer name; the key and its value were not read.',
+    suggestion: 'check that this key is what you meant (a value written as a key, a missing colon or line break)',
+    pointer,
+    on: 'key',
+  });
 }
 
 /** Characters that do not show, or look like a plain space, in an editor. */
@@ -1071,16 +1143,19 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext,
 function readFileRef(name: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {
   const target = path.resolve(path.dirname(ctx.abs), name);
   try {
-    return readFileSync(target, 'utf8').replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
+    return readLocalFile(target, 'secret', ctx.roots).toString('utf8').replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
   } catch (err) {
     if (mayBeEmpty && (err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
     ctx.reported.addSubtree(pointer);
     ctx.pending.push({
       severity: 'error',
-      code: 'PLUMB_FILE_MISSING',
-      summary: `Cannot read "${name}" for \${file:${name}}: ${fileErrorSentence(err)}`,
+      code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_FILE_MISSING',
+      summary: `${refused ? 'Refused to read' : 'Cannot read'} "${name}" for \${file:${name}}: ${fileErrorSentence(err)}`,
       detail: `Paths are relative to the file that references them (${path.dirname(ctx.file) || '.'}).`,
-      suggestion: 'check the path, or create the file',
+      suggestion: refused
+        ? 'keep the file inside the configuration root as a regular file, or list its directory in PLUMB_FILE_ROOTS (docs/config.md#local-files)'
+        : 'check the path, or create the file',
       pointer,
       fileIndex: ctx.fileIndex,
     });

@@ -6,6 +6,8 @@
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { LoadedSources } from './load.js';
+import { configRoot } from './files.js';
+import type { FileRoots } from './files.js';
 
 /** A resolver's context. */
 export interface Ctx {
@@ -51,4 +53,10 @@ export function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
   const file = ctx.sources.locations.fileOf(pointer);
   const abs = file ? ctx.files.get(file) : undefined;
   return path.resolve(abs ? path.dirname(abs) : ctx.cwd, p);
+}
+
+/** Where the document that wrote `pointer` may read local files from (src/config/files.ts). */
+export function rootsOf(ctx: Ctx, pointer: string): FileRoots {
+  const file = ctx.sources.locations.fileOf(pointer);
+  return (file !== undefined ? ctx.sources.roots.get(file) : undefined) ?? { root: configRoot(ctx.cwd, ctx.cwd) };
 }

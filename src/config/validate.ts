@@ -41,7 +41,7 @@ export interface ConfigResult {
 export function loadConfig(paths: readonly string[], opts: ValidateOptions = {}): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const resolved = resolveConfigFiles(paths, cwd);
-  const sources = loadSources(resolved.files, opts);
+  const sources = loadSources(resolved.files, opts, opts.root === undefined ? resolved.roots : undefined);
   const files = new Map(resolved.files.map((abs) => [displayOf(abs, cwd), abs]));
   return validateLoaded(sources, files, resolved.diagnostics, opts);
 }

@@ -12,6 +12,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CONFIG_NOT_FOUND: 'No configuration file was found at the paths given (or plumb.yaml in the current directory).',
   PLUMB_CONFIG_UNREADABLE: 'A configuration file or directory exists but cannot be read.',
   PLUMB_CONFIG_ENCODING: 'A configuration file is not UTF-8 (UTF-16, a foreign byte order mark, …).',
+  PLUMB_LOCAL_FILE_REFUSED: 'A local file the configuration makes plumb read (a configuration file, `${file:…}`, `source:`) is outside the configuration root, inside .git/, not a regular file (a FIFO, a device, /proc), or larger than its cap.',
   PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
   PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
@@ -23,13 +24,15 @@ export const DIAGNOSTIC_CODES = {
 
   // CDKTF apps (docs/cdktf.md)
   PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
-  PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed or wrote no readable cdk.tf.json.",
+  PLUMB_CDKTF_NOT_ENABLED: 'A configuration path is a CDKTF app (it holds cdktf.json); plumb runs an app only with --cdktf DIR, so nothing ran.',
+  PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
   PLUMB_CDKTF_META_ARGUMENT: 'A plumb resource uses a Terraform meta-argument plumb cannot honour (count, for_each, …).',
   PLUMB_CDKTF_REFERENCE: 'A `${…}` Terraform expression in a plumb resource cannot be resolved by plumb.',
   PLUMB_CDKTF_OTHER_PROVIDERS: "The app declares resources of other providers; plumb ignores them (information).",
 
   // YAML and interpolation
+  PLUMB_KEY_TOO_LONG: 'A key of the configuration is longer than 256 characters; it was not read.',
   PLUMB_YAML_SYNTAX: 'The file is not valid YAML; the diagnostic points at the first problem.',
   PLUMB_YAML_DUPLICATE_KEY: 'A key appears twice in one mapping of one file.',
   PLUMB_YAML_MERGE_KEY: 'A YAML merge key (`<<`) was used; plumb refuses it because it hides where values come from.',
@@ -99,6 +102,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TOKEN_ROTATION_WINDOW: 'rotate_before_days is not smaller than lifetime_days.',
   PLUMB_TOKEN_SINK_MISSING: 'A token has no sink to deliver its secret to.',
   PLUMB_SINK_INVALID: 'A sink names none or more than one of file, command and stdout.',
+  PLUMB_TOKEN_SINK_FORBIDDEN: "A token's file sink is a configuration file, a repository file's source, or inside .git/: apply would write the secret over it.",
   PLUMB_TOKEN_SINK_SHARED: 'Two tokens deliver their secrets into the same file.',
   PLUMB_TOKEN_SINK_UNUSABLE: "A token's sink cannot receive a secret (a directory that does not exist, a command not found, …).",
   PLUMB_TOKEN_SELF_SCOPE: "The token marked as plumb's own credential lacks the scopes to rotate itself or list its group.",

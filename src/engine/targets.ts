@@ -55,20 +55,48 @@ export function splitAddress(address: string): string[] | undefined {
   return out;
 }
 
-/** One target segment as a regular expression over one address segment. */
-function segmentPattern(segment: string): RegExp {
-  let re = '';
+/** Whether one address segment matches a target segment. */
+type SegmentMatcher = (segment: string) => boolean;
+
+/**
+ * One target segment as a matcher over one address segment. The segment is cut at its unescaped
+ * stars into literal pieces; a match has the first piece as a prefix, the last as a suffix, and
+ * the others in order between them, each taken at its leftmost place (leftmost is always right
+ * when the only wildcard is `*`). No backtracking: time is linear in the address segment for any
+ * target, where a regular expression took polynomial time on `*a*a*a*b` (issue 18).
+ */
+function segmentMatcher(segment: string): SegmentMatcher {
+  const pieces: string[] = [''];
   for (let i = 0; i < segment.length; i++) {
     const ch = segment[i]!;
-    if (ch === '\\' && i + 1 < segment.length) re += escapeRegExp(segment[++i]!);
-    else if (ch === '*') re += '.*';
-    else re += escapeRegExp(ch);
+    if (ch === '\\' && i + 1 < segment.length) pieces[pieces.length - 1] += segment[++i]!;
+    else if (ch === '*') pieces.push('');
+    else pieces[pieces.length - 1] += ch;
   }
-  return new RegExp(`^${re}$`, 's');
+  if (pieces.length === 1) {
+    const literal = pieces[0]!;
+    return (s) => s === literal;
+  }
+  const first = pieces[0]!;
+  const last = pieces.at(-1)!;
+  const middle = pieces.slice(1, -1).filter((p) => p !== '');
+  const least = first.length + last.length + middle.reduce((n, p) => n + p.length, 0);
+  return (s) => {
+    if (s.length < least || !s.startsWith(first) || !s.endsWith(last)) return false;
+    let at = first.length;
+    const end = s.length - last.length;
+    for (const piece of middle) {
+      const found = s.indexOf(piece, at);
+      if (found < 0 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** Exported for tests: whether the target segment `pattern` matches the address segment `segment`. */
+export function segmentMatches(pattern: string, segment: string): boolean {
+  return segmentMatcher(pattern)(segment);
 }
 
 /** What is wrong with a target as written, for a usage diagnostic; undefined when it is usable. */
@@ -84,17 +112,17 @@ export function targetProblem(target: string): string | undefined {
 /** The matcher for targets already checked with `targetProblem`; no targets: everything. */
 export function targetSet(targets: readonly string[]): TargetSet {
   if (targets.length === 0) return ALL_TARGETS;
-  const patterns = targets.map((t) => splitAddress(t)!.map(segmentPattern));
+  const patterns = targets.map((t) => splitAddress(t)!.map(segmentMatcher));
   const segmentsOf = (address: string) => splitAddress(address.replace(/#\d+$/, '')) ?? [address];
   return {
     written: [...targets],
     targeted(address) {
       const a = segmentsOf(address);
-      return patterns.some((p) => p.length <= a.length && p.every((re, i) => re.test(a[i]!)));
+      return patterns.some((p) => p.length <= a.length && p.every((m, i) => m(a[i]!)));
     },
     within(prefix) {
       const a = segmentsOf(prefix);
-      return patterns.some((p) => p.every((re, i) => i >= a.length || re.test(a[i]!)));
+      return patterns.some((p) => p.every((m, i) => i >= a.length || m(a[i]!)));
     },
   };
 }

@@ -8,11 +8,11 @@
  * in the loader's environment, which also marks it secret (masked everywhere, compared only through
  * fingerprints), exactly as an interpolated value in YAML.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { isSecretSetting } from '../catalogue/index.js';
-import { loadConfig } from '../config/validate.js';
+import { validateLoaded } from '../config/validate.js';
+import { loadDocuments } from '../config/load.js';
+import { configRoot } from '../config/files.js';
 import type { ConfigResult } from '../config/validate.js';
 import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
@@ -169,15 +169,13 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
     }
     instance.projects = { [projectRef]: project };
   }
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-'));
-  let loaded: ConfigResult;
-  try {
-    const file = path.join(dir, 'terraform.plumb.yaml');
-    writeFileSync(file, JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1), { mode: 0o600 });
-    loaded = loadConfig([file], { env, cwd: opts.cwd, today: opts.today });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  // The document plumb wrote is read from memory; the local files it names (source, sink paths,
+  // resolved against the working directory) are confined to the Terraform configuration's root.
+  const shown = 'terraform.plumb.yaml';
+  const abs = path.join(opts.cwd, shown);
+  const validateOpts = { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd) };
+  const text = JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1);
+  const loaded: ConfigResult = validateLoaded(loadDocuments([{ abs, file: shown, text }], validateOpts), new Map([[shown, abs]]), [], validateOpts);
   return { loaded, env, pathOf };
 }
 

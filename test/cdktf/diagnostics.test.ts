@@ -24,8 +24,8 @@ describe('diagnostics from a CDKTF app', () => {
   /** The bad app, synthesized once for the tests that read its result. */
   const bad = () => (synthesized ??= loadCdktfConfig('.', { cwd: dir, env: ENV, today: TODAY }));
 
-  it('carry the construct path of the resource with the bad value', () => {
-    const r = bad();
+  it('carry the construct path of the resource with the bad value', async () => {
+    const r = await bad();
     expect(r.config).toBeUndefined();
     const wrong = r.diagnostics.find((d) => d.pointer === '/instances/bad/settings/default_project_visibility');
     expect(wrong?.severity).toBe('error');
@@ -36,8 +36,8 @@ describe('diagnostics from a CDKTF app', () => {
     expect(wrong?.related).toEqual([{ message: 'construct bad/settings is created here', location: { file: 'main.ts', line, column: 1 } }]);
   });
 
-  it('reject a Terraform expression plumb cannot resolve, at the construct that uses it, once', () => {
-    const r = bad();
+  it('reject a Terraform expression plumb cannot resolve, at the construct that uses it, once', async () => {
+    const r = await bad();
     const refs = r.diagnostics.filter((d) => d.code === 'PLUMB_CDKTF_REFERENCE');
     expect(refs).toHaveLength(1);
     expect(refs[0]!.summary).toContain('${var.who}');
@@ -46,8 +46,8 @@ describe('diagnostics from a CDKTF app', () => {
     expect(r.diagnostics.filter((d) => d.pointer === refs[0]!.pointer)).toHaveLength(1);
   });
 
-  it('ignore resources of other providers with one informational line', () => {
-    const r = bad();
+  it('ignore resources of other providers with one informational line', async () => {
+    const r = await bad();
     const info = r.diagnostics.filter((d) => d.severity === 'info');
     expect(info.map((d) => [d.code, d.summary])).toEqual([['PLUMB_CDKTF_OTHER_PROVIDERS', 'Ignored 1 resource of other providers: aws_s3_bucket.bucket']]);
   });
@@ -123,9 +123,9 @@ describe('diagnostics from a CDKTF app', () => {
     ]);
   });
 
-  it('say what failed when the app does not synthesize', () => {
+  it('say what failed when the app does not synthesize', async () => {
     const broken = cdktfApp({ 'main.ts': 'throw new Error("the app broke here");\n' });
-    const r = loadCdktfConfig('.', { cwd: broken, env: ENV, today: TODAY });
+    const r = await loadCdktfConfig('.', { cwd: broken, env: ENV, today: TODAY });
     expect(r.diagnostics.map((d) => d.code)).toEqual(['PLUMB_CDKTF_SYNTH']);
     expect(r.diagnostics[0]!.detail).toContain('the app broke here');
   });

@@ -42,9 +42,9 @@ describe('the bundled CDKTF example', () => {
     await emu.close();
   });
 
-  it('gives the same desired state as the YAML example', () => {
+  it('gives the same desired state as the YAML example', async () => {
     const yaml = loadConfig(['examples/plumb'], { cwd: dirs.yaml, env: {}, today: TODAY });
-    const cdktf = loadCdktfConfig('.', { cwd: dirs.app, env: {}, today: TODAY });
+    const cdktf = await loadCdktfConfig('.', { cwd: dirs.app, env: {}, today: TODAY });
     expect(yaml.diagnostics).toEqual([]);
     expect(cdktf.diagnostics).toEqual([]);
     // cdk.tf.json groups resources by type, YAML by file: the same projects, in another order.
@@ -61,7 +61,7 @@ describe('the bundled CDKTF example', () => {
 
   it('gives the same plan as the YAML example: same addresses, same changes', async () => {
     const a = await plumb(['plan', 'examples/plumb', '--now', TODAY, '--out', 'yaml-plan.json'], dirs.yaml);
-    const b = await plumb(['plan', '.', '--now', TODAY, '--out', 'cdktf-plan.json'], dirs.app);
+    const b = await plumb(['plan', '--cdktf', '.', '--now', TODAY, '--out', 'cdktf-plan.json'], dirs.app);
     expect(a.code, a.stderr + a.stdout).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     const read = (f: string) => JSON.parse(readFileSync(path.join(dirs.app, f), 'utf8')) as Record<string, unknown>;
@@ -77,10 +77,14 @@ describe('the bundled CDKTF example', () => {
     for (const key of ['instances', 'risks', 'diagnostics', 'summary', 'applicable']) expect(pb[key], key).toEqual(pa[key]);
   });
 
-  it('is read through --cdktf as well as through a path holding cdktf.json', async () => {
+  it('is read through --cdktf, and a path holding cdktf.json without it is an error that runs nothing', async () => {
     const r = await plumb(['validate', '--cdktf', '.', '--now', TODAY], dirs.app);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('Configuration is valid: 7 file(s), 1 instance(s).');
+    const b = await plumb(['validate', '.', '--now', TODAY], dirs.app);
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain('error[PLUMB_CDKTF_NOT_ENABLED]: . is a CDKTF app (it holds cdktf.json)');
+    expect(b.stderr).toContain('--cdktf .');
   });
 
   it('is not mixed with YAML paths: that is a usage error naming both', async () => {
@@ -89,6 +93,6 @@ describe('the bundled CDKTF example', () => {
     expect(a.stderr).toContain('error[PLUMB_USAGE]: --cdktf . cannot be combined with configuration paths (examples/plumb)');
     const b = await plumb(['validate', '.', 'examples/plumb'], dirs.app);
     expect(b.code).toBe(1);
-    expect(b.stderr).toContain('error[PLUMB_USAGE]: . is a CDKTF app (it holds cdktf.json)');
+    expect(b.stderr).toContain('error[PLUMB_CDKTF_NOT_ENABLED]: . is a CDKTF app (it holds cdktf.json)');
   });
 });

@@ -137,10 +137,10 @@ function canonical(v: unknown): unknown {
 }
 
 describe('YAML and CDKTF', () => {
-  it('give the same desired state for every kind: settings, group access tokens, repository files, Pages and the instance', () => {
+  it('give the same desired state for every kind: settings, group access tokens, repository files, Pages and the instance', async () => {
     const dir = cdktfApp({ 'main.ts': APP, 'plumb.yaml': YAML, 'certs/ca.pem': '-----BEGIN CERTIFICATE-----\n' });
     const yaml = loadConfig(['plumb.yaml'], { cwd: dir, env: ENV, today: TODAY });
-    const cdktf = loadCdktfConfig('.', { cwd: dir, env: ENV, today: TODAY });
+    const cdktf = await loadCdktfConfig('.', { cwd: dir, env: ENV, today: TODAY });
     expect(yaml.diagnostics).toEqual([]);
     expect(cdktf.diagnostics).toEqual([]);
     const instance = cdktf.config!.instances[0]!;

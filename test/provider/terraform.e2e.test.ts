@@ -220,6 +220,9 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
     app = cdktfApp({});
     copyFromRepo(app, ['cdktf.json', 'examples/cdktf/main.ts', 'examples/files', 'examples/plumb']);
     mkdirSync(path.join(app, 'examples/secrets'), { recursive: true });
+    // A repository, as a real app is: Terraform runs in cdktf.out/stacks/…, and the sources the
+    // synthesized stack names (above it) are inside the Git work tree, the configuration root.
+    mkdirSync(path.join(app, '.git'));
     for (const rel of ['examples/cdktf/main.ts', 'examples/plumb/instance.yaml']) {
       const file = path.join(app, rel);
       writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:8929', emu.url));
@@ -283,7 +286,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
     const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', 'examples/plumb', '--detailed-exitcode'], app);
     expect(plumb.code, plumb.out).toBe(0);
     // And the same app read by plumb itself (CDKTF on plumb, no Terraform).
-    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '.', '--detailed-exitcode'], app);
+    const onPlumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '--cdktf', '.', '--detailed-exitcode'], app);
     expect(onPlumb.code, onPlumb.out).toBe(0);
   });
 });

@@ -2,6 +2,7 @@
  * The group access tokens' part of resolving a configuration: `instances.<name>.groups.<ref>`
  * (`access_tokens`, `prune_access_tokens`), and the checks across groups and instances.
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance, TokenSink } from '../../config/model.js';
@@ -54,6 +55,7 @@ export function resolveGroup(ref: string, raw: Record<string, unknown>, p: strin
  */
 export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
   const files = new Map<string, { token: DesiredAccessToken; instance: string }>();
+  let guarded: Map<string, string> | undefined;
   for (const inst of instances) {
     const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
     const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
@@ -71,6 +73,18 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
     for (const g of inst.groups) {
       for (const t of g.accessTokens) {
         if (t.sink?.kind !== 'file') continue;
+        const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(instances, ctx)));
+        if (over) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
+            summary: `Token "${t.name}" would write its secret over ${over}`,
+            detail: 'apply writes the secret into the sink file: over committed configuration, a file plumb publishes, or Git\'s own files, where the next commit, plan or clone would carry it.',
+            suggestion: 'deliver the secret into a file of its own outside the configuration and .git/, e.g. `sink: {file: secrets/NAME.token}` (and ignore secrets/ in Git)',
+            pointer: joinPointer(t.pointer, 'sink', 'file'),
+          });
+          continue;
+        }
         const seen = files.get(t.sink.path);
         if (seen) {
           const first = seen.token;
@@ -89,6 +103,41 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
       }
     }
   }
+}
+
+/** A path as it would be written: the real path of what exists of it (a link followed), the rest as given. */
+function landing(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/** The files a sink may never be: every configuration file read, and every repository file's source. */
+function protectedFiles(instances: readonly DesiredInstance[], ctx: Ctx): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
+  for (const inst of instances) {
+    for (const project of inst.projects) {
+      for (const f of project.files) if (f.source !== undefined) out.set(landing(f.source), `the source of repository file "${f.path}"`);
+    }
+  }
+  return out;
+}
+
+/** What a sink at `sinkPath` would overwrite that it must not, if anything. */
+function protectedFile(sinkPath: string, files: ReadonlyMap<string, string>): string | undefined {
+  const real = landing(sinkPath);
+  const known = files.get(real);
+  if (known) return known;
+  if (real.split(path.sep).some((s) => s.toLowerCase() === '.git')) return `a file inside .git/ (${real})`;
+  return undefined;
 }
 
 const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));

@@ -6,12 +6,12 @@
  * apply reads it when it writes, so a large file never sits in memory while planning. A base64
  * source is read (and checked) here, as inline content is.
  */
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { fileErrorSentence } from '../../config/load.js';
+import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
 import type { DesiredFile } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { obj, push, relativeToFile } from '../../config/resolve-context.js';
+import { obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** A file is one resource, defined in one file of the configuration. */
@@ -35,8 +35,36 @@ export function resolveFiles(raw: unknown, p: string, ctx: Ctx): DesiredFile[] {
   return files;
 }
 
+/** C0 and C1 control characters and DEL: a newline or ESC in a path is never a file anyone meant. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredFile | undefined {
   const segments = filePath.split('/');
+  if (CONTROL.test(filePath)) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_PATH_TRAVERSAL',
+      summary: `File path ${JSON.stringify(filePath).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)} holds a control character`,
+      detail: 'A newline, ESC or other control character in a path forges lines in logs, plans and commit messages, and breaks the tools that read them.',
+      suggestion: 'write the path with printable characters only',
+      pointer: p,
+      on: 'key',
+    });
+    return undefined;
+  }
+  // `.git` in any case: a checkout on a case-insensitive file system reads `.GIT/hooks` as its hooks.
+  if (segments.some((s) => s.toLowerCase() === '.git')) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_PATH_TRAVERSAL',
+      summary: `File path "${filePath}" is inside .git/`,
+      detail: "Files under .git/ (hooks, config) are Git's own, and run or take effect in every clone that receives them.",
+      suggestion: 'manage files of the work tree only',
+      pointer: p,
+      on: 'key',
+    });
+    return undefined;
+  }
   if (filePath.startsWith('/') || segments.some((s) => s === '..' || s === '.' || s === '') || filePath.includes('\\') || filePath.includes('\0')) {
     push(ctx, {
       severity: 'error',
@@ -69,21 +97,22 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
     } else if (hasContent) {
       content = decode(raw.content as string, encoding, joinPointer(p, 'content'), ctx);
     } else {
-      const src = relativeToFile(ctx, joinPointer(p, 'source'), raw.source as string);
+      const sp = joinPointer(p, 'source');
+      const src = relativeToFile(ctx, sp, raw.source as string);
+      const roots = rootsOf(ctx, sp);
       try {
-        if (encoding === 'base64') content = decode(readFileSync(src).toString('utf8'), 'base64', joinPointer(p, 'source'), ctx);
-        else if (!statSync(src).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-        else {
-          accessSync(src, constants.R_OK);
-          source = src;
-        }
+        // Only inside the configuration root, a regular file within the cap (src/config/files.ts);
+        // the checked real path is what plan hashes and apply reads.
+        if (encoding === 'base64') content = decode(readLocalFile(src, 'source', roots).toString('utf8'), 'base64', sp, ctx);
+        else source = checkLocalFile(src, 'source', roots);
       } catch (err) {
+        const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
         push(ctx, {
           severity: 'error',
-          code: 'PLUMB_FILE_MISSING',
-          summary: `Cannot read source "${String(raw.source)}": ${fileErrorSentence(err)}`,
-          suggestion: 'give a path relative to this YAML file',
-          pointer: joinPointer(p, 'source'),
+          code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_FILE_MISSING',
+          summary: `${refused ? 'Refused to read' : 'Cannot read'} source "${String(raw.source)}": ${fileErrorSentence(err)}`,
+          suggestion: refused ? 'keep the source inside the configuration root, as a regular file (docs/config.md#local-files)' : 'give a path relative to this YAML file',
+          pointer: sp,
         });
       }
       secret = false;
