@@ -11,13 +11,28 @@ import { instanceYaml, plumb } from './harness.js';
 
 const { project } = scratchArea('plumb-security-cdktf');
 
+/** Whether a process still runs: a killed one may linger as a zombie until its new parent reaps it. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) for a killed process to be gone: SIGKILL is delivered asynchronously. */
+function goneWithin(pid: number, ms: number): boolean {
+  const until = Date.now() + ms;
+  while (alive(pid)) {
+    if (Date.now() > until) return false;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
+  return true;
 }
 
 describe('a cdktf.json in a configuration directory', () => {
@@ -70,7 +85,7 @@ describe('a CDKTF app run with --cdktf', () => {
     expect(r.stderr).toContain('--> cdktf.json:3:3');
     expect(r.stderr).toContain('synthesizing');
     const pid = Number(readFileSync(path.join(dir, 'bg.pid'), 'utf8'));
-    expect(alive(pid)).toBe(false);
+    expect(goneWithin(pid, 5_000)).toBe(true);
   });
 
   it('refuses a --cdktf-timeout that is not a number of seconds, or given without --cdktf', () => {
