@@ -28,7 +28,8 @@ const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRES
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
 Usage:
-  plumb validate [PATHS...] [--json]        check configuration offline (exit 0 valid, 1 invalid)
+  plumb validate [PATHS...] [--json | --format codequality]
+                                            check configuration offline (exit 0 valid, 1 invalid)
   plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
@@ -36,7 +37,8 @@ Usage:
                                             carry out a saved plan, or plan and apply (asks on a TTY);
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
-  plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
+  plumb drift [PATHS...] [--json] [--junit FILE]
+                                            exit 0 in sync, 2 drift, 1 error
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR]
                                             write the live instance as a configuration (exit 0
@@ -81,8 +83,11 @@ Checks the configuration offline: schema, dependencies between settings, referen
 instance URLs. Never opens a network connection. Exit 0 valid (warnings allowed), 1 invalid.
 --state, --concurrency and --debug are accepted for symmetry with plan and have no effect.
 
+  --format FORMAT       human (default), json (same as --json) or codequality (the service's
+                        Code Quality report on stdout, for artifacts:reports:codequality)
+
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, today: { type: 'string' } },
+    options: { ...COMMON_OPTIONS, today: { type: 'string' }, format: { type: 'string' } },
   },
   plan: {
     usage: `Usage: plumb plan [PATHS...] [options]
@@ -130,10 +135,12 @@ ${COMMON_HELP}`,
 
 Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
+  --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
+                        failure), for the service's artifacts:reports:junit
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -241,8 +248,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         const { values, positionals } = parse('validate', rest);
         if (values.help) return usage('validate', io);
         const flags = common('validate', values, positionals);
+        const format = validateFormat(values.format as string | undefined, flags.json);
         const { runValidate } = await import('./commands/validate.js');
-        return await runValidate(flags.config, { json: flags.json, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
+        return await runValidate(flags.config, { json: flags.json, format, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
       }
       case 'plan':
       case 'apply':
@@ -351,6 +359,19 @@ function parse(command: CommandName, rest: readonly string[]): { values: Values;
   }
 }
 
+/** `validate --format`: one of three, and not contradicting --json. */
+function validateFormat(raw: string | undefined, json: boolean): 'human' | 'json' | 'codequality' {
+  const formats = ['human', 'json', 'codequality'] as const;
+  if (raw === undefined) return json ? 'json' : 'human';
+  const format = formats.find((f) => f === raw);
+  if (!format) {
+    const guess = closestMatch(raw, [...formats]);
+    throw new UsageError({ summary: `--format must be human, json or codequality, not "${raw}"`, suggestion: guess ? `did you mean "${guess}"?` : 'plumb validate --help lists the formats' });
+  }
+  if (json && format !== 'json') throw new UsageError({ summary: `--json and --format ${format} ask for two formats`, suggestion: 'keep one of them' });
+  return format;
+}
+
 /** The emulator's option values, checked here so a mistake is a diagnostic like any other command's. */
 function checkEmulatorValues(values: Values): void {
   const help = 'plumb emulator --help lists the options';
@@ -456,7 +477,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io);
   }
-  const flags = common(command, values, positionals);
+  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io);
 }

@@ -21,6 +21,7 @@ import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { loadConfiguration } from './config-source.js';
+import { renderDriftJunit } from './junit.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -280,8 +281,16 @@ async function planWithProgress(io: Io, redact: (s: string) => string, make: () 
   }
 }
 
-export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+export interface DriftFlags extends CommonFlags {
+  /** `--junit FILE`: also write the result as a JUnit XML report (src/commands/junit.ts). */
+  readonly junit?: string;
+}
+
+export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  return l.view.drift(await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine)));
+  const t0 = performance.now();
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine));
+  if (flags.junit) writeAtomic(path.resolve(io.cwd, flags.junit), l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)));
+  return l.view.drift(plan);
 }
