@@ -147,7 +147,7 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }));
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }), l.view);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   if (flags.out) writeAtomic(path.resolve(io.cwd, flags.out), l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600);
@@ -197,7 +197,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
     }
     const session = openSession(l.loaded, l.config, l.engine);
     try {
-      plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session));
+      plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact).plan(plan);
       if (!plan.applicable) return 1;
       if (!hasChanges(plan)) {
@@ -272,11 +272,13 @@ function readProgress(io: Io, redact: (s: string) => string): () => void {
 }
 
 /** Makes a plan with reading progress on a terminal. */
-async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>): Promise<Plan> {
+async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
   const done = readProgress(io, redact);
+  view?.readStart();
   try {
     return await make();
   } finally {
+    view?.readEnd();
     done();
   }
 }
@@ -290,7 +292,7 @@ export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}):
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const t0 = performance.now();
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine));
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
   if (flags.junit) writeAtomic(path.resolve(io.cwd, flags.junit), l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)));
   return l.view.drift(plan);
 }
