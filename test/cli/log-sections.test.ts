@@ -10,7 +10,6 @@ import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
 const ADMIN_TOKEN = secret('admin-token-sections-0123456789');
-// eslint-disable-next-line no-control-regex
 const MARKER = /\x1b\[0Ksection_(start|end):(\d+):([\w.-]+)(\[collapsed=true\])?\r\x1b\[0K(.*)/g;
 
 const markers = (out: string) => [...out.matchAll(MARKER)].map((m) => ({ kind: m[1], name: m[3], collapsed: !!m[4], header: m[5], at: Number(m[2]) }));
