@@ -16,7 +16,9 @@ const COMMON_HELP = `Common options:
                         holds a cdktf.json is read as one, too)
   --instance NAME       only this instance of the configuration
   --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
-  --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
+  --state FILE|URL      plumb's state file (default: PLUMB_STATE, else .plumb/state.json), or the
+                        service's Terraform-state API, INSTANCE/api/v4/projects/ID/terraform/
+                        state/NAME (apply holds its lock; see docs/ci.md)
   --concurrency N       API requests in flight per instance, 1 to 64 (default 8)
   --debug               one line per API call on stderr (never tokens or bodies)
   --json                machine-readable output on stdout

@@ -22,6 +22,7 @@ import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/
 import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { loadConfiguration } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
+import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress } from './state-backend.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -72,6 +73,8 @@ export interface RunHooks {
 }
 
 interface Loaded {
+  /** The Terraform-state backend and the engine's local copy of its state (`--state https://…`). */
+  readonly backend?: { readonly backend: HttpStateBackend; readonly copy: LocalCopy };
   readonly loaded: ConfigResult;
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
@@ -94,7 +97,22 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     view.configInvalid(loaded);
     return 1;
   }
-  const stateFile = path.resolve(io.cwd, flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json');
+  const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
+  let backend: Loaded['backend'];
+  if (isBackendAddress(stateSpec)) {
+    try {
+      const url = backendUrl(stateSpec, io.env);
+      const base = url.href.slice(0, url.href.indexOf('/api/v4/'));
+      const inst = loaded.config.instances.find((i) => i.url.replace(/\/+$/, '') === base);
+      const auth = backendAuth(io.env, inst ? io.env[inst.tokenEnv] : undefined);
+      if (!auth) throw new StateBackendError('PLUMB_STATE_BACKEND', `No token for the state backend ${url.origin}${url.pathname}`, 'run in the service\'s CI (CI_JOB_TOKEN), set PLUMB_STATE_TOKEN, or use an instance of the configuration on that host');
+      loaded.sources.secrets.add(auth.secret);
+      backend = { backend: new HttpStateBackend(url, auth.headers), copy: new LocalCopy() };
+    } catch (err) {
+      return stateProblem(io, err);
+    }
+  }
+  const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
   const engine: EngineOptions = {
     kinds: KINDS,
     env: io.env,
@@ -109,7 +127,53 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
-  return { loaded, config: loaded.config, engine, redact, view };
+  return { loaded, config: loaded.config, engine, redact, view, ...(backend && { backend }) };
+}
+
+/** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
+function stateProblem(io: Io, err: unknown): number {
+  if (!(err instanceof StateBackendError)) throw err;
+  return usageProblem(io, err.code, err.message, err.suggestion);
+}
+
+/**
+ * Runs a command with its state: a local file as is; the backend's state copied in (plan and drift
+ * read without locking) and, for apply, under the backend's lock for the whole run, written back as
+ * a new version when the run changed it, then unlocked.
+ */
+async function withState(l: Loaded, io: Io, mode: 'read' | 'apply', run: () => Promise<number>): Promise<number> {
+  const b = l.backend;
+  if (!b) return run();
+  const lock = mode === 'apply' ? new HttpStateLock(b.backend, 'plumb apply') : undefined;
+  try {
+    await lock?.acquire();
+    b.copy.fill(await b.backend.read());
+  } catch (err) {
+    await lock?.release().catch(() => {});
+    b.copy.done();
+    return stateProblem(io, err);
+  }
+  let code = 1;
+  let keep = false;
+  try {
+    code = await run();
+  } finally {
+    try {
+      const changed = lock ? b.copy.changed() : undefined;
+      if (changed !== undefined) await b.backend.write(changed, lock!.id);
+    } catch (err) {
+      keep = true;
+      code = stateProblem(io, err);
+      io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`);
+    }
+    try {
+      await lock?.release();
+    } catch (err) {
+      code = stateProblem(io, err);
+    }
+    if (!keep) b.copy.done();
+  }
+  return code;
 }
 
 /** Where `--debug` lines go for the current command (subscribed once per process). */
@@ -147,6 +211,10 @@ function writeAtomic(file: string, content: string, mode = 0o644): void {
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
+  return withState(l, io, 'read', () => planLoaded(flags, io, l));
+}
+
+async function planLoaded(flags: PlanFlags, io: Io, l: Loaded): Promise<number> {
   const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }), l.view);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
@@ -168,6 +236,10 @@ async function askOnTty(io: Io): Promise<boolean> {
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
+  return withState(l, io0, 'apply', () => applyLoaded(flags, io0, l));
+}
+
+async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.
   const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
@@ -291,8 +363,10 @@ export interface DriftFlags extends CommonFlags {
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  const t0 = performance.now();
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
-  if (flags.junit) writeAtomic(path.resolve(io.cwd, flags.junit), l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)));
-  return l.view.drift(plan);
+  return withState(l, io, 'read', async () => {
+    const t0 = performance.now();
+    const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
+    if (flags.junit) writeAtomic(path.resolve(io.cwd, flags.junit), l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)));
+    return l.view.drift(plan);
+  });
 }

@@ -75,7 +75,7 @@ export function ciCaller(state: EmulatorState, req: IncomingMessage, query: Para
       const u = job && state.userById(job.userId);
       if (!job || !u) throw unauthorized();
       const token = { id: 0, userId: u.id, name: 'ci-job-token', scopes: ['api'], kind: 'personal' } as unknown as TokenRecord;
-      return { caller: { user: u, token, admin: false }, jobProjectId: job.projectId };
+      return { caller: { user: u, token, admin: u.admin }, jobProjectId: job.projectId };
     }
     const caller = authenticate(state, password, path);
     if (!caller || caller.user.username !== user) throw unauthorized();
