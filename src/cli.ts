@@ -24,6 +24,11 @@ const COMMON_HELP = `Common options:
   --json                machine-readable output on stdout
   -h, --help            this help`;
 
+const UNAVAILABLE_HELP = `  --unavailable-secrets skip
+                        a secret setting whose \${env:NAME} is not set in this pipeline (a
+                        protected variable in a merge-request pipeline) is not compared, and said
+                        so, instead of an error (default: error; apply has no such option)`;
+
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
@@ -87,9 +92,10 @@ instance URLs. Never opens a network connection. Exit 0 valid (warnings allowed)
 
   --format FORMAT       human (default), json (same as --json) or codequality (the service's
                         Code Quality report on stdout, for artifacts:reports:codequality)
+${UNAVAILABLE_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, today: { type: 'string' }, format: { type: 'string' } },
+    options: { ...COMMON_OPTIONS, today: { type: 'string' }, format: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
   },
   plan: {
     usage: `Usage: plumb plan [PATHS...] [options]
@@ -102,6 +108,7 @@ there are changes; 1 on any error.
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff
+${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
@@ -112,6 +119,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      'unavailable-secrets': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -139,10 +147,11 @@ Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
   --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
                         failure), for the service's artifacts:reports:junit
+${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -252,7 +261,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         const flags = common('validate', values, positionals);
         const format = validateFormat(values.format as string | undefined, flags.json);
         const { runValidate } = await import('./commands/validate.js');
-        return await runValidate(flags.config, { json: flags.json, format, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
+        return await runValidate(flags.config, { json: flags.json, format, unavailableSecrets: flags.unavailableSecrets, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
       }
       case 'plan':
       case 'apply':
@@ -405,6 +414,7 @@ interface CommonValues {
   debug: boolean;
   concurrency?: number;
   targets: string[];
+  unavailableSecrets: boolean;
 }
 
 /** The options every configuration command shares, from parsed flags. */
@@ -428,7 +438,15 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     debug: values.debug === true,
     concurrency,
     targets: checkTargets(command, values.target as string[] | undefined),
+    unavailableSecrets: unavailableSecrets(command, str('unavailable-secrets')),
   };
+}
+
+/** `--unavailable-secrets skip|error`. */
+function unavailableSecrets(command: CommandName, raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'error') return false;
+  if (raw === 'skip') return true;
+  throw new UsageError({ summary: `--unavailable-secrets must be skip or error, not "${raw}"`, suggestion: `plumb ${command} --help` });
 }
 
 /** `--target` values, each checked (docs/plans.md#targeting). */

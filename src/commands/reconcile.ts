@@ -43,6 +43,8 @@ export interface CommonFlags {
   readonly json: boolean;
   /** `--target`: only these addresses (globs, src/engine/targets.ts); empty or absent: everything. */
   readonly targets?: readonly string[];
+  /** `--unavailable-secrets skip` (plan, drift): a secret setting whose variable is unset is not compared. */
+  readonly unavailableSecrets?: boolean;
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -89,7 +91,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const view = reconcileView(flags.json, io, redact);
   view.configDiagnostics(loaded, inPlan);
@@ -234,7 +236,7 @@ async function askOnTty(io: Io): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load(flags, io0, hooks, !flags.planFile);
+  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
   return withState(l, io0, 'apply', () => applyLoaded(flags, io0, l));
 }

@@ -12,6 +12,8 @@ export interface ValidateFlags {
   readonly json: boolean;
   /** `--format`: `codequality` writes the service's Code Quality report (JSON) on stdout instead. */
   readonly format?: 'human' | 'json' | 'codequality';
+  /** `--unavailable-secrets skip` (src/config/load.ts `unavailableSecrets`). */
+  readonly unavailableSecrets?: boolean;
   /** The date checks use (`--now`); default: PLUMB_NOW, else today. */
   readonly now?: string;
   /** `--instance`: the configuration must declare it (the whole configuration is still checked). */
@@ -30,7 +32,7 @@ export async function runValidate(paths: readonly string[], flags: ValidateFlags
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {
     diagnostics.push({

@@ -7,7 +7,7 @@ import type * as YamlLib from 'yaml';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
 import { KIND_POINTERS } from '../resources/config.js';
-import { SecretRegistry } from './secrets.js';
+import { SecretRegistry, UNAVAILABLE_SECRET } from './secrets.js';
 
 /** Where a value of the merged configuration was written. */
 export interface NodeLocation {
@@ -101,6 +101,12 @@ export interface LoadOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Directory file names are shown relative to; defaults to process.cwd(). */
   readonly cwd?: string;
+  /**
+   * `--unavailable-secrets skip`: an application setting's `${env:NAME}` that is not set stands
+   * for a secret this pipeline is not given (a protected variable in a merge-request pipeline): it
+   * becomes {@link UNAVAILABLE_SECRET}, an information, and plan does not compare it. Never for apply.
+   */
+  readonly unavailableSecrets?: boolean;
 }
 
 const DEFAULT_NAMES = ['plumb.yaml', 'plumb.yml', 'plumb'];
@@ -421,7 +427,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       continue;
     }
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget() };
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), unavailableSecrets: opts.unavailableSecrets === true };
     let value: unknown;
     try {
       value = fromYaml(parsed, '', ctx);
@@ -658,6 +664,7 @@ interface WalkContext {
   readonly pointers: string[];
   readonly reported: ReportedPointers;
   readonly aliases: AliasBudget;
+  readonly unavailableSecrets: boolean;
 }
 
 /**
@@ -976,6 +983,9 @@ function interpolate(raw: string, pointer: string, ctx: WalkContext): string {
   return failed ? '' : out;
 }
 
+/** Where an unset variable may stand for an unavailable secret: an application setting's value. */
+const SETTING_POINTER = /^\/(?:instances\/[^/]+|defaults)\/settings\/[^/]+$/;
+
 function readEnv(name: string, match: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
     ctx.pending.push({
@@ -990,6 +1000,17 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext,
   }
   const value = ctx.env[name];
   if (value === undefined && mayBeEmpty) return '';
+  if (value === undefined && ctx.unavailableSecrets && SETTING_POINTER.test(pointer)) {
+    ctx.pending.push({
+      severity: 'info',
+      code: 'PLUMB_SECRET_UNAVAILABLE',
+      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here`,
+      detail: `--unavailable-secrets skip: \${env:${name}} is taken for a secret this pipeline is not given (a protected variable in a merge-request pipeline). Apply still needs it.`,
+      pointer,
+      fileIndex: ctx.fileIndex,
+    });
+    return UNAVAILABLE_SECRET;
+  }
   if (value === undefined) {
     ctx.reported.addSubtree(pointer);
     ctx.pending.push({

@@ -34,6 +34,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_NUMBER_UNSAFE: 'An integer is beyond 2^53 and would lose precision.',
   PLUMB_INTERPOLATION_SYNTAX: 'A `${…}` reference is malformed (only `${env:NAME}` and `${file:PATH}` exist).',
   PLUMB_ENV_MISSING: 'An environment variable named by `${env:NAME}` is not set.',
+  PLUMB_SECRET_UNAVAILABLE: 'With --unavailable-secrets skip, a secret setting whose variable is not set in this pipeline is not compared (information).',
   PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
   PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
 
