@@ -51,6 +51,8 @@ Usage:
                                             write the live instance as a configuration (exit 0
                                             written, 1 error)
   plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
+  plumb comment PLAN.json [--key NAME]      post the plan on the merge request, as one note kept
+                                            up to date (in the service's CI; docs/ci.md)
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
                                             docs/terraform.md)
@@ -79,7 +81,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'show' | 'emulator' | 'provider';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'show' | 'comment' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -166,6 +168,28 @@ no configuration and never contacts the instance. Exit 0; 1 when the file is not
     options: {
       markdown: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  },
+  comment: {
+    usage: `Usage: plumb comment PLAN.json [--key NAME] [--token-env NAME...]
+
+Posts a saved plan (\`plumb plan --out PLAN.json\`) on the merge request of the current pipeline as
+one note, and updates that note on every later pipeline instead of adding another: the note is
+found by a hidden marker, <!-- plumb-plan: KEY -->, among the notes of the token's user. It links
+the job (CI_JOB_URL) and is cut to the service's limit of 1,000,000 characters, saying so.
+Reads CI_API_V4_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID and the token PLUMB_COMMENT_TOKEN (a
+token that may comment; never an administrator token). Exit 0 posted, 1 error.
+
+  --key NAME            which comment, when one merge request gets several (one per sharded
+                        job); default: the plan's instance names
+  --token-env NAME      a variable holding an administrator token (repeatable; default
+                        PLUMB_TOKEN): refused when PLUMB_COMMENT_TOKEN holds the same token
+  -h, --help            this help
+`,
+    options: {
+      key: { type: 'string' },
+      'token-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   },
@@ -283,6 +307,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         }
         const { runShow } = await import('./commands/show.js');
         return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io);
+      }
+      case 'comment': {
+        const { values, positionals } = parse('comment', rest);
+        if (values.help) return usage('comment', io);
+        if (positionals.length !== 1) {
+          throw new UsageError({ summary: 'plumb comment needs one plan file', suggestion: 'write plumb comment PLAN.json (the file `plumb plan --out PLAN.json` wrote)' });
+        }
+        const { runComment } = await import('./commands/comment.js');
+        const tokenEnvs = (values['token-env'] as string[] | undefined) ?? [];
+        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])] }, io);
       }
       case 'emulator': {
         const { values } = parse('emulator', rest);

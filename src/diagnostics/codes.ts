@@ -62,6 +62,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TOKEN_ENV_MISSING: 'The environment variable named by token_env is not set.',
   PLUMB_CLIENT: 'The HTTP client for an instance cannot be set up (an unusable URL or CA bundle).',
   PLUMB_STATE_BACKEND: 'The Terraform-state backend given by --state (or PLUMB_STATE) is not usable: not a state address, not on a pinned instance, unreachable, or the token was refused.',
+  PLUMB_COMMENT: 'plumb comment cannot post the plan: not in a merge-request pipeline, no comment token (or an administrator token), or the service refused.',
   PLUMB_STATE_LOCKED: "The state backend's lock is held by another run (apply takes it for its whole run).",
 
   // Application settings

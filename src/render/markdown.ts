@@ -33,6 +33,12 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
     for (const r of lockouts) head.push(`- ⚠️ \`${r.id}\` ${r.acknowledged ? '(accepted by allow_risky) ' : ''}\`${r.address}\`: ${r.summary.replace(/[|<>]/g, ' ')}`);
     head.push('');
   }
+  const notes = plan.drift.filter((d) => d.informational);
+  if (notes.length > 0) {
+    head.push('**Notes**', '');
+    for (const d of notes) head.push(`- \`${d.address}\`: ${d.summary.replace(/[|<>`]/g, ' ')}`);
+    head.push('');
+  }
   if (plan.diagnostics.length > 0) {
     head.push('<details><summary>Diagnostics</summary>', '', '```', ...plan.diagnostics.map(renderDiagnosticLine), '```', '</details>', '');
   }
