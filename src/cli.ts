@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { VERSION } from './version.js';
+import { HOMEPAGE, VERSION } from './version.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './emulator/options.js';
 import type { Diagnostic } from './diagnostics/index.js';
 import { flattenDiagnostic } from './diagnostics/diagnostic.js';
@@ -64,7 +64,8 @@ the directory of a CDKTF app (its cdktf.json; also --cdktf DIR).
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
-Documentation: README.md and docs/ in the plumb repository.
+Documentation: ${HOMEPAGE} (the README), and docs/ in the installed package
+($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
