@@ -9,8 +9,12 @@
 //      band, drift catches it (exit 2), plan --show-content shows the diff, apply restores it;
 //   7. eighty days later (--now), drift reports the token's rotation is due and apply rotates it;
 //   8. plumb export writes the instance as a configuration, and a plan of it is "No changes".
+//
+// It leaves nothing behind: its state file and the export live in one temporary directory, removed
+// at the end. When port 8929 is busy, the emulator takes a free port and the run uses a copy of
+// examples/ (in that directory) whose instance.yaml points there; the repository is not edited.
 import { spawn } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,17 +32,27 @@ const adminToken = admin.personal_access_tokens.find((t) => t.scopes.includes('a
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${s}\u001b[0m` : s);
 let failures = 0;
 
+/** Everything this run writes outside the repository (state, export, a copy of examples/). */
+const work = mkdtempSync(path.join(os.tmpdir(), 'plumb-start-'));
+/** Where the steps run: the repository, or the copy of examples/ when the port moved. */
+let cwd = root;
+
 const env = {
   ...process.env,
   PLUMB_TOKEN: adminToken,
-  PLUMB_STATE: path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-start-')), 'state.json'),
+  PLUMB_STATE: path.join(work, 'state.json'),
 };
+
+// The emulator's clock: steps 16-17 move it with plumb's --now, so the tokens it issues then
+// carry the dates a run 80 days from now would see (an export infers their 90-day lifetime).
+let clockOffsetMs = 0;
+const now = () => new Date(Date.now() + clockOffsetMs);
 
 // The emulator runs in this process, so the CLI runs as an asynchronous child (a synchronous one
 // would block the emulator from answering).
 async function step(title, args, expectCode) {
   console.log(`\n${bold(`── ${title}`)}\n$ plumb ${args.join(' ')}\n`);
-  const child = spawn(process.execPath, [path.join(root, 'bin/plumb.js'), ...args], { cwd: root, env, stdio: 'inherit' });
+  const child = spawn(process.execPath, [path.join(root, 'bin/plumb.js'), ...args], { cwd, env, stdio: 'inherit' });
   const status = await new Promise((resolve) => child.on('close', resolve));
   const ok = status === expectCode;
   console.log(`${ok ? '✔' : '✘'} exit code ${status}${ok ? '' : ` (expected ${expectCode})`}`);
@@ -48,10 +62,26 @@ async function step(title, args, expectCode) {
 
 let emulator;
 try {
-  emulator = await startEmulator({ seed: seedFile, port });
+  emulator = await startEmulator({ seed: seedFile, port, now });
 } catch (err) {
-  console.error(`Could not start the emulator on port ${port}: ${err.message}\nSet PLUMB_EMULATOR_PORT to a free port (and change the url in examples/plumb/instance.yaml).`);
-  process.exit(1);
+  if (err.code !== 'EADDRINUSE') {
+    rmSync(work, { recursive: true, force: true });
+    console.error(`Could not start the emulator on port ${port}: ${err.message}`);
+    process.exit(1);
+  }
+  emulator = await startEmulator({ seed: seedFile, port: 0, now });
+  console.log(`Port ${port} is busy: the emulator listens on ${emulator.url} instead.`);
+}
+// examples/plumb/instance.yaml names http://127.0.0.1:8929: on any other address, the steps run
+// on a copy of examples/ that names the emulator's.
+const configured = /url: (http:\/\/127\.0\.0\.1:\d+)/.exec(readFileSync(path.join(root, 'examples/plumb/instance.yaml'), 'utf8'))?.[1];
+if (configured !== emulator.url) {
+  for (const dir of ['plumb', 'files']) cpSync(path.join(root, 'examples', dir), path.join(work, 'examples', dir), { recursive: true });
+  mkdirSync(path.join(work, 'examples/secrets'));
+  const instance = path.join(work, 'examples/plumb/instance.yaml');
+  writeFileSync(instance, readFileSync(instance, 'utf8').replace(`url: ${configured}`, `url: ${emulator.url}`));
+  cwd = work;
+  console.log(`This run uses a copy of examples/ in ${work} whose instance.yaml names ${emulator.url} (examples/plumb is unchanged).`);
 }
 console.log(`${bold('Emulator')} listening at ${emulator.url}/api/v4 (seed: examples/emulator-seed.yaml)`);
 
@@ -77,14 +107,16 @@ try {
   await pagesSteps(emulator);
 
   // The example token rotates 14 days before the end of its 90-day lifetime. --now moves plumb's
-  // clock (not the emulator's) to show what a scheduled run 80 days from now would do.
+  // clock, and the emulator's with it, to show what a scheduled run 80 days from now would do.
   const later = new Date(Date.now() + 80 * 86_400_000).toISOString().slice(0, 10);
+  clockOffsetMs = Date.parse(`${later}T12:00:00Z`) - Date.now();
   await step(`16. Eighty days later (--now ${later}): the token is inside its rotation window`, ['drift', 'examples/plumb', '--now', later], 2);
   await step('17. Apply rotates it; the new secret goes to its sink file, never to the screen', ['apply', 'examples/plumb', '--now', later, '--auto-approve'], 0);
 
-  await exportSteps();
+  await exportSteps(later);
 } finally {
   await emulator.close();
+  rmSync(work, { recursive: true, force: true });
 }
 
 // Repository files, self-contained: the file step 3 created is edited by a push, then restored.
@@ -120,15 +152,15 @@ async function pagesSteps(emu) {
 // Export, self-contained: the instance as it is now, written as a configuration in a temporary
 // directory (token secrets would go to its secrets/, which export creates and keeps out of Git),
 // then planned against the same instance: nothing to change.
-async function exportSteps() {
-  const out = path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-export-')), 'config');
+async function exportSteps(later) {
+  const out = path.join(work, 'export', 'config');
   await step(
     '18. Export the instance as a configuration: changed settings, the tokens of every group plumb\'s token owns, files, Pages',
-    ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook'],
+    ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook', '--now', later],
     0,
   );
-  console.log(`\n${readFileSync(path.join(out, 'plumb.yaml'), 'utf8').split('\n').slice(0, 40).join('\n')}\n  … (${out}/plumb.yaml)`);
-  await step('19. Plan the exported configuration: it describes the instance exactly (exit 0)', ['plan', out, '--detailed-exitcode'], 0);
+  console.log(`\n${readFileSync(path.join(out, 'plumb.yaml'), 'utf8').split('\n').slice(0, 40).join('\n')}\n  … (${out}/plumb.yaml, removed at the end)`);
+  await step('19. Plan the exported configuration: it describes the instance exactly (exit 0)', ['plan', out, '--detailed-exitcode', '--now', later], 0);
 }
 
 console.log(failures === 0 ? `\n${bold('All steps behaved as expected.')}` : `\n${failures} step(s) did not behave as expected.`);

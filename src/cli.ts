@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { VERSION } from './version.js';
+import { HOMEPAGE, VERSION } from './version.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './emulator/options.js';
 import type { Diagnostic } from './diagnostics/index.js';
 import { flattenDiagnostic } from './diagnostics/diagnostic.js';
@@ -20,7 +20,9 @@ const COMMON_HELP = `Common options:
                         (default 120)
   --instance NAME       only this instance of the configuration
   --now DATE            the date plumb decides with (default: PLUMB_NOW, else today)
-  --state FILE          plumb's state file (default: PLUMB_STATE, else .plumb/state.json)
+  --state FILE|URL      plumb's state file (default: PLUMB_STATE, else .plumb/state.json), or the
+                        service's Terraform-state API, INSTANCE/api/v4/projects/ID/terraform/
+                        state/NAME (apply holds its lock; see docs/ci.md)
   --concurrency N       API requests in flight per instance, 1 to 64 (default 8)
   --allow-url URL       an instance the token may be sent to (repeatable; also PLUMB_ALLOWED_URLS,
                         PLUMB_URL, CI_SERVER_URL in GitLab CI; loopback needs none; see
@@ -29,13 +31,19 @@ const COMMON_HELP = `Common options:
   --json                machine-readable output on stdout
   -h, --help            this help`;
 
+const UNAVAILABLE_HELP = `  --unavailable-secrets skip
+                        a secret setting whose \${env:NAME} is not set in this pipeline (a
+                        protected variable in a merge-request pipeline) is not compared, and said
+                        so, instead of an error (default: error; apply has no such option)`;
+
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
 Usage:
-  plumb validate [PATHS...] [--json]        check configuration offline (exit 0 valid, 1 invalid)
+  plumb validate [PATHS...] [--json | --format codequality]
+                                            check configuration offline (exit 0 valid, 1 invalid)
   plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
@@ -44,12 +52,15 @@ Usage:
                                             carry out a saved plan, or plan and apply (asks on a TTY);
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
-  plumb drift [PATHS...] [--json]           exit 0 in sync, 2 drift, 1 error
+  plumb drift [PATHS...] [--json] [--junit FILE]
+                                            exit 0 in sync, 2 drift, 1 error
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
                                             write the live instance as a configuration (exit 0
                                             written, 1 error)
   plumb show PLAN.json [--markdown|--json]  render a saved plan; never contacts the instance
+  plumb comment PLAN.json [--key NAME]      post the plan on the merge request, as one note kept
+                                            up to date (in the service's CI; docs/ci.md)
   plumb emulator [--port N] [--seed FILE]   run a local emulator of the instance interface
   plumb provider                            serve Terraform/OpenTofu (started by Terraform; see
                                             docs/terraform.md)
@@ -61,7 +72,8 @@ CDKTF app is run only when given with --cdktf DIR.
 Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or PLUMB_NOW),
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
-Documentation: README.md and docs/ in the plumb repository.
+Documentation: ${HOMEPAGE} (the README), and docs/ in the installed package
+($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -80,7 +92,7 @@ const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options;
 
-type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'show' | 'emulator' | 'provider';
+type CommandName = 'validate' | 'plan' | 'apply' | 'drift' | 'export' | 'show' | 'comment' | 'emulator' | 'provider';
 
 /** Each command's usage and options: the one source for parsing, --help and did-you-mean. */
 const COMMANDS = {
@@ -91,8 +103,12 @@ Checks the configuration offline: schema, dependencies between settings, referen
 instance URLs. Never opens a network connection. Exit 0 valid (warnings allowed), 1 invalid.
 --state, --concurrency, --allow-url and --debug are accepted for symmetry with plan and have no effect.
 
+  --format FORMAT       human (default), json (same as --json) or codequality (the service's
+                        Code Quality report on stdout, for artifacts:reports:codequality)
+${UNAVAILABLE_HELP}
+
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, today: { type: 'string' } },
+    options: { ...COMMON_OPTIONS, today: { type: 'string' }, format: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
   },
   plan: {
     usage: `Usage: plumb plan [PATHS...] [options]
@@ -105,6 +121,7 @@ there are changes; 1 on any error.
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff
+${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
@@ -115,6 +132,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      'unavailable-secrets': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -143,10 +161,13 @@ ${COMMON_HELP}`,
 
 Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
+  --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
+                        failure), for the service's artifacts:reports:junit
+${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -161,6 +182,28 @@ no configuration and never contacts the instance. Exit 0; 1 when the file is not
     options: {
       markdown: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  },
+  comment: {
+    usage: `Usage: plumb comment PLAN.json [--key NAME] [--token-env NAME...]
+
+Posts a saved plan (\`plumb plan --out PLAN.json\`) on the merge request of the current pipeline as
+one note, and updates that note on every later pipeline instead of adding another: the note is
+found by a hidden marker, <!-- plumb-plan: KEY -->, among the notes of the token's user. It links
+the job (CI_JOB_URL) and is cut to the service's limit of 1,000,000 characters, saying so.
+Reads CI_API_V4_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID and the token PLUMB_COMMENT_TOKEN (a
+token that may comment; never an administrator token). Exit 0 posted, 1 error.
+
+  --key NAME            which comment, when one merge request gets several (one per sharded
+                        job); default: the plan's instance names
+  --token-env NAME      a variable holding an administrator token (repeatable; default
+                        PLUMB_TOKEN): refused when PLUMB_COMMENT_TOKEN holds the same token
+  -h, --help            this help
+`,
+    options: {
+      key: { type: 'string' },
+      'token-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   },
@@ -261,8 +304,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         const { values, positionals } = parse('validate', rest);
         if (values.help) return usage('validate', io);
         const flags = common('validate', values, positionals);
+        const format = validateFormat(values.format as string | undefined, flags.json);
         const { runValidate } = await import('./commands/validate.js');
-        return await runValidate(flags.config, { json: flags.json, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
+        return await runValidate(flags.config, { json: flags.json, format, unavailableSecrets: flags.unavailableSecrets, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
       }
       case 'plan':
       case 'apply':
@@ -284,6 +328,16 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         }
         const { runShow } = await import('./commands/show.js');
         return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io);
+      }
+      case 'comment': {
+        const { values, positionals } = parse('comment', rest);
+        if (values.help) return usage('comment', io);
+        if (positionals.length !== 1) {
+          throw new UsageError({ summary: 'plumb comment needs one plan file', suggestion: 'write plumb comment PLAN.json (the file `plumb plan --out PLAN.json` wrote)' });
+        }
+        const { runComment } = await import('./commands/comment.js');
+        const tokenEnvs = (values['token-env'] as string[] | undefined) ?? [];
+        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])] }, io);
       }
       case 'emulator': {
         const { values } = parse('emulator', rest);
@@ -371,6 +425,19 @@ function parse(command: CommandName, rest: readonly string[]): { values: Values;
   }
 }
 
+/** `validate --format`: one of three, and not contradicting --json. */
+function validateFormat(raw: string | undefined, json: boolean): 'human' | 'json' | 'codequality' {
+  const formats = ['human', 'json', 'codequality'] as const;
+  if (raw === undefined) return json ? 'json' : 'human';
+  const format = formats.find((f) => f === raw);
+  if (!format) {
+    const guess = closestMatch(raw, [...formats]);
+    throw new UsageError({ summary: `--format must be human, json or codequality, not "${raw}"`, suggestion: guess ? `did you mean "${guess}"?` : 'plumb validate --help lists the formats' });
+  }
+  if (json && format !== 'json') throw new UsageError({ summary: `--json and --format ${format} ask for two formats`, suggestion: 'keep one of them' });
+  return format;
+}
+
 /** The emulator's option values, checked here so a mistake is a diagnostic like any other command's. */
 function checkEmulatorValues(values: Values): void {
   const help = 'plumb emulator --help lists the options';
@@ -403,6 +470,7 @@ interface CommonValues {
   concurrency?: number;
   targets: string[];
   allowUrls: string[];
+  unavailableSecrets: boolean;
 }
 
 /** The options every configuration command shares, from parsed flags. */
@@ -439,6 +507,7 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     concurrency,
     targets: checkTargets(command, values.target as string[] | undefined),
     allowUrls: checkAllowUrls(command, values['allow-url'] as string[] | undefined),
+    unavailableSecrets: unavailableSecrets(command, str('unavailable-secrets')),
   };
 }
 
@@ -460,6 +529,13 @@ function checkAllowUrls(command: CommandName, urls: readonly string[] = []): str
     }
   }
   return [...urls];
+}
+
+/** `--unavailable-secrets skip|error`. */
+function unavailableSecrets(command: CommandName, raw: string | undefined): boolean {
+  if (raw === undefined || raw === 'error') return false;
+  if (raw === 'skip') return true;
+  throw new UsageError({ summary: `--unavailable-secrets must be skip or error, not "${raw}"`, suggestion: `plumb ${command} --help` });
 }
 
 /** `--target` values, each checked (docs/plans.md#targeting). */
@@ -511,7 +587,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io);
   }
-  const flags = common(command, values, positionals);
+  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io);
 }

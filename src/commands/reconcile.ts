@@ -27,6 +27,8 @@ import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
+import { renderDriftJunit } from './junit.js';
+import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress } from './state-backend.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
@@ -49,6 +51,8 @@ export interface CommonFlags {
   readonly targets?: readonly string[];
   /** `--allow-url`: instances the token may be sent to, besides the environment's (engine/connection.ts). */
   readonly allowUrls?: readonly string[];
+  /** `--unavailable-secrets skip` (plan, drift): a secret setting whose variable is unset is not compared. */
+  readonly unavailableSecrets?: boolean;
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -81,6 +85,8 @@ export interface RunHooks {
 }
 
 interface Loaded {
+  /** The Terraform-state backend and the engine's local copy of its state (`--state https://…`). */
+  readonly backend?: { readonly backend: HttpStateBackend; readonly copy: LocalCopy };
   readonly loaded: ConfigResult;
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
@@ -95,7 +101,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10) });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const view = reconcileView(flags.json, io, redact);
   view.configDiagnostics(loaded, inPlan);
@@ -103,7 +109,22 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     view.configInvalid(loaded);
     return 1;
   }
-  const stateFile = path.resolve(io.cwd, flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json');
+  const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
+  let backend: Loaded['backend'];
+  if (isBackendAddress(stateSpec)) {
+    try {
+      const url = backendUrl(stateSpec, io.env, flags.allowUrls);
+      const base = url.href.slice(0, url.href.indexOf('/api/v4/'));
+      const inst = loaded.config.instances.find((i) => i.url.replace(/\/+$/, '') === base);
+      const auth = backendAuth(io.env, inst ? io.env[inst.tokenEnv] : undefined);
+      if (!auth) throw new StateBackendError('PLUMB_STATE_BACKEND', `No token for the state backend ${url.origin}${url.pathname}`, 'run in the service\'s CI (CI_JOB_TOKEN), set PLUMB_STATE_TOKEN, or use an instance of the configuration on that host');
+      loaded.sources.secrets.add(auth.secret);
+      backend = { backend: new HttpStateBackend(url, auth.headers), copy: new LocalCopy() };
+    } catch (err) {
+      return stateProblem(io, err);
+    }
+  }
+  const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
   const engine: EngineOptions = {
     kinds: KINDS,
     env: io.env,
@@ -119,7 +140,45 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
-  return { loaded, config: loaded.config, engine, redact, view };
+  return { loaded, config: loaded.config, engine, redact, view, ...(backend && { backend }) };
+}
+
+/** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
+function stateProblem(io: Io, err: unknown): number {
+  if (!(err instanceof StateBackendError)) throw err;
+  return usageProblem(io, err.code, err.message, err.suggestion);
+}
+
+/**
+ * Runs a command with its state: a local file as is; the backend's state copied in (plan and drift
+ * read without locking) and, for apply (which holds the backend's `lock` for the whole run), written
+ * back as a new version when the run changed it.
+ */
+async function withState(l: Loaded, io: Io, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
+  const b = l.backend;
+  if (!b) return run();
+  try {
+    b.copy.fill(await b.backend.read());
+  } catch (err) {
+    b.copy.done();
+    return stateProblem(io, err);
+  }
+  let code = 1;
+  let keep = false;
+  try {
+    code = await run();
+  } finally {
+    try {
+      const changed = lock ? b.copy.changed() : undefined;
+      if (changed !== undefined) await b.backend.write(changed, lock!.id);
+    } catch (err) {
+      keep = true;
+      code = stateProblem(io, err);
+      io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`);
+    }
+    if (!keep) b.copy.done();
+  }
+  return code;
 }
 
 /** Where `--debug` lines go for the current command (subscribed once per process). */
@@ -165,7 +224,11 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
     const problem = checkWritable(o.file, { createDirectory: true });
     if (problem) return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
   }
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }));
+  return withState(l, io, undefined, () => planLoaded(flags, io, l, outputs));
+}
+
+async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }), l.view);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   for (const o of outputs) {
@@ -195,28 +258,36 @@ async function askOnTty(io: Io): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load(flags, io0, hooks, !flags.planFile);
+  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile);
   if (typeof l === 'number') return l;
   // Every output apply writes is checked before the first request: a state file that cannot
-  // record a newly issued token must stop apply before the token is issued.
-  const stateProblem = checkStateFile(l.engine.stateFile);
-  if (stateProblem) return usageProblem(io0, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
-  // One apply at a time per state file, from before its plan to after its last write.
-  const lock: StateLock = new FileStateLock(l.engine.stateFile);
+  // record a newly issued token must stop apply before the token is issued. (A state backend is
+  // checked by reading it, under its lock.)
+  if (!l.backend) {
+    const stateProblem = checkStateFile(l.engine.stateFile);
+    if (stateProblem) return usageProblem(io0, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+  }
+  // One apply at a time per state, from before its plan to after its last write: the state
+  // backend's lock, or the state file's.
+  const lock: StateLock = l.backend ? new HttpStateLock(l.backend.backend, 'plumb apply') : new FileStateLock(l.engine.stateFile);
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
     if (err instanceof LockHeld) return usageProblem(io0, err.code, err.summary, err.suggestion);
-    throw err;
+    return stateProblem(io0, err);
   }
   try {
-    return await applyLocked(flags, io0, l);
+    return await withState(l, io0, lock instanceof HttpStateLock ? lock : undefined, () => applyLoaded(flags, io0, l));
   } finally {
-    await lock.release();
+    try {
+      await lock.release();
+    } catch (err) {
+      stateProblem(io0, err);
+    }
   }
 }
 
-async function applyLocked(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
+async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.
   const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
@@ -251,7 +322,7 @@ async function applyLocked(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
     }
     const session = openSession(l.loaded, l.config, l.engine);
     try {
-      plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session));
+      plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact).plan(plan);
       if (!plan.applicable) return 1;
       if (!hasChanges(plan)) {
@@ -326,17 +397,40 @@ function readProgress(io: Io, redact: (s: string) => string): () => void {
 }
 
 /** Makes a plan with reading progress on a terminal. */
-async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>): Promise<Plan> {
+async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
   const done = readProgress(io, redact);
+  view?.readStart();
   try {
     return await make();
   } finally {
+    view?.readEnd();
     done();
   }
 }
 
-export async function runDrift(flags: CommonFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+export interface DriftFlags extends CommonFlags {
+  /** `--junit FILE`: also write the result as a JUnit XML report (src/commands/junit.ts). */
+  readonly junit?: string;
+}
+
+export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
-  return l.view.drift(await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine)));
+  const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
+  if (junit) {
+    const problem = checkWritable(junit, { createDirectory: true });
+    if (problem) return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} cannot be written: ${problem.why}`, problem.fix);
+  }
+  return withState(l, io, undefined, async () => {
+    const t0 = performance.now();
+    const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
+    if (junit) {
+      try {
+        await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)), { mode: 0o644 });
+      } catch (err) {
+        return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
+      }
+    }
+    return l.view.drift(plan);
+  });
 }

@@ -8,8 +8,10 @@ import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { ApplyReport } from '../engine/engine.js';
 import { hasChanges } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
-import { renderDiagnosticLine, renderPlanHuman } from '../render/human.js';
+import { renderDiagnosticLine, renderPlanHuman, summaryLine } from '../render/human.js';
 import { REASON_TEXT } from '../resources/index.js';
+import { logSections } from './log-sections.js';
+import type { LogSections } from './log-sections.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -31,6 +33,10 @@ export interface ReconcileView {
   applyReport(report: ApplyReport): number;
   /** What drift found; returns the exit code. */
   drift(plan: Plan): number;
+  /** plumb starts reading the instance (a log section in CI). */
+  readStart(): void;
+  /** plumb has read the instance. */
+  readEnd(): void;
 }
 
 export function reconcileView(json: boolean, io: Io, redact: Redact): ReconcileView {
@@ -50,10 +56,22 @@ function driftSummary(plan: Plan) {
 }
 
 class HumanView implements ReconcileView {
+  private readonly sections: LogSections;
+
   constructor(
     private readonly io: Io,
     private readonly redact: Redact,
-  ) {}
+  ) {
+    this.sections = logSections(io, io.stdout);
+  }
+
+  readStart(): void {
+    this.sections.start('plumb_read', 'plumb: reading the instance', true);
+  }
+
+  readEnd(): void {
+    this.sections.end('plumb_read');
+  }
 
   configDiagnostics(loaded: ConfigResult, inPlan: boolean): void {
     const shownByPlan = inPlan && !loaded.diagnostics.some((d) => d.severity === 'error');
@@ -64,8 +82,17 @@ class HumanView implements ReconcileView {
 
   configInvalid(): void {}
 
+  /**
+   * In CI the plan's body is a collapsed section headed by its summary; it stays open when it holds
+   * something a reviewer must not miss (a risk, an error).
+   */
   plan(plan: Plan): void {
+    const changed = hasChanges(plan);
+    const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
+    const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
+    this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: REASON_TEXT })));
+    this.sections.end('plumb_plan');
   }
 
   nothingToApply(): void {}
@@ -85,7 +112,10 @@ class HumanView implements ReconcileView {
     lines.push(
       `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
     );
+    const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
+    sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
     (report.ok ? this.io.stdout : this.io.stderr)(this.redact(lines.join('\n')) + '\n');
+    sections.end('plumb_apply');
     return report.ok ? 0 : 1;
   }
 
@@ -124,6 +154,11 @@ class JsonView implements ReconcileView {
   plan(plan: Plan): void {
     this.io.stdout(this.redact(JSON.stringify(plan, null, 2)) + '\n');
   }
+
+  /** JSON on stdout stays JSON: no log sections. */
+  readStart(): void {}
+
+  readEnd(): void {}
 
   nothingToApply(): void {
     this.io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');

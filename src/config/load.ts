@@ -7,7 +7,7 @@ import type * as YamlLib from 'yaml';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
 import { KIND_POINTERS } from '../resources/config.js';
-import { SecretRegistry } from './secrets.js';
+import { SecretRegistry, UNAVAILABLE_SECRET } from './secrets.js';
 import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsFrom } from './files.js';
 import type { FileRoots } from './files.js';
 
@@ -110,6 +110,12 @@ export interface LoadOptions {
    * the documents' own paths do (the Terraform provider's temporary document); see src/config/files.ts.
    */
   readonly root?: string;
+  /**
+   * `--unavailable-secrets skip`: an application setting's `${env:NAME}` that is not set stands
+   * for a secret this pipeline is not given (a protected variable in a merge-request pipeline): it
+   * becomes {@link UNAVAILABLE_SECRET}, an information, and plan does not compare it. Never for apply.
+   */
+  readonly unavailableSecrets?: boolean;
 }
 
 const DEFAULT_NAMES = ['plumb.yaml', 'plumb.yml', 'plumb'];
@@ -459,7 +465,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       continue;
     }
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots };
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots, unavailableSecrets: opts.unavailableSecrets === true };
     let value: unknown;
     try {
       value = fromYaml(parsed, '', ctx);
@@ -713,6 +719,7 @@ interface WalkContext {
   readonly reported: ReportedPointers;
   readonly aliases: AliasBudget;
   readonly roots: FileRoots;
+  readonly unavailableSecrets: boolean;
 }
 
 /**
@@ -1107,6 +1114,9 @@ function capitalized(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
+/** Where an unset variable may stand for an unavailable secret: an application setting's value. */
+const SETTING_POINTER = /^\/(?:instances\/[^/]+|defaults)\/settings\/[^/]+$/;
+
 function readEnv(name: string, match: string, pointer: string, ctx: WalkContext, mayBeEmpty: boolean): string | undefined {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
     ctx.pending.push({
@@ -1121,6 +1131,17 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext,
   }
   const value = ctx.env[name];
   if (value === undefined && mayBeEmpty) return '';
+  if (value === undefined && ctx.unavailableSecrets && SETTING_POINTER.test(pointer)) {
+    ctx.pending.push({
+      severity: 'info',
+      code: 'PLUMB_SECRET_UNAVAILABLE',
+      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here`,
+      detail: `--unavailable-secrets skip: \${env:${name}} is taken for a secret this pipeline is not given (a protected variable in a merge-request pipeline). Apply still needs it.`,
+      pointer,
+      fileIndex: ctx.fileIndex,
+    });
+    return UNAVAILABLE_SECRET;
+  }
   if (value === undefined) {
     ctx.reported.addSubtree(pointer);
     ctx.pending.push({

@@ -11,7 +11,8 @@ export interface DesiredValue {
 }
 
 export type TokenSink =
-  | { readonly kind: 'file'; readonly path: string }
+  /** `path` absolute; `shown`: relative to the working directory, for plans and messages (never a runner's absolute path). */
+  | { readonly kind: 'file'; readonly path: string; readonly shown?: string }
   /** `argv[0]` is a program on PATH, or a path (a relative one is resolved against `cwd`). */
   | { readonly kind: 'command'; readonly argv: readonly string[]; readonly cwd: string }
   | { readonly kind: 'stdout' };

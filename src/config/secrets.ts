@@ -6,6 +6,13 @@
  */
 export const MASK = '(sensitive value)';
 
+/**
+ * What an application setting's unset `${env:NAME}` becomes under `--unavailable-secrets skip`
+ * (src/config/load.ts): a secret this pipeline is not given. A value holding it is never compared
+ * nor sent.
+ */
+export const UNAVAILABLE_SECRET = 'plumb:secret-unavailable-in-this-pipeline';
+
 export class SecretRegistry {
   /**
    * The values and their textual forms, lower-cased, matched in the lower-cased text (so a value

@@ -17,7 +17,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
   PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
-  PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on this state file (or on the instance), and --lock-timeout ran out.',
+  PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
   PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report) cannot be written, or is a symlink export will not write through.',
   PLUMB_EXPORT_OUT_NOT_EMPTY: 'export --out names a directory that holds files export did not write; --force replaces them.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
@@ -42,6 +42,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_NUMBER_UNSAFE: 'An integer is beyond 2^53 and would lose precision.',
   PLUMB_INTERPOLATION_SYNTAX: 'A `${…}` reference is malformed (only `${env:NAME}` and `${file:PATH}` exist).',
   PLUMB_ENV_MISSING: 'An environment variable named by `${env:NAME}` is not set.',
+  PLUMB_SECRET_UNAVAILABLE: 'With --unavailable-secrets skip, a secret setting whose variable is not set in this pipeline is not compared (information).',
   PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
   PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
   PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …) or a value that becomes part of a request (a branch, a source path, …); only secret values may be interpolated.',
@@ -72,6 +73,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CLIENT: 'The HTTP client for an instance cannot be set up (an unusable URL or CA bundle).',
   PLUMB_URL_NOT_ALLOWED: 'An instance URL is not one the token may be sent to: it is not in PLUMB_ALLOWED_URLS or --allow-url, not PLUMB_URL (nor CI_SERVER_URL in GitLab CI), and not loopback.',
   PLUMB_CA_BUNDLE_NOT_PEM: 'The ca_bundle file holds no PEM certificate (no -----BEGIN CERTIFICATE----- line).',
+  PLUMB_STATE_BACKEND: 'The Terraform-state backend given by --state (or PLUMB_STATE) is not usable: not a state address, not on a pinned instance, unreachable, or the token was refused.',
+  PLUMB_COMMENT: 'plumb comment cannot post the plan: not in a merge-request pipeline, no comment token (or an administrator token), or the service refused.',
 
   // Application settings
   PLUMB_UNKNOWN_SETTING: 'A key under settings is not an application setting plumb knows.',

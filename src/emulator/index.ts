@@ -3,6 +3,7 @@
  * access tokens, repository files, Pages) for tests and local runs. See docs/emulator.md.
  */
 export { startEmulator, type RunningEmulator } from './server.js';
+export { addJobToken, addMergeRequest, terraformState, mergeRequestNotes, NOTE_LIMIT } from './ci-routes.js';
 export { createEmulatorState, loadSeedFile, validateSeed, SeedError, type StateOptions } from './seed.js';
 export {
   EmulatorState,

@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, credential, identify, requireCaller, requireScope, type Caller } from './auth.js';
 import { checkMaintenanceMode, checkThrottles } from './limits.js';
 import { FaultInjector } from './faults.js';
+import { ciRoute } from './ci-routes.js';
 import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
@@ -279,7 +280,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return;
     }
     const response = inApi
-      ? await dispatch(state, req, path, query, baseUrl)
+      ? ((await ciRoute(state, req, path, query, `${baseUrl}${API_PREFIX}${path}`)) ?? (await dispatch(state, req, path, query, baseUrl)))
       : (req.resume(), { status: 404, headers: {}, body: { message: '404 Not Found' } });
     if (action?.kind === 'drop' && action.when === 'after') {
       record(0);

@@ -34,6 +34,12 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
     for (const r of lockouts) head.push(`- ⚠️ ${mdCode(r.id)} ${r.acknowledged ? '(accepted by allow_risky) ' : ''}${mdCode(r.address)}: ${mdText(r.summary)}`);
     head.push('');
   }
+  const notes = plan.drift.filter((d) => d.informational);
+  if (notes.length > 0) {
+    head.push('**Notes**', '');
+    for (const d of notes) head.push(`- \`${d.address}\`: ${d.summary.replace(/[|<>`]/g, ' ')}`);
+    head.push('');
+  }
   if (plan.diagnostics.length > 0) {
     head.push('<details><summary>Diagnostics</summary>', '', mdFence(plan.diagnostics.map(renderDiagnosticLine).join('\n')), '</details>', '');
   }

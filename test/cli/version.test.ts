@@ -2,13 +2,20 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VERSION } from '../../src/version.js';
+import { HOMEPAGE, VERSION } from '../../src/version.js';
 import { main } from '../../src/cli.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; homepage?: string };
 
 describe('plumb --version', () => {
+  it('names where the documentation is in --help, the homepage of package.json', async () => {
+    expect(pkg.homepage).toBe(HOMEPAGE);
+    let help = '';
+    expect(await main(['--help'], { stdout: (s) => (help += s), stderr: () => {}, isTTY: false, env: {}, cwd: root })).toBe(0);
+    expect(help).toContain(`Documentation: ${HOMEPAGE}`);
+  });
+
   it('keeps src/version.ts in step with package.json', () => {
     expect(VERSION).toBe(pkg.version);
   });

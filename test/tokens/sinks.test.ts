@@ -23,6 +23,18 @@ function script(name: string, body: string): string {
 }
 
 describe('file sinks', () => {
+  it('shows the sink file relative to the working directory, never the runner\'s absolute path', async () => {
+    h = await harness();
+    h.config({ platform: { tokens: { ci: {} } } });
+    const plan = await h.run(['plan']);
+    expect(plan.stdout).toContain('file secrets/ci.token');
+    expect(plan.stdout).not.toContain(h.wd.dir);
+    const apply = await h.run(['apply', '--auto-approve']);
+    expect(apply.code).toBe(0);
+    expect(apply.stdout + apply.stderr).toContain('secret written to secrets/ci.token');
+    expect(apply.stdout + apply.stderr).not.toContain(h.wd.dir);
+  });
+
   it('replaces the file atomically with mode 0600: a new inode, no temp file left, and a reader never sees a partial secret', async () => {
     h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('ci', 'seeded-ci-000000101', { expires_at: addDays(BASE_DAY, 2) })] }] });
     h.config({ platform: { tokens: { ci: {} } } });

@@ -208,7 +208,10 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
   let sink: TokenSink | undefined;
   const s = obj(raw.sink);
   // `{instance}`: the instance's name, so a token declared once in `defaults:` gets a file per instance.
-  if (typeof s.file === 'string') sink = { kind: 'file', path: relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file.replaceAll('{instance}', splitPointer(p)[1] ?? '')) };
+  if (typeof s.file === 'string') {
+    const abs = relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file.replaceAll('{instance}', splitPointer(p)[1] ?? ''));
+    sink = { kind: 'file', path: abs, shown: path.relative(ctx.cwd, abs).split(path.sep).join('/') || '.' };
+  }
   else if (Array.isArray(s.command) && s.command.length > 0) {
     // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
     // a bare name is looked up on PATH when the plan is made.

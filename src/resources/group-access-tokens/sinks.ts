@@ -61,7 +61,7 @@ export const DEFAULT_SINK_TIMEOUT_MS = 30_000;
 export function describeSink(sink: TokenSink): string {
   switch (sink.kind) {
     case 'file':
-      return `file ${sink.path}`;
+      return `file ${sink.shown ?? sink.path}`;
     case 'command':
       return `command ${path.basename(sink.argv[0] ?? '')}`;
     case 'stdout':
@@ -93,7 +93,7 @@ export function checkSink(sink: TokenSink | undefined, env: NodeJS.ProcessEnv, c
       }
       if (checked.problem) return checked.problem;
       if (checked.subdirectories?.has(path.basename(sink.path))) {
-        return { key: 'file', summary: `${sink.path} is a directory`, suggestion: 'name a file, e.g. secrets/NAME.token' };
+        return { key: 'file', summary: `${sink.shown ?? sink.path} is a directory`, suggestion: 'name a file, e.g. secrets/NAME.token' };
       }
       return undefined;
     }
@@ -167,7 +167,7 @@ export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverO
   switch (sink.kind) {
     case 'file':
       await writeSecretFile(sink.path, d.token);
-      return `secret written to ${sink.path} (mode 0600)`;
+      return `secret written to ${sink.shown ?? sink.path} (mode 0600)`;
     case 'stdout':
       opts.stdout(JSON.stringify({ group: d.group, name: d.name, id: d.id, expires_at: d.expiresAt, token: d.token }) + '\n');
       return 'secret printed on standard output';

@@ -9,12 +9,12 @@ import { getApplicationSettings, updateApplicationSettings } from '../../api/set
 import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../../api/errors.js';
 import type { ApplicationSettings } from '../../api/settings.js';
 import type { DesiredInstance } from '../../config/model.js';
-import { MASK } from '../../config/secrets.js';
+import { MASK, UNAVAILABLE_SECRET } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
 import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
-import type { AttributeChange, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { recordSetting, settingFingerprint } from './state.js';
@@ -74,6 +74,15 @@ function looksMasked(v: unknown): boolean {
   return v === null || v === undefined || v === '' || (typeof v === 'string' && /^\*+$/.test(v));
 }
 
+/** How a secret setting compares (`unavailable`: its variable is not given to this pipeline). */
+interface SecretResult {
+  readonly unavailable: boolean;
+  readonly changed: boolean;
+  readonly reason: Reason;
+  readonly readable: boolean;
+  readonly fingerprint: Awaited<ReturnType<typeof fingerprintSecret>> | undefined;
+}
+
 function address(instance: DesiredInstance): string {
   return `${instance.name}.application_settings`;
 }
@@ -112,21 +121,27 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
         secretNames.map(async (name) => {
           const desired = instance.settings.get(name)!;
           const value = String(desired.value ?? '');
+          if (value.includes(UNAVAILABLE_SECRET)) return [name, { unavailable: true, changed: false, reason: 'write-only-unknown', readable: false, fingerprint: undefined } as SecretResult] as const;
           const liveValue = live.get(name);
           const readable = live.has(name) && !looksMasked(liveValue);
           const fp = settingFingerprint(ctx.state, instance.url, name);
           const changed = readable ? !sameValue(settingByName(name), liveValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
           const reason: Reason = readable ? 'field-changed' : fp ? 'write-only-changed' : 'write-only-unknown';
-          return [name, { changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined }] as const;
+          return [name, { unavailable: false, changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined } as SecretResult] as const;
         }),
       ),
     );
 
+    const unavailable: string[] = [];
     for (const [name, desired] of instance.settings) {
       const spec = settingByName(name) as SettingSpec;
       const present = returns(live, name);
       const secret = secretResults.get(name);
       if (secret) {
+        if (secret.unavailable) {
+          unavailable.push(name);
+          continue;
+        }
         if (secret.changed && secret.fingerprint) {
           payload.secrets[name] = { pointer: desired.pointer, ...secret.fingerprint };
           reasons.add(secret.reason);
@@ -169,6 +184,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
         if (partner in payload.set || partner in payload.secrets) continue;
         const d = instance.settings.get(partner);
         if (!d) continue; // validation already refused this configuration
+        if (String(d.value ?? '').includes(UNAVAILABLE_SECRET)) continue; // never compared nor sent
         if (settingByName(partner)?.secret || d.secret) payload.secrets[partner] = { pointer: d.pointer, ...(await fingerprintSecret(String(d.value ?? ''))) };
         else payload.set[partner] = d.value;
       }
@@ -209,7 +225,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
       payload,
       liveFingerprint: declaredFingerprint(instance, live),
     };
-    const drift = changed
+    const drift: DriftEntry[] = changed
       ? [
           {
             address: change.address,
@@ -220,6 +236,17 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
           },
         ]
       : [];
+    // A secret this pipeline is not given is said so, never counted as a change or as drift.
+    if (unavailable.length > 0) {
+      drift.push({
+        address: change.address,
+        instance: instance.name,
+        kind: 'application_settings' as const,
+        summary: `${unavailable.join(', ')}: not compared here (unavailable to this pipeline)`,
+        attributes: [],
+        informational: true,
+      });
+    }
     return { changes: [change], drift, diagnostics, risks };
   },
 

@@ -1,0 +1,137 @@
+/**
+ * `plumb comment PLAN.json`: the plan as one merge-request note, created on the first pipeline and
+ * updated on every later one (found by a hidden marker, `<!-- plumb-plan: KEY -->`, among the notes
+ * the comment token's user wrote). Runs in a merge-request pipeline of the service's CI: the API
+ * address, project and merge request come from CI_API_V4_URL, CI_PROJECT_ID and
+ * CI_MERGE_REQUEST_IID; the token from PLUMB_COMMENT_TOKEN, which must not be an administrator
+ * token plumb uses (docs/ci.md#the-plan-comment). It reads no configuration and never contacts the
+ * instance being managed with the admin token.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileErrorSentence } from '../config/load.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { renderDiagnosticsHuman } from '../diagnostics/render.js';
+import { checkPlanFile } from '../engine/plan.js';
+import type { Plan } from '../engine/plan.js';
+import { renderPlanMarkdown } from '../render/markdown.js';
+import { REASON_TEXT } from '../resources/index.js';
+import type { Io } from './output.js';
+import { useColor } from './output.js';
+
+/** The service's limit on a note, in characters. */
+export const NOTE_LIMIT = 1_000_000;
+
+export interface CommentFlags {
+  readonly planFile: string;
+  /** Which comment this is, when one merge request has several (one per sharded job). */
+  readonly key?: string;
+  /** Variables holding administrator tokens: the comment token must differ from each. */
+  readonly tokenEnvs: readonly string[];
+  /** Test hook: a smaller note limit. */
+  readonly limit?: number;
+}
+
+export const markerOf = (key: string): string => `<!-- plumb-plan: ${key} -->`;
+
+interface Note {
+  readonly id: number;
+  readonly body: string;
+  readonly author?: { readonly id: number } | null;
+}
+
+export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
+  const fail = (code: DiagnosticCode, summary: string, suggestion: string): number => {
+    io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
+    return 1;
+  };
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
+  } catch (err) {
+    const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
+    return fail('PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'comment with the file `plumb plan --out FILE` wrote');
+  }
+  const bad = checkPlanFile(data);
+  if (bad) return fail('PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan: ${bad}`, 'comment with the file `plumb plan --out FILE` wrote');
+  const plan = data as Plan;
+
+  const env = io.env;
+  const missing = ['CI_API_V4_URL', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID'].filter((n) => !env[n]);
+  if (missing.length > 0) {
+    return fail('PLUMB_COMMENT', `plumb comment runs in a merge-request pipeline: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set`, 'run it in a job with `rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event"`');
+  }
+  const token = env.PLUMB_COMMENT_TOKEN;
+  if (!token) return fail('PLUMB_COMMENT', 'PLUMB_COMMENT_TOKEN is not set', 'give the job a token that may comment on merge requests (a project access token with the api scope and the Reporter role), as the masked CI/CD variable PLUMB_COMMENT_TOKEN');
+  const admin = flags.tokenEnvs.find((n) => env[n] !== undefined && env[n] === token);
+  if (admin) {
+    return fail(
+      'PLUMB_COMMENT',
+      `PLUMB_COMMENT_TOKEN holds the same token as ${admin}: plumb does not post comments with an administrator token`,
+      'create a token that may only comment (a project access token, api scope, Reporter role) and put it in PLUMB_COMMENT_TOKEN',
+    );
+  }
+  let api: URL;
+  try {
+    api = new URL(env.CI_API_V4_URL!.replace(/\/+$/, ''));
+  } catch {
+    return fail('PLUMB_COMMENT', `CI_API_V4_URL is not a URL`, 'run plumb comment in the service\'s CI, which sets it');
+  }
+  const key = (flags.key ?? (plan.instances.map((i) => i.name).join(',') || 'plan')).replace(/[^A-Za-z0-9_.,:/[\]"*-]/g, '_').replace(/--+/g, '-');
+  const marker = markerOf(key);
+  const notes = `${api.href}/projects/${encodeURIComponent(env.CI_PROJECT_ID!)}/merge_requests/${encodeURIComponent(env.CI_MERGE_REQUEST_IID!)}/notes`;
+  const headers = { 'private-token': token };
+
+  const body = noteBody(plan, marker, env.CI_JOB_URL, flags.limit ?? NOTE_LIMIT);
+  try {
+    const me = await call('GET', `${api.href}/user`, headers);
+    const myId = (me.json as { id?: number } | undefined)?.id;
+    let existing: Note | undefined;
+    for (let page: string | null = '1'; page && !existing; ) {
+      const r = await call('GET', `${notes}?sort=asc&order_by=created_at&per_page=100&page=${page}`, headers);
+      existing = (r.json as Note[]).find((n) => n.body.startsWith(marker) && (myId === undefined || n.author?.id === myId));
+      page = r.headers.get('x-next-page') || null;
+    }
+    if (existing) {
+      await call('PUT', `${notes}/${existing.id}`, headers, { body });
+      io.stdout(`Updated the plan comment (note ${existing.id}) on merge request !${env.CI_MERGE_REQUEST_IID}.\n`);
+    } else {
+      const r = await call('POST', notes, headers, { body });
+      io.stdout(`Posted the plan comment (note ${(r.json as Note).id}) on merge request !${env.CI_MERGE_REQUEST_IID}.\n`);
+    }
+    return 0;
+  } catch (err) {
+    if (!(err instanceof CommentError)) throw err;
+    return fail('PLUMB_COMMENT', err.message, 'the comment token needs the api scope and at least the Reporter role on this project');
+  }
+}
+
+/** The note: the marker, the plan's markdown within the limit (saying so when cut), the job's link. */
+export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number): string {
+  const link = jobUrl && /^https?:\/\/[^\s()<>]+$/.test(jobUrl) ? `\n[The job's log and artifacts](${jobUrl})\n` : '';
+  const cut = `\n> **Note:** this plan was cut to fit the service's limit of ${limit.toLocaleString('en')} characters per comment; the full plan is in the job's artifacts.\n`;
+  const room = limit - marker.length - 1 - link.length - cut.length;
+  const markdown = renderPlanMarkdown(plan, room, REASON_TEXT);
+  const whole = renderPlanMarkdown(plan, Number.MAX_SAFE_INTEGER, REASON_TEXT);
+  return `${marker}\n${markdown}${markdown.length < whole.length ? cut : ''}${link}`;
+}
+
+class CommentError extends Error {}
+
+async function call(method: string, url: string, headers: Record<string, string>, body?: object): Promise<{ json: unknown; headers: Headers }> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: { ...headers, ...(body && { 'content-type': 'application/json' }) },
+      ...(body && { body: JSON.stringify(body) }),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(60_000),
+    });
+  } catch (err) {
+    throw new CommentError(`${method} ${new URL(url).pathname} failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
+  }
+  const text = await res.text();
+  if (res.status >= 300) throw new CommentError(`${method} ${new URL(url).pathname} was answered ${res.status}${text.length < 300 ? `: ${text}` : ''}`);
+  return { json: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
+}

@@ -1,0 +1,123 @@
+/**
+ * The CI/CD component's pipelines, run by gitlab-ci-local (a shell executor for `.gitlab-ci.yml`
+ * and local components) against the emulator: a merge-request pipeline with the read-only token
+ * and no secrets plans exit 2 for a real change and "not compared" for the unavailable secret,
+ * posts one comment and updates it on the second run; the default branch applies under the state
+ * backend's lock; a second plan shows no change; drift's JUnit and validate's Code Quality parse.
+ *
+ * Needs gitlab-ci-local (the devDependency, GITLAB_CI_LOCAL=path, or on PATH), rsync and git, on
+ * Node 22 or later (gitlab-ci-local uses Set.prototype.union). Skipped when it is absent or Node is
+ * older, except under CI=true on Node 22 or later, where it must run.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addJobToken, addMergeRequest, mergeRequestNotes, startEmulator, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
+
+const root = path.resolve(__dirname, '../..');
+const local = path.join(root, 'node_modules/.bin/gitlab-ci-local');
+const gcl = process.env.GITLAB_CI_LOCAL ?? (existsSync(local) ? local : spawnSync('sh', ['-c', 'command -v gitlab-ci-local']).stdout?.toString().trim() || '');
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const usable = gcl !== '' && nodeMajor >= 22 && spawnSync(gcl, ['--version'], { encoding: 'utf8' }).status === 0;
+if (!usable && process.env.CI === 'true' && nodeMajor >= 22) {
+  throw new Error('gitlab-ci-local is required under CI=true on Node 22 or later (the devDependency gitlab-ci-local, or GITLAB_CI_LOCAL=path), with rsync and git');
+}
+
+const READ = 'admin-read-token-gcl-000000001';
+const APPLY = 'admin-api-token-gcl-0000000001';
+const COMMENT = 'comment-token-gcl-00000000001';
+const JOB = 'ci-job-token-gcl-000000000001';
+const CAPTCHA = 'captcha-key-gcl-0000000000001';
+
+let emu: RunningEmulator;
+let repo: string;
+
+beforeAll(async () => {
+  if (!usable) return;
+  emu = await startEmulator({
+    seed: {
+      users: [
+        { username: 'root', admin: true, personal_access_tokens: [{ name: 'apply', token: APPLY, scopes: ['api'] }, { name: 'read', token: READ, scopes: ['read_api'] }] },
+        { username: 'bot', personal_access_tokens: [{ name: 'comment', token: COMMENT, scopes: ['api'] }] },
+      ],
+      groups: [{ full_path: 'ops', members: [{ username: 'bot', access_level: 20 }] }],
+      projects: [{ path_with_namespace: 'ops/config', default_branch: 'main', files: { 'README.md': 'x\n' } }],
+    },
+  });
+  addJobToken(emu.state, JOB, 'root', 'ops/config');
+  addMergeRequest(emu.state, 'ops/config', 1);
+  repo = mkdtempSync(path.join(os.tmpdir(), 'plumb-gcl-'));
+  cpSync(path.join(root, 'templates'), path.join(repo, 'templates'), { recursive: true });
+  mkdirSync(path.join(repo, 'config'));
+  writeFileSync(
+    path.join(repo, 'config/plumb.yaml'),
+    `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabled: false\n      captcha_enabled: true\n      captcha_site_key: site\n      captcha_private_key: \${env:CAPTCHA_KEY}\n`,
+  );
+  const project = emu.state.projectByRef('ops/config')!.id;
+  writeFileSync(
+    path.join(repo, '.gitlab-ci.yml'),
+    `include:\n  - local: templates/full.yml\n    inputs:\n      executable: ${path.join(root, 'bin/plumb.js')}\n      instance_url: ${emu.url}\n      state: ${emu.url}/api/v4/projects/${project}/terraform/state/plumb\n      apply_when: on_success\n`,
+  );
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('-c', 'user.email=ci@example.test', '-c', 'user.name=ci', 'commit', '-qm', 'configuration');
+  // gitlab-ci-local reads the project's path and default branch from the origin remote
+  git('remote', 'add', 'origin', 'https://gitlab.example.test/ops/config.git');
+  git('update-ref', 'refs/remotes/origin/main', 'HEAD');
+  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
+}, 60_000);
+
+afterAll(async () => {
+  await emu?.close();
+  if (repo) rmSync(repo, { recursive: true, force: true });
+});
+
+/** Runs jobs with gitlab-ci-local's shell executor; the emulator answers from this process. */
+async function pipeline(jobs: string[], variables: Record<string, string>): Promise<{ code: number | null; log: string }> {
+  const args = ['--force-shell-executor', '--no-color', ...jobs, ...Object.entries(variables).flatMap(([k, v]) => ['--variable', `${k}=${v}`])];
+  const child = spawn(gcl, args, { cwd: repo, env: { ...process.env, GCL_IGNORE_PREDEFINED_VARS: 'CI_PIPELINE_SOURCE,CI_MERGE_REQUEST_IID,CI_JOB_TOKEN,CI_COMMIT_BRANCH,CI_API_V4_URL,CI_PROJECT_ID,CI_JOB_URL' } });
+  let log = '';
+  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, log };
+}
+
+const common = () => ({ CI_JOB_TOKEN: JOB, CI_API_V4_URL: `${emu.url}/api/v4`, CI_PROJECT_ID: String(emu.state.projectByRef('ops/config')!.id) });
+const mr = () => ({ ...common(), CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '1', CI_COMMIT_BRANCH: '', PLUMB_READ_TOKEN: READ, PLUMB_COMMENT_TOKEN: COMMENT, CI_JOB_URL: 'https://ci.example.test/jobs/1' });
+const main = () => ({ ...common(), CI_PIPELINE_SOURCE: 'push', CI_COMMIT_BRANCH: 'main', PLUMB_APPLY_TOKEN: APPLY, CAPTCHA_KEY: CAPTCHA });
+
+describe.runIf(usable)('the component under gitlab-ci-local', () => {
+  it('plans a merge request read-only, comments once, applies on the default branch under the lock, and reports', async () => {
+    const first = await pipeline(['plumb-validate', 'plumb-plan'], mr());
+    expect(first.log).toContain('signup_enabled');
+    expect(first.log).toContain('captcha_private_key: not compared here (unavailable to this pipeline)');
+    // exit 2 (changes) is allowed: a warning, not a failure
+    expect(first.log).toMatch(/WARN\s+plumb-plan/);
+    expect(first.log).toMatch(/PASS\s+plumb-validate/);
+    expect(first.log).not.toContain(READ);
+    const issues = JSON.parse(readFileSync(path.join(repo, 'gl-code-quality-report.json'), 'utf8')) as { check_name: string }[];
+    expect(issues.map((i) => i.check_name)).toEqual(['PLUMB_SECRET_UNAVAILABLE']);
+    expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(1);
+    await pipeline(['plumb-plan'], mr());
+    expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(1);
+
+    const apply = await pipeline(['plumb-plan-default-branch', 'plumb-apply'], main());
+    expect(apply.code, apply.log).toBe(0);
+    expect(emu.requests.filter((r) => r.path.endsWith('/terraform/state/plumb/lock')).map((r) => r.method)).toEqual(['POST', 'DELETE']);
+    expect(terraformState(emu.state, 'ops/config', 'plumb')!.versions.length).toBeGreaterThan(0);
+
+    const again = await pipeline(['plumb-plan'], mr());
+    expect(again.code, again.log).toBe(0);
+    expect(again.log).toContain('No changes');
+
+    const drift = await pipeline(['plumb-drift'], { ...common(), CI_PIPELINE_SOURCE: 'schedule', PLUMB_READ_TOKEN: READ, CAPTCHA_KEY: CAPTCHA });
+    expect(drift.code, drift.log).toBe(0);
+    const junit = readFileSync(path.join(repo, 'drift-junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuites name="plumb drift" tests="1" failures="0" errors="0"/);
+    expect(existsSync(path.join(repo, 'plan.json'))).toBe(true);
+  }, 600_000);
+});

@@ -1,0 +1,77 @@
+/**
+ * Secrets unavailable in this pipeline: in a merge-request pipeline protected variables are absent.
+ * With `--unavailable-secrets skip`, a secret setting whose `${env:NAME}` is unset is reported as
+ * "not compared here (unavailable to this pipeline)", never as a change, and the exit code does not
+ * count it; without the option (and always for apply) the missing variable is an error.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { RunningEmulator } from '../../src/emulator/index.js';
+import { secret, workdir } from '../helpers/cli.js';
+import type { Workdir } from '../helpers/cli.js';
+
+const ADMIN_TOKEN = secret('admin-token-unavailable-0123456789');
+const CAPTCHA_KEY = secret('captcha-private-key-unavailable-x');
+
+let emu: RunningEmulator;
+let wd: Workdir;
+
+function config(extra = ''): void {
+  wd.write(
+    'plumb.yaml',
+    `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      captcha_enabled: true\n      captcha_site_key: site-key\n      captcha_private_key: \${env:CAPTCHA_KEY}\n${extra}`,
+  );
+}
+
+beforeEach(async () => {
+  emu = await startEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }] } });
+  wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN });
+  config();
+  expect((await wd.run(['apply', '--auto-approve'], { CAPTCHA_KEY })).code).toBe(0);
+});
+afterEach(async () => {
+  await emu.close();
+});
+
+describe('a secret unavailable to this pipeline', () => {
+  it('is not compared, says so, and does not count in the exit code', async () => {
+    const r = await wd.run(['plan', '--detailed-exitcode', '--unavailable-secrets', 'skip']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('No changes');
+    expect(r.stdout).toContain('captcha_private_key: not compared here (unavailable to this pipeline)');
+    const json = JSON.parse((await wd.run(['plan', '--json', '--unavailable-secrets', 'skip'])).stdout);
+    expect(json.changes.filter((c: { action: string }) => c.action !== 'no-op')).toEqual([]);
+    expect(json.drift).toMatchObject([{ informational: true, summary: 'captcha_private_key: not compared here (unavailable to this pipeline)' }]);
+    expect((await wd.run(['drift', '--unavailable-secrets', 'skip'])).code).toBe(0);
+  });
+
+  it('leaves a real change beside it a change (exit 2), and only that one', async () => {
+    config('      signup_enabled: false\n');
+    const r = await wd.run(['plan', '--json', '--detailed-exitcode', '--unavailable-secrets', 'skip']);
+    expect(r.code).toBe(2);
+    const plan = JSON.parse(r.stdout);
+    expect(plan.changes[0].attributes.map((a: { name: string }) => a.name)).toEqual(['signup_enabled']);
+    expect(plan.changes[0].payload.secrets).toEqual({});
+  });
+
+  it('is an error without the option, in validate too, and always in apply', async () => {
+    const plan = await wd.run(['plan']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('PLUMB_ENV_MISSING');
+    expect((await wd.run(['validate'])).code).toBe(1);
+    const v = await wd.run(['validate', '--unavailable-secrets', 'skip', '--json']);
+    expect(v.code).toBe(0);
+    expect(JSON.parse(v.stdout).diagnostics).toMatchObject([{ severity: 'info', code: 'PLUMB_SECRET_UNAVAILABLE' }]);
+    expect((await wd.run(['apply', '--auto-approve', '--unavailable-secrets', 'skip'])).stderr).toContain('Unknown option "--unavailable-secrets"');
+    const apply = await wd.run(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('PLUMB_ENV_MISSING');
+  });
+
+  it('does not apply to a variable outside application settings', async () => {
+    wd.write('other.yaml', 'version: 1\ninstances:\n  local:\n    projects:\n      ops/x:\n        files:\n          A.md:\n            content: ${env:NOT_SET}\n');
+    const r = await wd.run(['validate', 'other.yaml', 'plumb.yaml', '--unavailable-secrets', 'skip']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Environment variable NOT_SET is not set');
+  });
+});
