@@ -58,7 +58,7 @@ export function backendUrl(spec: string, env: NodeJS.ProcessEnv, allowUrls: read
   }
   const base = `${url.origin}${url.pathname.slice(0, url.pathname.indexOf('/api/v4/'))}`;
   const refused = urlRefusal(base, 'state backend', urlPolicy(env, allowUrls));
-  if (refused) throw new StateBackendError('PLUMB_STATE_BACKEND', `The state backend ${base} is not an instance plumb may send a token to`, refused.suggestion);
+  if (refused) throw new StateBackendError('PLUMB_STATE_BACKEND', `The state backend ${base} is not a pinned instance: plumb sends no token there`, refused.suggestion);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new StateBackendError('PLUMB_STATE_BACKEND', `The state backend ${base} is plain HTTP`, 'use https (plain HTTP only on loopback)');
   }

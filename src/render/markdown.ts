@@ -37,7 +37,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
   const notes = plan.drift.filter((d) => d.informational);
   if (notes.length > 0) {
     head.push('**Notes**', '');
-    for (const d of notes) head.push(`- \`${d.address}\`: ${d.summary.replace(/[|<>`]/g, ' ')}`);
+    for (const d of notes) head.push(`- ${mdCode(d.address)}: ${mdText(d.summary)}`);
     head.push('');
   }
   if (plan.diagnostics.length > 0) {

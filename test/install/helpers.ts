@@ -73,6 +73,8 @@ export async function startEmulatorProcess(command: readonly string[], opts: { c
  * into `dir`, with the instance's URL pointed at `url`. Returns the configuration directory.
  */
 export function examplesAt(examplesDir: string, dir: string, url: string): string {
+  // A GitOps repository: its work tree is the configuration root, so `source: ../files/…` is inside.
+  mkdirSync(path.join(dir, '.git'), { recursive: true });
   for (const sub of ['plumb', 'files']) cpSync(path.join(examplesDir, sub), path.join(dir, sub), { recursive: true });
   mkdirSync(path.join(dir, 'secrets'), { recursive: true });
   const instance = path.join(dir, 'plumb/instance.yaml');
