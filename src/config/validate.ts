@@ -13,7 +13,7 @@ import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
+import { checkTokenLifetimes, checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
@@ -622,6 +622,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
     });
   }
   checkTokenSinksAndSelf(instances, ctx);
+  checkTokenLifetimes(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',
