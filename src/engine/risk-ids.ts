@@ -10,6 +10,7 @@ export const RISKS = {
   'personal-tokens-disabled': 'disable_personal_access_tokens while plumb authenticates with a personal access token',
   'password-sign-in-off': 'turning off password sign-in for both the web and Git over HTTP(S)',
   'token-lifetime-revokes-credential': "lowering max_personal_access_token_lifetime below the remaining life of plumb's token",
+  'token-lifetime-lowered': 'lowering max_personal_access_token_lifetime below the remaining life of tokens plumb manages (the instance revokes them)',
   'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
   'prune-own-credential': "pruning (or superseding) a group access token that is the credential plumb runs with",
 } as const satisfies Record<string, string>;
