@@ -450,3 +450,24 @@ describe('Pages with --target', () => {
     expect(after.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual(['local.project["platform/site"].pages']);
   });
 });
+
+describe('Pages with --target', () => {
+  it('reads only the targeted Pages block', async () => {
+    await start();
+    config({ 'platform/site': ['pages_https_only: true'], 'platform/docs': ['pages_https_only: false'] });
+    rec.requests.length = 0;
+    const r = await wd.run(['plan', '--json', '--target', 'local.project["platform/docs"].pages']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rec.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /projects/platform%2Fdocs/pages']);
+  });
+
+  it('does not read the files of the project whose Pages block is targeted', async () => {
+    await start();
+    const text = config({ 'platform/docs': ['pages_https_only: false'] }).replace('        pages:', '        files:\n          README.md: {content: "docs\\n"}\n        pages:');
+    wd.write('plumb.yaml', text);
+    rec.requests.length = 0;
+    const r = await wd.run(['plan', '--json', '--target', 'local.project["platform/docs"].pages']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rec.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /projects/platform%2Fdocs/pages']);
+  });
+});

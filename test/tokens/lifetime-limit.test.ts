@@ -51,7 +51,7 @@ instances:
   h.allow('secrets/short.token');
 }
 
-const env = () => (h.emu.state.tokenByValue(OPS_TOKEN) ? { PLUMB_TOKEN: OPS_TOKEN } : {});
+const env = (): Record<string, string> => (h.emu.state.tokenByValue(OPS_TOKEN) ? { PLUMB_TOKEN: OPS_TOKEN } : {});
 
 describe('lowering the token lifetime limit', () => {
   it('is a risk naming the managed tokens it revokes, refused at apply until accepted', async () => {

@@ -151,6 +151,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     sinkChecks.set(ctx, checked);
     for (const g of groups) {
       for (const t of g.accessTokens) {
+        // A token no target selects is neither issued nor checked.
+        if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
         const problem = checkSink(t.sink, env(ctx), checked);
         if (!problem) continue;
         sinkErrors.push(
@@ -175,7 +177,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     const self = changes.filter((c) => c.payload.self === true);
     const others = changes.filter((c) => !self.includes(c));
     const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
-    const risks = await revocationRisks(ctx, changes, (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
+    const risks = await revocationRisks(ctx, changes.filter((c) => ctx.targets.targeted(c.address)), (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
     return {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],

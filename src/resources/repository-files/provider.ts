@@ -119,7 +119,10 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
           .filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`))
           .map(async (project): Promise<Target[]> => {
             let defaultBranch: string | undefined;
-            if (project.files.some((f) => f.branches.length === 0)) {
+            // Read only when a target can select a file of this project on its default branch.
+            const onDefault = project.files.filter((f) => f.branches.length === 0);
+            const projectSeg = `project[${JSON.stringify(project.ref)}]`;
+            if (onDefault.some((f) => ctx.targets.withinSegments([ctx.instance.name, projectSeg, { startsWith: 'branch[' }, `file[${JSON.stringify(f.path)}]`]))) {
               try {
                 defaultBranch = (await projectOf(project.ref)).default_branch;
               } catch (err) {
