@@ -471,3 +471,18 @@ describe('Pages with --target', () => {
     expect(rec.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /projects/platform%2Fdocs/pages']);
   });
 });
+
+describe('one project under two names', () => {
+  it('refuses Pages declared under the id and the path (PLUMB_DUPLICATE_RESOURCE), and patches nothing', async () => {
+    await start();
+    config({ 'platform/site': ['pages_https_only: true'], '31': ['pages_https_only: false'] });
+    const r = await wd.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.stdout) as Plan;
+    expect(plan.diagnostics.filter((d) => d.code === 'PLUMB_DUPLICATE_RESOURCE')).toHaveLength(1);
+    rec.requests.length = 0;
+    const a = await wd.run(['apply', '--auto-approve']);
+    expect(a.code).toBe(1);
+    expect(calls('PATCH')).toEqual([]);
+  });
+});

@@ -20,6 +20,7 @@ import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { distinctProjects } from '../../engine/same-project.js';
 import { parsePagesPayload } from './payload.js';
 import type { PagesPayload, PagesUpdate } from './payload.js';
 
@@ -286,11 +287,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
   async plan(ctx): Promise<PlanResponse> {
     // One GET per project, all at once (the client bounds the concurrency).
     const selected = declared(ctx).filter((p) => ctx.targets.within(pagesAddress(ctx.instance.name, p.ref)));
-    const perProject = await Promise.all(selected.map((p) => planProject(ctx, p)));
+    // A project declared under two names (id and path) is planned under neither.
+    const { distinct, diagnostics: duplicates } = await distinctProjects(ctx, selected, 'Pages', (p) => p.pages.pointer);
+    const perProject = await Promise.all(distinct.map((p) => planProject(ctx, p)));
     return {
       changes: perProject.flatMap((r) => r.changes),
       drift: perProject.flatMap((r) => r.drift),
-      diagnostics: perProject.flatMap((r) => r.diagnostics),
+      diagnostics: [...duplicates, ...perProject.flatMap((r) => r.diagnostics)],
       risks: perProject.flatMap((r) => r.risks),
     };
   },

@@ -21,6 +21,7 @@ import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../e
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { distinctProjects } from '../../engine/same-project.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { unifiedDiff } from './diff.js';
@@ -113,10 +114,17 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     const diagnostics: PlanDiagnostic[] = [];
     const projectOf = memoProjects(ctx);
     // One GET per project only when a file of it names no branch (to learn the default branch).
+    // A project declared under two names (id and path) is planned under neither.
+    const { distinct, diagnostics: duplicates } = await distinctProjects(
+      ctx,
+      ctx.instance.projects.filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`)),
+      'files',
+      (p) => p.pointer,
+    );
+    diagnostics.push(...duplicates);
     const targets = (
       await Promise.all(
-        ctx.instance.projects
-          .filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`))
+        distinct
           .map(async (project): Promise<Target[]> => {
             let defaultBranch: string | undefined;
             // Read only when a target can select a file of this project on its default branch.
