@@ -486,3 +486,36 @@ describe('one project under two names', () => {
     expect(calls('PATCH')).toEqual([]);
   });
 });
+
+describe('a Pages write answered with an error after the instance carried it out', () => {
+  it('reads the Pages again after a 500 to the PATCH and reports the update as applied', async () => {
+    await start();
+    config({ 'platform/site': ['pages_unique_domain_enabled: true'] });
+    emu.addFault({ method: 'PATCH', path: '/projects/*/pages', action: { kind: 'status', status: 500, after: true } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('answered 500, but reading the Pages again shows pages_unique_domain_enabled as declared');
+    expect(emu.requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+    expect(pagesOf('platform/site').uniqueDomainEnabled).toBe(true);
+  });
+
+  it('reads the Pages again after a 500 to the unpublish and reports it as applied', async () => {
+    await start();
+    config({ 'platform/site': ['published: false', 'allow_unpublish: true'] });
+    emu.addFault({ method: 'DELETE', path: '/projects/*/pages', action: { kind: 'status', status: 500, after: true } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('reading back shows nothing deployed');
+    expect(emu.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+  });
+
+  it('names the missing api scope, not the role, when a read_api token patches Pages', async () => {
+    await start(PAGES_SEED, OWNER_READ);
+    config({ 'platform/site': ['pages_unique_domain_enabled: true'] });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_PAGES_FORBIDDEN');
+    expect(r.stderr).toContain('api scope');
+    expect(r.stderr).not.toContain('Maintainer role');
+  });
+});

@@ -104,6 +104,17 @@ function refusal(ctx: InstanceContext, project: PagesProject, err: ApiError, add
       pointer: at,
     });
   }
+  if (err instanceof ApiForbiddenError && /scope/i.test(err.serverMessage ?? '')) {
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_FORBIDDEN',
+      summary: `plumb's token lacks the scope to ${call.startsWith('GET') ? 'read' : 'change'} the Pages of project "${project.ref}": ${call.startsWith('GET') ? 'reading needs read_api or api' : 'a change needs the api scope (read_api only reads)'}`,
+      detail: `${call} answered 403${said}. The token's role is not the problem: its scopes are.`,
+      suggestion: `give ${ctx.instance.tokenEnv} a token with the api scope`,
+      address,
+      pointer: at,
+    });
+  }
   if (err instanceof ApiForbiddenError) {
     return planDiagnostic(ctx, {
       severity: 'error',
@@ -335,6 +346,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
         return { applied: true, diagnostics: [], notes: [`updated ${names.join(', ')} in one request`] };
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // Whatever the status, the Pages as they are now say whether the PATCH was carried out
+        // (a 500 can follow the write); it is never repeated.
+        const now = await getPages(ctx.client, project.ref).catch(() => undefined);
+        const names = Object.keys(payload.set) as Field[];
+        if (now && names.every((f) => holds(f, liveValue(now, f), payload.set[f]))) {
+          return { applied: true, diagnostics: [], notes: [`${call} answered ${err.status ?? 'without an answer'}, but reading the Pages again shows ${names.join(', ')} as declared: the update was carried out`] };
+        }
         const fieldPointers = Object.keys(payload.set).map((f) => joinPointer(project.pages.pointer, f));
         const d = refusal(ctx, project, err, change.address, call, fieldPointers);
         if (!d) throw err;
@@ -347,12 +365,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
       return { applied: true, diagnostics: [], notes: ['unpublished'] };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      if (err.code === 'PLUMB_API_AMBIGUOUS') {
-        // The DELETE is not repeated on an unclear outcome: read what the instance serves now.
-        const now = await getPages(ctx.client, project.ref).catch(() => undefined);
-        if (now && !isPublished(now)) return { applied: true, diagnostics: [], notes: ['the DELETE had no clear answer; reading back shows nothing deployed'] };
-        throw err;
+      // Whatever the status (a lost answer, a 500 after the removal, a retry answered 404), the
+      // Pages as they are now say whether the site is gone; the DELETE is not repeated.
+      const now = await getPages(ctx.client, project.ref).catch((readErr: unknown) => (readErr instanceof ApiNotFoundError ? ('gone' as const) : undefined));
+      if (now !== undefined && (now === 'gone' ? err.code === 'PLUMB_API_AMBIGUOUS' || (err.status ?? 0) >= 500 : !isPublished(now))) {
+        return { applied: true, diagnostics: [], notes: [`${call} ${err.status !== undefined ? `answered ${err.status}` : 'had no clear answer'}; reading back shows nothing deployed`] };
       }
+      if (err.code === 'PLUMB_API_AMBIGUOUS') throw err;
       const d = refusal(ctx, project, err, change.address, call);
       if (!d) throw err;
       return { applied: false, diagnostics: [d], notes: [] };

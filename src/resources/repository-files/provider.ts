@@ -240,17 +240,30 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       record();
       return { applied: true, diagnostics: [], notes: [`${p.op === 'delete' ? 'deleted from' : 'committed to'} ${p.branch}`] };
     } catch (err) {
-      if (err instanceof ApiAmbiguousError) {
-        // The write may or may not have happened: the file as it is now says which.
-        const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
+        // Whatever the status (a lost answer, a 500 after the commit, a refusal), the file as it is
+        // now says what happened: read it again, never repeat the write.
+        const call = err.status !== undefined ? `${err.method} ${err.path} answered ${err.status}` : `the answer was lost (${err.method} ${err.path})`;
+        let now: Base;
+        try {
+          now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+        } catch (readErr) {
+          const why = ctx.secrets.redact(readErr instanceof Error ? readErr.message : String(readErr));
+          return failed(ctx, change, err instanceof ApiAmbiguousError ? err.code : 'PLUMB_FILE_OUTCOME_UNKNOWN', `${p.op} of ${p.path} on ${p.branch}: outcome unknown (${ctx.secrets.redact(err.message)})`, 'run `plumb plan` once the instance answers: it shows the file as it is', `${call}, and reading the file again failed too (${why}); plumb did not repeat the write.`);
+        }
         if (holds(now.live, p, sha)) {
           record();
-          return { applied: true, diagnostics: [], notes: [`the answer was lost; reading the file again shows ${p.branch} holds the declared file`] };
+          return { applied: true, diagnostics: [], notes: [`${call}, but reading the file again shows ${p.branch} holds the declared file: the write was carried out`] };
         }
-        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'the file is not as declared after the lost answer; run `plumb plan` to see it as it is now', `${err.method} ${err.path}: the connection ended without an answer; HEAD shows the file unchanged.`);
-      }
-      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
-        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'check the project path, the branch and the token\'s role (Developer at least), then plan again', `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`);
+        const refusal = err.status !== undefined && err.status < 500;
+        return failed(
+          ctx,
+          change,
+          err.code,
+          ctx.secrets.redact(`${p.op} of ${p.path} on ${p.branch} failed: ${err.message}`),
+          refusal ? "check the project path, the branch and the token's role (Developer at least), then plan again" : 'run `plumb apply` again once the instance answers (the file is unchanged)',
+          `${call}; reading the file again shows it unchanged since the plan, so nothing was written (plumb did not repeat the write).`,
+        );
       }
       if (!(err instanceof ApiBadRequestError)) throw err;
       // A 400 does not say why (an update's message is the same for every cause): read the file again.
