@@ -117,6 +117,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_BASE64: 'Content declared as base64 is not valid base64.',
   PLUMB_FILE_COMMIT_TEMPLATE: 'A commit message template uses a placeholder other than {path}, {branch}, {project}, {action}.',
   PLUMB_FILE_OUTCOME_UNKNOWN: 'A file write failed and reading the file again failed too, so plumb cannot tell whether it was written.',
+  PLUMB_FILE_START_BRANCH_MISSING: "A file's start_branch does not exist (and neither does the branch it would create).",
   PLUMB_FILE_BRANCH_MISSING: 'A branch a file is declared on does not exist, and the file declares no start_branch to create it from.',
   PLUMB_FILE_CONFLICT: 'A file was changed by another commit since the plan; plumb did not overwrite it.',
   PLUMB_FILE_SOURCE_CHANGED: "A file's local content changed between plan and apply; plumb did not write it.",

@@ -13,7 +13,7 @@ import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError } fro
 import { getProjectRef } from '../../api/namespaces.js';
 import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
-import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
+import { createFile, deleteFile, getFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
 import type { DesiredFile, DesiredProject } from '../../config/model.js';
 import { MASK } from '../../config/secrets.js';
@@ -78,6 +78,52 @@ async function readBase(ctx: InstanceContext, project: string, path: string, bra
   const live = await head(ctx, project, path, branch);
   if (live || startBranch === undefined || startBranch === branch) return { readFrom: branch, live };
   return { readFrom: startBranch, startBranch, live: await head(ctx, project, path, startBranch) };
+}
+
+/**
+ * Whether a branch exists, asked only after a HEAD on it answered 404 (a HEAD has no body: the file
+ * or the branch may be missing). There is no branch endpoint in the interface: a GET of the same
+ * file on that ref answers "404 Commit Not Found" when the ref does not exist and "404 File Not
+ * Found" when only the file is missing. One question per project and branch per plan.
+ */
+type BranchCheck = (project: string, branch: string, path: string) => Promise<boolean>;
+
+function branchChecker(ctx: InstanceContext): BranchCheck {
+  const seen = new Map<string, Promise<boolean>>();
+  return (project, branch, path) => {
+    const key = lane(project, branch);
+    let known = seen.get(key);
+    if (!known) {
+      known = getFile(ctx.client, project, path, branch).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof ApiNotFoundError) return !/commit|ref|branch/i.test(err.serverMessage ?? '');
+          throw err;
+        },
+      );
+      seen.set(key, known);
+    }
+    return known;
+  };
+}
+
+/** What a plan learns about a file and its branch: the base to compare with, or why it cannot. */
+type PlanBase = (Base & { readonly branchMissing?: boolean }) | { readonly problem: 'branch-missing' | 'start-branch-missing' };
+
+/**
+ * The file as a write will find it. On its branch when the branch exists (even without the file:
+ * then it is created there, never compared with `start_branch`); when the branch does not exist,
+ * on `start_branch`, which the first write creates the branch from.
+ */
+async function planBase(ctx: InstanceContext, project: string, file: DesiredFile, branch: string, branchExists: BranchCheck): Promise<PlanBase> {
+  const live = await head(ctx, project, file.path, branch);
+  if (live) return { readFrom: branch, live };
+  if (await branchExists(project, branch, file.path)) return { readFrom: branch, live: undefined };
+  const start = file.startBranch;
+  if (start === undefined || start === branch) return { problem: 'branch-missing' };
+  const fromStart = await head(ctx, project, file.path, start);
+  if (!fromStart && !(await branchExists(project, start, file.path))) return { problem: 'start-branch-missing' };
+  return { readFrom: start, startBranch: start, live: fromStart, branchMissing: true };
 }
 
 /** The live state a change was planned against. Without the SHA-256 for secret content: the last commit says when it moved. */
@@ -171,16 +217,26 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       return h;
     };
 
-    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
+    const branchExists = branchChecker(ctx);
+    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf, branchExists).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
 
     const changes: ResourceChange[] = [];
     const drift: DriftEntry[] = [];
     // The first write to a branch that does not exist yet creates it; later ones find it.
     const creating = new Set<string>();
+    // Branches that do not exist yet, and whether a planned write creates each.
+    const missing = new Map<string, { created: boolean; first: ResourceChange }>();
     for (const r of results) {
       if ('diagnostic' in r) {
         diagnostics.push(r.diagnostic);
         continue;
+      }
+      if ('skip' in r) continue;
+      if (r.branchMissing) {
+        const p = r.change.payload as FilePayload;
+        const l = lane(p.project, p.branch);
+        const m = missing.get(l) ?? { created: false, first: r.change };
+        missing.set(l, { ...m, created: m.created || r.change.action !== 'no-op' });
       }
       let change = r.change;
       const p = change.payload as FilePayload;
@@ -193,6 +249,21 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       }
       changes.push(change);
       if (r.drift) drift.push(r.drift);
+    }
+    for (const { created, first } of missing.values()) {
+      if (created) continue;
+      const p = first.payload as FilePayload;
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_FILE_BRANCH_MISSING',
+          summary: `Branch "${p.branch}" of project "${p.project}" does not exist, and no declared file can create it: each equals its copy on start_branch "${p.startBranch}"`,
+          detail: 'A branch is created by the first write to it; writing a file as it already is on start_branch is an empty commit, which the instance refuses. Without a write, the branch would never exist and the plan would show it in sync for ever.',
+          suggestion: `create branch "${p.branch}" on the instance, or declare on it a file that differs from "${p.startBranch}"`,
+          address: first.address,
+          pointer: first.pointer,
+        }),
+      );
     }
     return { changes, drift, diagnostics };
   },
@@ -324,7 +395,7 @@ function readFailure(ctx: InstanceContext, err: unknown, pointer: string, what: 
   return planDiagnostic(ctx, { severity: 'error', code: 'PLUMB_FILE_MISSING', summary: ctx.secrets.redact(`Cannot read ${what}: ${err instanceof Error ? err.message : String(err)}`), pointer });
 }
 
-type Planned = { change: ResourceChange; drift?: DriftEntry } | { diagnostic: PlanDiagnostic };
+type Planned = { change: ResourceChange; drift?: DriftEntry; branchMissing?: boolean } | { diagnostic: PlanDiagnostic } | { skip: true };
 
 /** One GET per project at most, shared by its files: the default branch, or whether a 404 means the project. */
 function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef> {
@@ -336,15 +407,41 @@ function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef
   };
 }
 
-async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>): Promise<Planned> {
+async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>, branchExists: BranchCheck): Promise<Planned> {
   const { project, file, branch } = t;
   const at = address(ctx.instance.name, { project: project.ref, branch, path: file.path });
-  const [base, sha] = await Promise.all([
-    readBase(ctx, project.ref, file.path, branch, file.state === 'present' ? file.startBranch : undefined),
+  const [found, sha] = await Promise.all([
+    (async () => {
+      const b = await planBase(ctx, project.ref, file, branch, branchExists).catch(async (err: unknown) => {
+        // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
+        await projectOf(project.ref);
+        throw err;
+      });
+      if (!('problem' in b) && !b.live) await projectOf(project.ref);
+      return b;
+    })(),
     file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),
   ]);
-  // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
-  if (!base.live && file.state === 'present') await projectOf(project.ref);
+  if ('problem' in found) {
+    if (file.state === 'absent') return { skip: true }; // no branch, so no file: nothing to delete
+    return {
+      diagnostic: planDiagnostic(ctx, {
+        severity: 'error',
+        code: found.problem === 'branch-missing' ? 'PLUMB_FILE_BRANCH_MISSING' : 'PLUMB_FILE_START_BRANCH_MISSING',
+        summary:
+          found.problem === 'branch-missing'
+            ? `Branch "${branch}" of project "${project.ref}" does not exist, and ${file.path} declares no start_branch to create it from`
+            : `start_branch "${file.startBranch}" of ${file.path} does not exist in project "${project.ref}" (branch "${branch}" does not exist either)`,
+        suggestion:
+          found.problem === 'branch-missing'
+            ? 'create the branch, or declare `start_branch:` on the file to create it from another branch'
+            : `check the name of start_branch (a branch of "${project.ref}" that exists)`,
+        address: at,
+        pointer: found.problem === 'branch-missing' ? file.pointer : `${file.pointer}/start_branch`,
+      }),
+    };
+  }
+  const base = found;
   const live = base.live;
   let op: FileOp = 'none';
   const reasons: Reason[] = [];
@@ -408,7 +505,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     order: { lane: lane(project.ref, branch) },
     ...(diff !== undefined && { diff }),
   };
-  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }) };
+  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }), ...(base.branchMissing && { branchMissing: true }) };
 }
 
 /** A file plumb wrote that a push changed since: drift (only when it still differs from the configuration). */
