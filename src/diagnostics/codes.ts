@@ -88,6 +88,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_DATE_INVALID: 'A date is not a calendar date.',
   PLUMB_TOKEN_BEYOND_MAX_LIFETIME: "A token's lifetime or expires_at goes beyond the instance's declared max_personal_access_token_lifetime.",
   PLUMB_TOKENS_REVOKED_BY_LIMIT: 'A new max_personal_access_token_lifetime made the instance revoke tokens plumb manages (their sinks hold dead secrets).',
+  PLUMB_TOKEN_FAMILY_REVOKED: 'The instance revoked a whole token family after a rotation was repeated (two applies at once, or a rotation outside plumb): the delivered secret does not work.',
   PLUMB_TOKEN_EXPIRES_IN_PAST: "A token's expires_at is not after today.",
   PLUMB_TOKEN_ROTATION_WINDOW: 'rotate_before_days is not smaller than lifetime_days.',
   PLUMB_TOKEN_SINK_MISSING: 'A token has no sink to deliver its secret to.',

@@ -125,6 +125,41 @@ function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: numb
   return list;
 }
 
+/**
+ * The list that confirms rotations: made after them, and shared by the rotations of a group that
+ * finish before it is sent (a group rotated as one batch confirms with one list at the end). A
+ * rotation finishing after it was sent waits for the next one.
+ */
+interface PendingConfirm {
+  readonly list: Promise<GroupAccessToken[]>;
+  readonly send: () => void;
+  timer: ReturnType<typeof setTimeout>;
+  readonly firstAt: number;
+}
+const confirmLists = new WeakMap<InstanceContext, Map<string, PendingConfirm>>();
+/** A confirming list waits this long for the group's next rotation to finish (at most CONFIRM_MAX_WAIT_MS in all). */
+const CONFIRM_QUIET_MS = 40;
+const CONFIRM_MAX_WAIT_MS = 400;
+
+function confirmList(ctx: InstanceContext, group: string): Promise<GroupAccessToken[]> {
+  let lists = confirmLists.get(ctx);
+  if (!lists) confirmLists.set(ctx, (lists = new Map()));
+  const mine = lists;
+  const pending = lists.get(group);
+  if (pending) {
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(pending.send, Math.max(0, Math.min(CONFIRM_QUIET_MS, pending.firstAt + CONFIRM_MAX_WAIT_MS - performance.now())));
+    return pending.list;
+  }
+  let send!: () => void;
+  const list = new Promise<void>((r) => (send = r)).then(() => {
+    mine.delete(group);
+    return listGroupAccessTokens(ctx.client, groupParam(group));
+  });
+  lists.set(group, { list, send, timer: setTimeout(send, CONFIRM_QUIET_MS), firstAt: performance.now() });
+  return list;
+}
+
 /** Sink directories checked in this session (plan, then apply): one look per directory. */
 const sinkChecks = new WeakMap<InstanceContext, SinkCheckCache>();
 
@@ -701,7 +736,7 @@ class TokenApply {
         `move \`self: true\` to the token plumb authenticates with ("${issued.name}")`,
       );
     }
-    if (delivered) return this.#done();
+    if (delivered) return this.#confirmRotation(target.id, issued.id);
     // Rotating revoked the old token: revoking the new one would leave consumers with nothing.
     this.#remember({ id: issued.id, name: p.name, kind: 'secret-not-received' });
     return this.#stop(
@@ -773,6 +808,39 @@ class TokenApply {
     return this.#fail('PLUMB_TOKEN_REVOKE_FAILED', `Token "${p.name}" (id ${target.id}) could not be revoked; it is still active`, 'run `plumb apply` again');
   }
 
+  /**
+   * A rotation is reported as done only once a list made after it shows the new token active: a
+   * second rotation of the old token meanwhile (another apply running at the same time) is a reuse,
+   * and the instance answers it by revoking the whole token family, the new token included.
+   */
+  async #confirmRotation(oldId: number, newId: number): Promise<ApplyResponse> {
+    let list: GroupAccessToken[];
+    try {
+      list = await confirmList(this.#ctx, this.#p.group);
+    } catch (err) {
+      this.#notes.push(`could not confirm that id ${newId} is active (${err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err)}); run \`plumb plan\` to check`);
+      return this.#done();
+    }
+    const now = list.find((x) => x.id === newId);
+    if (!now || isActive(now)) {
+      this.#notes.push(`confirmed id ${newId} is active`);
+      return this.#done();
+    }
+    return this.#familyRevoked(oldId, newId, `the rotation to id ${newId} succeeded and its secret was delivered, but a list made right after shows id ${newId} ${liveState(now)}`);
+  }
+
+  /** The instance revoked the token family: said loudly, with what happened and what to do. */
+  #familyRevoked(oldId: number, newId: number | undefined, what: string): ApplyResponse {
+    const p = this.#p;
+    this.#updateSlot({ unknown: undefined });
+    return this.#stop(
+      'PLUMB_TOKEN_FAMILY_REVOKED',
+      `TOKEN FAMILY REVOKED: the instance revoked every token of the family of "${p.name}" (group "${p.group}"): ${what}`,
+      `Rotating a token that is already revoked is a reuse attempt, and the instance answers it by revoking the whole family (id ${oldId}${newId !== undefined ? `, id ${newId}` : ''} and every token rotated from them). This happens when two applies rotate the same token at once (overlapping pipelines, or a laptop during CI), or when the token was rotated outside plumb meanwhile. The secret in the sink of "${p.name}" no longer works, and whatever uses it is locked out now.`,
+      'make sure only one `plumb apply` runs at a time for this instance, then run `plumb plan` and `plumb apply`: they create the token anew and deliver a fresh secret to its sink',
+    );
+  }
+
   // --- failure analysis -------------------------------------------------------------------------
 
   /**
@@ -782,6 +850,15 @@ class TokenApply {
   async #afterFailedIssue(err: unknown, before: GroupAccessToken[], op: 'create' | 'rotate' | 'replace'): Promise<ApplyResponse> {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
+    if (op === 'rotate' && err instanceof ApiError && err.status === 401) {
+      // 401 to a rotation of a token plumb just listed as active: it was rotated meanwhile, and this
+      // rotation was a reuse that revokes the whole family. A list (a read) says which.
+      const now = await this.#list().catch(() => undefined);
+      const target = now?.find((x) => x.id === p.tokenId);
+      if (now && target && !isActive(target) && !now.some((x) => x.name === p.name && isActive(x))) {
+        return this.#familyRevoked(p.tokenId!, undefined, `the rotation of id ${p.tokenId} was refused (${what}) because the token had been rotated meanwhile, and no token named "${p.name}" is active now`);
+      }
+    }
     if (!mayHaveActed(err)) {
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
