@@ -169,3 +169,17 @@ describe('self rotation', () => {
     expect(h.emu.requests.filter((x) => x.path === '/personal_access_tokens/self')).toEqual([]);
   });
 });
+
+describe('a group access token without access to the group tokens', () => {
+  it('names the kind of credential as the cause of the 401, not an invalid or expired token', async () => {
+    h = await harness({
+      groups: [{ full_path: 'platform', access_tokens: [seedToken('plumb', CREDENTIAL, { id: 70, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 30) })] }],
+    });
+    h.config({ platform: { tokens: { ci: {} } } });
+    const r = await h.run(['plan'], asCredential);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain('is a group or project access token');
+    expect(out).not.toContain('valid, not expired');
+  });
+});

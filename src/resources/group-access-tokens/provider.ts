@@ -39,6 +39,7 @@ import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkEr
 import type { SinkCheckCache } from './sinks.js';
 import { TokenState } from './state.js';
 import { revocationRisks } from './risks.js';
+import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
 import type { TokenPayload } from './payload.js';
@@ -300,7 +301,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
         severity: 'error',
         code: err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
         summary: ctx.secrets.redact(`Cannot list the access tokens of group "${g.ref}": ${err instanceof Error ? err.message : String(err)}`),
-        suggestion: listFailureHelp(err, ctx.instance.tokenEnv),
+        suggestion: await listFailureHelp(ctx, err, g.ref),
         address: `${instance.name}.group[${JSON.stringify(g.ref)}]`,
         pointer: g.pointer,
       }),
@@ -359,8 +360,19 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
  * the credential's scopes, not the caller's role: a token holding only `self_rotate` may rotate
  * itself but not list the group, and plumb lists before it plans anything.
  */
-function listFailureHelp(err: unknown, tokenEnv: string): string {
+async function listFailureHelp(ctx: InstanceContext, err: unknown, group: string): Promise<string> {
+  const tokenEnv = ctx.instance.tokenEnv;
   if (!(err instanceof ApiError)) return 'check that the instance is reachable and plan again';
+  if (err.status === 401) {
+    // A 401 is also the answer to a credential that works but may not see the group's tokens
+    // (a group access token, whatever its role): `GET /user` tells the two apart.
+    const cred = await credentialOf(ctx);
+    if (cred.user) {
+      return cred.kind === 'resource'
+        ? `the credential in ${tokenEnv} is a group or project access token (user ${cred.user.username}), which may not list or manage the access tokens of group "${group}" whatever its role; plumb needs an administrator's or a group Owner's personal access token (a group access token may only rotate itself, with \`self: true\`)`
+        : `the credential in ${tokenEnv} (user ${cred.user.username}) works but may not manage the access tokens of this group: it needs to belong to an administrator or an Owner of the group`;
+    }
+  }
   if (err.status === 403 && /scope/i.test(err.serverMessage ?? '')) {
     return `the credential in ${tokenEnv} lacks a scope to read the group's tokens: it needs read_api or api (self_rotate alone lets a token rotate itself, but plumb must list the group first to plan)`;
   }
