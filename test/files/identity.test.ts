@@ -57,3 +57,14 @@ describe('one project under two names', () => {
     expect(h.emu.requests.filter((r) => /^\/projects\/[^/]+$/.test(r.path))).toEqual([]);
   });
 });
+
+describe('drift without a state file', () => {
+  it('counts and lists a file that differs, instead of "0 resource(s) differ" with exit 2', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'changed\n' } });
+    const r = await h.run(['drift']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Drift detected: 1 resource(s) differ');
+    expect(r.stdout).toContain('differs: local.project["platform/app"].branch["main"].file["README.md"]: apply would update it');
+  });
+});
