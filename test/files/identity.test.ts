@@ -68,3 +68,14 @@ describe('drift without a state file', () => {
     expect(r.stdout).toContain('differs: local.project["platform/app"].branch["main"].file["README.md"]: apply would update it');
   });
 });
+
+describe('commit message templates', () => {
+  it('write {{ and }} as literal braces around the placeholders', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'changed\n', commit_message: 'chore {{x}}: {{{path}}} on {branch}' } });
+    const r = await h.run(['plan', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { changes: { payload: { commitMessage: string } }[] };
+    expect(plan.changes[0]!.payload.commitMessage).toBe('chore {x}: {README.md} on main');
+  });
+});

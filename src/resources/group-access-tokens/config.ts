@@ -138,10 +138,21 @@ function addDays(day: string, n: number): string {
 const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));
 
 function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredAccessToken | undefined {
+  if (name.trim() === '') {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_NAME_EMPTY',
+      summary: 'A token has an empty name',
+      detail: 'A declared token is the group\'s active token with that name; the instance refuses a token without one.',
+      suggestion: 'give the token a name (the key under access_tokens)',
+      pointer: p,
+      on: 'key',
+    });
+  }
   const scopes = Array.isArray(raw.scopes) ? raw.scopes.filter((s): s is string => typeof s === 'string') : [];
   scopes.forEach((s, i) => {
     if (!(GROUP_TOKEN_SCOPES as readonly string[]).includes(s)) {
-      const guess = closestMatch(s, GROUP_TOKEN_SCOPES);
+      const guess = (GROUP_TOKEN_SCOPES as readonly string[]).find((k) => k === s.toLowerCase()) ?? closestMatch(s.toLowerCase(), GROUP_TOKEN_SCOPES);
       push(ctx, {
         severity: 'warning',
         code: 'PLUMB_TOKEN_SCOPE_UNKNOWN',
