@@ -23,3 +23,15 @@ export function isRiskId(id: string): id is RiskId {
   return Object.prototype.hasOwnProperty.call(RISKS, id);
 }
 
+
+/**
+ * Destroys a plan lists among its risks (`gate: 'destroy'`): accepted by `--allow-destroy` or the
+ * resource's own opt-in, never by `allow_risky`. Each with how to accept it.
+ */
+export const DESTROY_IDS = {
+  'pages-unpublish': "`allow_unpublish: true` in the project's pages block, or `plumb apply --allow-destroy`",
+} as const satisfies Record<string, string>;
+
+export function isDestroyId(id: string): id is keyof typeof DESTROY_IDS {
+  return Object.prototype.hasOwnProperty.call(DESTROY_IDS, id);
+}

@@ -533,3 +533,16 @@ describe('a token beyond the declared maximum lifetime', () => {
     expect(found[1]!.suggestion).toContain('2026-07-01');
   });
 });
+
+describe('a destroy in allow_risky', () => {
+  it('says that allow_risky does not accept it and names the way that does', () => {
+    const dir = project({
+      'plumb.yaml': `${HEAD}    allow_risky: [pages-unpublish]\n    projects:\n      platform/site:\n        pages: {published: false}\n`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: dir, env: CORPUS_ENV, today: TODAY });
+    const d = only(r.diagnostics, 'PLUMB_UNKNOWN_RISK');
+    expect(d.summary).toContain('is a destroy');
+    expect(d.suggestion).toContain('--allow-destroy');
+    expect(d.suggestion).toContain('allow_unpublish: true');
+  });
+});
