@@ -50,6 +50,14 @@ describe('plan', () => {
 });
 
 describe('plan --show-content', () => {
+  it('says that only the line endings differ when the declared file has CRLF where the repository has LF', async () => {
+    h.config({ 'README.md': { content: README.replace(/\n/g, '\r\n') } });
+    const r = await h.run(['plan', '--show-content']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('only line endings differ: the declared file uses CRLF');
+    expect(r.stdout).toContain("the repository's copy LF");
+  });
+
   it('bounds the diff of a large change and reads the file through GET raw, once', async () => {
     const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
     await h.close();

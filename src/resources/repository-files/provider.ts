@@ -546,5 +546,10 @@ async function contentDiff(ctx: InstanceContext, project: string, file: DesiredF
     if (!isText(bytes)) return '(binary file on the instance: content differs, not shown)';
     before = bytes.toString('utf8');
   }
-  return unifiedDiff(file.path, before, local.toString('utf8')) || '(no line differs: line endings or a final newline differ)';
+  const after = local.toString('utf8');
+  const crlf = (t: string) => (t.includes('\r\n') ? 'CRLF (\\r\\n)' : 'LF (\\n)');
+  if (live && before !== after && before.replace(/\r\n/g, '\n') === after.replace(/\r\n/g, '\n')) {
+    return `(only line endings differ: the declared file uses ${crlf(after)}, the repository's copy ${crlf(before)}; check .gitattributes or your editor's line-ending setting)`;
+  }
+  return unifiedDiff(file.path, before, after) || '(no line differs: line endings or a final newline differ)';
 }
