@@ -736,7 +736,13 @@ class TokenApply {
     this.#ctx.secrets.add(issued.token);
     // The old credential is revoked from this moment: switch before anything else is sent.
     if (p.self) this.#ctx.client.replaceToken(issued.token);
-    this.#notes.push(`rotated id ${target.id} → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); id ${target.id} is revoked`);
+    // A self-rotation rotates whatever token authenticates: the declared one only when the names agree.
+    const selfMismatch = p.self === true && issued.name !== t.name;
+    this.#notes.push(
+      selfMismatch
+        ? `rotated plumb's credential "${issued.name}" → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); the old credential is revoked; "${t.name}" (id ${target.id}) was not rotated`
+        : `rotated id ${target.id} → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); id ${target.id} is revoked`,
+    );
     if (p.self) this.#notes.push('plumb uses the new secret for the rest of this run');
     this.#forget(target.id);
     const delivered = await this.#deliver(t, issued);
