@@ -119,6 +119,9 @@ describe('a lost answer', () => {
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('plumb.yaml:');
+    // plumb checked with HEAD: the outcome is known (nothing was written), so it is not "unknown".
+    expect(r.stdout + r.stderr).not.toMatch(/outcome unknown/i);
+    expect(r.stdout + r.stderr).toContain('reading the file again shows it unchanged');
     expect(h.file('README.md')?.data.toString()).toBe(README);
   });
 });

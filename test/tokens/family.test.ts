@@ -80,3 +80,15 @@ describe('a rotation repeated by another apply', () => {
     expect(h.count('GET', /^\/groups\/platform\/access_tokens$/)).toBe(3);
   });
 });
+
+describe('a create lost before the instance acted', () => {
+  it('is told as a failure with the state plumb found, not as "outcome unknown"', async () => {
+    h = await harness();
+    h.config({ platform: { tokens: { fresh: {} } } });
+    h.addFault({ method: 'POST', path: LIST, nth: 1, action: { kind: 'drop', when: 'before' } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no token was created');
+    expect(r.stderr).not.toMatch(/outcome unknown/i);
+  });
+});

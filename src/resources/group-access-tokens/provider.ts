@@ -25,7 +25,7 @@ import {
   rotateGroupAccessToken,
 } from '../../api/group-access-tokens.js';
 import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
-import { ApiError } from '../../api/errors.js';
+import { ApiAmbiguousError, ApiError, describeReason } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
 import type { PathParam } from '../../api/path.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../../config/model.js';
@@ -932,9 +932,11 @@ class TokenApply {
         : oldNow && isActive(oldNow)
           ? `id ${oldNow.id} is still active: the rotation did not happen.`
           : `id ${p.tokenId} is ${oldNow ? liveState(oldNow) : 'gone'} and no replacement appeared; the next plan creates a new token.`;
+    // plumb listed the group: the outcome is known now, so the failure is not told as "unknown".
+    const told = err instanceof ApiAmbiguousError ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}` : what;
     return this.#stop(
       err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-      `${op} of "${p.name}" failed: ${what}`,
+      `${op} of "${p.name}" failed: ${this.#ctx.secrets.redact(told)}`,
       `plumb listed the group again and did not repeat the request. State now: ${state}`,
       'run `plumb apply` again',
     );

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../catalogue/index.js';
-import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
+import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError, describeReason } from '../../api/errors.js';
 import { getProjectRef } from '../../api/namespaces.js';
 import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
@@ -327,11 +327,13 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
           return { applied: true, diagnostics: [], notes: [`${call}, but reading the file again shows ${p.branch} holds the declared file: the write was carried out`] };
         }
         const refusal = err.status !== undefined && err.status < 500;
+        // Checked: the outcome is known now (nothing was written), so the failure is told as such.
+        const what = err instanceof ApiAmbiguousError ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}` : err.message;
         return failed(
           ctx,
           change,
           err.code,
-          ctx.secrets.redact(`${p.op} of ${p.path} on ${p.branch} failed: ${err.message}`),
+          ctx.secrets.redact(`${p.op} of ${p.path} on ${p.branch} failed: ${what}`),
           refusal ? "check the project path, the branch and the token's role (Developer at least), then plan again" : 'run `plumb apply` again once the instance answers (the file is unchanged)',
           `${call}; reading the file again shows it unchanged since the plan, so nothing was written (plumb did not repeat the write).`,
         );
