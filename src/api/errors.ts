@@ -184,7 +184,8 @@ export class ApiAmbiguousError extends ApiError {
   }
 }
 
-function describeReason(reason: AmbiguityReason, status: number | undefined): string {
+/** What happened to a request whose outcome is unknown, in words ("the connection was lost …"). */
+export function describeReason(reason: AmbiguityReason, status: number | undefined): string {
   switch (reason) {
     case 'connection-lost':
       return 'the connection was lost after the request was sent';

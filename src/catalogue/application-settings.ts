@@ -51,7 +51,7 @@ const ACCESS = table('Access, accounts, sign-in', [
   { name: 'after_sign_out_path', type: 'string', description: 'redirect after logout' },
   { name: 'after_sign_up_text', type: 'string', description: 'text shown after sign-up' },
   { name: 'email_restrictions_enabled', type: 'boolean', description: 'restrict sign-up by email; requires email_restrictions' },
-  { name: 'email_restrictions', type: 'string', description: 'regex checked against the registration email; required when email_restrictions_enabled' },
+  { name: 'email_restrictions', type: 'string', description: 'regex checked against the registration email; required when email_restrictions_enabled', note: 'plumb refuses a value that is not a regular expression (checked with ECMAScript syntax, close to the service\'s for the common cases).' },
   { name: 'domain_denylist_enabled', type: 'boolean', description: 'block sign-ups from listed domains; requires domain_denylist' },
   { name: 'domain_denylist', type: 'string[]', description: 'blocked sign-up email domains, wildcards allowed' },
   { name: 'domain_allowlist', type: 'string[]', default: null, description: 'only these email domains may sign up; null means no restriction' },
@@ -130,8 +130,8 @@ const ACCESS = table('Access, accounts, sign-in', [
   { name: 'ecdsa_sk_key_restriction', type: 'integer', minimum: -1, default: 0, description: KEY_RESTRICTION_CURVE },
   { name: 'ed25519_key_restriction', type: 'integer', minimum: -1, default: 0, description: KEY_RESTRICTION_CURVE },
   { name: 'ed25519_sk_key_restriction', type: 'integer', minimum: -1, default: 0, description: KEY_RESTRICTION_CURVE },
-  { name: 'max_personal_access_token_lifetime', type: 'integer', tiers: SM_TT, maximum: 365, default: null, description: 'days; blank means 365; lowering it revokes tokens beyond the limit', note: `Default blank (null), which means 365. ${FOUR_HUNDRED_DAYS}` },
-  { name: 'max_ssh_key_lifetime', type: 'integer', tiers: SM_TT, maximum: 365, description: 'maximum SSH key lifetime in days', note: `The spec gives the maximum only through "same 400-day extension" (i.e. 365 by default). ${FOUR_HUNDRED_DAYS}` },
+  { name: 'max_personal_access_token_lifetime', type: 'integer', tiers: SM_TT, minimum: 1, maximum: 365, default: null, description: 'days; blank means 365; lowering it revokes tokens beyond the limit', note: `Default blank (null), which means 365. ${FOUR_HUNDRED_DAYS}` },
+  { name: 'max_ssh_key_lifetime', type: 'integer', tiers: SM_TT, minimum: 1, maximum: 365, description: 'maximum SSH key lifetime in days', note: `The spec gives the maximum only through "same 400-day extension" (i.e. 365 by default). ${FOUR_HUNDRED_DAYS}` },
   { name: 'require_personal_access_token_expiry', type: 'boolean', since: '17.3', description: 'personal access tokens must have an expiry date' },
   { name: 'service_access_tokens_expiration_enforced', type: 'boolean', description: 'service account tokens must have an expiry date' },
   { name: 'personal_access_token_prefix', type: 'string', description: 'prefix of generated personal access tokens' },
@@ -304,7 +304,7 @@ const SEARCH_ENGINE = table(
 // 2.1 CI, pipelines, containers, packages, imports
 // ---------------------------------------------------------------------------------------------
 const CI = table('CI, pipelines, containers, packages, imports', [
-  { name: 'archive_builds_in_human_readable', type: 'string', description: 'age after which jobs are archived (>= 1 day, e.g. a count plus days/months/years); empty = never' },
+  { name: 'archive_builds_in_human_readable', type: 'string', description: 'age after which jobs are archived (>= 1 day, e.g. a count plus days/months/years); empty = never', note: 'plumb reads the duration (a number and a unit from seconds to years, several parts allowed) and refuses one shorter than a day; a form it cannot read is left to the instance.' },
   { name: 'auto_devops_domain', type: 'string', description: 'default Auto DevOps domain' },
   { name: 'auto_devops_enabled', type: 'boolean', description: 'Auto DevOps for projects without CI configuration' },
   { name: 'ci_delete_pipelines_in_seconds_limit_human_readable', type: 'string', default: '1 year', description: 'maximum age of pipelines before automatic deletion (human-readable)' },
@@ -368,7 +368,7 @@ const CI = table('CI, pipelines, containers, packages, imports', [
   { name: 'diff_max_files', type: 'integer', description: 'maximum files in a diff' },
   { name: 'diff_max_lines', type: 'integer', description: 'maximum lines in a diff' },
   { name: 'hashed_storage_enabled', type: 'boolean', default: true, fixed: true, description: 'hashed repository storage; always on', note: 'The spec says "always on": it reads true and the instance refuses false.' },
-  { name: 'repository_storages_weighted', type: 'hash', description: 'storage name to integer weight for new repositories', note: 'Spec type "hash of string to integer"; recorded as hash (values are integer weights).' },
+  { name: 'repository_storages_weighted', type: 'hash', values: { minimum: 0, maximum: 100 }, description: 'storage name to integer weight (0–100) for new repositories', note: 'Spec type "hash of string to integer"; recorded as hash (values are integer weights, 0 to 100 as the service validates them).' },
   { name: 'repository_checks_enabled', type: 'boolean', description: 'periodic repository integrity checks' },
   { name: 'mirror_available', type: 'boolean', description: 'non-admins may set up repository mirroring' },
   { name: 'mirror_capacity_threshold', type: 'integer', tiers: HT, description: 'minimum free mirror capacity before scheduling more mirrors' },

@@ -53,6 +53,8 @@ export interface SettingSpec {
   /** ECMAScript regex (without slashes) the string must match. */
   readonly pattern?: string;
   readonly maxItems?: number;
+  /** Hash settings whose values are integers within bounds (repository_storages_weighted: 0–100). */
+  readonly values?: { readonly minimum?: number; readonly maximum?: number };
   /** Object settings whose keys are known (diagram_render_formats): allowed keys. */
   readonly keys?: readonly string[];
   /** Default value the spec states; absent when the spec shows none. */

@@ -117,9 +117,17 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ApiError) {
+      const missing = err.status === 404 ? notFoundSubject(err.path) : undefined;
+      if (missing) {
+        return fail({
+          code: err.code,
+          summary: `Not found on the instance: ${missing}`,
+          suggestion: 'check the name on the command line (paths as the instance shows them, e.g. platform/app), and that the token can see it',
+        });
+      }
       return fail({
         code: err.code,
-        summary: `Reading the instance failed: ${err.method} ${err.path}: ${err.message}`,
+        summary: `Reading the instance failed: ${err.method} ${safeDecode(err.path)}: ${err.message}`,
         suggestion: err.status === 404 ? 'check the group or project named on the command line (and that the token can see it)' : 'check the token (an administrator\'s, with read_api or api) and the instance URL',
       });
     }
@@ -401,4 +409,26 @@ export function renderExport(target: Pick<Target, 'name' | 'url' | 'tokenEnv'>, 
       ' Environment variables this configuration reads (secrets the instance never returns):\n' + env.map((e) => `   ${e.name}: ${e.why}`).join('\n');
   }
   return doc.toString({ lineWidth: 0 });
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** What a 404 of an export read is about, named as the user wrote it on the command line. */
+export function notFoundSubject(apiPath: string): string | undefined {
+  const seg = (s: string) => safeDecode(s);
+  let m = /^\/projects\/([^/]+)\/repository\/files\/([^/?]+)/.exec(apiPath);
+  if (m) return `file "${seg(m[2]!)}" of project "${seg(m[1]!)}" (--file ${seg(m[1]!)}:${seg(m[2]!)})`;
+  m = /^\/projects\/([^/]+)\/pages/.exec(apiPath);
+  if (m) return `the Pages of project "${seg(m[1]!)}" (--pages ${seg(m[1]!)}; a project without Pages answers 404 too)`;
+  m = /^\/projects\/([^/?]+)/.exec(apiPath);
+  if (m) return `project "${seg(m[1]!)}"`;
+  m = /^\/groups\/([^/?]+)/.exec(apiPath);
+  if (m) return `group "${seg(m[1]!)}" (--group ${seg(m[1]!)})`;
+  return undefined;
 }

@@ -52,7 +52,11 @@ function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   const inSync = drifted.length === 0 && !hasChanges(plan);
-  return { drifted, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
+  // A pending change without a drift entry (a file that differs, with no state file to say who
+  // changed it) is a difference too: counted and listed, so "differ" never says 0 with exit 2.
+  const seen = new Set(drifted.map((d) => d.address));
+  const undrifted = plan.changes.filter((c) => c.action !== 'no-op' && !seen.has(c.address));
+  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
 }
 
 class HumanView implements ReconcileView {
@@ -120,15 +124,16 @@ class HumanView implements ReconcileView {
   }
 
   drift(plan: Plan): number {
-    const { drifted, errors, inSync, code } = driftSummary(plan);
+    const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
     const out: string[] = [];
     if (errors.length > 0) out.push('Drift check failed:');
     else if (inSync) out.push('In sync: the instance matches the configuration.');
-    else out.push(`Drift detected: ${drifted.length} resource(s) differ from the configuration.`, '');
+    else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
       out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
       for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
     }
+    for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${c.reasons.join(', ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
     this.io.stdout(this.redact(out.join('\n')) + '\n');

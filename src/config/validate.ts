@@ -7,13 +7,13 @@ import { settingByName, suggestSettingName, SETTING_RULES } from '../catalogue/i
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
-import { isRiskId, RISK_IDS } from '../engine/risk-ids.js';
+import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../engine/risk-ids.js';
 import { ownText } from '../util/own-files.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
+import { checkTokenLifetimes, checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type {
@@ -647,6 +647,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
     });
   }
   checkTokenSinksAndSelf(instances, ctx);
+  checkTokenLifetimes(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',
@@ -664,6 +665,17 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
   const ids: string[] = [];
   raw.forEach((id, i) => {
     if (typeof id !== 'string') return; // reported by the schema pass
+    if (isDestroyId(id)) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_UNKNOWN_RISK',
+        summary: `"${id}" in allow_risky is a destroy, which allow_risky does not accept`,
+        detail: 'A destroy removes something people use; plumb applies it only when asked for that resource or that run, never through the lock-out risks of allow_risky.',
+        suggestion: `accept it with ${DESTROY_IDS[id]}, and remove it from allow_risky`,
+        pointer: joinPointer(p, String(i)),
+      });
+      return;
+    }
     if (!isRiskId(id)) {
       const guess = closestMatch(id, RISK_IDS);
       push(ctx, {

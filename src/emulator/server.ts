@@ -266,8 +266,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       req.socket.destroy();
       return;
     }
-    if (action?.kind === 'status') {
-      req.resume();
+    const cannedStatus = (): void => {
+      if (action?.kind !== 'status') return;
       const headers: Record<string, string> = {};
       if (action.retryAfter !== undefined) headers['retry-after'] = String(action.retryAfter);
       const body = action.body ?? { message: `${action.status} ${statusText(action.status)}` };
@@ -277,6 +277,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
           : { status: action.status, headers, body };
       record(action.status);
       write(res, response, method === 'HEAD');
+    };
+    if (action?.kind === 'status' && !action.after) {
+      req.resume();
+      cannedStatus();
       return;
     }
     const response = inApi
@@ -285,6 +289,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     if (action?.kind === 'drop' && action.when === 'after') {
       record(0);
       req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'status') {
+      cannedStatus();
       return;
     }
     record(response.status);

@@ -5,7 +5,11 @@ export type Visibility = 'private' | 'internal' | 'public';
 
 export type FaultAction =
   | { kind: 'latency'; ms: number }
-  | { kind: 'status'; status: number; retryAfter?: number; body?: unknown }
+  /**
+   * A canned answer. `after: true`: the request is carried out first and its real answer replaced
+   * (a write the instance committed, answered 500 by a proxy or a crash after the commit).
+   */
+  | { kind: 'status'; status: number; retryAfter?: number; body?: unknown; after?: boolean }
   | { kind: 'drop'; when: 'before' | 'after' };
 
 export interface FaultRule {

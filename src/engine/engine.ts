@@ -284,13 +284,22 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   }
   if (loaded.sources.defaults.size > 0) changes.splice(0, changes.length, ...changes.map((c) => withOrigins(c, loaded)));
   const selected = selectedInstances(config, opts, own.targets);
-  if (own.targets.written.length > 0 && changes.length === 0 && drift.length === 0 && !diagnostics.some((d) => d.severity === 'error')) {
-    diagnostics.push({
-      severity: 'warning',
-      code: 'PLUMB_TARGET_MATCHES_NOTHING',
-      summary: `No declared resource matches --target ${own.targets.written.join(', ')}`,
-      suggestion: 'targets are addresses as the plan shows them, e.g. prod.group["platform/*"] (docs/plans.md#targeting); quote them for the shell',
+  // Each target must select something declared (a no-op counts): a typo would otherwise pass as
+  // "In sync" for ever. Not judged when reading failed (the failure says why, and is an error).
+  if (own.targets.written.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
+    const addresses = [...changes, ...drift].map((x) => x.address);
+    const unmatched = own.targets.written.filter((t) => {
+      const one = targetSet([t]);
+      return !addresses.some((a) => one.targeted(a));
     });
+    if (unmatched.length > 0) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_TARGET_MATCHES_NOTHING',
+        summary: `No declared resource matches --target ${unmatched.join(', ')}`,
+        suggestion: 'targets are addresses as the plan shows them, e.g. prod.group["platform/*"] (docs/plans.md#targeting); quote them for the shell',
+      });
+    }
   }
   for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
   return {

@@ -10,6 +10,7 @@ export const RISKS = {
   'personal-tokens-disabled': 'disable_personal_access_tokens while plumb authenticates with a personal access token',
   'password-sign-in-off': 'turning off password sign-in for both the web and Git over HTTP(S)',
   'token-lifetime-revokes-credential': "lowering max_personal_access_token_lifetime below the remaining life of plumb's token",
+  'token-lifetime-lowered': 'lowering max_personal_access_token_lifetime below the remaining life of tokens plumb manages (the instance revokes them)',
   'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
   'prune-own-credential': "pruning (or superseding) a group access token that is the credential plumb runs with",
 } as const satisfies Record<string, string>;
@@ -22,3 +23,15 @@ export function isRiskId(id: string): id is RiskId {
   return Object.prototype.hasOwnProperty.call(RISKS, id);
 }
 
+
+/**
+ * Destroys a plan lists among its risks (`gate: 'destroy'`): accepted by `--allow-destroy` or the
+ * resource's own opt-in, never by `allow_risky`. Each with how to accept it.
+ */
+export const DESTROY_IDS = {
+  'pages-unpublish': "`allow_unpublish: true` in the project's pages block, or `plumb apply --allow-destroy`",
+} as const satisfies Record<string, string>;
+
+export function isDestroyId(id: string): id is keyof typeof DESTROY_IDS {
+  return Object.prototype.hasOwnProperty.call(DESTROY_IDS, id);
+}

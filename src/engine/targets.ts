@@ -26,10 +26,16 @@ export interface TargetSet {
    * a group's or a project's live state, so unmatched declarations cost no request.
    */
   within(prefix: string): boolean;
+  /**
+   * As `within`, for a prefix with segments not known yet (`{ startsWith }`: any segment that starts
+   * so), e.g. a file on the default branch before the project was read:
+   * `[inst, 'project["a"]', { startsWith: 'branch[' }, 'file["x"]']`.
+   */
+  withinSegments(segments: readonly (string | { readonly startsWith: string })[]): boolean;
 }
 
 /** Selects everything (no `--target`). */
-export const ALL_TARGETS: TargetSet = { written: [], targeted: () => true, within: () => true };
+export const ALL_TARGETS: TargetSet = { written: [], targeted: () => true, within: () => true, withinSegments: () => true };
 
 /** Splits an address or a target into its segments; undefined when a quote is not closed. */
 export function splitAddress(address: string): string[] | undefined {
@@ -112,7 +118,8 @@ export function targetProblem(target: string): string | undefined {
 /** The matcher for targets already checked with `targetProblem`; no targets: everything. */
 export function targetSet(targets: readonly string[]): TargetSet {
   if (targets.length === 0) return ALL_TARGETS;
-  const patterns = targets.map((t) => splitAddress(t)!.map(segmentMatcher));
+  const raw = targets.map((t) => splitAddress(t)!);
+  const patterns = raw.map((segments) => segments.map(segmentMatcher));
   const segmentsOf = (address: string) => splitAddress(address.replace(/#\d+$/, '')) ?? [address];
   return {
     written: [...targets],
@@ -124,5 +131,27 @@ export function targetSet(targets: readonly string[]): TargetSet {
       const a = segmentsOf(prefix);
       return patterns.some((p) => p.every((m, i) => i >= a.length || m(a[i]!)));
     },
+    withinSegments(segments) {
+      return patterns.some((p, n) =>
+        p.every((re, i) => {
+          const seg = segments[i];
+          if (seg === undefined) return true;
+          if (typeof seg === 'string') return re(seg);
+          return globMayStartWith(raw[n]![i]!, seg.startsWith);
+        }),
+      );
+    },
   };
+}
+
+/** Whether a target segment (a glob) can match some segment that starts with `start`. */
+function globMayStartWith(glob: string, start: string): boolean {
+  let literal = '';
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === '*') return literal.startsWith(start) || start.startsWith(literal);
+    if (ch === '\\' && i + 1 < glob.length) literal += glob[++i]!;
+    else literal += ch;
+  }
+  return literal.startsWith(start);
 }

@@ -595,7 +595,7 @@ export interface ApplicationSettings {
   diff_max_lines?: number;
   /** hashed repository storage; always on */
   hashed_storage_enabled?: boolean;
-  /** storage name to integer weight for new repositories */
+  /** storage name to integer weight (0–100) for new repositories */
   repository_storages_weighted?: Record<string, unknown>;
   /** periodic repository integrity checks */
   repository_checks_enabled?: boolean;

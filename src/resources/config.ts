@@ -9,7 +9,7 @@ import { PAGES_POINTERS } from './pages/config.js';
 import { FILE_POINTERS } from './repository-files/config.js';
 
 export { resolveSettings } from './settings/config.js';
-export { checkTokenSinksAndSelf, resolveGroup } from './group-access-tokens/config.js';
+export { checkTokenLifetimes, checkTokenSinksAndSelf, resolveGroup } from './group-access-tokens/config.js';
 export { resolvePages } from './pages/config.js';
 export { resolveFiles } from './repository-files/config.js';
 

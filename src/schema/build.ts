@@ -74,6 +74,8 @@ export function settingValueSchema(s: SettingSpec): JsonSchema {
       if (s.keys) {
         out.properties = Object.fromEntries(s.keys.map((k) => [k, { type: 'boolean' }]));
         out.additionalProperties = false;
+      } else if (s.values) {
+        out.additionalProperties = { type: 'integer', ...(s.values.minimum !== undefined && { minimum: s.values.minimum }), ...(s.values.maximum !== undefined && { maximum: s.values.maximum }) };
       }
       break;
   }
@@ -81,6 +83,14 @@ export function settingValueSchema(s: SettingSpec): JsonSchema {
   if (s.default !== undefined) out.default = s.default;
   if (s.secret) out.writeOnly = true;
   return out;
+}
+
+/** What "given" means for a rule's partner: a non-empty list or string (any value for the rest). */
+function nonEmpty(name: string): JsonSchema {
+  const t = SETTINGS.find((x) => x.name === name)?.type;
+  if (t === 'string[]' || t === 'integer[]') return { minItems: 1 };
+  if (t === 'string' || t === 'text') return { minLength: 1 };
+  return {};
 }
 
 const VISIBILITY_LEVELS = ['private', 'internal', 'public'] as const;
@@ -97,7 +107,8 @@ export function ruleSchemas(rules: readonly SettingRule[] = SETTING_RULES): { al
       case 'required-when-enabled':
         allOf.push({
           if: { properties: { [r.flag]: { const: true } }, required: [r.flag] },
-          then: { required: [...r.requires] },
+          // A partner given empty (`domain_denylist: []`) is refused by the instance like a missing one.
+          then: { required: [...r.requires], properties: Object.fromEntries(r.requires.map((n) => [n, nonEmpty(n)])) },
         });
         ruleIndex.push(i);
         break;

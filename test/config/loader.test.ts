@@ -520,3 +520,29 @@ describe('instance URLs', () => {
     expect(r.config?.instances[0]?.url).toBe('https://code.example.com/gitlab');
   });
 });
+
+describe('a token beyond the declared maximum lifetime', () => {
+  it('is refused at the token and names the limit declared elsewhere as a related place', () => {
+    const result = loadConfig(['invalid/token-beyond-max-lifetime.yaml'], { cwd: corpus, env: CORPUS_ENV, today: TODAY });
+    const found = result.diagnostics.filter((d) => d.code === 'PLUMB_TOKEN_BEYOND_MAX_LIFETIME');
+    expect(found).toHaveLength(2);
+    for (const d of found) {
+      expect(d.related).toEqual([{ message: expect.stringContaining('30 day'), location: expect.objectContaining({ file: 'invalid/token-beyond-max-lifetime.yaml', line: 7, column: 7 }) }]);
+    }
+    expect(found[0]!.summary).toContain('90 days');
+    expect(found[1]!.suggestion).toContain('2026-07-01');
+  });
+});
+
+describe('a destroy in allow_risky', () => {
+  it('says that allow_risky does not accept it and names the way that does', () => {
+    const dir = project({
+      'plumb.yaml': `${HEAD}    allow_risky: [pages-unpublish]\n    projects:\n      platform/site:\n        pages: {published: false}\n`,
+    });
+    const r = loadConfig(['plumb.yaml'], { cwd: dir, env: CORPUS_ENV, today: TODAY });
+    const d = only(r.diagnostics, 'PLUMB_UNKNOWN_RISK');
+    expect(d.summary).toContain('is a destroy');
+    expect(d.suggestion).toContain('--allow-destroy');
+    expect(d.suggestion).toContain('allow_unpublish: true');
+  });
+});

@@ -150,6 +150,18 @@ describe('drop', () => {
   });
 });
 
+describe('a status answered after the request was carried out', () => {
+  it("'status' with after: true commits the file write, then answers 500", async () => {
+    emulator.addFault({ method: 'PUT', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'status', status: 500, after: true } });
+    const path = '/projects/30/repository/files/README%2Emd';
+    const res = await api.put(path, { token: ADMIN, json: { branch: 'main', commit_message: 'm', content: 'after 500\n' } });
+    expect(res.status).toBe(500);
+    const r = await api.get(path, { token: ADMIN, query: 'ref=main' });
+    expect(Buffer.from(r.body.content, 'base64').toString()).toBe('after 500\n');
+    expect(emulator.requests.find((q) => q.method === 'PUT')).toMatchObject({ status: 500 });
+  });
+});
+
 describe('recorded requests', () => {
   it('records method, path, query, status and time of every request', async () => {
     emulator.resetRequests();

@@ -284,7 +284,9 @@ describe('PUT /application/settings: validation, row by row', () => {
     },
   );
 
-  it.each(writable.filter((s) => s.minimum !== undefined).map((s) => [s.name, s.minimum!]))('accepts %s at its minimum %s', async (name, minimum) => {
+  // A lifetime limit of 1 day revokes the never-expiring ADMIN token of every later test: that one
+  // is accepted by the tests of the lifetime limit instead.
+  it.each(writable.filter((s) => s.minimum !== undefined && s.name !== 'max_personal_access_token_lifetime').map((s) => [s.name, s.minimum!]))('accepts %s at its minimum %s', async (name, minimum) => {
     const r = await api.put('/application/settings', { token: ADMIN, json: { [name]: minimum } });
     expect(r.status).toBe(200);
   });

@@ -8,7 +8,7 @@ import { targetProblem, targetSet } from '../../src/engine/targets.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { ADMIN, SEED } from '../emulator/helpers.js';
 import { workdir } from '../helpers/cli.js';
-import { harness } from '../tokens/helpers.js';
+import { harness, seedToken } from '../tokens/helpers.js';
 import type { Harness } from '../tokens/helpers.js';
 
 describe('target addresses', () => {
@@ -47,6 +47,15 @@ describe('target addresses', () => {
     expect(t.within('prod.group["b"]')).toBe(false);
     expect(t.within('prod')).toBe(true);
     expect(t.within('staging')).toBe(false);
+  });
+
+  it('answers for a prefix with a segment not known yet (the default branch) by what the segment starts with', () => {
+    const unknownBranch = ['prod', 'project["app"]', { startsWith: 'branch[' }, 'file["a"]'] as const;
+    expect(targetSet(['prod.project["app"].pages']).withinSegments(unknownBranch)).toBe(false);
+    expect(targetSet(['prod.project["app"].branch["main"]']).withinSegments(unknownBranch)).toBe(true);
+    expect(targetSet(['prod.project["app"].*.file["a"]']).withinSegments(unknownBranch)).toBe(true);
+    expect(targetSet(['prod.project["app"].branch[*].file["b"]']).withinSegments(unknownBranch)).toBe(false);
+    expect(targetSet(['prod.project["app"]']).withinSegments(unknownBranch)).toBe(true);
   });
 
   it('names what is wrong with a malformed target', () => {
@@ -108,7 +117,7 @@ describe('plumb plan, apply and drift with --target', () => {
     expect(r.stderr).toContain('--target does not apply to a saved plan');
   });
 
-  it('checks drift only for the targets, and warns when a target matches nothing', async () => {
+  it('checks drift only for the targets, and refuses a target that matches nothing', async () => {
     h = await fleet();
     h.emu.resetRequests();
     const drift = await h.run(['drift', '--json', '--target', 'local.group["other"].access_token["other-ci"]']);
@@ -117,8 +126,32 @@ describe('plumb plan, apply and drift with --target', () => {
     expect(report.pendingChanges.map((c) => c.address)).toEqual(['local.group["other"].access_token["other-ci"]']);
     expect(h.emu.requests.map((q) => q.path)).toEqual(['/groups/other/access_tokens']);
     const none = await h.run(['plan', '--target', 'local.group["nope"]']);
-    expect(none.code).toBe(0);
-    expect(none.stdout).toContain('PLUMB_TARGET_MATCHES_NOTHING');
+    expect(none.code).toBe(1);
+    expect(none.stdout + none.stderr).toContain('PLUMB_TARGET_MATCHES_NOTHING');
+  });
+
+  it('neither checks the sink nor reads the credential for tokens a target leaves out', async () => {
+    h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('stray', 'seeded-stray-target-01', { id: 40 })] }] });
+    h.config({ platform: { prune: true, tokens: { wanted: {}, broken: { sink: '{file: /nonexistent-dir/x/broken.token}' } } } });
+    h.emu.resetRequests();
+    const r = await h.run(['plan', '--json', '--target', 'local.group["platform"].access_token["wanted"]']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { changes: { address: string }[] }).changes.map((c) => c.address)).toEqual(['local.group["platform"].access_token["wanted"]']);
+    expect(h.emu.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /groups/platform/access_tokens']);
+  });
+
+  it('fails plan, apply and drift when one target matches nothing, even beside one that matches', async () => {
+    h = await fleet();
+    const drift = await h.run(['drift', '--target', 'prd.*']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout + drift.stderr).toContain('PLUMB_TARGET_MATCHES_NOTHING');
+    const plan = await h.run(['plan', '--target', 'local.group["other"]', '--target', 'local.group["othr"]']);
+    expect(plan.code).toBe(1);
+    expect(plan.stdout + plan.stderr).toMatch(/No declared resource matches --target local\.group\["othr"\]/);
+    h.emu.resetRequests();
+    const apply = await h.run(['apply', '--auto-approve', '--target', 'local.group["othr"]']);
+    expect(apply.code).toBe(1);
+    expect(h.emu.requests.filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
   it('reports a malformed target as a usage mistake before reading anything', async () => {

@@ -194,7 +194,7 @@ describe('plumb export', () => {
     expect(outside.stderr).toContain('--sink-dir must be a directory inside the output directory');
     const missing = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--group', 'platform', '--pages', 'platform/nothing']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/GET \/projects\/platform%2Fnothing\/pages/);
+    expect(missing.stderr).toContain('the Pages of project "platform/nothing" (--pages platform/nothing');
   });
 });
 
@@ -227,5 +227,19 @@ describe('plumb export of tokens that no rotation policy describes', () => {
     const plan = await planOf('legacy');
     const changed = plan.changes.filter((c) => c.action !== 'no-op' && c.kind === 'group_access_token');
     expect(changed.map((c) => [c.address, c.action])).toEqual([['local.group["legacy"].access_token["forever"]', 'rotate']]);
+  });
+});
+
+describe('exporting something that does not exist', () => {
+  it('names the file, the Pages or the group as written on the command line, not a URL-encoded API path', async () => {
+    await start();
+    const file = await wd.run(['export', '--instance-url', emu.url, '--out', 'nofile', '--file', 'platform/infra/config:docs/none.md']);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toContain('file "docs/none.md" of project "platform/infra/config" (--file platform/infra/config:docs/none.md)');
+    expect(file.stderr).not.toContain('%2F');
+    const group = await wd.run(['export', '--instance-url', emu.url, '--out', 'nogroup', '--group', 'platform/nope']);
+    expect(group.code).toBe(1);
+    expect(group.stderr).toContain('group "platform/nope"');
+    expect(group.stderr).not.toContain('%2F');
   });
 });

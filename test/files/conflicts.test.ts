@@ -119,6 +119,39 @@ describe('a lost answer', () => {
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('plumb.yaml:');
+    // plumb checked with HEAD: the outcome is known (nothing was written), so it is not "unknown".
+    expect(r.stdout + r.stderr).not.toMatch(/outcome unknown/i);
+    expect(r.stdout + r.stderr).toContain('reading the file again shows it unchanged');
+    expect(h.file('README.md')?.data.toString()).toBe(README);
+  });
+});
+
+describe('a write answered with an error after the instance committed it', () => {
+  for (const [method, files] of [
+    ['PUT', { 'README.md': { content: 'new\n' } }],
+    ['POST', { 'NEW.md': { content: 'new\n' } }],
+  ] as const) {
+    it(`is re-checked with HEAD after a 500 to ${method}, reported as applied and recorded, without writing twice`, async () => {
+      h = await fileHarness();
+      h.config(files);
+      h.emu.addFault({ method, path: '/projects/*/repository/files/*', action: { kind: 'status', status: 500, after: true } });
+      const r = await h.run(['apply', '--auto-approve']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).toContain('answered 500, but reading the file again shows main holds the declared file');
+      expect(h.file(Object.keys(files)[0]!)?.data.toString()).toBe('new\n');
+      expect(h.emu.requests.filter((q) => q.method === method)).toHaveLength(1);
+      expect(JSON.stringify(JSON.parse(h.wd.read('state.json')))).toContain(Object.keys(files)[0]!);
+    });
+  }
+
+  it('says the file is unchanged after a 500 that wrote nothing, without "outcome unknown"', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'new\n' } });
+    h.emu.addFault({ method: 'PUT', path: '/projects/*/repository/files/*', action: { kind: 'status', status: 500 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('reading the file again shows it unchanged since the plan');
+    expect(r.stdout + r.stderr).not.toMatch(/outcome unknown/i);
     expect(h.file('README.md')?.data.toString()).toBe(README);
   });
 });

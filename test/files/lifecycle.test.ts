@@ -19,7 +19,9 @@ describe('plan', () => {
     const plan = JSON.parse(r.stdout);
     expect(plan.changes.map((c: { action: string }) => c.action)).toEqual(['no-op', 'create']);
     expect(h.count('HEAD', HEADS)).toBe(2);
-    expect(h.count('GET', /\/repository\/files\//)).toBe(0);
+    // A missing file costs one GET per branch, answered 404 (its message says whether the branch exists): nothing is downloaded.
+    const gets = h.emu.requests.filter((q) => q.method === 'GET' && /\/repository\/files\//.test(q.path));
+    expect(gets.map((q) => q.status)).toEqual([404]);
     expect(plan.diagnostics.filter((d: { code: string }) => d.code === 'PLUMB_KIND_NOT_MANAGED')).toEqual([]);
   });
 
@@ -48,6 +50,14 @@ describe('plan', () => {
 });
 
 describe('plan --show-content', () => {
+  it('says that only the line endings differ when the declared file has CRLF where the repository has LF', async () => {
+    h.config({ 'README.md': { content: README.replace(/\n/g, '\r\n') } });
+    const r = await h.run(['plan', '--show-content']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('only line endings differ: the declared file uses CRLF');
+    expect(r.stdout).toContain("the repository's copy LF");
+  });
+
   it('bounds the diff of a large change and reads the file through GET raw, once', async () => {
     const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
     await h.close();
@@ -137,5 +147,53 @@ describe('apply', () => {
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('PLUMB_FILE_BRANCH_MISSING');
     expect(r.stdout + r.stderr).toContain('plumb.yaml:');
+  });
+
+  it('reports a missing branch without start_branch at plan, not as a create that fails at apply', async () => {
+    h.config({ 'a.md': { content: 'a\n', branches: ['nope'] } });
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.stdout) as { changes: unknown[]; diagnostics: { code: string; line?: number }[] };
+    expect(plan.changes).toEqual([]);
+    expect(plan.diagnostics.map((d) => d.code)).toEqual(['PLUMB_FILE_BRANCH_MISSING']);
+    expect(plan.diagnostics[0]!.line).toBeDefined();
+  });
+
+  it('reports a start_branch that does not exist (a typo) at plan, at the start_branch line', async () => {
+    h.config({ 'a.md': { content: 'a\n', branches: ['feature'], start_branch: 'mian' } });
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.stdout) as { diagnostics: { code: string; summary: string }[] };
+    expect(plan.diagnostics.map((d) => d.code)).toEqual(['PLUMB_FILE_START_BRANCH_MISSING']);
+    expect(plan.diagnostics[0]!.summary).toContain('"mian"');
+    expect(h.count('POST', /repository\/files/)).toBe(0);
+  });
+
+  it('says at plan that a branch cannot be created when every file on it equals its copy on start_branch', async () => {
+    h.config({ 'README.md': { content: README, branches: ['feature'], start_branch: 'main' } });
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.stdout) as { diagnostics: { code: string; summary: string }[] };
+    expect(plan.diagnostics.map((d) => d.code)).toEqual(['PLUMB_FILE_BRANCH_MISSING']);
+    expect(plan.diagnostics[0]!.summary).toContain('no declared file can create it');
+  });
+
+  it('deletes a state: absent file on a branch created from start_branch in the same apply', async () => {
+    h.config({ 'a.md': { content: 'a\n', branches: ['feature'], start_branch: 'main' }, 'README.md': { state: 'absent', branches: ['feature'], start_branch: 'main' } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(h.file('a.md', 'feature')?.data.toString()).toBe('a\n');
+    expect(h.file('README.md', 'feature')).toBeUndefined();
+    expect(h.file('README.md', 'main')?.data.toString()).toBe(README);
+    expect((await h.run(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('creates a file missing on an existing branch instead of comparing it with start_branch', async () => {
+    await h.push('POST', 'other.md', { branch: 'feature', start_branch: 'main', content: 'x\n' });
+    h.config({ 'README.md': { content: README, branches: ['feature'], start_branch: 'main' } });
+    await h.push('DELETE', 'README.md', { branch: 'feature' });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(h.file('README.md', 'feature')?.data.toString()).toBe(README);
   });
 });

@@ -467,3 +467,72 @@ describe('Pages with --target', () => {
     expect(after.changes.filter((c) => c.action !== 'no-op').map((c) => c.address)).toEqual(['local.project["platform/site"].pages']);
   });
 });
+
+describe('Pages with --target', () => {
+  it('reads only the targeted Pages block', async () => {
+    await start();
+    config({ 'platform/site': ['pages_https_only: true'], 'platform/docs': ['pages_https_only: false'] });
+    rec.requests.length = 0;
+    const r = await wd.run(['plan', '--json', '--target', 'local.project["platform/docs"].pages']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rec.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /projects/platform%2Fdocs/pages']);
+  });
+
+  it('does not read the files of the project whose Pages block is targeted', async () => {
+    await start();
+    const text = config({ 'platform/docs': ['pages_https_only: false'] }).replace('        pages:', '        files:\n          README.md: {content: "docs\\n"}\n        pages:');
+    wd.write('plumb.yaml', text);
+    rec.requests.length = 0;
+    const r = await wd.run(['plan', '--json', '--target', 'local.project["platform/docs"].pages']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rec.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /projects/platform%2Fdocs/pages']);
+  });
+});
+
+describe('one project under two names', () => {
+  it('refuses Pages declared under the id and the path (PLUMB_DUPLICATE_RESOURCE), and patches nothing', async () => {
+    await start();
+    config({ 'platform/site': ['pages_https_only: true'], '31': ['pages_https_only: false'] });
+    const r = await wd.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.stdout) as Plan;
+    expect(plan.diagnostics.filter((d) => d.code === 'PLUMB_DUPLICATE_RESOURCE')).toHaveLength(1);
+    rec.requests.length = 0;
+    const a = await wd.run(['apply', '--auto-approve']);
+    expect(a.code).toBe(1);
+    expect(calls('PATCH')).toEqual([]);
+  });
+});
+
+describe('a Pages write answered with an error after the instance carried it out', () => {
+  it('reads the Pages again after a 500 to the PATCH and reports the update as applied', async () => {
+    await start();
+    config({ 'platform/site': ['pages_unique_domain_enabled: true'] });
+    emu.addFault({ method: 'PATCH', path: '/projects/*/pages', action: { kind: 'status', status: 500, after: true } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('answered 500, but reading the Pages again shows pages_unique_domain_enabled as declared');
+    expect(emu.requests.filter((q) => q.method === 'PATCH')).toHaveLength(1);
+    expect(pagesOf('platform/site').uniqueDomainEnabled).toBe(true);
+  });
+
+  it('reads the Pages again after a 500 to the unpublish and reports it as applied', async () => {
+    await start();
+    config({ 'platform/site': ['published: false', 'allow_unpublish: true'] });
+    emu.addFault({ method: 'DELETE', path: '/projects/*/pages', action: { kind: 'status', status: 500, after: true } });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('reading back shows nothing deployed');
+    expect(emu.requests.filter((q) => q.method === 'DELETE')).toHaveLength(1);
+  });
+
+  it('names the missing api scope, not the role, when a read_api token patches Pages', async () => {
+    await start(PAGES_SEED, OWNER_READ);
+    config({ 'platform/site': ['pages_unique_domain_enabled: true'] });
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_PAGES_FORBIDDEN');
+    expect(r.stderr).toContain('api scope');
+    expect(r.stderr).not.toContain('Maintainer role');
+  });
+});

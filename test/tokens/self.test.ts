@@ -170,3 +170,43 @@ describe('self rotation', () => {
     expect(h.emu.requests.filter((x) => x.path === '/personal_access_tokens/self')).toEqual([]);
   });
 });
+
+describe('a group access token without access to the group tokens', () => {
+  it('names the kind of credential as the cause of the 401, not an invalid or expired token', async () => {
+    h = await harness({
+      groups: [{ full_path: 'platform', access_tokens: [seedToken('plumb', CREDENTIAL, { id: 70, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 30) })] }],
+    });
+    h.config({ platform: { tokens: { ci: {} } } });
+    const r = await h.run(['plan'], asCredential);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain('is a group or project access token');
+    expect(out).not.toContain('valid, not expired');
+  });
+});
+
+describe('self: true on a token that is not the credential', () => {
+  it('names on the ✗ line the token the instance revoked (the credential), not the declared one', async () => {
+    h = await harness({
+      groups: [
+        {
+          full_path: 'platform',
+          access_tokens: [
+            seedToken('plumb', CREDENTIAL, { id: 70, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 30) }),
+            seedToken('other', 'other-group-token-00001', { id: 71, scopes: ['api'], access_level: 50, expires_at: addDays(BASE_DAY, 3) }),
+          ],
+        },
+      ],
+    });
+    h.emu.state.userById(h.emu.state.tokenById(70)!.userId)!.admin = true;
+    h.config({ platform: { tokens: { other: { scopes: ['api'], access_level: 50, self: true } } } });
+    const r = await h.run(['apply', '--auto-approve'], asCredential);
+    expect(r.code).toBe(1);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('✗'))!;
+    expect(line).toBeDefined();
+    expect(line).not.toContain('id 71 is revoked');
+    expect(line).toContain('"other" (id 71) was not rotated');
+    expect(h.emu.state.tokenById(71)!.revoked).toBe(false);
+    expect(h.emu.state.tokenById(70)!.revoked).toBe(true);
+  });
+});

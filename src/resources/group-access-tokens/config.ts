@@ -140,13 +140,68 @@ function protectedFile(sinkPath: string, files: ReadonlyMap<string, string>): st
   return undefined;
 }
 
+/**
+ * A declared token must fit the instance's declared maximum lifetime
+ * (`max_personal_access_token_lifetime`, which also bounds group access tokens): the instance
+ * refuses to issue one beyond it, and lowering the limit revokes the live tokens beyond it.
+ */
+export function checkTokenLifetimes(instances: readonly DesiredInstance[], ctx: Ctx): void {
+  for (const inst of instances) {
+    const limit = inst.settings.get('max_personal_access_token_lifetime');
+    if (!limit || limit.secret || typeof limit.value !== 'number' || !Number.isInteger(limit.value) || limit.value < 1) continue;
+    const days = limit.value;
+    const latest = addDays(ctx.today, days);
+    for (const g of inst.groups) {
+      for (const t of g.accessTokens) {
+        const related = [{ message: `max_personal_access_token_lifetime is ${days} day(s) here`, location: at(ctx, limit.pointer, 'key') }];
+        if (t.rotation && t.rotation.lifetimeDays > days) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_BEYOND_MAX_LIFETIME',
+            summary: `Token "${t.name}" of group "${g.ref}" rotates to a lifetime of ${t.rotation.lifetimeDays} days, beyond the instance's max_personal_access_token_lifetime (${days})`,
+            detail: 'The instance refuses to issue a token beyond its maximum lifetime, and lowering the limit revokes every live token that outlives it.',
+            suggestion: `set lifetime_days to ${days} or less, or raise max_personal_access_token_lifetime`,
+            pointer: joinPointer(t.pointer, 'rotation', 'lifetime_days'),
+            related,
+          });
+        } else if (t.expiresAt !== undefined && t.expiresAt > latest) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_BEYOND_MAX_LIFETIME',
+            summary: `Token "${t.name}" of group "${g.ref}" expires on ${t.expiresAt}, after ${latest}, the latest date max_personal_access_token_lifetime (${days} days) allows`,
+            detail: 'The instance refuses to issue a token beyond its maximum lifetime, and lowering the limit revokes every live token that outlives it.',
+            suggestion: `choose an expires_at on or before ${latest}, or raise max_personal_access_token_lifetime`,
+            pointer: joinPointer(t.pointer, 'expires_at'),
+            related,
+          });
+        }
+      }
+    }
+  }
+}
+
+function addDays(day: string, n: number): string {
+  return new Date(Date.parse(day + 'T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
+}
+
 const ROLE_TO_LEVEL: Record<string, number> = Object.fromEntries(Object.entries(ACCESS_LEVELS).map(([n, r]) => [r, Number(n)]));
 
 function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredAccessToken | undefined {
+  if (name.trim() === '') {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_NAME_EMPTY',
+      summary: 'A token has an empty name',
+      detail: 'A declared token is the group\'s active token with that name; the instance refuses a token without one.',
+      suggestion: 'give the token a name (the key under access_tokens)',
+      pointer: p,
+      on: 'key',
+    });
+  }
   const scopes = Array.isArray(raw.scopes) ? raw.scopes.filter((s): s is string => typeof s === 'string') : [];
   scopes.forEach((s, i) => {
     if (!(GROUP_TOKEN_SCOPES as readonly string[]).includes(s)) {
-      const guess = closestMatch(s, GROUP_TOKEN_SCOPES);
+      const guess = (GROUP_TOKEN_SCOPES as readonly string[]).find((k) => k === s.toLowerCase()) ?? closestMatch(s.toLowerCase(), GROUP_TOKEN_SCOPES);
       push(ctx, {
         severity: 'warning',
         code: 'PLUMB_TOKEN_SCOPE_UNKNOWN',

@@ -25,7 +25,7 @@ import {
   rotateGroupAccessToken,
 } from '../../api/group-access-tokens.js';
 import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
-import { ApiError } from '../../api/errors.js';
+import { ApiAmbiguousError, ApiError, describeReason } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
 import type { PathParam } from '../../api/path.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../../config/model.js';
@@ -39,6 +39,7 @@ import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkEr
 import type { SinkCheckCache } from './sinks.js';
 import { TokenState } from './state.js';
 import { revocationRisks } from './risks.js';
+import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
 import type { TokenPayload } from './payload.js';
@@ -125,6 +126,41 @@ function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: numb
   return list;
 }
 
+/**
+ * The list that confirms rotations: made after them, and shared by the rotations of a group that
+ * finish before it is sent (a group rotated as one batch confirms with one list at the end). A
+ * rotation finishing after it was sent waits for the next one.
+ */
+interface PendingConfirm {
+  readonly list: Promise<GroupAccessToken[]>;
+  readonly send: () => void;
+  timer: ReturnType<typeof setTimeout>;
+  readonly firstAt: number;
+}
+const confirmLists = new WeakMap<InstanceContext, Map<string, PendingConfirm>>();
+/** A confirming list waits this long for the group's next rotation to finish (at most CONFIRM_MAX_WAIT_MS in all). */
+const CONFIRM_QUIET_MS = 40;
+const CONFIRM_MAX_WAIT_MS = 400;
+
+function confirmList(ctx: InstanceContext, group: string): Promise<GroupAccessToken[]> {
+  let lists = confirmLists.get(ctx);
+  if (!lists) confirmLists.set(ctx, (lists = new Map()));
+  const mine = lists;
+  const pending = lists.get(group);
+  if (pending) {
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(pending.send, Math.max(0, Math.min(CONFIRM_QUIET_MS, pending.firstAt + CONFIRM_MAX_WAIT_MS - performance.now())));
+    return pending.list;
+  }
+  let send!: () => void;
+  const list = new Promise<void>((r) => (send = r)).then(() => {
+    mine.delete(group);
+    return listGroupAccessTokens(ctx.client, groupParam(group));
+  });
+  lists.set(group, { list, send, timer: setTimeout(send, CONFIRM_QUIET_MS), firstAt: performance.now() });
+  return list;
+}
+
 /** Sink directories checked in this session (plan, then apply): one look per directory. */
 const sinkChecks = new WeakMap<InstanceContext['client'], SinkCheckCache>();
 
@@ -151,6 +187,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     sinkChecks.set(ctx.client, checked);
     for (const g of groups) {
       for (const t of g.accessTokens) {
+        // A token no target selects is neither issued nor checked.
+        if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
         const problem = checkSink(t.sink, env(ctx), checked);
         if (!problem) continue;
         sinkErrors.push(
@@ -175,7 +213,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     const self = changes.filter((c) => c.payload.self === true);
     const others = changes.filter((c) => !self.includes(c));
     const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
-    const risks = await revocationRisks(ctx, changes, (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
+    const risks = await revocationRisks(ctx, changes.filter((c) => ctx.targets.targeted(c.address)), (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
     return {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
@@ -263,7 +301,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
         severity: 'error',
         code: err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
         summary: ctx.secrets.redact(`Cannot list the access tokens of group "${g.ref}": ${err instanceof Error ? err.message : String(err)}`),
-        suggestion: listFailureHelp(err, ctx.instance.tokenEnv),
+        suggestion: await listFailureHelp(ctx, err, g.ref),
         address: `${instance.name}.group[${JSON.stringify(g.ref)}]`,
         pointer: g.pointer,
       }),
@@ -381,8 +419,19 @@ function trustedNotes(ctx: InstanceContext, g: DesiredGroup, live: readonly Grou
  * the credential's scopes, not the caller's role: a token holding only `self_rotate` may rotate
  * itself but not list the group, and plumb lists before it plans anything.
  */
-function listFailureHelp(err: unknown, tokenEnv: string): string {
+async function listFailureHelp(ctx: InstanceContext, err: unknown, group: string): Promise<string> {
+  const tokenEnv = ctx.instance.tokenEnv;
   if (!(err instanceof ApiError)) return 'check that the instance is reachable and plan again';
+  if (err.status === 401) {
+    // A 401 is also the answer to a credential that works but may not see the group's tokens
+    // (a group access token, whatever its role): `GET /user` tells the two apart.
+    const cred = await credentialOf(ctx);
+    if (cred.user) {
+      return cred.kind === 'resource'
+        ? `the credential in ${tokenEnv} is a group or project access token (user ${cred.user.username}), which may not list or manage the access tokens of group "${group}" whatever its role; plumb needs an administrator's or a group Owner's personal access token (a group access token may only rotate itself, with \`self: true\`)`
+        : `the credential in ${tokenEnv} (user ${cred.user.username}) works but may not manage the access tokens of this group: it needs to belong to an administrator or an Owner of the group`;
+    }
+  }
   if (err.status === 403 && /scope/i.test(err.serverMessage ?? '')) {
     return `the credential in ${tokenEnv} lacks a scope to read the group's tokens: it needs read_api or api (self_rotate alone lets a token rotate itself, but plumb must list the group first to plan)`;
   }
@@ -746,7 +795,13 @@ class TokenApply {
     this.#ctx.secrets.add(issued.token);
     // The old credential is revoked from this moment: switch before anything else is sent.
     if (p.self) this.#ctx.client.replaceToken(issued.token);
-    this.#notes.push(`rotated id ${target.id} → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); id ${target.id} is revoked`);
+    // A self-rotation rotates whatever token authenticates: the declared one only when the names agree.
+    const selfMismatch = p.self === true && issued.name !== t.name;
+    this.#notes.push(
+      selfMismatch
+        ? `rotated plumb's credential "${issued.name}" → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); the old credential is revoked; "${t.name}" (id ${target.id}) was not rotated`
+        : `rotated id ${target.id} → id ${issued.id} (expires ${issued.expires_at ?? 'never'}); id ${target.id} is revoked`,
+    );
     if (p.self) this.#notes.push('plumb uses the new secret for the rest of this run');
     this.#forget(target.id);
     const delivered = await this.#deliver(t, issued);
@@ -758,7 +813,7 @@ class TokenApply {
         `move \`self: true\` to the token plumb authenticates with ("${issued.name}")`,
       );
     }
-    if (delivered) return this.#done();
+    if (delivered) return this.#confirmRotation(target.id, issued.id);
     // Rotating revoked the old token: revoking the new one would leave consumers with nothing.
     this.#remember({ id: issued.id, name: p.name, kind: 'secret-not-received' });
     return this.#stop(
@@ -830,6 +885,39 @@ class TokenApply {
     return this.#fail('PLUMB_TOKEN_REVOKE_FAILED', `Token "${p.name}" (id ${target.id}) could not be revoked; it is still active`, 'run `plumb apply` again');
   }
 
+  /**
+   * A rotation is reported as done only once a list made after it shows the new token active: a
+   * second rotation of the old token meanwhile (another apply running at the same time) is a reuse,
+   * and the instance answers it by revoking the whole token family, the new token included.
+   */
+  async #confirmRotation(oldId: number, newId: number): Promise<ApplyResponse> {
+    let list: GroupAccessToken[];
+    try {
+      list = await confirmList(this.#ctx, this.#p.group);
+    } catch (err) {
+      this.#notes.push(`could not confirm that id ${newId} is active (${err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err)}); run \`plumb plan\` to check`);
+      return this.#done();
+    }
+    const now = list.find((x) => x.id === newId);
+    if (!now || isActive(now)) {
+      this.#notes.push(`confirmed id ${newId} is active`);
+      return this.#done();
+    }
+    return this.#familyRevoked(oldId, newId, `the rotation to id ${newId} succeeded and its secret was delivered, but a list made right after shows id ${newId} ${liveState(now)}`);
+  }
+
+  /** The instance revoked the token family: said loudly, with what happened and what to do. */
+  #familyRevoked(oldId: number, newId: number | undefined, what: string): ApplyResponse {
+    const p = this.#p;
+    this.#updateSlot({ unknown: undefined });
+    return this.#stop(
+      'PLUMB_TOKEN_FAMILY_REVOKED',
+      `TOKEN FAMILY REVOKED: the instance revoked every token of the family of "${p.name}" (group "${p.group}"): ${what}`,
+      `Rotating a token that is already revoked is a reuse attempt, and the instance answers it by revoking the whole family (id ${oldId}${newId !== undefined ? `, id ${newId}` : ''} and every token rotated from them). This happens when two applies rotate the same token at once (overlapping pipelines, or a laptop during CI), or when the token was rotated outside plumb meanwhile. The secret in the sink of "${p.name}" no longer works, and whatever uses it is locked out now.`,
+      'make sure only one `plumb apply` runs at a time for this instance, then run `plumb plan` and `plumb apply`: they create the token anew and deliver a fresh secret to its sink',
+    );
+  }
+
   // --- failure analysis -------------------------------------------------------------------------
 
   /**
@@ -839,6 +927,15 @@ class TokenApply {
   async #afterFailedIssue(err: unknown, before: GroupAccessToken[], op: 'create' | 'rotate' | 'replace'): Promise<ApplyResponse> {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
+    if (op === 'rotate' && err instanceof ApiError && err.status === 401) {
+      // 401 to a rotation of a token plumb just listed as active: it was rotated meanwhile, and this
+      // rotation was a reuse that revokes the whole family. A list (a read) says which.
+      const now = await this.#list().catch(() => undefined);
+      const target = now?.find((x) => x.id === p.tokenId);
+      if (now && target && !isActive(target) && !now.some((x) => x.name === p.name && isActive(x))) {
+        return this.#familyRevoked(p.tokenId!, undefined, `the rotation of id ${p.tokenId} was refused (${what}) because the token had been rotated meanwhile, and no token named "${p.name}" is active now`);
+      }
+    }
     if (!mayHaveActed(err)) {
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
@@ -894,9 +991,11 @@ class TokenApply {
         : oldNow && isActive(oldNow)
           ? `id ${oldNow.id} is still active: the rotation did not happen.`
           : `id ${p.tokenId} is ${oldNow ? liveState(oldNow) : 'gone'} and no replacement appeared; the next plan creates a new token.`;
+    // plumb listed the group: the outcome is known now, so the failure is not told as "unknown".
+    const told = err instanceof ApiAmbiguousError ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}` : what;
     return this.#stop(
       err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-      `${op} of "${p.name}" failed: ${what}`,
+      `${op} of "${p.name}" failed: ${this.#ctx.secrets.redact(told)}`,
       `plumb listed the group again and did not repeat the request. State now: ${state}`,
       'run `plumb apply` again',
     );

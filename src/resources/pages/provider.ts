@@ -21,6 +21,7 @@ import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { distinctProjects } from '../../engine/same-project.js';
 import { parsePagesPayload } from './payload.js';
 import type { PagesPayload, PagesUpdate } from './payload.js';
 
@@ -100,6 +101,17 @@ function refusal(ctx: InstanceContext, project: PagesProject, err: ApiError, add
       summary: `Pages of project "${project.ref}" cannot be read or changed: Pages is disabled on the instance, or for this project`,
       detail: `${call} answered 404${said}. The instance answers 404 to every Pages request while Pages is off for the whole instance, or for the project (its Pages feature, pages_access_level, is disabled); whether a site was ever deployed does not matter.`,
       suggestion: "have a Maintainer turn the project's Pages feature on (pages_access_level other than disabled), or the administrator turn Pages on for the instance, then plan again; or remove this pages block",
+      address,
+      pointer: at,
+    });
+  }
+  if (err instanceof ApiForbiddenError && /scope/i.test(err.serverMessage ?? '')) {
+    return planDiagnostic(ctx, {
+      severity: 'error',
+      code: 'PLUMB_PAGES_FORBIDDEN',
+      summary: `plumb's token lacks the scope to ${call.startsWith('GET') ? 'read' : 'change'} the Pages of project "${project.ref}": ${call.startsWith('GET') ? 'reading needs read_api or api' : 'a change needs the api scope (read_api only reads)'}`,
+      detail: `${call} answered 403${said}. The token's role is not the problem: its scopes are.`,
+      suggestion: `give ${ctx.instance.tokenEnv} a token with the api scope`,
       address,
       pointer: at,
     });
@@ -287,11 +299,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
   async plan(ctx): Promise<PlanResponse> {
     // One GET per project, all at once (the client bounds the concurrency).
     const selected = declared(ctx).filter((p) => ctx.targets.within(pagesAddress(ctx.instance.name, p.ref)));
-    const perProject = await Promise.all(selected.map((p) => planProject(ctx, p)));
+    // A project declared under two names (id and path) is planned under neither.
+    const { distinct, diagnostics: duplicates } = await distinctProjects(ctx, selected, 'Pages', (p) => p.pages.pointer);
+    const perProject = await Promise.all(distinct.map((p) => planProject(ctx, p)));
     return {
       changes: perProject.flatMap((r) => r.changes),
       drift: perProject.flatMap((r) => r.drift),
-      diagnostics: perProject.flatMap((r) => r.diagnostics),
+      diagnostics: [...duplicates, ...perProject.flatMap((r) => r.diagnostics)],
       risks: perProject.flatMap((r) => r.risks),
     };
   },
@@ -333,6 +347,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
         return { applied: true, diagnostics: [], notes: [`updated ${names.join(', ')} in one request`] };
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
+        // Whatever the status, the Pages as they are now say whether the PATCH was carried out
+        // (a 500 can follow the write); it is never repeated.
+        const now = await getPages(ctx.client, project.ref).catch(() => undefined);
+        const names = Object.keys(payload.set) as Field[];
+        if (now && names.every((f) => holds(f, liveValue(now, f), payload.set[f]))) {
+          return { applied: true, diagnostics: [], notes: [`${call} answered ${err.status ?? 'without an answer'}, but reading the Pages again shows ${names.join(', ')} as declared: the update was carried out`] };
+        }
         const fieldPointers = Object.keys(payload.set).map((f) => joinPointer(project.pages.pointer, f));
         const d = refusal(ctx, project, err, change.address, call, fieldPointers);
         if (!d) throw err;
@@ -345,12 +366,13 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
       return { applied: true, diagnostics: [], notes: ['unpublished'] };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      if (err.code === 'PLUMB_API_AMBIGUOUS') {
-        // The DELETE is not repeated on an unclear outcome: read what the instance serves now.
-        const now = await getPages(ctx.client, project.ref).catch(() => undefined);
-        if (now && !isPublished(now)) return { applied: true, diagnostics: [], notes: ['the DELETE had no clear answer; reading back shows nothing deployed'] };
-        throw err;
+      // Whatever the status (a lost answer, a 500 after the removal, a retry answered 404), the
+      // Pages as they are now say whether the site is gone; the DELETE is not repeated.
+      const now = await getPages(ctx.client, project.ref).catch((readErr: unknown) => (readErr instanceof ApiNotFoundError ? ('gone' as const) : undefined));
+      if (now !== undefined && (now === 'gone' ? err.code === 'PLUMB_API_AMBIGUOUS' || (err.status ?? 0) >= 500 : !isPublished(now))) {
+        return { applied: true, diagnostics: [], notes: [`${call} ${err.status !== undefined ? `answered ${err.status}` : 'had no clear answer'}; reading back shows nothing deployed`] };
       }
+      if (err.code === 'PLUMB_API_AMBIGUOUS') throw err;
       const d = refusal(ctx, project, err, change.address, call);
       if (!d) throw err;
       return { applied: false, diagnostics: [d], notes: [] };

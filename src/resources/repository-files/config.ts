@@ -118,6 +118,30 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
       secret = false;
     }
   }
+  if (state === 'absent') {
+    for (const key of ['content', 'source'] as const) {
+      if (raw[key] === undefined) continue;
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_FILE_ABSENT_WITH_CONTENT',
+        summary: `File "${filePath}" is declared \`state: absent\` and has ${key}`,
+        detail: 'An absent file is deleted; its content would never be written, so one of the two is a mistake.',
+        suggestion: `remove \`${key}:\` to delete the file, or remove \`state: absent\` to write it`,
+        pointer: joinPointer(p, key),
+        on: 'key',
+      });
+    }
+  }
+  checkBranches(raw, p, ctx);
+  if (typeof raw.author_email === 'string' && !/^[^\s@<>]+@[^\s@<>]+$/.test(raw.author_email)) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_STRING_FORMAT',
+      summary: `author_email "${raw.author_email}" is not an email address`,
+      suggestion: 'write an address such as plumb@example.com (the name goes in author_name)',
+      pointer: joinPointer(p, 'author_email'),
+    });
+  }
   const messages = obj(raw.commit_messages);
   const template = (action: FileAction): string | undefined => {
     const own = messages[action];
@@ -142,18 +166,35 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
   };
 }
 
-/** A `{name}` in a commit message template that is not a placeholder is a typo worth stopping for. */
+/** `{{` and `}}` (literal braces), or a `{name}` placeholder. */
+const TEMPLATE_TOKEN = /\{\{|\}\}|\{([^{}]*)\}/g;
+
+/**
+ * A `{name}` in a commit message template that is not a placeholder is a typo worth stopping for;
+ * so is a Mustache-style `{{path}}` (plumb's placeholders take one brace; `{{` is a literal brace).
+ */
 function checkTemplates(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
   const check = (text: unknown, pointer: string) => {
     if (typeof text !== 'string') return;
-    for (const m of text.matchAll(/\{([^{}]*)\}/g)) {
-      if ((TEMPLATE_PLACEHOLDERS as readonly string[]).includes(m[1]!)) continue;
+    for (const m of text.matchAll(/(?<!\{)\{\{\s*([A-Za-z_]+)\s*\}\}(?!\})/g)) {
+      if (!(TEMPLATE_PLACEHOLDERS as readonly string[]).includes(m[1]!)) continue;
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_FILE_COMMIT_TEMPLATE',
+        summary: `"${m[0]}" in a commit message is Mustache syntax; plumb's placeholders take one brace`,
+        detail: '`{{` and `}}` write a literal brace, so this would put the text itself in every commit message.',
+        suggestion: `did you mean "{${m[1]}}"?`,
+        pointer,
+      });
+    }
+    for (const m of text.matchAll(TEMPLATE_TOKEN)) {
+      if (m[1] === undefined || (TEMPLATE_PLACEHOLDERS as readonly string[]).includes(m[1])) continue;
       push(ctx, {
         severity: 'error',
         code: 'PLUMB_FILE_COMMIT_TEMPLATE',
         summary: `Unknown placeholder "{${m[1]}}" in a commit message`,
-        detail: `A commit message may use ${TEMPLATE_PLACEHOLDERS.map((n) => `{${n}}`).join(', ')}.`,
-        suggestion: 'use one of those, or remove the braces',
+        detail: `A commit message may use ${TEMPLATE_PLACEHOLDERS.map((n) => `{${n}}`).join(', ')}; \`{{\` and \`}}\` write a literal brace.`,
+        suggestion: `use one of those, or write "{{${m[1]}}}" for the literal text "{${m[1]}}"`,
         pointer,
       });
     }
@@ -162,9 +203,16 @@ function checkTemplates(raw: Record<string, unknown>, p: string, ctx: Ctx): void
   for (const [action, text] of Object.entries(obj(raw.commit_messages))) check(text, joinPointer(p, 'commit_messages', action));
 }
 
-/** The commit message for one write: the declared template (or plumb's default) with its placeholders filled. */
+/**
+ * The commit message for one write: the declared template (or plumb's default) with its
+ * placeholders filled; `{{` and `}}` are literal braces.
+ */
 export function commitMessage(template: string | undefined, values: Readonly<Record<(typeof TEMPLATE_PLACEHOLDERS)[number], string>>): string {
-  return (template ?? 'plumb: {action} {path}').replace(/\{(path|branch|project|action)\}/g, (_, k: keyof typeof values) => values[k]);
+  return (template ?? 'plumb: {action} {path}').replace(TEMPLATE_TOKEN, (whole, name: string | undefined) => {
+    if (whole === '{{') return '{';
+    if (whole === '}}') return '}';
+    return name !== undefined && name in values ? values[name as keyof typeof values] : whole;
+  });
 }
 
 function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx: Ctx): Buffer | undefined {
@@ -181,4 +229,58 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
     return undefined;
   }
   return Buffer.from(compact, 'base64');
+}
+
+/** Why Git refuses a branch name (`git check-ref-format --branch`), or undefined when it accepts it. */
+export function refNameProblem(name: string): string | undefined {
+  if (name === '') return 'it is empty';
+  if (name === '@') return 'it is "@"';
+  if (name.startsWith('-')) return 'it starts with "-"';
+  if (/[\x00-\x20\x7f ~^:?*[\\]/.test(name)) return 'it contains a space, a control character or one of ~ ^ : ? * [ \\';
+  if (name.includes('..')) return 'it contains ".."';
+  if (name.includes('@{')) return 'it contains "@{"';
+  if (name.includes('//')) return 'it contains "//"';
+  if (name.startsWith('/') || name.endsWith('/')) return 'it starts or ends with "/"';
+  if (name.endsWith('.')) return 'it ends with "."';
+  if (name.split('/').some((c) => c.startsWith('.') || c.endsWith('.lock'))) return 'a part of it starts with "." or ends with ".lock"';
+  return undefined;
+}
+
+/** Branch names Git refuses, and a start_branch equal to the branch it should create. */
+function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
+  const branches = Array.isArray(raw.branches) ? raw.branches : [];
+  branches.forEach((b, i) => {
+    if (typeof b !== 'string') return;
+    const problem = refNameProblem(b);
+    if (problem) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_FILE_BRANCH_NAME',
+        summary: `"${b}" is not a branch name Git accepts: ${problem}`,
+        suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
+        pointer: joinPointer(p, 'branches', i),
+      });
+    }
+  });
+  const start = raw.start_branch;
+  if (typeof start !== 'string') return;
+  const problem = refNameProblem(start);
+  if (problem) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_BRANCH_NAME',
+      summary: `start_branch "${start}" is not a branch name Git accepts: ${problem}`,
+      suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
+      pointer: joinPointer(p, 'start_branch'),
+    });
+  } else if (branches.length > 0 && branches.every((b) => b === start)) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_FILE_START_BRANCH_SAME',
+      summary: `start_branch "${start}" is the branch the file is written to`,
+      detail: 'start_branch names the branch a missing branch is created from; a branch cannot be created from itself.',
+      suggestion: 'remove start_branch, or name the existing branch to create the new one from (e.g. main)',
+      pointer: joinPointer(p, 'start_branch'),
+    });
+  }
 }

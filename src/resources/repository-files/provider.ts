@@ -9,11 +9,11 @@
  */
 import { createHash } from 'node:crypto';
 import { LIMITS } from '../../catalogue/index.js';
-import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
+import { ApiAmbiguousError, ApiBadRequestError, ApiError, ApiNotFoundError, describeReason } from '../../api/errors.js';
 import { getProjectRef } from '../../api/namespaces.js';
 import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
-import { createFile, deleteFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
+import { createFile, deleteFile, getFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
 import type { DesiredFile, DesiredProject } from '../../config/model.js';
 import { MASK } from '../../config/secrets.js';
@@ -22,6 +22,7 @@ import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../e
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { distinctProjects } from '../../engine/same-project.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { unifiedDiff } from './diff.js';
@@ -80,6 +81,52 @@ async function readBase(ctx: InstanceContext, project: string, path: string, bra
   return { readFrom: startBranch, startBranch, live: await head(ctx, project, path, startBranch) };
 }
 
+/**
+ * Whether a branch exists, asked only after a HEAD on it answered 404 (a HEAD has no body: the file
+ * or the branch may be missing). There is no branch endpoint in the interface: a GET of the same
+ * file on that ref answers "404 Commit Not Found" when the ref does not exist and "404 File Not
+ * Found" when only the file is missing. One question per project and branch per plan.
+ */
+type BranchCheck = (project: string, branch: string, path: string) => Promise<boolean>;
+
+function branchChecker(ctx: InstanceContext): BranchCheck {
+  const seen = new Map<string, Promise<boolean>>();
+  return (project, branch, path) => {
+    const key = lane(project, branch);
+    let known = seen.get(key);
+    if (!known) {
+      known = getFile(ctx.client, project, path, branch).then(
+        () => true,
+        (err: unknown) => {
+          if (err instanceof ApiNotFoundError) return !/commit|ref|branch/i.test(err.serverMessage ?? '');
+          throw err;
+        },
+      );
+      seen.set(key, known);
+    }
+    return known;
+  };
+}
+
+/** What a plan learns about a file and its branch: the base to compare with, or why it cannot. */
+type PlanBase = (Base & { readonly branchMissing?: boolean }) | { readonly problem: 'branch-missing' | 'start-branch-missing' };
+
+/**
+ * The file as a write will find it. On its branch when the branch exists (even without the file:
+ * then it is created there, never compared with `start_branch`); when the branch does not exist,
+ * on `start_branch`, which the first write creates the branch from.
+ */
+async function planBase(ctx: InstanceContext, project: string, file: DesiredFile, branch: string, branchExists: BranchCheck): Promise<PlanBase> {
+  const live = await head(ctx, project, file.path, branch);
+  if (live) return { readFrom: branch, live };
+  if (await branchExists(project, branch, file.path)) return { readFrom: branch, live: undefined };
+  const start = file.startBranch;
+  if (start === undefined || start === branch) return { problem: 'branch-missing' };
+  const fromStart = await head(ctx, project, file.path, start);
+  if (!fromStart && !(await branchExists(project, start, file.path))) return { problem: 'start-branch-missing' };
+  return { readFrom: start, startBranch: start, live: fromStart, branchMissing: true };
+}
+
 /** The live state a change was planned against. Without the SHA-256 for secret content: the last commit says when it moved. */
 function baseFingerprint(live: RepositoryFileMetadata | undefined, secret: boolean): string {
   if (!live) return stateFingerprint({ absent: true });
@@ -114,13 +161,23 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     const diagnostics: PlanDiagnostic[] = [];
     const projectOf = memoProjects(ctx);
     // One GET per project only when a file of it names no branch (to learn the default branch).
+    // A project declared under two names (id and path) is planned under neither.
+    const { distinct, diagnostics: duplicates } = await distinctProjects(
+      ctx,
+      ctx.instance.projects.filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`)),
+      'files',
+      (p) => p.pointer,
+    );
+    diagnostics.push(...duplicates);
     const targets = (
       await Promise.all(
-        ctx.instance.projects
-          .filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`))
+        distinct
           .map(async (project): Promise<Target[]> => {
             let defaultBranch: string | undefined;
-            if (project.files.some((f) => f.branches.length === 0)) {
+            // Read only when a target can select a file of this project on its default branch.
+            const onDefault = project.files.filter((f) => f.branches.length === 0);
+            const projectSeg = `project[${JSON.stringify(project.ref)}]`;
+            if (onDefault.some((f) => ctx.targets.withinSegments([ctx.instance.name, projectSeg, { startsWith: 'branch[' }, `file[${JSON.stringify(f.path)}]`]))) {
               try {
                 defaultBranch = (await projectOf(project.ref)).default_branch;
               } catch (err) {
@@ -161,16 +218,26 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       return h;
     };
 
-    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
+    const branchExists = branchChecker(ctx);
+    const results = await Promise.all(targets.map((t) => planOne(ctx, t, hashOf, projectOf, branchExists).catch((err: unknown) => ({ diagnostic: readFailure(ctx, err, t.file.pointer, `file "${t.file.path}" on branch "${t.branch}"`) }))));
 
     const changes: ResourceChange[] = [];
     const drift: DriftEntry[] = [];
     // The first write to a branch that does not exist yet creates it; later ones find it.
     const creating = new Set<string>();
+    // Branches that do not exist yet, and whether a planned write creates each.
+    const missing = new Map<string, { created: boolean; first: ResourceChange }>();
     for (const r of results) {
       if ('diagnostic' in r) {
         diagnostics.push(r.diagnostic);
         continue;
+      }
+      if ('skip' in r) continue;
+      if (r.branchMissing) {
+        const p = r.change.payload as FilePayload;
+        const l = lane(p.project, p.branch);
+        const m = missing.get(l) ?? { created: false, first: r.change };
+        missing.set(l, { ...m, created: m.created || r.change.action !== 'no-op' });
       }
       let change = r.change;
       const p = change.payload as FilePayload;
@@ -183,6 +250,21 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       }
       changes.push(change);
       if (r.drift) drift.push(r.drift);
+    }
+    for (const { created, first } of missing.values()) {
+      if (created) continue;
+      const p = first.payload as FilePayload;
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_FILE_BRANCH_MISSING',
+          summary: `Branch "${p.branch}" of project "${p.project}" does not exist, and no declared file can create it: each equals its copy on start_branch "${p.startBranch}"`,
+          detail: 'A branch is created by the first write to it; writing a file as it already is on start_branch is an empty commit, which the instance refuses. Without a write, the branch would never exist and the plan would show it in sync for ever.',
+          suggestion: `create branch "${p.branch}" on the instance, or declare on it a file that differs from "${p.startBranch}"`,
+          address: first.address,
+          pointer: first.pointer,
+        }),
+      );
     }
     return { changes, drift, diagnostics };
   },
@@ -250,17 +332,32 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       record();
       return { applied: true, diagnostics: [], notes: [`${p.op === 'delete' ? 'deleted from' : 'committed to'} ${p.branch}`] };
     } catch (err) {
-      if (err instanceof ApiAmbiguousError) {
-        // The write may or may not have happened: the file as it is now says which.
-        const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
+        // Whatever the status (a lost answer, a 500 after the commit, a refusal), the file as it is
+        // now says what happened: read it again, never repeat the write.
+        const call = err.status !== undefined ? `${err.method} ${err.path} answered ${err.status}` : `the answer was lost (${err.method} ${err.path})`;
+        let now: Base;
+        try {
+          now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
+        } catch (readErr) {
+          const why = ctx.secrets.redact(readErr instanceof Error ? readErr.message : String(readErr));
+          return failed(ctx, change, err instanceof ApiAmbiguousError ? err.code : 'PLUMB_FILE_OUTCOME_UNKNOWN', `${p.op} of ${p.path} on ${p.branch}: outcome unknown (${ctx.secrets.redact(err.message)})`, 'run `plumb plan` once the instance answers: it shows the file as it is', `${call}, and reading the file again failed too (${why}); plumb did not repeat the write.`);
+        }
         if (holds(now.live, p, sha)) {
           record();
-          return { applied: true, diagnostics: [], notes: [`the answer was lost; reading the file again shows ${p.branch} holds the declared file`] };
+          return { applied: true, diagnostics: [], notes: [`${call}, but reading the file again shows ${p.branch} holds the declared file: the write was carried out`] };
         }
-        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'the file is not as declared after the lost answer; run `plumb plan` to see it as it is now', `${err.method} ${err.path}: the connection ended without an answer; HEAD shows the file unchanged.`);
-      }
-      if (err instanceof ApiError && !(err instanceof ApiBadRequestError)) {
-        return failed(ctx, change, err.code, ctx.secrets.redact(err.message), 'check the project path, the branch and the token\'s role (Developer at least), then plan again', `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`);
+        const refusal = err.status !== undefined && err.status < 500;
+        // Checked: the outcome is known now (nothing was written), so the failure is told as such.
+        const what = err instanceof ApiAmbiguousError ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}` : err.message;
+        return failed(
+          ctx,
+          change,
+          err.code,
+          ctx.secrets.redact(`${p.op} of ${p.path} on ${p.branch} failed: ${what}`),
+          refusal ? "check the project path, the branch and the token's role (Developer at least), then plan again" : 'run `plumb apply` again once the instance answers (the file is unchanged)',
+          `${call}; reading the file again shows it unchanged since the plan, so nothing was written (plumb did not repeat the write).`,
+        );
       }
       if (!(err instanceof ApiBadRequestError)) throw err;
       // A 400 does not say why (an update's message is the same for every cause): read the file again.
@@ -321,7 +418,7 @@ function readFailure(ctx: InstanceContext, err: unknown, pointer: string, what: 
   return planDiagnostic(ctx, { severity: 'error', code: 'PLUMB_FILE_MISSING', summary: ctx.secrets.redact(`Cannot read ${what}: ${err instanceof Error ? err.message : String(err)}`), pointer });
 }
 
-type Planned = { change: ResourceChange; drift?: DriftEntry } | { diagnostic: PlanDiagnostic };
+type Planned = { change: ResourceChange; drift?: DriftEntry; branchMissing?: boolean } | { diagnostic: PlanDiagnostic } | { skip: true };
 
 /** One GET per project at most, shared by its files: the default branch, or whether a 404 means the project. */
 function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef> {
@@ -333,15 +430,41 @@ function memoProjects(ctx: InstanceContext): (ref: string) => Promise<ProjectRef
   };
 }
 
-async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>): Promise<Planned> {
+async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>, branchExists: BranchCheck): Promise<Planned> {
   const { project, file, branch } = t;
   const at = address(ctx.instance.name, { project: project.ref, branch, path: file.path });
-  const [base, sha] = await Promise.all([
-    readBase(ctx, project.ref, file.path, branch, file.state === 'present' ? file.startBranch : undefined),
+  const [found, sha] = await Promise.all([
+    (async () => {
+      const b = await planBase(ctx, project.ref, file, branch, branchExists).catch(async (err: unknown) => {
+        // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
+        await projectOf(project.ref);
+        throw err;
+      });
+      if (!('problem' in b) && !b.live) await projectOf(project.ref);
+      return b;
+    })(),
     file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),
   ]);
-  // HEAD has no body: a 404 may be the project. Asked once per project, only when a file is missing.
-  if (!base.live && file.state === 'present') await projectOf(project.ref);
+  if ('problem' in found) {
+    if (file.state === 'absent') return { skip: true }; // no branch, so no file: nothing to delete
+    return {
+      diagnostic: planDiagnostic(ctx, {
+        severity: 'error',
+        code: found.problem === 'branch-missing' ? 'PLUMB_FILE_BRANCH_MISSING' : 'PLUMB_FILE_START_BRANCH_MISSING',
+        summary:
+          found.problem === 'branch-missing'
+            ? `Branch "${branch}" of project "${project.ref}" does not exist, and ${file.path} declares no start_branch to create it from`
+            : `start_branch "${file.startBranch}" of ${file.path} does not exist in project "${project.ref}" (branch "${branch}" does not exist either)`,
+        suggestion:
+          found.problem === 'branch-missing'
+            ? 'create the branch, or declare `start_branch:` on the file to create it from another branch'
+            : `check the name of start_branch (a branch of "${project.ref}" that exists)`,
+        address: at,
+        pointer: found.problem === 'branch-missing' ? file.pointer : `${file.pointer}/start_branch`,
+      }),
+    };
+  }
+  const base = found;
   const live = base.live;
   let op: FileOp = 'none';
   const reasons: Reason[] = [];
@@ -405,7 +528,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     order: { lane: lane(project.ref, branch) },
     ...(diff !== undefined && { diff }),
   };
-  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }) };
+  return { change, ...(op !== 'none' && { drift: await driftOf(ctx, t, at, base) }), ...(base.branchMissing && { branchMissing: true }) };
 }
 
 /** A file plumb wrote that a push changed since: drift (only when it still differs from the configuration). */
@@ -446,5 +569,10 @@ async function contentDiff(ctx: InstanceContext, project: string, file: DesiredF
     if (!isText(bytes)) return '(binary file on the instance: content differs, not shown)';
     before = bytes.toString('utf8');
   }
-  return unifiedDiff(file.path, before, local.toString('utf8')) || '(no line differs: line endings or a final newline differ)';
+  const after = local.toString('utf8');
+  const crlf = (t: string) => (t.includes('\r\n') ? 'CRLF (\\r\\n)' : 'LF (\\n)');
+  if (live && before !== after && before.replace(/\r\n/g, '\n') === after.replace(/\r\n/g, '\n')) {
+    return `(only line endings differ: the declared file uses ${crlf(after)}, the repository's copy ${crlf(before)}; check .gitattributes or your editor's line-ending setting)`;
+  }
+  return unifiedDiff(file.path, before, after) || '(no line differs: line endings or a final newline differ)';
 }

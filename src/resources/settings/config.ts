@@ -88,8 +88,62 @@ export function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ct
         pointer,
       });
     }
+    if (!interpolated) checkValue(key, value, pointer, ctx);
     out.set(key, { value, secret: !!spec.secret || interpolated, pointer });
   }
   return out;
 }
 
+
+const DURATION_UNITS: readonly [RegExp, number][] = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86_400],
+  [/^(w|wks?|weeks?)$/, 7 * 86_400],
+  [/^(mo|mos|months?)$/, 30 * 86_400],
+  [/^(y|yrs?|years?)$/, 365 * 86_400],
+];
+
+/** Seconds in a human-readable duration ("12 hours", "1 day 6 hours"); undefined when unreadable. */
+export function durationSeconds(text: string): number | undefined {
+  const parts = [...text.trim().toLowerCase().matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)[\s,]*(?:and\s+)?/g)];
+  if (parts.length === 0 || parts.map((m) => m[0]).join('') !== text.trim().toLowerCase().replace(/\s+$/, '')) return undefined;
+  let total = 0;
+  for (const m of parts) {
+    const unit = DURATION_UNITS.find(([re]) => re.test(m[2]!));
+    if (!unit) return undefined;
+    total += Number(m[1]) * unit[1];
+  }
+  return total;
+}
+
+/** Values the schema cannot judge and the instance would refuse at apply. */
+function checkValue(key: string, value: unknown, pointer: string, ctx: Ctx): void {
+  if (key === 'archive_builds_in_human_readable' && typeof value === 'string' && value.trim() !== '') {
+    const seconds = durationSeconds(value);
+    if (seconds !== undefined && seconds < 86_400) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_OUT_OF_RANGE',
+        summary: `archive_builds_in_human_readable "${value}" is shorter than one day, the shortest the instance accepts`,
+        suggestion: 'write "1 day" or longer (e.g. "30 days", "1 year"), or "" to never archive',
+        pointer,
+      });
+    }
+  }
+  if (key === 'email_restrictions' && typeof value === 'string' && value !== '') {
+    try {
+      new RegExp(value);
+    } catch (err) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_STRING_FORMAT',
+        summary: `email_restrictions is not a valid regular expression: ${err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err)}`,
+        detail: 'The instance matches it against the email address of every sign-up and refuses an update whose expression does not compile.',
+        suggestion: 'fix the expression (escape literal dots and brackets: \\.)',
+        pointer,
+      });
+    }
+  }
+}

@@ -19,6 +19,8 @@ import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } f
 import { planDiagnostic } from '../../engine/resource.js';
 import { recordSetting, settingFingerprint } from './state.js';
 import { parseSettingsPayload } from './payload.js';
+import { lifetimeRisk, managedTokens, reportRevokedByLimit } from './lifetime.js';
+import type { ManagedToken } from './lifetime.js';
 import type { SettingsPayload } from './payload.js';
 
 /** Live record keyed by the names updates use (response aliases folded back). */
@@ -257,6 +259,19 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
   parsePayload: parseSettingsPayload,
 
   async apply(ctx, change, payload): Promise<ApplyResponse> {
+    // A new token lifetime limit may make the instance revoke tokens: look before and after.
+    const setsLifetime = 'max_personal_access_token_lifetime' in payload.set;
+    let tokensBefore: ManagedToken[] = [];
+    if (setsLifetime) tokensBefore = (await managedTokens(ctx)).tokens;
+    const r = await applySettings(ctx, change, payload);
+    if (!setsLifetime) return r;
+    const revoked = await reportRevokedByLimit(ctx, tokensBefore, change.address);
+    return { ...r, diagnostics: [...r.diagnostics, ...revoked.diagnostics], notes: [...r.notes, ...revoked.notes] };
+  },
+};
+
+async function applySettings(ctx: InstanceContext, change: ResourceChange, payload: SettingsPayload): Promise<ApplyResponse> {
+  {
     const { instance } = ctx;
     const body: Record<string, unknown> = { ...payload.set };
     const diagnostics: PlanDiagnostic[] = [];
@@ -427,8 +442,8 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
       }),
     );
     return { applied: false, diagnostics, notes };
-  },
-};
+  }
+}
 
 /** Errors that mean the instance refused the write before acting: nothing to read back. */
 const REFUSED: ReadonlySet<string> = new Set([
@@ -579,18 +594,8 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
   if (cred && lowersLifetime) {
     const days = lifetime(after('max_personal_access_token_lifetime'));
     const limit = new Date(ctx.now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-    const expires = cred.token?.expires_at;
-    if (!cred.token || expires === null || expires === undefined || expires > limit) {
-      risks.push(
-        flagRisk(ctx, {
-          id: 'token-lifetime-revokes-credential',
-          address: at,
-          summary: cred.token
-            ? `lowering max_personal_access_token_lifetime to ${days} days: the instance revokes tokens that outlive ${limit}, plumb's own token among them (it ${expires ? `expires on ${expires}` : 'never expires'})`
-            : `lowering max_personal_access_token_lifetime to ${days} days revokes tokens that outlive ${limit}: ${unreadable("its token's expiry")}`,
-        }),
-      );
-    }
+    const risk = await lifetimeRisk(ctx, cred, days, limit, at);
+    if (risk) risks.push(risk);
   }
   const touches2fa = sent('require_two_factor_authentication') || sent('two_factor_grace_period');
   const was2faNoGrace = before('require_two_factor_authentication') === true && before('two_factor_grace_period') === 0;

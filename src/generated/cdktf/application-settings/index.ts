@@ -354,11 +354,11 @@ export interface ApplicationSettingsConfig extends cdktf.TerraformMetaArguments 
   */
   readonly ed25519SkKeyRestriction?: number;
   /**
-  * days; blank means 365; lowering it revokes tokens beyond the limit [SM][TT] At most 365. Default: null.
+  * days; blank means 365; lowering it revokes tokens beyond the limit [SM][TT] From 1 to 365. Default: null.
   */
   readonly maxPersonalAccessTokenLifetime?: number;
   /**
-  * maximum SSH key lifetime in days [SM][TT] At most 365.
+  * maximum SSH key lifetime in days [SM][TT] From 1 to 365.
   */
   readonly maxSshKeyLifetime?: number;
   /**
@@ -1190,7 +1190,7 @@ export interface ApplicationSettingsConfig extends cdktf.TerraformMetaArguments 
   */
   readonly hashedStorageEnabled?: boolean | cdktf.IResolvable;
   /**
-  * storage name to integer weight for new repositories
+  * storage name to integer weight (0–100) for new repositories
   */
   readonly repositoryStoragesWeighted?: { [key: string]: any };
   /**
