@@ -4,7 +4,11 @@
  * instance then revokes the whole family). `lock: {project, path}` is a repository file: created to
  * acquire, deleted (guarded by our own commit) to release, taken over once expired.
  */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { InstanceFileLock } from '../../src/engine/instance-lock.js';
@@ -157,6 +161,37 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(r.stderr).toContain('lock.project (ops/nope)');
     expect(h.count('POST', /access_tokens/)).toBe(0);
   });
+});
+
+describe('a signal', () => {
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/plumb.js');
+
+  it('ends apply after it released both its locks (SIGTERM while a sink hangs)', async () => {
+    expect(existsSync(path.join(path.dirname(bin), '../dist/cli.js')), 'npm run build first').toBe(true);
+    h = await lockedHarness();
+    // A sink that hangs until its parent is gone.
+    h.wd.write('hang.js', "require('fs').writeFileSync('sink-started', ''); const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.exit(0); }, 100);\n");
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml').replace('sink: {file: secrets/ci.token}', `sink: {command: [${JSON.stringify(process.execPath)}, hang.js]}`));
+    const child = spawn(process.execPath, [bin, 'apply', '--auto-approve'], {
+      cwd: h.wd.dir,
+      env: { PATH: process.env.PATH ?? '', PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_NOW: h.today, PLUMB_SINK_TIMEOUT_SECONDS: '60' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.resume();
+    const ended = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
+    const started = Date.now();
+    while (!existsSync(path.join(h.wd.dir, 'sink-started'))) {
+      if (Date.now() - started > 30_000) throw new Error(`the sink never started: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(lockFile(h), 'the instance lock is held while the sink runs').toBeDefined();
+    child.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+    expect(lockFile(h), 'the instance lock was released').toBeUndefined();
+    expect(existsSync(path.join(h.wd.dir, '.plumb/state.json.lock')), 'the state lock was released').toBe(false);
+  }, 60_000);
 });
 
 describe('InstanceFileLock', () => {
