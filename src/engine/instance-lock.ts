@@ -164,22 +164,33 @@ export class InstanceFileLock implements StateLock {
     }
   }
 
-  /** Deletes the lock file, guarded by our own commit: a lock that is not ours any more is left alone. */
+  /**
+   * Deletes the lock file, guarded by our own commit: a lock that is not ours any more is left alone.
+   * The guarded delete is safe to repeat, so an unclear answer is checked and the delete sent again
+   * (at most three times) while the file is still ours: a lock left behind blocks every apply until
+   * it expires.
+   */
   async release(): Promise<void> {
     const held = this.#held;
     if (!held) return;
     this.#held = undefined;
     this.#cancelExitRelease?.();
     this.#cancelExitRelease = undefined;
-    try {
-      await deleteFile(this.#client, this.#lock.project, this.#lock.path, { branch: held.branch, commit_message: 'plumb: unlock', last_commit_id: held.commit });
-      return;
-    } catch (err) {
+    let why = '';
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      let refused = false;
+      try {
+        await deleteFile(this.#client, this.#lock.project, this.#lock.path, { branch: held.branch, commit_message: 'plumb: unlock', last_commit_id: held.commit });
+        return;
+      } catch (err) {
+        why = err instanceof Error ? err.message : String(err);
+        refused = !mayHaveActed(err);
+      }
       let current: Current | undefined;
       try {
         current = await this.#read(held.branch);
       } catch {
-        current = { commit: '' };
+        break;
       }
       if (!current) return; // gone: our delete went through after all, or someone removed it
       if (current.content && current.content.holder.id !== held.content.holder.id) {
@@ -188,11 +199,11 @@ export class InstanceFileLock implements StateLock {
         );
         return;
       }
-      const why = err instanceof Error ? err.message : String(err);
-      this.#log(
-        `warning: the lock on ${this.what} (${this.#where}) could not be released (${why}); it expires at ${held.content.expires_at}, when the next apply takes it over, or delete the file by hand`,
-      );
+      if (refused) break;
     }
+    this.#log(
+      `warning: the lock on ${this.what} (${this.#where}) could not be released (${why}); it expires at ${held.content.expires_at}, when the next apply takes it over, or delete the file by hand`,
+    );
   }
 
   #content(): InstanceLockContent {

@@ -130,6 +130,18 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(h.count('DELETE', FILE_PATH)).toBe(1);
   });
 
+  it('releases the lock when the answer to its delete is lost, whether or not the instance acted', async () => {
+    for (const when of ['before', 'after'] as const) {
+      h = await lockedHarness();
+      h.addFault({ method: 'DELETE', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'drop', when } });
+      const r = await h.run(['apply', '--auto-approve']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('could not be released');
+      expect(lockFile(h), `dropped ${when}`).toBeUndefined();
+      await h.close();
+    }
+  });
+
   it('releases the lock when there is nothing to apply, and applies a saved plan under it', async () => {
     h = await lockedHarness();
     const p = await h.run(['plan', '--out', 'plan.json']);
