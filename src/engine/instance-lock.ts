@@ -127,24 +127,26 @@ export class InstanceFileLock implements StateLock {
     const deadline = this.#now() + opts.timeoutMs;
     const branch = await this.#branch();
     let warnedWaiting = false;
+    // Every holder id this acquire wrote: a create whose answer was lost (a time-out) may land after
+    // plumb looked, and the lock it made is ours, not another run's.
+    const mine = new Set<string>();
     for (;;) {
       const content = this.#content();
-      let created: boolean | 'unknown';
+      mine.add(content.holder.id);
       try {
         await createFile(this.#client, this.#lock.project, this.#lock.path, {
           branch,
           content: JSON.stringify(content, null, 2) + '\n',
           commit_message: 'plumb: lock apply',
         });
-        created = true;
       } catch (err) {
-        if (exists(err)) created = false;
-        else if (mayHaveActed(err)) created = 'unknown';
-        else throw this.#failed('taken', err);
+        // Held (by someone, maybe us) or an unclear answer: the look below tells.
+        if (!exists(err) && !mayHaveActed(err)) throw this.#failed('taken', err);
       }
-      let current = await this.#read(branch);
-      if (created !== false && current?.content?.holder.id === content.holder.id) {
-        this.#held = { content, commit: current.commit, branch };
+      // Created or not, what the file says decides: a create is never trusted blindly.
+      let current = await this.#readPatiently(branch, sleep);
+      if (current?.content && mine.has(current.content.holder.id)) {
+        this.#held = { content: current.content, commit: current.commit, branch };
         this.#cancelExitRelease = releaseOnExit({ async: () => this.release() });
         return;
       }
@@ -188,7 +190,7 @@ export class InstanceFileLock implements StateLock {
       }
       let current: Current | undefined;
       try {
-        current = await this.#read(held.branch);
+        current = await this.#readPatiently(held.branch, defaultSleep);
       } catch {
         break;
       }
@@ -250,6 +252,21 @@ export class InstanceFileLock implements StateLock {
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw this.#failed('read', err);
+    }
+  }
+
+  /**
+   * `#read`, tried again after a failure: right after a create, a read that fails would leave a
+   * lock we may hold on the instance until it expires, blocking every apply.
+   */
+  async #readPatiently(branch: string, sleep: (ms: number) => Promise<void>): Promise<Current | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#read(branch);
+      } catch (err) {
+        if (attempt >= 4 || (err instanceof LockFailed && /returned 40[13]/.test(err.summary))) throw err;
+        await sleep(250 * attempt);
+      }
     }
   }
 

@@ -130,6 +130,17 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(h.count('DELETE', FILE_PATH)).toBe(1);
   });
 
+  it('holds the lock its own create made when the answer was lost, and reads it again after a 500', async () => {
+    h = await lockedHarness();
+    h.addFault({ method: 'POST', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'drop', when: 'after' } });
+    h.addFault({ method: 'GET', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'status', status: 500 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(h.count('POST', FILE_PATH), 'the create is not repeated').toBe(1);
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
   it('releases the lock when the answer to its delete is lost, whether or not the instance acted', async () => {
     for (const when of ['before', 'after'] as const) {
       h = await lockedHarness();
