@@ -15,9 +15,10 @@ import type { DesiredConfig } from '../config/model.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
-import type { EngineOptions } from '../engine/engine.js';
+import type { EngineOptions, Session } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
-import { FileStateLock, LockHeld } from '../engine/lock.js';
+import { lockInstances, releaseAll } from '../engine/instance-lock.js';
+import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { checkStateFile } from '../engine/state.js';
 import { planConnectionProblem } from '../engine/connection.js';
@@ -321,6 +322,11 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       return 1;
     }
     const session = openSession(l.loaded, l.config, l.engine);
+    const locks = await lockTheInstances(session, flags, io, l);
+    if (typeof locks === 'number') {
+      await session.close();
+      return locks;
+    }
     try {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact).plan(plan);
@@ -341,6 +347,7 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
       return view.applyReport(report);
     } finally {
+      await releaseAll(locks);
       await session.close();
     }
   }
@@ -350,8 +357,33 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.
   const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };
-  const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) });
-  return view.applyReport(report);
+  const session = openSession(l.loaded, l.config, engine);
+  const locks = await lockTheInstances(session, flags, io, l);
+  if (typeof locks === 'number') {
+    await session.close();
+    return locks;
+  }
+  try {
+    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+    return view.applyReport(report);
+  } finally {
+    await releaseAll(locks);
+    await session.close();
+  }
+}
+
+/**
+ * The lock on each instance that declares `lock:` (docs/state.md#locking), taken with the session's
+ * own clients (a rotation of plumb's own token switches them, and the release still works), before
+ * anything is read for the plan. Exit code 1 when one cannot be taken.
+ */
+async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: Loaded): Promise<StateLock[] | number> {
+  try {
+    return await lockInstances(session, { timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log, env: io.env });
+  } catch (err) {
+    if (err instanceof LockHeld || err instanceof LockFailed) return usageProblem(io, err.code, l.redact(err.summary), err.suggestion);
+    throw err;
+  }
 }
 
 /** Progress goes to a terminal only, on stderr: never into piped output or CI logs. */

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
-import { LockHeld } from '../engine/lock.js';
+import { LockHeld, releaseOnExit } from '../engine/lock.js';
 import { isLoopbackHost } from '../util/url.js';
 import type { AcquireOptions, StateLock } from '../engine/lock.js';
 
@@ -145,6 +145,7 @@ export class HttpStateLock implements StateLock {
   readonly id = randomUUID();
   readonly what: string;
   #held = false;
+  #cancelExitRelease?: () => void;
 
   constructor(
     private readonly backend: HttpStateBackend,
@@ -161,6 +162,8 @@ export class HttpStateLock implements StateLock {
       const r = await this.backend.lock({ ID: this.id, Operation: this.operation, Info: '', Who: `plumb@${os.hostname()}`, Version: VERSION, Created: new Date().toISOString(), Path: '' });
       if (r.status === 200) {
         this.#held = true;
+        // Given back on SIGINT/SIGTERM too, like every lock apply holds (src/engine/lock.ts).
+        this.#cancelExitRelease = releaseOnExit({ async: () => this.release() });
         return;
       }
       if (r.status !== 409 && r.status !== 423) {
@@ -186,6 +189,7 @@ export class HttpStateLock implements StateLock {
   async release(): Promise<void> {
     if (!this.#held) return;
     this.#held = false;
+    this.#cancelExitRelease?.();
     const status = await this.backend.unlock(this.id);
     if (status !== 200 && status !== 204) {
       throw new StateBackendError('PLUMB_STATE_BACKEND', `Unlocking the state at ${this.backend.address} failed: HTTP ${status}`, `unlock it by hand: DELETE ${this.backend.address}/lock with {"ID":"${this.id}"}`);

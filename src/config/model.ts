@@ -90,6 +90,18 @@ export interface DesiredProject {
   readonly pages?: DesiredPages;
 }
 
+/** A lock file in a repository of the instance: created to acquire, deleted to release. */
+export interface DesiredInstanceLock {
+  /** Numeric id or full path, as written. */
+  readonly project: string;
+  readonly path: string;
+  /** Absent: the project's default branch. */
+  readonly branch?: string;
+  /** How long a lock stays valid before another apply may take it over. */
+  readonly ttlMinutes: number;
+  readonly pointer: string;
+}
+
 export interface DesiredInstance {
   readonly name: string;
   readonly pointer: string;
@@ -101,6 +113,8 @@ export interface DesiredInstance {
   readonly settingsVerifySeconds: number;
   /** Risk ids (src/engine/risks.ts) this instance accepts without `--allow-risky`. */
   readonly allowRisky: readonly string[];
+  /** `lock:`: the cross-machine lock apply holds on this instance (docs/state.md#locking). */
+  readonly lock?: DesiredInstanceLock;
   readonly settings: ReadonlyMap<string, DesiredValue>;
   readonly groups: readonly DesiredGroup[];
   readonly projects: readonly DesiredProject[];

@@ -11,6 +11,7 @@ import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../engine/risk-ids
 import { ownText } from '../util/own-files.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles, describePointer } from './load.js';
+import { resolveInstanceLock } from './instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
 import { checkTokenLifetimes, checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
@@ -631,6 +632,8 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
         on: 'key',
       });
     }
+    const projects = Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx));
+    const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), projects, ctx);
     instances.push({
       name,
       pointer: p,
@@ -643,7 +646,8 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), ctx),
       settings: resolveSettings(obj(inst.settings), joinPointer(p, 'settings'), ctx),
       groups: Object.entries(obj(inst.groups)).map(([ref, g]) => resolveGroup(ref, obj(g), joinPointer(p, 'groups', ref), ctx)),
-      projects: Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx)),
+      ...(lock && { lock }),
+      projects,
     });
   }
   checkTokenSinksAndSelf(instances, ctx);

@@ -18,6 +18,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
+  PLUMB_LOCK_FAILED: "The instance's lock file (`lock:`) could not be created, read or deleted: the project or branch does not exist, or the token may not write there.",
   PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report) cannot be written, or is a symlink export will not write through.',
   PLUMB_EXPORT_OUT_NOT_EMPTY: 'export --out names a directory that holds files export did not write; --force replaces them.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
@@ -129,6 +130,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_SINK_FAILED: 'Delivering a secret to its sink failed (the file could not be written, the command failed or timed out).',
 
   // Repository files
+  PLUMB_LOCK_PATH_DECLARED: "An instance's `lock:` names a file the configuration also declares under `files:`.",
   PLUMB_FILE_PATH_TRAVERSAL: 'A repository file path is not a plain relative path inside the repository.',
   PLUMB_FILE_CONTENT_BOTH: 'A repository file has both content and source.',
   PLUMB_FILE_CONTENT_MISSING: 'A repository file that should be present has neither content nor source.',

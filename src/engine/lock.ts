@@ -37,7 +37,7 @@ export interface AcquireOptions {
 export interface StateLock {
   /** What is locked, for messages ("the state file .plumb/state.json"). */
   readonly what: string;
-  /** Takes the lock, waiting up to `timeoutMs`; throws `LockHeld` when another holder keeps it. */
+  /** Takes the lock, waiting up to `timeoutMs`; throws `LockHeld` when another holder keeps it, `LockFailed` when it cannot be taken at all. */
   acquire(opts: AcquireOptions): Promise<void>;
   /** Gives the lock back; harmless when not held. */
   release(): Promise<void>;
@@ -53,6 +53,18 @@ export class LockHeld extends Error {
   ) {
     super(summary);
     this.name = 'LockHeld';
+  }
+}
+
+/** The lock could not be taken for another reason than a holder (the instance refused the lock file). */
+export class LockFailed extends Error {
+  readonly code = 'PLUMB_LOCK_FAILED';
+  constructor(
+    readonly summary: string,
+    readonly suggestion: string,
+  ) {
+    super(summary);
+    this.name = 'LockFailed';
   }
 }
 
@@ -107,8 +119,7 @@ export class FileStateLock implements StateLock {
   readonly what: string;
   readonly #command: string;
   #held: LockHolder | undefined;
-  #onExit: (() => void) | undefined;
-  #onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  #cancelExitRelease: (() => void) | undefined;
 
   constructor(stateFile: string, command = 'plumb apply') {
     this.file = `${stateFile}.lock`;
@@ -125,7 +136,7 @@ export class FileStateLock implements StateLock {
       const holder: LockHolder = { id: randomBytes(8).toString('hex'), host: os.hostname(), pid: process.pid, startedAt: new Date().toISOString(), command: this.#command };
       if (this.#tryCreate(holder)) {
         this.#held = holder;
-        this.#releaseOnExit();
+        this.#cancelExitRelease = releaseOnExit({ sync: () => this.releaseSync() });
         return;
       }
       const current = readHolder(this.file);
@@ -151,12 +162,8 @@ export class FileStateLock implements StateLock {
     const held = this.#held;
     if (!held) return;
     this.#held = undefined;
-    if (this.#onExit) process.removeListener('exit', this.#onExit);
-    if (this.#onSignal) {
-      process.removeListener('SIGINT', this.#onSignal);
-      process.removeListener('SIGTERM', this.#onSignal);
-    }
-    this.#onExit = this.#onSignal = undefined;
+    this.#cancelExitRelease?.();
+    this.#cancelExitRelease = undefined;
     if (readHolder(this.file)?.id === held.id) {
       try {
         unlinkSync(this.file);
@@ -228,16 +235,72 @@ export class FileStateLock implements StateLock {
       `if no plumb runs there any more (${other ? `plumb cannot check a process of host ${current.host}` : 'killed, or its machine lost'}), delete ${this.file} and run again`;
     return new LockHeld(summary, suggestion, current);
   }
+}
 
-  /** Releases on exit and on SIGINT/SIGTERM (then ends as the signal would have). */
-  #releaseOnExit(): void {
-    this.#onExit = () => this.releaseSync();
-    this.#onSignal = (signal) => {
-      this.releaseSync();
-      process.kill(process.pid, signal);
+/**
+ * What a held lock gives back when the process ends without releasing it: `sync` runs on `exit`
+ * (nothing asynchronous can run then), `async` on SIGINT/SIGTERM; a lock on the instance has no
+ * `sync` and relies on its expiry when the process exits abruptly.
+ */
+export interface ExitRelease {
+  readonly sync?: () => void;
+  readonly async?: () => Promise<void>;
+}
+
+/** Locks held now, in the order they were taken. */
+const heldLocks: ExitRelease[] = [];
+let exitHandler: (() => void) | undefined;
+let signalHandler: ((signal: NodeJS.Signals) => void) | undefined;
+
+/** Longest a signal waits for the locks' asynchronous releases before ending the process. */
+const SIGNAL_RELEASE_MS = 10_000;
+
+/**
+ * Releases a held lock when the process exits or is interrupted (SIGINT, SIGTERM), whatever holds
+ * it: every lock registers here, and one pair of handlers gives them all back, the last taken
+ * first, then ends the process as the signal would have. A second signal ends it at once. Returns
+ * the function that unregisters the lock (called by its own release).
+ */
+export function releaseOnExit(release: ExitRelease): () => void {
+  heldLocks.push(release);
+  if (!exitHandler) {
+    exitHandler = () => {
+      for (const r of [...heldLocks].reverse()) r.sync?.();
     };
-    process.once('exit', this.#onExit);
-    process.once('SIGINT', this.#onSignal);
-    process.once('SIGTERM', this.#onSignal);
+    signalHandler = (signal) => {
+      removeHandlers(); // a second signal ends the process at once
+      void (async () => {
+        const timer = new Promise<void>((r) => setTimeout(r, SIGNAL_RELEASE_MS).unref());
+        const all = (async () => {
+          for (const r of [...heldLocks].reverse()) {
+            try {
+              if (r.async) await r.async();
+              else r.sync?.();
+            } catch {
+              // give back what can be given back
+            }
+          }
+        })();
+        await Promise.race([all, timer]);
+        process.kill(process.pid, signal);
+      })();
+    };
+    process.on('exit', exitHandler);
+    process.on('SIGINT', signalHandler);
+    process.on('SIGTERM', signalHandler);
   }
+  return () => {
+    const i = heldLocks.indexOf(release);
+    if (i >= 0) heldLocks.splice(i, 1);
+    if (heldLocks.length === 0) removeHandlers();
+  };
+}
+
+function removeHandlers(): void {
+  if (exitHandler) process.removeListener('exit', exitHandler);
+  if (signalHandler) {
+    process.removeListener('SIGINT', signalHandler);
+    process.removeListener('SIGTERM', signalHandler);
+  }
+  exitHandler = signalHandler = undefined;
 }

@@ -353,6 +353,30 @@ export function instanceSchema(): JsonSchema {
         description:
           'Ids of risky changes (changes that can lock administrators or plumb out) this instance accepts without --allow-risky; see docs/plans.md.',
       },
+      lock: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['project', 'path'],
+        description:
+          'A lock on the instance that apply holds while it works, so applies on different machines never run at once: a file in a repository of the instance, created to acquire and deleted to release (docs/state.md#locking).',
+        properties: {
+          project: {
+            type: ['string', 'integer'],
+            minLength: 1,
+            minimum: 1,
+            description: 'The project holding the lock file: its full path or numeric id. The token needs the Developer role there (Maintainer on a protected branch).',
+          },
+          path: { type: 'string', minLength: 1, description: 'Path of the lock file in the repository, e.g. `locks/plumb-production.json`.' },
+          branch: { type: 'string', minLength: 1, description: "Branch of the lock file. Default: the project's default branch." },
+          ttl_minutes: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 1440,
+            default: 60,
+            description: 'How long a lock stays valid; an apply of another machine takes over a lock older than this (a run that died without releasing it).',
+          },
+        },
+      },
       settings: { $ref: '#/definitions/settings' },
       groups: { type: 'object', additionalProperties: { $ref: '#/definitions/group' }, description: 'Groups by full path or numeric id.' },
       projects: { type: 'object', additionalProperties: { $ref: '#/definitions/project' }, description: 'Projects by full path or numeric id.' },

@@ -124,7 +124,8 @@ const fieldDescriptions = (fields: readonly { name: string; description: string 
 export function terraformProviderSchema(): Record<string, unknown> {
   const instance = instanceSchema();
   const props = instance.properties as Record<string, JsonSchema>;
-  const connection = Object.fromEntries(Object.entries(props).filter(([k]) => !['settings', 'groups', 'projects'].includes(k)));
+  // No `lock`: Terraform locks its own state, and the provider applies one resource at a time.
+  const connection = Object.fromEntries(Object.entries(props).filter(([k]) => !['settings', 'groups', 'projects', 'lock'].includes(k)));
   const settings = writableSettings();
   const settingsBlock = blockOf(
     { type: 'object', properties: Object.fromEntries(settings.map((s) => [s.name, settingValueSchema(s)])) },

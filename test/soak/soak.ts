@@ -20,7 +20,11 @@
  *   run that exited 0 applied everything;
  * - converged: two clean applies reach a plan without changes (and drift exits 0);
  * - commits: no spurious or duplicate commit: on the managed branch, every commit changes the tree,
- *   touches only declared files, and no file is committed twice in one round.
+ *   touches only declared files, and no file is committed twice in one round;
+ * - lock: the faulted apply runs on two "machines" at once (two state files, the instance's
+ *   `lock:` declared): at most one of them gets past the lock (the other reports
+ *   PLUMB_STATE_LOCKED, or PLUMB_LOCK_FAILED when a fault hit its lock requests), and no lock file
+ *   is left on the instance once the round converged.
  *
  * When the answer to plumb's own credential's rotation is lost, plumb reports
  * PLUMB_TOKEN_SELF_LOST and stops, as documented; the soak checks the report is true (the old
@@ -36,7 +40,7 @@ import { mulberry32 } from '../../src/emulator/faults.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { FaultAction, RunningEmulator } from '../../src/emulator/index.js';
 
-export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits'] as const;
+export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits', 'lock'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export const FAULT_KINDS = ['500', '502', '503', '429', 'drop-before', 'drop-after', 'timeout', 'slow'] as const;
@@ -59,6 +63,9 @@ export interface SoakResult {
   readonly selfLostRecoveries: number;
   /** Commits on the managed branch whose safety was checked. */
   readonly commitsChecked: number;
+  /** Faulted rounds' second apply (the other machine), and how many of them the lock turned away. */
+  readonly concurrentRuns: number;
+  readonly lockRefusals: number;
   readonly violations: Record<Invariant, string[]>;
 }
 
@@ -71,6 +78,9 @@ const REQUEST_TIMEOUT_MS = 250;
 const D0 = '2026-03-01';
 const DAY = 86_400_000;
 const SITE = 'platform/site';
+/** The project holding the instance's lock file. */
+const LOCKS = 'platform/locks';
+const LOCK_PATH = 'plumb.lock';
 /** The files declared in SITE (their content or execute bit changes every round). */
 const FILES = ['CODEOWNERS', 'static.txt', 'scripts/run.sh'] as const;
 
@@ -136,6 +146,7 @@ async function startEpisode(): Promise<Episode> {
             deployments: [{ created_at: '2026-01-01T00:00:00.000Z' }],
           },
         },
+        { path_with_namespace: LOCKS, default_branch: 'main', files: { 'README.md': 'locks of plumb applies\n' } },
       ],
     },
     now: () => new Date(Date.now() + ep.offset),
@@ -162,6 +173,7 @@ function writeConfig(ep: Episode): void {
     '  local:',
     `    url: ${ep.emu.url}`,
     '    token_env: PLUMB_TOKEN',
+    `    lock: {project: ${LOCKS}, path: ${LOCK_PATH}}`,
     '    settings:',
     `      signup_enabled: ${r % 2 === 0}`,
     `      default_projects_limit: ${100 + r}`,
@@ -259,7 +271,8 @@ function sinkValue(ep: Episode, group: string, name: string): string | undefined
   }
 }
 
-async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift'): Promise<Run> {
+/** `state`: another machine's state file (the second of two concurrent applies). */
+async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift', state?: string): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const io: Io = {
@@ -269,7 +282,7 @@ async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift'): Promise<Ru
     env: { PATH: process.env.PATH ?? '', PLUMB_TOKEN: sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL, SOAK_SPAM_KEY: SETTING_SECRET, PLUMB_SINK_TIMEOUT_SECONDS: '5' },
     cwd: ep.dir,
   };
-  const flags = { config: [], now: ep.today, json: command === 'apply' };
+  const flags = { config: [], now: ep.today, json: command === 'apply', ...(state && { state }) };
   const hooks = { sleep: async () => {}, client: { baseDelayMs: 5, requestTimeoutMs: REQUEST_TIMEOUT_MS } };
   const code =
     command === 'apply'
@@ -373,6 +386,8 @@ function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
     episodes: 0,
     selfLostRecoveries: 0,
     commitsChecked: 0,
+    concurrentRuns: 0,
+    lockRefusals: 0,
     violations: Object.fromEntries(INVARIANTS.map((i) => [i, []])) as unknown as Record<Invariant, string[]>,
   };
 }
@@ -409,8 +424,13 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         const headBefore = siteRepo(ep).head.id;
         for (const f of scheduled) ep.emu.addFault({ path: '**', nth: f.nth, times: 1, action: action(f.kind) });
         const before = ep.emu.requests.length;
-        const faulted = await cli(ep, 'apply');
+        // Two machines at once: this one, and another with its own state file.
+        const [faulted, other] = await Promise.all([cli(ep, 'apply'), cli(ep, 'apply', 'machine-b/state.json')]);
         result.faultedRuns++;
+        result.concurrentRuns++;
+        const turnedAway = (r: Run) => /PLUMB_STATE_LOCKED|PLUMB_LOCK_FAILED/.test(r.stdout + r.stderr);
+        if (turnedAway(other)) result.lockRefusals++;
+        if (!turnedAway(faulted) && !turnedAway(other)) v.lock.push(`round ${ep.round}: both concurrent applies got past the lock`);
         const made = ep.emu.requests.length - before;
         for (const f of scheduled) {
           if (f.nth > made) continue;
@@ -420,9 +440,10 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         ep.emu.clearFaults();
         // A request the client timed out on is still running on the instance: let it finish.
         if (scheduled.some((f) => f.kind === 'timeout' && f.nth <= made)) await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 200));
-        for (const leak of leaks(ep, faulted)) v['secret-in-output'].push(`round ${ep.round} (faulted): ${leak}`);
+        for (const leak of [...leaks(ep, faulted), ...leaks(ep, other)]) v['secret-in-output'].push(`round ${ep.round} (faulted): ${leak}`);
         outcomesTrue(ep, faulted, v);
-        if (faulted.stderr.includes('PLUMB_TOKEN_SELF_LOST') || faulted.stdout.includes('PLUMB_TOKEN_SELF_LOST')) {
+        outcomesTrue(ep, other, v);
+        if ([faulted, other].some((r) => (r.stderr + r.stdout).includes('PLUMB_TOKEN_SELF_LOST'))) {
           const old = ep.emu.state.tokenByValue(sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL);
           if (old && ep.emu.state.isActive(old)) v['outcome-true'].push(`round ${ep.round}: PLUMB_TOKEN_SELF_LOST reported while the credential still works`);
           await recoverCredential(ep);
@@ -448,6 +469,7 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         }
         for (const wrong of siteHolds(ep)) v.converged.push(`round ${ep.round}: ${SITE} ${wrong} is not as declared after convergence`);
         commitSafety(ep, headBefore, v);
+        if (ep.emu.state.projectByRef(LOCKS)!.repo.branchHead('main')!.files.has(LOCK_PATH)) v.lock.push(`round ${ep.round}: the lock file is left on the instance`);
         result.commitsChecked += commitsSince(ep, headBefore).length;
         tokenSafety(ep, v);
       }

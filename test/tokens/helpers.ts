@@ -75,7 +75,7 @@ export function seedToken(name: string, token: string, extra: Partial<SeedGroupT
   return { name, token: secret(token), scopes: ['read_api'], access_level: 30, expires_at: addDays(BASE_DAY, 60), ...extra };
 }
 
-export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: EmulatorSeed['users']; latencyMs?: number } = {}): Promise<Harness> {
+export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: EmulatorSeed['users']; projects?: EmulatorSeed['projects']; latencyMs?: number } = {}): Promise<Harness> {
   let offset = Date.parse(BASE_DAY + 'T12:00:00Z') - Date.now();
   const seed: EmulatorSeed = {
     users: [
@@ -83,6 +83,7 @@ export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: E
       ...(opts.users ?? []),
     ],
     groups: opts.groups ?? [{ full_path: 'platform' }],
+    ...(opts.projects && { projects: opts.projects }),
   };
   const emu = await startEmulator({ seed, now: () => new Date(Date.now() + offset), latencyMs: opts.latencyMs ?? 0 });
   const wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' });

@@ -857,7 +857,7 @@ class TokenApply {
     this.#forget(old.id);
     const revoked = await this.#revoke(old.id);
     if (revoked) {
-      this.#notes.push(`revoked the old token id ${old.id}`);
+      this.#notes.push(revoked === 'revoked' ? `revoked the old token id ${old.id}` : `the old token id ${old.id} was already revoked (outside plumb, or by a concurrent run)`);
       return this.#done();
     }
     this.#remember({ id: old.id, name: p.name, kind: 'revoke-pending' });
@@ -877,9 +877,10 @@ class TokenApply {
       this.#notes.push(`token id ${p.tokenId} is already ${target ? liveState(target) : 'gone'}; nothing to revoke`);
       return this.#done();
     }
-    if (await this.#revoke(target.id)) {
+    const revoked = await this.#revoke(target.id);
+    if (revoked) {
       this.#forget(target.id);
-      this.#notes.push(`revoked id ${target.id}`);
+      this.#notes.push(revoked === 'revoked' ? `revoked id ${target.id}` : `id ${target.id} was already revoked (outside plumb, or by a concurrent run)`);
       return this.#done();
     }
     return this.#fail('PLUMB_TOKEN_REVOKE_FAILED', `Token "${p.name}" (id ${target.id}) could not be revoked; it is still active`, 'run `plumb apply` again');
@@ -1097,24 +1098,29 @@ class TokenApply {
   }
 
   /**
-   * Revokes a token, making sure it ends up revoked. Unlike create and rotate, revoking is safe to
-   * repeat, but only after a fresh list shows the token still active.
+   * Revokes a token, making sure it ends up revoked. Any refused or unclear answer (a 400 for a token
+   * revoked meanwhile, outside plumb or by a concurrent run; a 5xx; a lost connection) is checked
+   * with a fresh list: a token the instance no longer holds active is the outcome wanted, and a 400
+   * for it means someone else revoked it first (`already-revoked`). Revoking is safe to repeat, but
+   * only after the list shows the token still active, and never after a 400 for an active token.
    */
-  async #revoke(id: number): Promise<boolean> {
+  async #revoke(id: number): Promise<false | 'revoked' | 'already-revoked'> {
     for (let attempt = 1; attempt <= 3; attempt++) {
+      let refused = false;
       try {
         await revokeGroupAccessToken(this.#ctx.client, this.#g, id);
-        return true;
+        return 'revoked';
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return true;
-        if (!mayHaveActed(err)) return false;
+        if (err instanceof ApiError && err.status === 404) return attempt === 1 ? 'already-revoked' : 'revoked';
+        refused = !mayHaveActed(err);
       }
       try {
         const t = (await this.#list()).find((x) => x.id === id);
-        if (!t || !isActive(t)) return true;
+        if (!t || !isActive(t)) return refused ? 'already-revoked' : 'revoked';
       } catch {
         return false;
       }
+      if (refused) return false;
       await this.#ctx.sleep(200 * attempt);
     }
     return false;

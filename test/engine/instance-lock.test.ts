@@ -1,0 +1,243 @@
+/**
+ * The lock on the instance (issue 22, defect 2a): applies on different machines do not share a state
+ * file, so only a lock on the instance itself keeps two of them from rotating one token twice (the
+ * instance then revokes the whole family). `lock: {project, path}` is a repository file: created to
+ * acquire, deleted (guarded by our own commit) to release, taken over once expired.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { InstanceFileLock } from '../../src/engine/instance-lock.js';
+import { LockHeld } from '../../src/engine/lock.js';
+import { ADMIN_TOKEN, addDays, BASE_DAY, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken } from '../tokens/helpers.js';
+import type { Harness } from '../tokens/helpers.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const LOCK_PROJECT = 'ops/locks';
+const LOCK_PATH = 'locks/plumb.json';
+const FILE_PATH = /\/projects\/ops%2Flocks\/repository\/files\/locks%2Fplumb(\.|%2E)json$/;
+
+/** A harness whose instance declares the lock, with token "ci" (id 7) due for rotation. */
+async function lockedHarness(opts: { latencyMs?: number; lock?: string } = {}): Promise<Harness> {
+  const hh = await harness({
+    groups: [{ full_path: 'platform', access_tokens: [seedToken('ci', 'seeded-ci-000000001', { id: 7, expires_at: addDays(BASE_DAY, 3) })] }, { full_path: 'ops' }],
+    projects: [{ path_with_namespace: LOCK_PROJECT, files: { 'README.md': 'locks of plumb applies\n' } }],
+    ...(opts.latencyMs !== undefined && { latencyMs: opts.latencyMs }),
+  });
+  hh.config({ platform: { tokens: { ci: {} } } });
+  const yaml = hh.wd.read('plumb.yaml').replace('    token_env: PLUMB_TOKEN\n', `    token_env: PLUMB_TOKEN\n    lock: ${opts.lock ?? `{project: ${LOCK_PROJECT}, path: ${LOCK_PATH}}`}\n`);
+  hh.wd.write('plumb.yaml', yaml);
+  return hh;
+}
+
+/** The lock file on the instance now (default branch), or undefined. */
+function lockFile(hh: Harness): string | undefined {
+  const p = hh.emu.state.projects.find((x) => x.pathWithNamespace === LOCK_PROJECT)!;
+  return p.repo.branchHead(p.defaultBranch)?.files.get(LOCK_PATH)?.data.toString('utf8');
+}
+
+/** Writes a lock of another machine straight into the repository (as its apply would have). */
+function plantLock(hh: Harness, opts: { expiresInMs: number; host?: string }): string {
+  const now = Date.now();
+  const content = JSON.stringify({
+    plumb_lock: 1,
+    holder: { id: 'elsewhere-0001', host: opts.host ?? 'ci-runner-elsewhere', pid: 4242, command: 'plumb apply', ci_job_url: 'https://ci.example.test/jobs/99' },
+    acquired_at: new Date(now - 120_000).toISOString(),
+    expires_at: new Date(now + opts.expiresInMs).toISOString(),
+  });
+  hh.emu.state.pushFile(LOCK_PROJECT, { path: LOCK_PATH, content, message: 'plumb: lock apply' });
+  return content;
+}
+
+const machineB = ['--state', 'machine-b/state.json'];
+
+describe('apply holds the lock on the instance when one is declared', () => {
+  it('lets only one of two applies of two machines with a rotation due run, names the holder to the other, and keeps the token family intact', async () => {
+    h = await lockedHarness({ latencyMs: 20 });
+    const [a, b] = await Promise.all([
+      h.run(['apply', '--auto-approve'], { CI_JOB_URL: 'https://ci.example.test/jobs/1' }),
+      h.run(['apply', '--auto-approve', ...machineB], { CI_JOB_URL: 'https://ci.example.test/jobs/2' }),
+    ]);
+    expect([a.code, b.code].sort(), a.stderr + b.stderr).toEqual([0, 1]);
+    const [winner, loser] = a.code === 0 ? [a, b] : [b, a];
+    expect(loser.stderr).toContain('PLUMB_STATE_LOCKED');
+    expect(loser.stderr).toContain('the instance "local" is locked');
+    expect(loser.stderr).toContain(`pid ${process.pid} on host ${os.hostname()}`);
+    expect(loser.stderr).toContain(`CI job https://ci.example.test/jobs/${winner === a ? 1 : 2}`);
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expectNoRepeatedRotation(h.emu);
+    expectNoFamilyRevoked(h.emu);
+    expect(h.emu.state.isActive(h.tokenInSink('ci')!)).toBe(true);
+    expect(lockFile(h), 'the lock is released after apply').toBeUndefined();
+    const writes = h.emu.requests.filter((r) => FILE_PATH.test(r.path) && r.method !== 'GET').map((r) => `${r.method} ${r.status}`);
+    expect(writes.sort(), 'one create, one refused create, one delete').toEqual(['DELETE 200', 'POST 201', 'POST 400']);
+  });
+
+  it('waits for the holder with --lock-timeout, then applies', async () => {
+    h = await lockedHarness();
+    plantLock(h, { expiresInMs: 3_600_000 });
+    setTimeout(() => h.emu.state.pushFile(LOCK_PROJECT, { path: LOCK_PATH, content: null, message: 'plumb: unlock' }), 1500);
+    const r = await h.run(['apply', '--auto-approve', '--lock-timeout', '30s']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('waiting for the lock on the instance "local"');
+    expect(r.stderr).toContain('host ci-runner-elsewhere');
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it("never deletes a lock someone else holds, and sends nothing else to the instance", async () => {
+    h = await lockedHarness();
+    const planted = plantLock(h, { expiresInMs: 3_600_000 });
+    h.emu.resetRequests();
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_STATE_LOCKED');
+    expect(r.stderr).toContain('plumb apply (pid 4242 on host ci-runner-elsewhere, CI job https://ci.example.test/jobs/99)');
+    expect(r.stderr).toContain('--lock-timeout');
+    expect(lockFile(h)).toBe(planted);
+    expect(h.emu.requests.filter((q) => q.method === 'DELETE')).toEqual([]);
+    expect(h.emu.requests.filter((q) => !FILE_PATH.test(q.path) && !/^\/projects\/ops%2Flocks$/.test(q.path)), 'only the lock was looked at').toEqual([]);
+  });
+
+  it('takes over an expired lock with a warning, and of two applies taking it over at once only one runs', async () => {
+    h = await lockedHarness({ latencyMs: 20 });
+    plantLock(h, { expiresInMs: -60_000 });
+    const [a, b] = await Promise.all([h.run(['apply', '--auto-approve']), h.run(['apply', '--auto-approve', ...machineB])]);
+    expect([a.code, b.code].sort(), a.stderr + b.stderr).toEqual([0, 1]);
+    const [winner, loser] = a.code === 0 ? [a, b] : [b, a];
+    expect(winner.stderr + loser.stderr).toContain('took over the expired lock on the instance "local"');
+    expect(loser.stderr).toContain('PLUMB_STATE_LOCKED');
+    expect(loser.stderr, 'the loser names the new holder, not the expired one').toContain(`pid ${process.pid} on host ${os.hostname()}`);
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expectNoFamilyRevoked(h.emu);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it('releases the lock when apply fails', async () => {
+    h = await lockedHarness();
+    h.addFault({ method: 'POST', path: '/groups/platform/access_tokens/7/rotate', action: { kind: 'status', status: 403 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(lockFile(h)).toBeUndefined();
+    expect(h.count('DELETE', FILE_PATH)).toBe(1);
+  });
+
+  it('holds the lock its own create made when the answer was lost, and reads it again after a 500', async () => {
+    h = await lockedHarness();
+    h.addFault({ method: 'POST', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'drop', when: 'after' } });
+    h.addFault({ method: 'GET', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'status', status: 500 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(h.count('POST', FILE_PATH), 'the create is not repeated').toBe(1);
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it('releases the lock when the answer to its delete is lost, whether or not the instance acted', async () => {
+    for (const when of ['before', 'after'] as const) {
+      h = await lockedHarness();
+      h.addFault({ method: 'DELETE', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'drop', when } });
+      const r = await h.run(['apply', '--auto-approve']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).not.toContain('could not be released');
+      expect(lockFile(h), `dropped ${when}`).toBeUndefined();
+      await h.close();
+    }
+  });
+
+  it('releases the lock when there is nothing to apply, and applies a saved plan under it', async () => {
+    h = await lockedHarness();
+    const p = await h.run(['plan', '--out', 'plan.json']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(h.count('POST', FILE_PATH), 'plan takes no lock').toBe(0);
+    const r = await h.run(['apply', 'plan.json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(h.count('POST', FILE_PATH)).toBe(1);
+    expect(h.count('DELETE', FILE_PATH)).toBe(1);
+    const again = await h.run(['apply', '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(h.count('DELETE', FILE_PATH)).toBe(2);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it('plan and drift take no lock and run while another apply holds it', async () => {
+    h = await lockedHarness();
+    plantLock(h, { expiresInMs: 3_600_000 });
+    expect((await h.run(['plan'])).code).toBe(0);
+    expect((await h.run(['drift'])).code).toBe(2);
+    expect(h.count('POST', FILE_PATH)).toBe(0);
+  });
+
+  it('stops before any write when the lock project does not exist, saying what to fix', async () => {
+    h = await lockedHarness({ lock: '{project: ops/nope, path: plumb.lock}' });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_LOCK_FAILED');
+    expect(r.stderr).toContain('lock.project (ops/nope)');
+    expect(h.count('POST', /access_tokens/)).toBe(0);
+  });
+});
+
+describe('a signal', () => {
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/plumb.js');
+
+  it('ends apply after it released both its locks (SIGTERM while a sink hangs)', async () => {
+    expect(existsSync(path.join(path.dirname(bin), '../dist/cli.js')), 'npm run build first').toBe(true);
+    h = await lockedHarness();
+    // A sink that hangs until its parent is gone.
+    h.wd.write('hang.js', "require('fs').writeFileSync('sink-started', ''); const p = process.ppid; setInterval(() => { if (process.ppid !== p) process.exit(0); }, 100);\n");
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml').replace('sink: {file: secrets/ci.token}', `sink: {command: [${JSON.stringify(process.execPath)}, hang.js]}`));
+    const child = spawn(process.execPath, [bin, 'apply', '--auto-approve'], {
+      cwd: h.wd.dir,
+      env: { PATH: process.env.PATH ?? '', PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_NOW: h.today, PLUMB_SINK_TIMEOUT_SECONDS: '60' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.resume();
+    const ended = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
+    const started = Date.now();
+    while (!existsSync(path.join(h.wd.dir, 'sink-started'))) {
+      if (Date.now() - started > 30_000) throw new Error(`the sink never started: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(lockFile(h), 'the instance lock is held while the sink runs').toBeDefined();
+    child.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+    expect(lockFile(h), 'the instance lock was released').toBeUndefined();
+    expect(existsSync(path.join(h.wd.dir, '.plumb/state.json.lock')), 'the state lock was released').toBe(false);
+  }, 60_000);
+});
+
+describe('InstanceFileLock', () => {
+  it('never deletes on release a lock that expired and was taken over by another run', async () => {
+    h = await lockedHarness();
+    const client = new ApiClient({ baseUrl: h.emu.url, token: ADMIN_TOKEN });
+    const lock = { project: LOCK_PROJECT, path: LOCK_PATH, ttlMinutes: 1, pointer: '/instances/local/lock' };
+    const logs: string[] = [];
+    try {
+      const first = new InstanceFileLock(client, 'local', lock);
+      await first.acquire({ timeoutMs: 0, log: (m) => logs.push(m) });
+      const second = new InstanceFileLock(client, 'local', lock, { now: () => Date.now() + 5 * 60_000 });
+      const early = new InstanceFileLock(client, 'local', lock);
+      await expect(early.acquire({ timeoutMs: 0, log: () => {} })).rejects.toBeInstanceOf(LockHeld);
+      await second.acquire({ timeoutMs: 0, log: (m) => logs.push(m) });
+      const secondsLock = lockFile(h);
+      await first.release();
+      expect(lockFile(h), 'the lock of the second run is still there').toBe(secondsLock);
+      expect(logs.join('\n')).toContain('was taken over after it expired');
+      await second.release();
+      expect(lockFile(h)).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+});
