@@ -30,6 +30,7 @@ export type {
   SeedPagesDomain,
   SeedPersonalToken,
   SeedProject,
+  SeedProjectShare,
   SeedUser,
   Visibility,
 } from './types.js';
