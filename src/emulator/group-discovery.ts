@@ -81,15 +81,44 @@ function lastActivity(p: ProjectRecord): Date {
 
 const PROJECT_ORDER = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity', 'star_count'] as const;
 
-/** `BasicProjectDetails`, the entity of `simple=true`: no `archived`, no `visibility`. */
-function renderSimpleProject(state: EmulatorState, caller: Caller | null, p: ProjectRecord, baseUrl: string): Record<string, unknown> {
-  const ns = state.groupById(p.namespaceId);
+/**
+ * `BasicProjectDetails`, the entity of `simple=true`: no `archived`, no `visibility`. What depends
+ * on the namespace or the base URL alone is worked out once per page (`shared`), as a list of
+ * thousands of projects is read a hundred at a time.
+ */
+function simpleRenderer(state: EmulatorState, caller: Caller | null, baseUrl: string): (p: ProjectRecord) => Record<string, unknown> {
   const host = new URL(baseUrl).hostname;
+  const namespaces = new Map<number, { fullName: string; rendered: Record<string, unknown> } | null>();
+  const namespaceOf = (id: number): { fullName: string; rendered: Record<string, unknown> } | null => {
+    let entry = namespaces.get(id);
+    if (entry === undefined) {
+      const ns = state.groupById(id);
+      entry = ns
+        ? {
+            fullName: groupFullName(state, ns),
+            rendered: { id: ns.id, name: ns.name, path: ns.path, kind: 'group', full_path: ns.fullPath, parent_id: ns.parentId, web_url: `${baseUrl}/groups/${ns.fullPath}` },
+          }
+        : null;
+      namespaces.set(id, entry);
+    }
+    return entry;
+  };
+  return (p) => renderSimpleProject(state, caller, p, baseUrl, host, namespaceOf(p.namespaceId));
+}
+
+function renderSimpleProject(
+  state: EmulatorState,
+  caller: Caller | null,
+  p: ProjectRecord,
+  baseUrl: string,
+  host: string,
+  ns: { fullName: string; rendered: Record<string, unknown> } | null,
+): Record<string, unknown> {
   return {
     id: p.id,
     description: p.description,
     name: p.name,
-    name_with_namespace: ns ? `${groupFullName(state, ns)} / ${p.name}` : p.name,
+    name_with_namespace: ns ? `${ns.fullName} / ${p.name}` : p.name,
     path: p.path,
     path_with_namespace: p.pathWithNamespace,
     created_at: isoDateTime(p.createdAt),
@@ -105,9 +134,7 @@ function renderSimpleProject(state: EmulatorState, caller: Caller | null, p: Pro
     avatar_url: null,
     star_count: 0,
     last_activity_at: isoDateTime(lastActivity(p)),
-    namespace: ns
-      ? { id: ns.id, name: ns.name, path: ns.path, kind: 'group', full_path: ns.fullPath, parent_id: ns.parentId, web_url: `${baseUrl}/groups/${ns.fullPath}` }
-      : null,
+    namespace: ns ? { ...ns.rendered } : null,
   };
 }
 
@@ -165,13 +192,8 @@ export function listGroupProjects(ctx: DiscoveryCtx, groupRef: string): ApiRespo
   });
 
   const { items, headers } = paginate(projects, ctx.page);
-  return json(
-    200,
-    items.map((p) =>
-      simple ? renderSimpleProject(state, caller, p, ctx.baseUrl) : { ...renderProject(state, p, ctx.baseUrl), last_activity_at: isoDateTime(lastActivity(p)) },
-    ),
-    headers,
-  );
+  const render = simple ? simpleRenderer(state, caller, ctx.baseUrl) : (p: ProjectRecord) => ({ ...renderProject(state, p, ctx.baseUrl), last_activity_at: isoDateTime(lastActivity(p)) });
+  return json(200, items.map(render), headers);
 }
 
 const GROUP_ORDER = ['name', 'path', 'id', 'similarity'] as const;
