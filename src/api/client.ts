@@ -123,6 +123,18 @@ export interface ListResult<T> {
   readonly pages: number;
 }
 
+export interface ListOptions {
+  /**
+   * Fetch the first page, then every other page at once (still at most `concurrency` requests in
+   * flight) when the first page says how many there are (`X-Total-Pages`). Without that header (the
+   * service leaves it out above 10,000 results) the walk follows `rel="next"`/`X-Next-Page` one page
+   * at a time, as without this option; so it does past the counted last page if that page still
+   * points to a next one (the list grew meanwhile). Pages come back in order.
+   * @default false
+   */
+  readonly concurrent?: boolean;
+}
+
 const REDACTED = '[REDACTED]';
 
 interface ResolvedOptions {
@@ -262,27 +274,41 @@ export class ApiClient {
    * would follow them).
    */
   async *pages<T>(req: ListRequest): AsyncGenerator<ApiPage<T>, void, undefined> {
-    const query = buildQuery({ per_page: this.#opts.perPage, ...req.query });
-    let target: string = `${req.path}?${query}`;
-    const seen = new Set<string>();
-    for (let index = 1; ; index++) {
+    yield* this.#walk<T>(req.path, this.#firstTarget(req), 1, new Set());
+  }
+
+  /**
+   * Follows the pages one at a time from `target` (page `index` of the walk), or from the response
+   * already fetched for it.
+   */
+  async *#walk<T>(path: string, target: string, index: number, seen: Set<string>, fetched?: RawResponse): AsyncGenerator<ApiPage<T>, void, undefined> {
+    for (; ; index++) {
       if (index > this.#opts.maxPages) {
-        throw listError(req.path, `stopped after ${this.#opts.maxPages} pages (maxPages)`);
+        throw listError(path, `stopped after ${this.#opts.maxPages} pages (maxPages)`);
       }
       seen.add(target);
-      const raw = await this.#send('GET', req.path, target, undefined, true);
-      const body = this.#decodeJson('GET', req.path, raw);
-      if (!Array.isArray(body)) {
-        throw listError(req.path, `returned ${raw.status} with a body that is not a list`, raw.status);
-      }
-      yield { items: body as T[], index };
-      const next = this.#nextTarget(req.path, target, raw.headers);
+      const raw = fetched ?? (await this.#send('GET', path, target, undefined, true));
+      fetched = undefined;
+      yield { items: this.#listItems<T>(path, raw), index };
+      const next = this.#nextTarget(path, target, raw.headers);
       if (next === undefined) return;
       if (seen.has(next)) {
-        throw listError(req.path, 'pagination points back to a page already fetched');
+        throw listError(path, 'pagination points back to a page already fetched');
       }
       target = next;
     }
+  }
+
+  #firstTarget(req: ListRequest): string {
+    return `${req.path}?${buildQuery({ per_page: this.#opts.perPage, ...req.query })}`;
+  }
+
+  #listItems<T>(path: string, raw: RawResponse): T[] {
+    const body = this.#decodeJson('GET', path, raw);
+    if (!Array.isArray(body)) {
+      throw listError(path, `returned ${raw.status} with a body that is not a list`, raw.status);
+    }
+    return body as T[];
   }
 
   /** Every item of a list, one page at a time (see {@link pages}). */
@@ -290,13 +316,42 @@ export class ApiClient {
     for await (const page of this.pages<T>(req)) yield* page.items;
   }
 
-  /** Every item of a list, and how many pages that took. */
-  async listAll<T>(req: ListRequest): Promise<ListResult<T>> {
+  /** Every item of a list, and how many pages that took (see {@link ListOptions} for `concurrent`). */
+  async listAll<T>(req: ListRequest, options: ListOptions = {}): Promise<ListResult<T>> {
     const items: T[] = [];
     let pages = 0;
-    for await (const page of this.pages<T>(req)) {
-      items.push(...page.items);
-      pages = page.index;
+    const collect = async (walk: AsyncGenerator<ApiPage<T>, void, undefined>): Promise<void> => {
+      for await (const page of walk) {
+        items.push(...page.items);
+        pages = page.index;
+      }
+    };
+    if (options.concurrent !== true) {
+      await collect(this.pages<T>(req));
+      return { items, pages };
+    }
+    const first = this.#firstTarget(req);
+    const raw = await this.#send('GET', req.path, first, undefined, true);
+    const total = totalPages(raw.headers);
+    if (total === undefined || total <= 1) {
+      // Not counted (over 10,000 results) or one page: follow the links from the page we have.
+      await collect(this.#walk<T>(req.path, first, 1, new Set(), raw));
+      return { items, pages };
+    }
+    if (total > this.#opts.maxPages) {
+      throw listError(req.path, `has ${total} pages, more than maxPages (${this.#opts.maxPages})`);
+    }
+    const targets = Array.from({ length: total - 1 }, (_, i) => withPage(first, i + 2));
+    // Every page is requested now; the semaphore keeps at most `concurrency` in flight.
+    const rest = await Promise.all(targets.map((t) => this.#send('GET', req.path, t, undefined, true)));
+    items.push(...this.#listItems<T>(req.path, raw));
+    rest.forEach((r) => items.push(...this.#listItems<T>(req.path, r)));
+    pages = total;
+    const lastTarget = targets[targets.length - 1]!;
+    const next = this.#nextTarget(req.path, lastTarget, rest[rest.length - 1]!.headers);
+    if (next !== undefined) {
+      // The list grew while it was read: what lies past the counted end, one page at a time.
+      await collect(this.#walk<T>(req.path, next, total + 1, new Set([first, ...targets])));
     }
     return { items, pages };
   }
@@ -440,12 +495,7 @@ export class ApiClient {
       return next.pathname.slice(this.#basePath.length) + next.search;
     }
     const nextPage = headers['x-next-page']?.trim();
-    if (nextPage !== undefined && /^\d+$/.test(nextPage)) {
-      const q = current.indexOf('?');
-      const params = new URLSearchParams(q < 0 ? '' : current.slice(q + 1));
-      params.set('page', nextPage);
-      return `${q < 0 ? current : current.slice(0, q)}?${params.toString()}`;
-    }
+    if (nextPage !== undefined && /^\d+$/.test(nextPage)) return withPage(current, Number(nextPage));
     return undefined;
   }
 
@@ -477,6 +527,20 @@ export class ApiClient {
     if (ambiguous !== undefined) return new ApiAmbiguousError({ ...init, reason: ambiguous });
     return errorForStatus(init, parsed.fieldErrors);
   }
+}
+
+/** `current` (a path with its query) asking for page `page`, every other parameter kept. */
+function withPage(current: string, page: number): string {
+  const q = current.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : current.slice(q + 1));
+  params.set('page', String(page));
+  return `${q < 0 ? current : current.slice(0, q)}?${params.toString()}`;
+}
+
+/** `X-Total-Pages` as a number; undefined when absent or not a count (the service omits it above 10,000 results). */
+function totalPages(headers: Readonly<Record<string, string>>): number | undefined {
+  const raw = headers['x-total-pages']?.trim();
+  return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
 }
 
 function listError(path: string, problem: string, status?: number): ApiInvalidResponseError {

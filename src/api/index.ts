@@ -1,6 +1,6 @@
 /** plumb's HTTP client for the service's REST interface. Re-exports only. */
 export { ApiClient, findNextLink, isLoopbackHost } from './client.js';
-export type { ApiClientOptions, ApiPage, ApiRequest, ApiResponse, HttpMethod, ListRequest, ListResult } from './client.js';
+export type { ApiClientOptions, ApiPage, ApiRequest, ApiResponse, HttpMethod, ListOptions, ListRequest, ListResult } from './client.js';
 export * from './errors.js';
 export { apiPath, buildQuery, encodePathSegment } from './path.js';
 export type { ApiPath, PathParam, QueryParams, QueryScalar, QueryValue } from './path.js';
@@ -13,3 +13,4 @@ export * from './repository-files.js';
 export * from './pages.js';
 export * from './namespaces.js';
 export * from './credential.js';
+export * from './discovery.js';

@@ -378,6 +378,8 @@ export function decodeBase64(text: string): Buffer {
 function writable(ctx: FileCtx, projectRef: string): { caller: Caller; project: ProjectRecord } {
   const caller = requireCaller(ctx.caller);
   const project = findProject(ctx.state, caller, projectRef);
+  // The real `authorize! :push_code`: an archived project refuses every push, an administrator's too.
+  if (project.archived) throw forbidden();
   if (!caller.admin && ctx.state.projectAccess(caller.user.id, project) < 30) throw forbidden();
   return { caller, project };
 }

@@ -31,6 +31,7 @@ export type {
   SeedPagesDomain,
   SeedPersonalToken,
   SeedProject,
+  SeedProjectShare,
   SeedUser,
   Visibility,
 } from './types.js';

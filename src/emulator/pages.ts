@@ -39,10 +39,12 @@ export function renderPages(state: EmulatorState, project: ProjectRecord, pages:
  * project. As the real `lib/api/pages.rb`, nothing here asks whether a site was ever deployed: a
  * project that never deployed (or whose site was removed) has its settings all the same.
  */
-function access(ctx: PagesCtx, projectRef: string): { project: ProjectRecord; pages: PagesRecord } {
+function access(ctx: PagesCtx, projectRef: string, write = false): { project: ProjectRecord; pages: PagesRecord } {
   if (!ctx.state.instance.pagesEnabled) throw notFound();
   const caller = requireCaller(ctx.caller);
   const project = findProject(ctx.state, caller, projectRef);
+  // `update_pages` is among the abilities an archived project withholds from everyone.
+  if (write && project.archived) throw forbidden();
   if (!caller.admin && ctx.state.projectAccess(caller.user.id, project) < 40) throw forbidden();
   if (project.pagesAccessLevel === 'disabled') throw notFound();
   return { project, pages: project.pages };
@@ -80,7 +82,7 @@ export function patchPages(ctx: PagesCtx, projectRef: string): ApiResponse {
     }
   }
   if (errors.length > 0) throw paramErrors(errors);
-  const { project, pages } = access(ctx, projectRef);
+  const { project, pages } = access(ctx, projectRef, true);
 
   const next: PagesRecord = { ...pages };
   if ('pages_unique_domain_enabled' in values) next.uniqueDomainEnabled = values['pages_unique_domain_enabled'] as boolean;

@@ -131,6 +131,15 @@ const SEED_SCHEMA = {
           archived: { type: 'boolean' },
           default_branch: { type: 'string', minLength: 1 },
           members: { type: 'array', items: member },
+          shared_with_groups: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['full_path'],
+              additionalProperties: false,
+              properties: { full_path: { type: 'string', minLength: 1 }, group_access: { type: 'integer' } },
+            },
+          },
           files: { type: 'object', additionalProperties: file },
           branches: {
             type: 'object',
@@ -413,6 +422,18 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
     });
   }
 
+  const shares = (list: { full_path: string; group_access?: number }[] | undefined, where: string): Map<number, number> => {
+    const map = new Map<number, number>();
+    (list ?? []).forEach((s, i) => {
+      const group = state.groupByRef(s.full_path);
+      if (!group) problems.push(`${where}.shared_with_groups[${i}]: group '${s.full_path}' is not seeded`);
+      const level = s.group_access ?? 30;
+      if (!ACCESS_LEVEL_VALUES.includes(level)) problems.push(`${where}.shared_with_groups[${i}].group_access: must be one of ${ACCESS_LEVEL_VALUES.join(', ')}`);
+      if (group) map.set(group.id, level);
+    });
+    return map;
+  };
+
   // Projects.
   const seedAuthor: Person = (() => {
     const admin = state.users.find((u) => u.admin && !u.bot);
@@ -507,6 +528,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       archived: p.archived ?? false,
       defaultBranch,
       members: memberMap(p.members, where),
+      sharedWith: shares(p.shared_with_groups, where),
       repo,
       protectedBranches: new Set(p.protected_branches ?? [defaultBranch]),
       pagesAccessLevel: seedPages.enabled === false ? 'disabled' : (p.pages_access_level ?? 'enabled'),

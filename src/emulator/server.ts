@@ -21,6 +21,7 @@ import {
 } from './http.js';
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
+import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
 import { deletePages, getPages, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
@@ -118,7 +119,10 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
-  { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups({ state: ctx.state, caller: ctx.caller, baseUrl: ctx.baseUrl, page: { url: ctx.endpointUrl, query: ctx.query } }) },
+  { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups(listCtx(ctx)) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/projects$`), handler: (ctx, [g]) => listGroupProjects(listCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/subgroups$`), handler: (ctx, [g]) => listSubgroups(listCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/descendant_groups$`), handler: (ctx, [g]) => listDescendantGroups(listCtx(ctx), g!) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}$`), handler: (ctx, [g]) => getGroup(ctx, g!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}$`), handler: (ctx, [p]) => getProject(ctx, p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
@@ -131,8 +135,16 @@ function requireAdmin(caller: Caller | null): void {
   if (!c.admin) throw forbidden();
 }
 
+function pageOf(ctx: Ctx) {
+  return { url: ctx.endpointUrl, query: ctx.query, countLimit: ctx.state.paginationCountLimit };
+}
+
 function tokenCtx(ctx: Ctx) {
-  return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: { url: ctx.endpointUrl, query: ctx.query } };
+  return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: pageOf(ctx) };
+}
+
+function listCtx(ctx: Ctx) {
+  return { state: ctx.state, caller: ctx.caller, baseUrl: ctx.baseUrl, page: pageOf(ctx) };
 }
 
 function decodeSegment(s: string): string {
@@ -231,6 +243,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     ...(opts.now ? { now: opts.now } : {}),
     settingsCacheSeconds: opts.settingsCacheSeconds ?? 0,
   });
+  if (opts.paginationCountLimit !== undefined) {
+    if (!(Number.isInteger(opts.paginationCountLimit) && opts.paginationCountLimit >= 0)) {
+      throw new TypeError(`paginationCountLimit must be an integer >= 0, got ${String(opts.paginationCountLimit)}`);
+    }
+    state.paginationCountLimit = opts.paginationCountLimit;
+  }
   const faults = new FaultInjector(opts.faults ?? [], opts.faultSeed ?? 1);
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();

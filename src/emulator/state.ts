@@ -84,10 +84,19 @@ export interface ProjectRecord {
   visibility: Visibility;
   description: string;
   createdAt: Date;
-  /** Archived projects are read-only in the real service; here they only show (and filter) as such. */
+  /**
+   * Archived projects are read-only, as in the real service: repository file writes and the Pages
+   * PATCH answer 403; `GET /groups/:id/projects?archived=` filters on it.
+   */
   archived: boolean;
   defaultBranch: string;
   members: Map<number, number>;
+  /**
+   * Groups the project is shared with (group id -> the share's maximum access level), as the real
+   * project-group links: members of such a group get the lower of their role there and that level,
+   * and `GET /groups/:id/projects` lists the project under that group while `with_shared` is true.
+   */
+  sharedWith: Map<number, number>;
   repo: Repository;
   protectedBranches: Set<string>;
   /**
@@ -132,6 +141,8 @@ export class EmulatorState {
   settingsCache: SettingsCache | null = null;
   /** >0: GET /application/settings keeps returning the pre-PUT values this long after a PUT. */
   settingsCacheSeconds = 0;
+  /** Above this many results a list leaves out X-Total, X-Total-Pages and rel="last" (the real 10,000). */
+  paginationCountLimit = 10_000;
   instance: InstanceRecord = { pagesEnabled: true, pagesHost: 'pages.example.test', pagesHttps: true, version: '18.2.0' };
   users: UserRecord[] = [];
   tokens: TokenRecord[] = [];
@@ -280,7 +291,12 @@ export class EmulatorState {
 
   projectAccess(userId: number, project: ProjectRecord): number {
     const ns = this.groupById(project.namespaceId);
-    return Math.max(project.members.get(userId) ?? 0, ns ? this.groupAccess(userId, ns) : 0);
+    let level = Math.max(project.members.get(userId) ?? 0, ns ? this.groupAccess(userId, ns) : 0);
+    for (const [groupId, max] of project.sharedWith) {
+      const shared = this.groupById(groupId);
+      if (shared) level = Math.max(level, Math.min(max, this.groupAccess(userId, shared)));
+    }
+    return level;
   }
 
   /** Whether the user is a member of the group's subtree (descendant groups or projects). */

@@ -66,6 +66,11 @@ export interface EmulatorOptions {
    * one latency, not N. Added to any latency fault.
    */
   latencyMs?: number;
+  /**
+   * Above this many results a list leaves out X-Total, X-Total-Pages and the rel="last" link, as the
+   * real service does above 10,000 (the default). Lower it in tests to reach that case cheaply.
+   */
+  paginationCountLimit?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,6 +167,13 @@ export interface SeedPages {
   deployments?: SeedDeployment[];
 }
 
+export interface SeedProjectShare {
+  /** A seeded group. */
+  full_path: string;
+  /** 10, 15, 20, 30, 40 or 50; default 30. */
+  group_access?: number;
+}
+
 export interface SeedProject {
   /** `group/sub/project`; the namespace must be a seeded group. */
   path_with_namespace: string;
@@ -174,6 +186,12 @@ export interface SeedProject {
   archived?: boolean;
   default_branch?: string;
   members?: SeedMember[];
+  /**
+   * Groups the project is shared with (a project-group link): each group's members get at most
+   * `group_access` (default 30, Developer) on the project, and the group's project list shows it
+   * while `with_shared` is true.
+   */
+  shared_with_groups?: SeedProjectShare[];
   /** Files of the initial commit on the default branch. */
   files?: Record<string, SeedFile>;
   branches?: Record<string, SeedBranch>;
