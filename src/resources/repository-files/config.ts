@@ -7,7 +7,7 @@
  * source is read (and checked) here, as inline content is.
  */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { fileErrorSentence } from '../../config/load.js';
+import { fileErrorSentence } from '../../util/file-error.js';
 import type { DesiredFile } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
