@@ -18,6 +18,7 @@
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { findUp } from '../util/find-up.js';
 import { makeServerCertificate } from './cert.js';
 import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
@@ -137,7 +138,7 @@ function writeOnlyRefused(typeName: string, config: TfObject | null): TfDiagnost
     .map(([name]) => ({
       severity: 'error' as const,
       summary: `${name} is a write-only attribute, which this Terraform does not support`,
-      detail: 'Write-only attributes need Terraform 1.11 or newer (or an OpenTofu that supports them); older versions would store the secret in the state. Upgrade, or leave the setting to plumb\'s YAML. (PLUMB_TF_WRITE_ONLY_UNSUPPORTED)',
+      detail: `Write-only attributes need Terraform 1.11 or newer (or an OpenTofu that supports them); older versions would store the secret in the state. Upgrade, or leave the setting to plumb\'s YAML. (${'PLUMB_TF_WRITE_ONLY_UNSUPPORTED' satisfies DiagnosticCode})`,
       path: [{ attribute: name }],
     }));
 }

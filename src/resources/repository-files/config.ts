@@ -8,6 +8,7 @@
  */
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { fileErrorSentence } from '../../util/file-error.js';
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredFile } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -152,3 +153,6 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
   }
   return Buffer.from(compact, 'base64');
 }
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, resolvers: { resolveFiles } };

@@ -3,6 +3,7 @@
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
 import { settingByName } from '../../catalogue/index.js';
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredValue } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -92,3 +93,6 @@ export function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ct
   return out;
 }
 
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const SETTINGS_CONFIG: KindConfig = { kind: 'application_settings', pointers: SETTINGS_POINTERS, resolvers: { resolveSettings } };
