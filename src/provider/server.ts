@@ -25,7 +25,7 @@ import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js'
 import type { CtyType, CtyValue } from './cty.js';
 import { blockType, toProtoSchema } from './tfjson.js';
 import type { TfJsonSchema } from './tfjson.js';
-import { RESOURCE_TYPES, SCHEMA_VERSION, providerSchema } from './schema.js';
+import { RESOURCE_TYPE_NAMES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
 import { GroupListings, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
@@ -174,7 +174,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     const s = schema.data_source_schemas?.[typeName];
     return s ? blockType(s.block) : undefined;
   };
-  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${Object.values(RESOURCE_TYPES).join(', ')}.` });
+  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${RESOURCE_TYPE_NAMES.join(', ')}.` });
 
   const handlers: Record<string, Handler> = {
     GetMetadata: unary('GetMetadata', () => ({
@@ -193,7 +193,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] }), diagsOnly),
     ValidateProviderConfig: unary('ValidateProviderConfig', (req: { config: DynamicValueMsg }) => {
       const config = decodeDynamic(req.config, providerType) as TfObject;
-      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       return { diagnostics: configDiagnostics(built, 'provider').map(protoDiagnostic) };
     }, diagsOnly),
     ValidateResourceConfig: unary('ValidateResourceConfig', (req: { type_name: string; config: DynamicValueMsg; client_capabilities: { write_only_attributes_allowed: boolean } | null }) => {
@@ -237,7 +237,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
         };
       }
       const settings = providerSettings(config, rt.current.env);
-      const built = buildConfig(settings, {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(settings, undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       const diagnostics = configDiagnostics(built, 'provider');
       if (!rt.current.env[settings.tokenEnv]) {
         diagnostics.push({

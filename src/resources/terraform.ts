@@ -150,8 +150,10 @@ export interface TerraformDoor {
   read<T>(fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }>;
   /** Reads shared by the RPCs of one run (the same cache the engine's plan reads through). */
   readonly reads: ReadCache & { forget(key: string): void };
-  /** The address plumb gives a resource of the one instance the provider manages, e.g. `${instance}.application_settings`. */
+  /** The name of the one instance the provider manages (the first segment of plumb's addresses). */
   readonly instance: string;
+  /** The served schema of this resource type (nested blocks, attributes). */
+  readonly block: TfJsonBlock | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Reason } from '../../engine/plan.js';
 import type { KindModule } from '../kind.js';
+import { groupAccessTokenTerraform } from './terraform.js';
 import { codesOf } from '../codes.js';
 import { groupAccessTokensProvider } from './provider.js';
 import { groupAccessTokensExporter } from './export.js';
@@ -36,5 +37,6 @@ export const groupAccessTokensKind: KindModule<TokenPayload> = {
   codes: codesOf(['PLUMB_TOKEN_', 'PLUMB_SINK_', 'PLUMB_PRUNE_ALL_TOKENS', 'PLUMB_TF_SINK_STDOUT']),
   config: TOKEN_CONFIG,
   stateSlots: ['tokens', 'token_slots'],
+  terraform: groupAccessTokenTerraform,
   exporter: groupAccessTokensExporter,
 };

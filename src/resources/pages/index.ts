@@ -4,6 +4,7 @@
  */
 import type { Reason } from '../../engine/plan.js';
 import type { KindModule } from '../kind.js';
+import { projectPagesTerraform } from './terraform.js';
 import { codesOf } from '../codes.js';
 import { pagesProvider } from './provider.js';
 import { pagesExporter } from './export.js';
@@ -25,5 +26,6 @@ export const pagesKind: KindModule<PagesPayload> = {
   reasons: PAGES_REASONS,
   codes: codesOf(['PLUMB_PAGES_']),
   config: PAGES_CONFIG,
+  terraform: projectPagesTerraform,
   exporter: pagesExporter,
 };

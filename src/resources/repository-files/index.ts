@@ -4,6 +4,7 @@
  */
 import type { Reason } from '../../engine/plan.js';
 import type { KindModule } from '../kind.js';
+import { repositoryFileTerraform } from './terraform.js';
 import { codesOf } from '../codes.js';
 import { repositoryFilesProvider } from './provider.js';
 import { repositoryFilesExporter } from './export.js';
@@ -26,5 +27,6 @@ export const repositoryFilesKind: KindModule<FilePayload> = {
   codes: codesOf(['PLUMB_FILE_']),
   config: FILE_CONFIG,
   stateSlots: ['repository_files'],
+  terraform: repositoryFileTerraform,
   exporter: repositoryFilesExporter,
 };

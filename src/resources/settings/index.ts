@@ -4,6 +4,7 @@
  */
 import type { Reason } from '../../engine/plan.js';
 import type { KindModule } from '../kind.js';
+import { settingsTerraform } from './terraform.js';
 import { codesOf } from '../codes.js';
 import { settingsProvider } from './provider.js';
 import { settingsExporter } from './export.js';
@@ -27,5 +28,6 @@ export const settingsKind: KindModule<SettingsPayload> = {
   codes: codesOf(['PLUMB_SETTING_', 'PLUMB_SETTINGS_']),
   config: SETTINGS_CONFIG,
   stateSlots: ['settings'],
+  terraform: settingsTerraform,
   exporter: settingsExporter,
 };
