@@ -3,6 +3,7 @@
  * through the provider's door (src/resources/terraform.ts). Rotation shows as an update of
  * token_id/token_expires_at; destroy revokes the one token (the group pruned with nothing declared).
  */
+import { terraformShape } from '../../catalogue/index.js';
 import path from 'node:path';
 import { ACCESS_LEVELS } from '../../catalogue/index.js';
 import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
@@ -11,6 +12,8 @@ import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DocumentHelpers, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { tokenAddress, tokenListKey } from './provider.js';
+
+const SHAPE = terraformShape('group_access_token');
 
 const computed = (description: string, type: CtyType = 'string'): TfJsonAttribute => ({ type, description, description_kind: 'plain', computed: true });
 
@@ -58,8 +61,8 @@ const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[]
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
 export const groupAccessTokenTerraform: TerraformPart = {
-  typeName: 'plumb_group_access_token',
-  identity: ['group', 'name'],
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
   mount: 'groups',
   computed: {
     token_id: computed('Id of the active token (changes when plumb rotates or replaces it).', 'number'),

@@ -3,6 +3,7 @@
  * provider's door (src/resources/terraform.ts). Refresh is the engine's plan of the declared
  * fields (its `before` values are the instance's), so Terraform and `plumb plan` compare alike.
  */
+import { terraformShape } from '../../catalogue/index.js';
 import { PAGES_UPDATE_FIELDS, PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
 import { getPages } from '../../api/pages.js';
 import type { PagesSettings } from '../../api/pages.js';
@@ -10,6 +11,8 @@ import { ApiError, ApiNotFoundError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart } from '../terraform.js';
+
+const SHAPE = terraformShape('pages');
 
 /** The attributes of the resource: the update fields (from the catalogue), then plumb's own. */
 const ATTRIBUTES = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published', 'allow_unpublish'];
@@ -19,8 +22,8 @@ function pagesChanges(plan: Plan | undefined): ResourceChange[] {
 }
 
 export const projectPagesTerraform: TerraformPart = {
-  typeName: 'plumb_project_pages',
-  identity: ['project'],
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',
   computed: { id: { type: 'string', description: 'The project.', description_kind: 'plain', computed: true } },
 

@@ -3,6 +3,7 @@
  * the provider's door (src/resources/terraform.ts): one resource is one path on one or more
  * branches; refresh reads each branch's digest and last commit the way plumb's plan reads them.
  */
+import { terraformShape } from '../../catalogue/index.js';
 import path from 'node:path';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
@@ -10,6 +11,8 @@ import type { ApplyResult, CtyValue, FragmentBuilder, PathStep, PlanResult, Terr
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { parseFilePayload } from './payload.js';
 import type { FilePayload } from './payload.js';
+
+const SHAPE = terraformShape('repository_file');
 
 const short = (sha: string) => `sha256:${sha.slice(0, 12)}`;
 
@@ -82,8 +85,8 @@ const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[]
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
 export const repositoryFileTerraform: TerraformPart = {
-  typeName: 'plumb_repository_file',
-  identity: ['project', 'file_path'],
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',
   computed: {
     content_sha256: { type: ['map', 'string'], description: 'Per branch: "sha256:" and the first 12 hex digits of the file\'s SHA-256 (the instance\'s after refresh, the declared one after apply); never of a secret.', description_kind: 'plain', computed: true },

@@ -4,6 +4,7 @@
  * never reach Terraform's state: the document passes them as `${env:…}` references, and a change
  * Terraform cannot see shows through `write_only_revision`.
  */
+import { terraformShape } from '../../catalogue/index.js';
 import { randomBytes } from 'node:crypto';
 import { SETTINGS, SETTING_RULES, isSecretSetting, responseNameOf } from '../../catalogue/index.js';
 import type { SettingSpec } from '../../catalogue/index.js';
@@ -12,7 +13,8 @@ import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
-const TYPE = 'plumb_application_settings';
+const SHAPE = terraformShape('application_settings');
+
 const ID = 'application_settings';
 
 /** Attributes of the settings resource that are not settings. */
@@ -113,8 +115,8 @@ const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[]
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
 export const settingsTerraform: TerraformPart = {
-  typeName: TYPE,
-  identity: [],
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
   mount: 'settings',
   computed: {
     id: computed('Always "application_settings": an instance has one set of settings.'),
