@@ -162,7 +162,7 @@ export interface TerraformDoor {
  * operations, each on plumb's engine through the door.
  */
 export interface TerraformPart {
-  /** The resource type, e.g. `plumb_project_pages` (the same name the CDKTF constructs synthesize). */
+  /** The resource type, as the CDKTF constructs synthesize it. */
   readonly typeName: string;
   /** Attributes that say which resource this is: a change of one replaces it; they must be literal in CDKTF. */
   readonly identity: readonly string[];
