@@ -72,49 +72,6 @@ function compileStandalone(schema: JsonSchema): string {
   return `// @ts-nocheck\n/* eslint-disable */\n${GENERATED}${imports}\n${code}\n`;
 }
 
-function tsType(s: SettingSpec): string {
-  const nullable = s.default === null ? ' | null' : '';
-  switch (s.type) {
-    case 'boolean':
-      return 'boolean';
-    case 'integer':
-    case 'float':
-      return s.enum ? s.enum.join(' | ') : 'number';
-    case 'string':
-    case 'text':
-      return (s.enum ? s.enum.map((e) => JSON.stringify(e)).join(' | ') : 'string') + nullable;
-    case 'string[]':
-      return (s.enum ? `(${s.enum.map((e) => JSON.stringify(e)).join(' | ')})[]` : 'string[]') + nullable;
-    case 'integer[]':
-      return 'number[]' + nullable;
-    case 'string|string[]':
-      return 'string | string[]';
-    case 'hash':
-    case 'object':
-      return (s.keys ? `{ ${s.keys.map((k) => `${k}?: boolean`).join('; ')} }` : 'Record<string, unknown>') + nullable;
-  }
-}
-
-function renderTypes(): string {
-  const lines = [
-    '/* eslint-disable */',
-    GENERATED.trimEnd(),
-    '',
-    '/** Every updatable application setting, as declared in a plumb configuration. */',
-    'export interface ApplicationSettings {',
-  ];
-  for (const s of writableSettings()) {
-    const tags = [s.deprecated ? '@deprecated' + (s.deprecated.replacement ? ` use ${s.deprecated.replacement}` : '') : '', s.secret ? '(secret)' : '']
-      .filter(Boolean)
-      .join(' ');
-    lines.push(`  /** ${s.description.replace(/\*\//g, '*\\/')}${tags ? ' ' + tags : ''} */`);
-    lines.push(`  ${s.name}?: ${tsType(s)};`);
-  }
-  lines.push('}', '');
-  lines.push(`export type SettingName = keyof ApplicationSettings;`, '');
-  return lines.join('\n');
-}
-
 function cell(v: unknown): string {
   if (v === undefined) return '';
   return String(typeof v === 'string' ? v : JSON.stringify(v)).replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -202,7 +159,6 @@ export function renderArtifacts(): Record<string, string> {
     'schemas/terraform-provider.schema.json': json(terraformProviderSchema()),
     'src/generated/config-validator.ts': compileStandalone(withoutDefaults(config)),
     'src/generated/settings-rule-index.ts': renderRuleIndex(),
-    'src/generated/application-settings.ts': renderTypes(),
     'docs/settings.md': renderSettingsDoc(),
     'docs/diagnostics.md': renderDiagnosticsDoc(),
   };

@@ -9,6 +9,7 @@ import { editDistance } from '../util/suggest.js';
 export * from './types.js';
 export * from './application-settings.js';
 export * from './resources.js';
+export * from './kinds.js';
 
 let byName: ReadonlyMap<string, SettingSpec> | undefined;
 let current: readonly string[] | undefined;

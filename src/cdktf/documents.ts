@@ -11,10 +11,11 @@ import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import type { ConfigDocument } from '../config/load.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
+import { TERRAFORM_RESOURCES } from '../catalogue/index.js';
+import type { TerraformResourceShape } from '../catalogue/index.js';
 
 /** plumb's resource types, as the generated constructs synthesize them. */
-export const PLUMB_TYPES = ['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages'] as const;
-type PlumbType = (typeof PLUMB_TYPES)[number];
+export const PLUMB_TYPES: readonly string[] = TERRAFORM_RESOURCES.map((r) => r.type);
 
 /** One synthesized stack. */
 export interface SynthesizedStack {
@@ -52,7 +53,8 @@ function isObject(v: unknown): v is Record<string, Json> {
 
 interface Resource {
   readonly stack: string;
-  readonly type: PlumbType;
+  readonly type: string;
+  readonly shape: TerraformResourceShape;
   readonly name: string;
   readonly body: Record<string, Json>;
   readonly constructPath: string;
@@ -80,7 +82,8 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
         out.ignored.push(`${type}.${name}`);
         continue;
       }
-      if (!(PLUMB_TYPES as readonly string[]).includes(type)) {
+      const shape = TERRAFORM_RESOURCES.find((r) => r.type === type);
+      if (!shape) {
         const guess = closestMatch(type, PLUMB_TYPES);
         out.located.push({
           severity: 'error',
@@ -96,7 +99,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
       const own = isObject(body['//']) ? body['//'].plumb_stack_trace : undefined;
       const rawTrace = Array.isArray(meta.stackTrace) ? meta.stackTrace : Array.isArray(own) ? own : undefined;
       const trace = rawTrace?.filter((l): l is string => typeof l === 'string');
-      resources.set(`${type}.${name}`, { stack: stack.name, type: type as PlumbType, name, body, constructPath, trace });
+      resources.set(`${type}.${name}`, { stack: stack.name, type, shape, name, body, constructPath, trace });
     }
   }
   for (const [type, byName] of Object.entries(isObject(stack.json.data) ? stack.json.data : {})) {
@@ -121,26 +124,13 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
     const base = ['instances', instance];
     const fields: Record<string, Json> = {};
     const where = (key: string[]) => joinPointer('', ...base, ...key);
-    let keyPath: string[] = [];
     const take = (attr: string): string | undefined => {
       const v = r.body[attr];
       return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
     };
-    switch (r.type) {
-      case 'plumb_application_settings':
-        keyPath = ['settings'];
-        break;
-      case 'plumb_group_access_token':
-        keyPath = ['groups', take('group') ?? '', 'access_tokens', take('name') ?? ''];
-        break;
-      case 'plumb_repository_file':
-        keyPath = ['projects', take('project') ?? '', 'files', take('file_path') ?? ''];
-        break;
-      case 'plumb_project_pages':
-        keyPath = ['projects', take('project') ?? '', 'pages'];
-        break;
-    }
-    const identity = new Set(['group', 'name', 'project', 'file_path']);
+    // `{attr}` segments take the identity attribute's value.
+    const keyPath = r.shape.keyPath.map((seg) => (/^\{.+\}$/.test(seg) ? (take(seg.slice(1, -1)) ?? '') : seg));
+    const identity = new Set(r.shape.identity.map((i) => i.name));
     for (const [k, v] of Object.entries(r.body)) {
       if (IGNORED_META.has(k)) continue;
       if (REFUSED_META.has(k)) {
@@ -154,7 +144,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
         });
         continue;
       }
-      if (r.type !== 'plumb_application_settings' && identity.has(k)) continue;
+      if (identity.has(k)) continue;
       fields[k] = k === 'access_level' && typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : unwrapBlocks(v);
     }
     // References are resolved against the other plumb resources of the stack, after the identity.
@@ -167,7 +157,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
 
 /** Identity attributes (group, name, project, file_path) must be literal: they decide where the resource goes. */
 function identityReferences(r: Resource, out: StackDocuments): void {
-  for (const k of ['group', 'name', 'project', 'file_path']) {
+  for (const k of r.shape.identity.map((i) => i.name)) {
     const v = r.body[k];
     if (typeof v !== 'string' || !new RegExp(EXPRESSION.source).test(v)) continue;
     out.located.push({

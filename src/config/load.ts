@@ -10,6 +10,10 @@ import { KIND_POINTERS } from '../resources/config.js';
 import { SecretRegistry, UNAVAILABLE_SECRET } from './secrets.js';
 import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsFrom } from './files.js';
 import type { FileRoots } from './files.js';
+import { fileErrorSentence } from '../util/file-error.js';
+
+// In util/ so a kind's resolver can use it without importing this module (no import cycle).
+export { fileErrorSentence };
 
 /** Where a value of the merged configuration was written. */
 export interface NodeLocation {
@@ -1181,28 +1185,6 @@ function readFileRef(name: string, pointer: string, ctx: WalkContext, mayBeEmpty
       fileIndex: ctx.fileIndex,
     });
     return undefined;
-  }
-}
-
-/** A failed read as a sentence (`ENOENT` → "it does not exist"), for any file plumb reads. */
-export function fileErrorSentence(err: unknown): string {
-  switch ((err as NodeJS.ErrnoException | undefined)?.code) {
-    case 'ENOENT':
-      return 'it does not exist';
-    case 'EISDIR':
-      return 'it is a directory, not a file';
-    case 'ENOTDIR':
-      return 'a part of its path is a file, not a directory';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'ELOOP':
-      return 'it is a loop of symbolic links';
-    case 'EMFILE':
-    case 'ENFILE':
-      return 'too many files are open';
-    default:
-      return err instanceof Error ? err.message : String(err);
   }
 }
 

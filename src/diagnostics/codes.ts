@@ -32,6 +32,11 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CDKTF_REFERENCE: 'A `${…}` Terraform expression in a plumb resource cannot be resolved by plumb.',
   PLUMB_CDKTF_OTHER_PROVIDERS: "The app declares resources of other providers; plumb ignores them (information).",
 
+  // The Terraform provider (docs/terraform.md)
+  PLUMB_TF_SINK_STDOUT: 'A token declared through the Terraform provider has sink {stdout = true}: the provider\'s standard output goes to Terraform\'s log.',
+  PLUMB_TF_WRITE_ONLY_UNSUPPORTED: 'A secret setting was given to the Terraform provider by a Terraform without write-only attributes (older than 1.11): it would store the secret in its state.',
+  PLUMB_TF_VALUE: "A value Terraform sent the provider cannot be decoded for the type its schema declares.",
+
   // YAML and interpolation
   PLUMB_KEY_TOO_LONG: 'A key of the configuration is longer than 256 characters; it was not read.',
   PLUMB_YAML_SYNTAX: 'The file is not valid YAML; the diagnostic points at the first problem.',

@@ -15,32 +15,16 @@ export const PLAN_FORMAT_VERSION = '1.1';
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
-/** Why an action was planned. Cosmetic. */
-export type Reason =
-  | 'missing-in-live'
-  | 'field-changed'
-  | 'write-only-changed'
-  | 'write-only-unknown'
-  | 'expiring-soon'
-  | 'expiry-changed'
-  | 'revoked-out-of-band'
-  | 'expired-out-of-band'
-  | 'immutable-field-changed'
-  | 'not-in-config'
-  | 'secret-not-received'
-  | 'absent-requested'
-  /** A token plumb replaced whose revocation did not finish; it is revoked now. */
-  | 'superseded'
-  /** The active token is not the one whose secret the sink holds (an issue's answer was lost, or it was rotated outside plumb). */
-  | 'sink-holds-other-token'
-  /** plumb revoked the previous token itself, after its secret could not be delivered. */
-  | 'revoked-by-plumb'
-  /** A repository file's content differs (by SHA-256). */
-  | 'content-changed'
-  /** A repository file's execute bit differs. */
-  | 'execute-bit-changed';
+/**
+ * Why an action was planned. Cosmetic. Each kind owns its reasons and their texts (its
+ * `KindModule.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
+ * `ActionReason`s: the plan format carries the name, the registry the text (`REASON_TEXT`), and a
+ * test checks that every reason a kind gives is one it declared.
+ */
+export type Reason = string;
 
-export type ResourceKindName = 'application_settings' | 'group_access_token' | 'repository_file' | 'pages';
+/** A resource kind's name (`KindModule.kind`), e.g. `application_settings`; kinds come from the registry. */
+export type ResourceKindName = string;
 
 /** A value as the plan shows it: masked when sensitive or write-only. */
 export type ShownValue = unknown;

@@ -9,7 +9,6 @@
  * fingerprints), exactly as an interpolated value in YAML.
  */
 import path from 'node:path';
-import { isSecretSetting } from '../catalogue/index.js';
 import { validateLoaded } from '../config/validate.js';
 import { loadDocuments } from '../config/load.js';
 import { configRoot } from '../config/files.js';
@@ -17,12 +16,14 @@ import type { ConfigResult } from '../config/validate.js';
 import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
-import { RESOURCE_TYPES, SETTINGS_META_ATTRIBUTES, blockNames } from './schema.js';
+import { blockNames, resourceBlock } from './schema.js';
+import { TERRAFORM_PARTS } from '../resources/index.js';
+import type { DocumentHelpers, FragmentBuilder, PathStep, TerraformPart, TfObject } from '../resources/terraform.js';
+
+export type { PathStep, TfObject } from '../resources/terraform.js';
 
 /** The instance's name in the documents plumb builds (it shows in plumb's addresses). */
 export const INSTANCE = 'terraform';
-
-export type TfObject = { readonly [key: string]: CtyValue };
 
 /** The provider block, as ConfigureProvider received it. */
 export interface ProviderSettings {
@@ -35,20 +36,11 @@ export interface ProviderSettings {
   readonly stateFile: string;
 }
 
-/** What one document declares: at most one resource of each kind (or a token to be destroyed). */
+/** What one document declares: one kind's resource (its Terraform part and the fragment it wrote), or nothing (the provider block alone). */
 export interface Declared {
-  readonly settings?: TfObject;
-  readonly token?: TfObject;
-  /** Prune the group's tokens (destroy: nothing declared, the one named goes). */
-  readonly pruneGroup?: string;
-  readonly file?: TfObject;
-  /** Declare the file `state: absent` (destroy, or reading a file whose content is not in state). */
-  readonly fileAbsent?: boolean;
-  readonly pages?: TfObject;
+  readonly part: TerraformPart;
+  readonly build: FragmentBuilder;
 }
-
-/** A step of a Terraform attribute path. */
-export type PathStep = { readonly attribute: string } | { readonly key: string } | { readonly index: number };
 
 export interface Built {
   readonly loaded: ConfigResult;
@@ -77,55 +69,11 @@ export function one(v: CtyValue | undefined): TfObject | undefined {
   return known(x) && typeof x === 'object' && !Array.isArray(x) ? (x as TfObject) : undefined;
 }
 
-function accessLevel(v: string): string | number {
-  return /^\d+$/.test(v.trim()) ? Number(v) : v;
-}
-
-function tokenDocument(t: TfObject, cwd: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (known(t.description)) out.description = literal(t.description);
-  if (known(t.scopes)) out.scopes = literal(t.scopes);
-  if (typeof t.access_level === 'string') out.access_level = accessLevel(t.access_level);
-  if (known(t.expires_at)) out.expires_at = literal(t.expires_at);
-  const rotation = one(t.rotation);
-  if (rotation) out.rotation = literal(rotation);
-  if (known(t.self)) out.self = t.self;
-  if (typeof t.id === 'number') out.id = t.id;
-  const s = one(t.sink);
-  if (s) {
-    const doc: Record<string, unknown> = {};
-    if (typeof s.file === 'string') doc.file = literal(path.resolve(cwd, s.file));
-    if (Array.isArray(s.command)) {
-      const argv = (s.command as CtyValue[]).filter((a): a is string => typeof a === 'string');
-      // A relative program path means the working directory, not the temporary document's.
-      doc.command = literal(argv.map((a, i) => (i === 0 && a.includes('/') ? path.resolve(cwd, a) : a)));
-    }
-    if (s.stdout === true) doc.stdout = true;
-    out.sink = doc;
-  }
-  return out;
-}
-
-/** A repository file's plumb document; `absent`: the file is to be deleted (its content is not needed). */
-function fileDocument(f: TfObject, cwd: string, absent: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (known(f.branches)) out.branches = literal(f.branches);
-  if (absent) return { ...out, state: 'absent' };
-  for (const k of ['content', 'encoding', 'execute_filemode', 'start_branch', 'commit_message', 'author_name', 'author_email', 'state']) {
-    if (known(f[k])) out[k] = literal(f[k]!);
-  }
-  // Relative to the working directory, as Terraform's own file functions are; not to the temporary document.
-  if (typeof f.source === 'string') out.source = literal(path.resolve(cwd, f.source));
-  const messages = one(f.commit_messages);
-  if (messages) out.commit_messages = literal(messages);
-  return out;
-}
-
 /**
  * Builds and loads the plumb document for what is declared. `env` is the environment the loader
  * and the engine see (with the write-only values added under private names).
  */
-export function buildConfig(provider: ProviderSettings | undefined, d: Declared, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string }): Built & { env: NodeJS.ProcessEnv } {
+export function buildConfig(provider: ProviderSettings | undefined, d: Declared | undefined, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string }): Built & { env: NodeJS.ProcessEnv } {
   const p = provider ?? UNCONFIGURED;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   const instance: Record<string, unknown> = { url: p.url, token_env: p.tokenEnv };
@@ -134,40 +82,20 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
   if (p.allowRisky) instance.allow_risky = [...p.allowRisky];
   if (p.settingsVerifySeconds !== undefined) instance.settings_verify_seconds = p.settingsVerifySeconds;
   let secretCount = 0;
-  const settingsBlocks = blockNames(RESOURCE_TYPES.settings);
-  if (d.settings) {
-    const settings: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(d.settings)) {
-      if ((SETTINGS_META_ATTRIBUTES as readonly string[]).includes(name) || !known(v)) continue;
-      if (settingsBlocks.has(name)) {
-        const b = one(v);
-        if (b) settings[name] = literal(b);
-        continue;
-      }
-      if (isSecretSetting(name) && typeof v === 'string') {
+  if (d) {
+    const helpers: DocumentHelpers = {
+      cwd: opts.cwd,
+      literal,
+      known,
+      one,
+      block: resourceBlock(d.part.typeName),
+      secret: (v) => {
         const key = `PLUMB_TF_WRITE_ONLY_${++secretCount}`;
         env[key] = v;
-        settings[name] = `\${env:${key}}`;
-      } else settings[name] = literal(v);
-    }
-    instance.settings = settings;
-  }
-  const groupRef = typeof d.token?.group === 'string' ? d.token.group : d.pruneGroup;
-  if (groupRef !== undefined) {
-    const tokens: Record<string, unknown> = {};
-    if (d.token && typeof d.token.name === 'string') tokens[d.token.name] = tokenDocument(d.token, opts.cwd);
-    instance.groups = { [groupRef]: { ...(d.pruneGroup !== undefined && { prune_access_tokens: true }), access_tokens: tokens } };
-  }
-  const projectRef = typeof d.file?.project === 'string' ? d.file.project : typeof d.pages?.project === 'string' ? d.pages.project : undefined;
-  if (projectRef !== undefined) {
-    const project: Record<string, unknown> = {};
-    if (d.file && typeof d.file.file_path === 'string') project.files = { [d.file.file_path]: fileDocument(d.file, opts.cwd, d.fileAbsent === true) };
-    if (d.pages) {
-      project.pages = Object.fromEntries(
-        ['pages_unique_domain_enabled', 'pages_https_only', 'pages_primary_domain', 'published', 'allow_unpublish'].filter((k) => known(d.pages![k])).map((k) => [k, literal(d.pages![k]!)]),
-      );
-    }
-    instance.projects = { [projectRef]: project };
+        return `\${env:${key}}`;
+      },
+    };
+    Object.assign(instance, d.build(helpers));
   }
   // The document plumb wrote is read from memory; the local files it names (source, sink paths,
   // resolved against the working directory) are confined to the Terraform configuration's root.
@@ -176,40 +104,24 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared,
   const validateOpts = { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd) };
   const text = JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1);
   const loaded: ConfigResult = validateLoaded(loadDocuments([{ abs, file: shown, text }], validateOpts), new Map([[shown, abs]]), [], validateOpts);
-  return { loaded, env, pathOf };
+  return { loaded, env, pathOf: (pointer) => pathOf(d?.part, pointer) };
 }
 
-/** Maps a pointer into the built document to the Terraform attribute it came from. */
-function pathOf(pointer: string | undefined): PathStep[] | undefined {
+/** Maps a pointer into the built document to the Terraform attribute it came from (the resource's kind says how). */
+function pathOf(part: TerraformPart | undefined, pointer: string | undefined): PathStep[] | undefined {
   if (pointer === undefined) return undefined;
   const s = splitPointer(pointer);
   if (s[0] !== 'instances' || s[1] !== INSTANCE) return undefined;
-  // A nested block is a one-element list in Terraform's values: its attributes sit under index 0.
-  const steps = (rest: string[], blocks: ReadonlySet<string> = new Set()): PathStep[] =>
-    rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
   const rest = s.slice(2);
-  if (rest[0] === 'settings') return rest.length > 1 ? steps(rest.slice(1), blockNames(RESOURCE_TYPES.settings)) : undefined;
-  if (rest[0] === 'groups') {
-    if (rest.length <= 2) return [{ attribute: 'group' }];
-    if (rest.length <= 4) return rest[2] === 'access_tokens' && rest.length === 4 ? undefined : [{ attribute: 'group' }];
-    return steps(rest.slice(4), blockNames(RESOURCE_TYPES.token));
-  }
-  if (rest[0] === 'projects') {
-    if (rest.length <= 2) return [{ attribute: 'project' }];
-    if (rest[2] === 'pages') return rest.length > 3 ? steps(rest.slice(3)) : undefined;
-    if (rest[2] === 'files') {
-      if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'file_path' }] : undefined;
-      return steps(rest.slice(4), blockNames(RESOURCE_TYPES.file));
-    }
-  }
+  if (part && rest[0] === part.mount) return part.pathOf(rest, blockNames(part.typeName));
   // The instance itself: url, token_env, ca_bundle… are the provider block's attributes.
-  return rest.length > 0 ? steps(rest) : undefined;
+  return rest.length > 0 ? rest.map((seg): PathStep => (/^\d+$/.test(seg) ? { index: Number(seg) } : { attribute: seg })) : undefined;
 }
 
 /** Whether a diagnostic is about the provider block rather than a resource. */
 export function isProviderPointer(pointer: string | undefined): boolean {
   if (pointer === undefined) return false;
   const s = splitPointer(pointer);
-  return s[0] === 'instances' && s.length >= 3 && !['settings', 'groups', 'projects'].includes(s[2]!);
+  return s[0] === 'instances' && s.length >= 3 && !TERRAFORM_PARTS.some((p) => p.mount === s[2]);
 }
 

@@ -8,38 +8,17 @@
  * ignores, as the protocol allows); plumb always sends code 0.
  */
 import { ExtData, decode, encode } from '@msgpack/msgpack';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
 
-/** A cty type as the schema writes it in JSON. */
-export type CtyType =
-  | 'string'
-  | 'number'
-  | 'bool'
-  | 'dynamic'
-  | readonly ['list' | 'set' | 'map', CtyType]
-  | readonly ['object', Readonly<Record<string, CtyType>>]
-  | readonly ['object', Readonly<Record<string, CtyType>>, readonly string[]]
-  | readonly ['tuple', readonly CtyType[]];
-
-/** The one unknown value ("known after apply"). Compare with `===` or {@link isUnknown}. */
-export const UNKNOWN: unique symbol = Symbol('cty.unknown');
-export type Unknown = typeof UNKNOWN;
-
-export type CtyValue = null | Unknown | string | number | boolean | readonly CtyValue[] | { readonly [key: string]: CtyValue };
-
-export function isUnknown(v: unknown): v is Unknown {
-  return v === UNKNOWN;
-}
-
-/** Whether a value holds an unknown anywhere inside it. */
-export function containsUnknown(v: CtyValue): boolean {
-  if (v === UNKNOWN) return true;
-  if (Array.isArray(v)) return v.some(containsUnknown);
-  if (v !== null && typeof v === 'object') return Object.values(v).some(containsUnknown);
-  return false;
-}
+// The value model lives with the kinds' Terraform contract (no msgpack there), so a kind's
+// terraform.ts can use it without loading the wire format.
+import { UNKNOWN, containsUnknown, isUnknown } from '../resources/terraform.js';
+import type { CtyType, CtyValue, Unknown } from '../resources/terraform.js';
+export { UNKNOWN, containsUnknown, isUnknown };
+export type { CtyType, CtyValue, Unknown };
 
 export class CtyError extends Error {
-  readonly code = 'PLUMB_TF_VALUE';
+  readonly code = 'PLUMB_TF_VALUE' satisfies DiagnosticCode;
   constructor(message: string) {
     super(message);
     this.name = 'CtyError';

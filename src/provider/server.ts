@@ -20,12 +20,13 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ownPath } from '../util/own-files.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makeServerCertificate } from './cert.js';
 import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
 import type { CtyType, CtyValue } from './cty.js';
 import { blockType, toProtoSchema } from './tfjson.js';
 import type { TfJsonSchema } from './tfjson.js';
-import { RESOURCE_TYPES, SCHEMA_VERSION, providerSchema } from './schema.js';
+import { RESOURCE_TYPE_NAMES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
 import { GroupListings, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
@@ -138,7 +139,7 @@ function writeOnlyRefused(typeName: string, config: TfObject | null): TfDiagnost
     .map(([name]) => ({
       severity: 'error' as const,
       summary: `${name} is a write-only attribute, which this Terraform does not support`,
-      detail: 'Write-only attributes need Terraform 1.11 or newer (or an OpenTofu that supports them); older versions would store the secret in the state. Upgrade, or leave the setting to plumb\'s YAML. (PLUMB_TF_WRITE_ONLY_UNSUPPORTED)',
+      detail: `Write-only attributes need Terraform 1.11 or newer (or an OpenTofu that supports them); older versions would store the secret in the state. Upgrade, or leave the setting to plumb\'s YAML. (${'PLUMB_TF_WRITE_ONLY_UNSUPPORTED' satisfies DiagnosticCode})`,
       path: [{ attribute: name }],
     }));
 }
@@ -174,7 +175,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     const s = schema.data_source_schemas?.[typeName];
     return s ? blockType(s.block) : undefined;
   };
-  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${Object.values(RESOURCE_TYPES).join(', ')}.` });
+  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${RESOURCE_TYPE_NAMES.join(', ')}.` });
 
   const handlers: Record<string, Handler> = {
     GetMetadata: unary('GetMetadata', () => ({
@@ -193,7 +194,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] }), diagsOnly),
     ValidateProviderConfig: unary('ValidateProviderConfig', (req: { config: DynamicValueMsg }) => {
       const config = decodeDynamic(req.config, providerType) as TfObject;
-      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       return { diagnostics: configDiagnostics(built, 'provider').map(protoDiagnostic) };
     }, diagsOnly),
     ValidateResourceConfig: unary('ValidateResourceConfig', (req: { type_name: string; config: DynamicValueMsg; client_capabilities: { write_only_attributes_allowed: boolean } | null }) => {
@@ -237,7 +238,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
         };
       }
       const settings = providerSettings(config, rt.current.env);
-      const built = buildConfig(settings, {}, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(settings, undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
       const diagnostics = configDiagnostics(built, 'provider');
       // The provider block is configuration too (a merge request edits .tf files): its url must be
       // allowed from the environment (PLUMB_ALLOWED_URLS, PLUMB_URL, …), as for plan and apply.

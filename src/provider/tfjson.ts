@@ -3,47 +3,8 @@
  * its conversion to the protocol's `Schema` messages. plumb's served schema is written in the JSON
  * form (schema.ts), so the file generated from the catalogue for CDKTF can replace it unchanged.
  */
-import type { CtyType } from './cty.js';
-
-export type DescriptionKind = 'plain' | 'markdown';
-
-export interface TfJsonAttribute {
-  readonly type?: CtyType;
-  readonly nested_type?: TfJsonNestedType;
-  readonly description?: string;
-  readonly description_kind?: DescriptionKind;
-  readonly required?: boolean;
-  readonly optional?: boolean;
-  readonly computed?: boolean;
-  readonly sensitive?: boolean;
-  readonly deprecated?: boolean;
-  readonly write_only?: boolean;
-}
-
-export interface TfJsonNestedType {
-  readonly attributes: Readonly<Record<string, TfJsonAttribute>>;
-  readonly nesting_mode: 'single' | 'list' | 'set' | 'map';
-}
-
-export interface TfJsonBlockType {
-  readonly nesting_mode: 'single' | 'list' | 'set' | 'map' | 'group';
-  readonly block: TfJsonBlock;
-  readonly min_items?: number;
-  readonly max_items?: number;
-}
-
-export interface TfJsonBlock {
-  readonly attributes?: Readonly<Record<string, TfJsonAttribute>>;
-  readonly block_types?: Readonly<Record<string, TfJsonBlockType>>;
-  readonly description?: string;
-  readonly description_kind?: DescriptionKind;
-  readonly deprecated?: boolean;
-}
-
-export interface TfJsonSchema {
-  readonly version: number;
-  readonly block: TfJsonBlock;
-}
+import type { CtyType, DescriptionKind, TfJsonAttribute, TfJsonBlock, TfJsonSchema } from '../resources/terraform.js';
+export type { DescriptionKind, TfJsonAttribute, TfJsonBlock, TfJsonBlockType, TfJsonNestedType, TfJsonSchema } from '../resources/terraform.js';
 
 export interface TfJsonProviderSchema {
   readonly provider: TfJsonSchema;

@@ -1,22 +1,23 @@
 /**
- * The configuration side of the kinds registry: the places each kind owns in the configuration
- * (for messages and merging) and its resolvers. config/ reads the kinds through this file only.
+ * The configuration side of the kinds registry, for config/: each kind's `KindConfig` (its places,
+ * for messages and merging, and its resolvers). Kept apart from src/resources/index.ts so loading a
+ * configuration never loads a provider (nor the API client); a test checks this list is exactly
+ * the `config` of every `KIND_MODULES` entry, in the same order.
  */
 import type { KindPointer } from '../config/pointer.js';
-import { SETTINGS_POINTERS } from './settings/config.js';
-import { TOKEN_POINTERS } from './group-access-tokens/config.js';
-import { PAGES_POINTERS } from './pages/config.js';
-import { FILE_POINTERS } from './repository-files/config.js';
+import type { KindConfig } from './kind-config.js';
+import { SETTINGS_CONFIG } from './settings/config.js';
+import { TOKEN_CONFIG } from './group-access-tokens/config.js';
+import { PAGES_CONFIG } from './pages/config.js';
+import { FILE_CONFIG } from './repository-files/config.js';
 
 export { resolveSettings } from './settings/config.js';
 export { checkTokenLifetimes, checkTokenSinksAndSelf, resolveGroup } from './group-access-tokens/config.js';
 export { resolvePages } from './pages/config.js';
 export { resolveFiles } from './repository-files/config.js';
 
+/** Every kind's configuration side, in the order of KIND_MODULES. */
+export const KIND_CONFIGS: readonly KindConfig[] = [SETTINGS_CONFIG, TOKEN_CONFIG, FILE_CONFIG, PAGES_CONFIG];
+
 /** Every kind's places, most specific first. */
-export const KIND_POINTERS: readonly KindPointer[] = [
-  ...SETTINGS_POINTERS,
-  ...TOKEN_POINTERS,
-  ...FILE_POINTERS,
-  ...PAGES_POINTERS,
-];
+export const KIND_POINTERS: readonly KindPointer[] = KIND_CONFIGS.flatMap((k) => k.pointers);

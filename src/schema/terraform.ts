@@ -6,24 +6,16 @@
  * YAML path (themselves built from the catalogue), so both front-ends accept the same fields.
  * Build time only; never loaded by the CLI.
  */
-import { instanceSchema, accessTokenSchema, fileSchema, pagesSchema, settingValueSchema, writableSettings } from './build.js';
+import { configSchema, instanceSchema } from './build.js';
 import type { JsonSchema } from './build.js';
-import {
-  GROUP_ACCESS_TOKEN_FIELDS,
-  FILE_WRITE_FIELDS,
-  PAGES_UPDATE_FIELDS,
-} from '../catalogue/index.js';
+import { TERRAFORM_RESOURCES } from '../catalogue/index.js';
+import type { TerraformResourceShape } from '../catalogue/index.js';
 
 /** Where the provider lives, as a `required_providers` source (plumb is not in a registry). */
 export const PLUMB_PROVIDER_SOURCE = 'registry.terraform.io/plumb/plumb';
 
-/** plumb's resource types and the block of the configuration each one fills. */
-export const PLUMB_RESOURCE_TYPES = {
-  plumb_application_settings: 'settings',
-  plumb_group_access_token: 'access token',
-  plumb_repository_file: 'file',
-  plumb_project_pages: 'pages',
-} as const;
+/** plumb's resource types (src/catalogue/kinds.ts). */
+export const PLUMB_RESOURCE_TYPES: readonly string[] = TERRAFORM_RESOURCES.map((r) => r.type);
 
 type TfType = string | [string, TfType];
 
@@ -120,23 +112,26 @@ function key(description: string): TfAttribute {
 
 const fieldDescriptions = (fields: readonly { name: string; description: string }[]) => Object.fromEntries(fields.map((f) => [f.name, f.description]));
 
+/** One kind's resource: its configuration definition as a block, its identity attributes first. */
+function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<string, JsonSchema>>): TfBlock {
+  const schema = definitions[r.definition];
+  if (!schema) throw new Error(`the configuration schema has no definition ${r.definition} (${r.type})`);
+  const block = blockOf(schema, {
+    description: r.description ?? String(schema.description),
+    ...(r.fields && { descriptions: fieldDescriptions(r.fields) }),
+    ...(r.deprecated && { deprecated: new Set(r.deprecated) }),
+  });
+  return withKey(block, Object.fromEntries(r.identity.map((i) => [i.name, key(i.description)])));
+}
+
 /** The whole provider schema document. */
 export function terraformProviderSchema(): Record<string, unknown> {
   const instance = instanceSchema();
   const props = instance.properties as Record<string, JsonSchema>;
   // No `lock`: Terraform locks its own state, and the provider applies one resource at a time.
-  const connection = Object.fromEntries(Object.entries(props).filter(([k]) => !['settings', 'groups', 'projects', 'lock'].includes(k)));
-  const settings = writableSettings();
-  const settingsBlock = blockOf(
-    { type: 'object', properties: Object.fromEntries(settings.map((s) => [s.name, settingValueSchema(s)])) },
-    {
-      description: 'Instance-wide application settings (PUT /application/settings). Only the attributes you set are managed; each setting may be set by one resource.',
-      deprecated: new Set(settings.filter((s) => s.deprecated).map((s) => s.name)),
-    },
-  );
-  const token = accessTokenSchema();
-  const file = fileSchema();
-  const pages = pagesSchema();
+  const mounts = new Set<string>([...TERRAFORM_RESOURCES.map((r) => r.keyPath[0]), 'lock']);
+  const connection = Object.fromEntries(Object.entries(props).filter(([k]) => !mounts.has(k)));
+  const definitions = configSchema().definitions as Record<string, JsonSchema>;
   return {
     format_version: '1.0',
     provider_schemas: {
@@ -148,30 +143,7 @@ export function terraformProviderSchema(): Record<string, unknown> {
             { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'] },
           ),
         },
-        resource_schemas: {
-          plumb_application_settings: { version: 0, block: settingsBlock },
-          plumb_group_access_token: {
-            version: 0,
-            block: withKey(
-              blockOf(token, { description: String(token.description), descriptions: fieldDescriptions(GROUP_ACCESS_TOKEN_FIELDS) }),
-              { group: key('The group: its full path or numeric id.'), name: key('The token name: its identity among the group\'s active tokens.') },
-            ),
-          },
-          plumb_repository_file: {
-            version: 0,
-            block: withKey(
-              blockOf(file, { description: String(file.description), descriptions: fieldDescriptions(FILE_WRITE_FIELDS) }),
-              { project: key('The project: its full path or numeric id.'), file_path: key('Path of the file in the repository (plain: no "..", "." or empty segments, no leading "/").') },
-            ),
-          },
-          plumb_project_pages: {
-            version: 0,
-            block: withKey(
-              blockOf(pages, { description: String(pages.description), descriptions: fieldDescriptions(PAGES_UPDATE_FIELDS) }),
-              { project: key('The project: its full path or numeric id.') },
-            ),
-          },
-        },
+        resource_schemas: Object.fromEntries(TERRAFORM_RESOURCES.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),
         data_source_schemas: {},
       },
     },

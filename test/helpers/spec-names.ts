@@ -149,7 +149,9 @@ export const SPEC_DIR = fileURLToPath(new URL('../../../shared/spec', import.met
 
 /** Absolute path of `../shared/spec` next to the repository root, when it exists. */
 export function specDir(): string | undefined {
-  return existsSync(SPEC_DIR) ? SPEC_DIR : undefined;
+  // PLUMB_SPEC_DIR: where the documents are when the checkout is not next to shared/ (a worktree).
+  const dir = process.env.PLUMB_SPEC_DIR || SPEC_DIR;
+  return existsSync(dir) ? dir : undefined;
 }
 
 /**

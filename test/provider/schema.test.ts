@@ -8,7 +8,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS, isSecretSetting } from '../../src/catalogue/index.js';
 import { makeServerCertificate } from '../../src/provider/cert.js';
-import { PROVIDER_ONLY, RESOURCE_TYPES, providerSchema } from '../../src/provider/schema.js';
+import { PROVIDER_ONLY, RESOURCE_TYPE_NAMES, providerSchema } from '../../src/provider/schema.js';
+
+const SETTINGS_TYPE = 'plumb_application_settings';
 import { blockType, onlyProvider, toProtoSchema } from '../../src/provider/tfjson.js';
 import type { TfJsonSchema, TfJsonSchemas } from '../../src/provider/tfjson.js';
 import { root } from './harness.js';
@@ -46,7 +48,7 @@ describe('JSON schema form → protocol Schema', () => {
 
   it('reads the one provider of a `terraform providers schema -json` document', () => {
     const doc = { format_version: '1.0', provider_schemas: { 'registry.terraform.io/plumb/plumb': providerSchema() } };
-    expect(Object.keys(onlyProvider(doc).resource_schemas)).toEqual(Object.values(RESOURCE_TYPES));
+    expect(Object.keys(onlyProvider(doc).resource_schemas)).toEqual(RESOURCE_TYPE_NAMES);
     expect(() => onlyProvider({ format_version: '1.0', provider_schemas: {} })).toThrow(/exactly one provider/);
   });
 });
@@ -68,7 +70,7 @@ describe('the served schema', () => {
         const sa = srv.block.attributes?.[a];
         // The two edits: write-only secret settings, and token_env's default under Terraform.
         const expected =
-          name === RESOURCE_TYPES.settings && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
+          name === SETTINGS_TYPE && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
         expect(sa, `${name}.${a}`).toEqual(expected);
       }
       for (const a of Object.keys(srv.block.attributes ?? {})) {
@@ -99,7 +101,7 @@ describe('the served schema', () => {
   });
 
   it('serves one attribute per current setting and none for removed ones, secrets write-only and never computed', () => {
-    const block = served.resource_schemas[RESOURCE_TYPES.settings]!.block;
+    const block = served.resource_schemas[SETTINGS_TYPE]!.block;
     for (const s of SETTINGS) {
       const a = block.attributes?.[s.name] ?? block.block_types?.[s.name];
       if (s.removed) expect(a, s.name).toBeUndefined();

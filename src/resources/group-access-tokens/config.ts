@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredAccessToken, DesiredGroup, DesiredInstance, TokenSink } from '../../config/model.js';
 import { joinPointer, splitPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -331,3 +332,6 @@ function isRealDate(d: string): boolean {
   return !Number.isNaN(t.getTime()) && t.toISOString().slice(0, 10) === d;
 }
 
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, resolvers: { resolveGroup, checkTokenSinksAndSelf } };

@@ -3,9 +3,15 @@
  * resolution, pointers, plan, apply, payload, reasons, state sections, identity rules, sinks).
  */
 import type { Reason } from '../../engine/plan.js';
+import type { KindModule } from '../kind.js';
+import { groupAccessTokenTerraform } from './terraform.js';
+import { codesOf } from '../codes.js';
+import { groupAccessTokensProvider } from './provider.js';
+import { groupAccessTokensExporter } from './export.js';
+import { TOKEN_CONFIG } from './config.js';
+import type { TokenPayload } from './payload.js';
 
-export { groupAccessTokensProvider } from './provider.js';
-export { groupAccessTokensExporter } from './export.js';
+export { groupAccessTokensProvider, groupAccessTokensExporter };
 
 /** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
 export const TOKEN_REASONS = {
@@ -22,3 +28,15 @@ export const TOKEN_REASONS = {
   'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
   'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
 } as const satisfies Partial<Record<Reason, string>>;
+
+/** The kind, whole: what every door asks of it (src/resources/kind.ts). */
+export const groupAccessTokensKind: KindModule<TokenPayload> = {
+  kind: TOKEN_CONFIG.kind,
+  provider: groupAccessTokensProvider,
+  reasons: TOKEN_REASONS,
+  codes: codesOf(['PLUMB_TOKEN_', 'PLUMB_SINK_', 'PLUMB_PRUNE_ALL_TOKENS', 'PLUMB_TF_SINK_STDOUT']),
+  config: TOKEN_CONFIG,
+  stateSlots: ['tokens', 'token_slots'],
+  terraform: groupAccessTokenTerraform,
+  exporter: groupAccessTokensExporter,
+};

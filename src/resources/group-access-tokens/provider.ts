@@ -54,9 +54,12 @@ function groupParam(ref: string): PathParam {
   return /^\d+$/.test(ref) ? Number(ref) : ref;
 }
 
-export function tokenAddress(instance: DesiredInstance, group: string, name: string): string {
+export function tokenAddress(instance: Pick<DesiredInstance, 'name'>, group: string, name: string): string {
   return `${instance.name}.group[${JSON.stringify(group)}].access_token[${JSON.stringify(name)}]`;
 }
+
+/** The key of a group's token list among the reads a front-end shares (`ReadCache`): the Terraform part forgets it after a write. */
+export const tokenListKey = (group: string): string => `group-access-tokens:${group}`;
 
 function undeclaredAddress(instance: DesiredInstance, group: string, t: GroupAccessToken): string {
   return `${tokenAddress(instance, group, t.name)}#${t.id}`;
@@ -294,7 +297,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   const out: PlanResponse = { changes: [], drift: [], diagnostics: [] };
   let live: GroupAccessToken[];
   try {
-    live = ctx.readCache ? await ctx.readCache.get(`group-access-tokens:${g.ref}`, () => sharedList(ctx, g.ref, { maxAgeMs: 0 })) : await sharedList(ctx, g.ref, { maxAgeMs: 0 });
+    live = ctx.readCache ? await ctx.readCache.get(tokenListKey(g.ref), () => sharedList(ctx, g.ref, { maxAgeMs: 0 })) : await sharedList(ctx, g.ref, { maxAgeMs: 0 });
   } catch (err) {
     out.diagnostics.push(
       planDiagnostic(ctx, {

@@ -2,6 +2,7 @@
  * The Pages' part of resolving a configuration: `instances.<name>.projects.<ref>.pages`. The schema
  * pass checks the types and the host-name form; this turns the block into `DesiredPages`.
  */
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredPages, DesiredPagesFields } from '../../config/model.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -40,3 +41,6 @@ export function resolvePages(raw: Record<string, unknown>, p: string, ctx: Ctx):
     allowUnpublish: raw.allow_unpublish === true,
   };
 }
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const PAGES_CONFIG: KindConfig = { kind: 'pages', pointers: PAGES_POINTERS, resolvers: { resolvePages } };

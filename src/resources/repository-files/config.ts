@@ -6,8 +6,9 @@
  * apply reads it when it writes, so a large file never sits in memory while planning. A base64
  * source is read (and checked) here, as inline content is.
  */
-import { fileErrorSentence } from '../../config/load.js';
+import { fileErrorSentence } from '../../util/file-error.js';
 import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredFile } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -284,3 +285,6 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
     });
   }
 }
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, resolvers: { resolveFiles } };

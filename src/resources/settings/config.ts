@@ -3,6 +3,7 @@
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
 import { settingByName } from '../../catalogue/index.js';
+import type { KindConfig } from '../kind-config.js';
 import type { DesiredValue } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -147,3 +148,6 @@ function checkValue(key: string, value: unknown, pointer: string, ctx: Ctx): voi
     }
   }
 }
+
+/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+export const SETTINGS_CONFIG: KindConfig = { kind: 'application_settings', pointers: SETTINGS_POINTERS, resolvers: { resolveSettings } };

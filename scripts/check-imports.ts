@@ -1,0 +1,204 @@
+/**
+ * The import rules of docs/architecture.md, enforced (`npm run lint` runs this after eslint).
+ * Builds the import graph of src/ with the TypeScript compiler's parser and fails on:
+ *  (a) an import the folder table does not allow (type-only imports follow the same table, except
+ *      where a row says "types");
+ *  (b) an import cycle among runtime imports;
+ *  (c) a dynamic `import()` of a module a static import may not reach either;
+ *  (d) a kind importing another kind;
+ *  (e) a write to standard output (`process.stdout`, `io.stdout`) outside the views and the
+ *      documented exceptions.
+ * Usage: tsx scripts/check-imports.ts [ROOT]   (ROOT defaults to the repository; tests point it at
+ * fixture trees under test/lint/fixtures/).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+export interface Violation {
+  readonly rule: 'table' | 'cycle' | 'dynamic-import' | 'kind-to-kind' | 'stdout';
+  readonly file: string;
+  readonly message: string;
+}
+
+/** Which folder a file of src/ belongs to, for the table: `resources/<kind>` for a kind's files. */
+export function areaOf(rel: string): string {
+  const parts = rel.split('/');
+  if (parts.length === 1) return parts[0]!.replace(/\.ts$/, '');
+  if (parts[0] === 'resources') return parts.length > 2 ? `resources/${parts[1]}` : `resources/${parts[1]!.replace(/\.ts$/, '')}`;
+  return parts[0]!;
+}
+
+const KIND_SHARED = ['resources/kind', 'resources/kind-config', 'resources/terraform', 'resources/codes'];
+
+/**
+ * The table: area → areas (or files, as `folder/file`) it may import. `*` any; a kind row is
+ * matched by `resources/<kind>` (any folder under resources/). Keep in step with
+ * docs/architecture.md, "Folders and who may import whom".
+ */
+export const TABLE: Readonly<Record<string, readonly string[]>> = {
+  util: [],
+  catalogue: ['util'],
+  diagnostics: ['api/errors', 'util'],
+  api: ['util'],
+  generated: [],
+  config: ['catalogue', 'diagnostics', 'util', 'generated', 'engine/risk-ids', 'resources/config', 'resources/kind-config'],
+  engine: ['api', 'config', 'diagnostics', 'util', 'version'],
+  kind: ['api', 'catalogue', 'config', 'engine', 'util', 'diagnostics', ...KIND_SHARED],
+  'resources/index': ['kind', 'config', 'engine', ...KIND_SHARED],
+  'resources/config': ['kind', 'config', 'resources/kind-config'],
+  'resources/kind': ['diagnostics', 'engine', 'config', ...KIND_SHARED],
+  'resources/kind-config': ['config'],
+  'resources/terraform': ['engine'],
+  'resources/codes': ['diagnostics'],
+  render: ['engine/plan'],
+  emulator: ['catalogue', 'util'],
+  schema: ['catalogue', 'util'],
+  cdktf: ['catalogue', 'config', 'diagnostics', 'util'],
+  provider: ['api', 'catalogue', 'config', 'engine', 'diagnostics', 'util', 'resources/index', 'resources/terraform'],
+  commands: ['*'],
+  cli: ['*'],
+  // The standalone executable's entry point: the CLI, and how it finds its embedded files.
+  sea: ['cli', 'util'],
+  version: [],
+};
+
+/** Files that may write to standard output: the views, and the documented exceptions. */
+export const STDOUT_ALLOWED: readonly RegExp[] = [
+  /^commands\/views\.ts$/,
+  /^commands\/output\.ts$/, // the Io object itself: where stdout is bound
+  /^render\//,
+  /^cli\.ts$/, // --help, --version, usage
+  /^resources\/group-access-tokens\/provider\.ts$/, // a token's `stdout: true` sink (machine-readable output), when no InstanceContext.stdout is given
+  /^emulator\//, // a separate program
+  /^provider\/server\.ts$/, // go-plugin's handshake line is the provider's protocol
+  // Commands that still write inline instead of through one view per format: phase 2 of issue 20
+  // moves them into views and removes these lines. A new file here is a review question.
+  /^commands\/(comment|export|reconcile|show|validate)\.ts$/,
+];
+
+function isKindArea(area: string): boolean {
+  return area.startsWith('resources/') && !(area in TABLE);
+}
+
+function allowed(from: string, toRel: string): boolean {
+  const to = areaOf(toRel);
+  if (from === to) return true;
+  const row = TABLE[isKindArea(from) ? 'kind' : from];
+  if (!row) return false;
+  const toFile = toRel.replace(/\.ts$/, '');
+  return row.some((a) => a === '*' || a === to || a === toFile || (a === 'kind' && isKindArea(to)));
+}
+
+interface Edge {
+  readonly to: string;
+  readonly typeOnly: boolean;
+  readonly dynamic: boolean;
+}
+
+function listFiles(dir: string, base = dir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) return listFiles(p, base);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path.relative(base, p).split(path.sep).join('/')] : [];
+  });
+}
+
+function resolve(fromRel: string, spec: string, known: ReadonlySet<string>): string | undefined {
+  if (!spec.startsWith('.')) return undefined;
+  const joined = path.posix.normalize(path.posix.join(path.posix.dirname(fromRel), spec));
+  for (const c of [joined.replace(/\.js$/, '.ts'), `${joined}.ts`, `${joined}/index.ts`]) if (known.has(c)) return c;
+  return undefined;
+}
+
+export function checkImports(root: string): Violation[] {
+  const src = path.join(root, 'src');
+  const files = listFiles(src).filter((f) => !f.startsWith('generated/'));
+  const known = new Set(listFiles(src));
+  const out: Violation[] = [];
+  const graph = new Map<string, Edge[]>();
+  for (const rel of files) {
+    const text = readFileSync(path.join(src, rel), 'utf8');
+    const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true);
+    const edges: Edge[] = [];
+    const add = (spec: string, typeOnly: boolean, dynamic: boolean) => {
+      const to = resolve(rel, spec, known);
+      if (to) edges.push({ to, typeOnly, dynamic });
+    };
+    const visit = (n: ts.Node): void => {
+      if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier)) {
+        const c = n.importClause;
+        const typeOnly = !!c && (c.isTypeOnly || (!c.name && !!c.namedBindings && ts.isNamedImports(c.namedBindings) && c.namedBindings.elements.length > 0 && c.namedBindings.elements.every((e) => e.isTypeOnly)));
+        add(n.moduleSpecifier.text, typeOnly, false);
+      } else if (ts.isExportDeclaration(n) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) {
+        add(n.moduleSpecifier.text, n.isTypeOnly, false);
+      } else if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const arg = n.arguments[0];
+        if (arg && ts.isStringLiteralLike(arg)) add(arg.text, false, true);
+        else out.push({ rule: 'dynamic-import', file: rel, message: `a dynamic import() of a computed specifier (${arg?.getText(sf) ?? ''}) cannot be checked` });
+      } else if (ts.isPropertyAccessExpression(n) && n.name.text === 'stdout' && ts.isIdentifier(n.expression) && ['process', 'io'].includes(n.expression.text)) {
+        if (!STDOUT_ALLOWED.some((r) => r.test(rel))) {
+          const { line } = sf.getLineAndCharacterOfPosition(n.getStart(sf));
+          out.push({ rule: 'stdout', file: rel, message: `line ${line + 1}: ${n.getText(sf)} outside the views (what a command shows goes through its view, src/commands/views.ts)` });
+        }
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    graph.set(rel, edges);
+    const from = areaOf(rel);
+    for (const e of edges) {
+      const to = areaOf(e.to);
+      if (isKindArea(from) && isKindArea(to) && from !== to) {
+        out.push({ rule: 'kind-to-kind', file: rel, message: `imports ${e.to}: a kind never imports another kind` });
+        continue;
+      }
+      if (allowed(from, e.to)) continue;
+      out.push(e.dynamic
+        ? { rule: 'dynamic-import', file: rel, message: `import() of ${e.to}: ${from} may not import ${to}, statically or dynamically` }
+        : { rule: 'table', file: rel, message: `imports ${e.to}: ${from} may import only ${(TABLE[isKindArea(from) ? 'kind' : from] ?? []).join(', ') || 'nothing of plumb'} (docs/architecture.md)` });
+    }
+  }
+  out.push(...cycles(graph));
+  return out;
+}
+
+/** Cycles among runtime (not type-only, not dynamic) imports: each reported once, from its smallest file. */
+function cycles(graph: ReadonlyMap<string, readonly Edge[]>): Violation[] {
+  const out: Violation[] = [];
+  const seen = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const walk = (f: string): void => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const e of graph.get(f) ?? []) {
+      if (e.typeOnly || e.dynamic) continue;
+      const s = state.get(e.to);
+      if (s === 'open') {
+        const cycle = stack.slice(stack.indexOf(e.to));
+        const start = cycle.indexOf([...cycle].sort()[0]!);
+        const key = [...cycle.slice(start), ...cycle.slice(0, start)].join(' → ');
+        if (!seen.has(key)) {
+          seen.add(key);
+          out.push({ rule: 'cycle', file: cycle[start]!, message: `import cycle: ${key} → ${cycle[start]!}` });
+        }
+      } else if (!s) walk(e.to);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) walk(f);
+  return out;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = process.argv[2] ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const violations = checkImports(root);
+  for (const v of violations) process.stderr.write(`src/${v.file}: [${v.rule}] ${v.message}\n`);
+  if (violations.length > 0) {
+    process.stderr.write(`${violations.length} import rule violation(s); the rules are in docs/architecture.md and scripts/check-imports.ts\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Group access tokens as a Terraform resource (`plumb_group_access_token`), on plumb's engine
+ * through the provider's door (src/resources/terraform.ts). Rotation shows as an update of
+ * token_id/token_expires_at; destroy revokes the one token (the group pruned with nothing declared).
+ */
+import { terraformShape } from '../../catalogue/index.js';
+import path from 'node:path';
+import { ACCESS_LEVELS } from '../../catalogue/index.js';
+import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
+import type { GroupAccessToken } from '../../api/group-access-tokens.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
+import type { ApplyResult, CtyType, CtyValue, DocumentHelpers, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
+import { tokenAddress, tokenListKey } from './provider.js';
+
+const SHAPE = terraformShape('group_access_token');
+
+const computed = (description: string, type: CtyType = 'string'): TfJsonAttribute => ({ type, description, description_kind: 'plain', computed: true });
+
+const address = (door: TerraformDoor, group: string, name: string) => tokenAddress({ name: door.instance }, group, name);
+
+function accessLevel(v: string): string | number {
+  return /^\d+$/.test(v.trim()) ? Number(v) : v;
+}
+
+function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (h.known(t.description)) out.description = h.literal(t.description);
+  if (h.known(t.scopes)) out.scopes = h.literal(t.scopes);
+  if (typeof t.access_level === 'string') out.access_level = accessLevel(t.access_level);
+  if (h.known(t.expires_at)) out.expires_at = h.literal(t.expires_at);
+  const rotation = h.one(t.rotation);
+  if (rotation) out.rotation = h.literal(rotation);
+  if (h.known(t.self)) out.self = t.self;
+  if (typeof t.id === 'number') out.id = t.id;
+  const s = h.one(t.sink);
+  if (s) {
+    const doc: Record<string, unknown> = {};
+    if (typeof s.file === 'string') doc.file = h.literal(path.resolve(h.cwd, s.file));
+    if (Array.isArray(s.command)) {
+      const argv = (s.command as CtyValue[]).filter((a): a is string => typeof a === 'string');
+      // A relative program path means the working directory, not the temporary document's.
+      doc.command = h.literal(argv.map((a, i) => (i === 0 && a.includes('/') ? path.resolve(h.cwd, a) : a)));
+    }
+    if (s.stdout === true) doc.stdout = true;
+    out.sink = doc;
+  }
+  return out;
+}
+
+/** The group pruned with nothing declared: its plan revokes every undeclared token (destroy). */
+const pruned = (group: string): FragmentBuilder => () => ({ groups: { [group]: { prune_access_tokens: true, access_tokens: {} } } });
+
+async function liveToken(door: TerraformDoor, group: string, name: string, fresh = false): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
+  if (fresh) door.reads.forget(tokenListKey(group));
+  const r = await door.read((ctx) => door.reads.get(tokenListKey(group), () => listGroupAccessTokens(ctx.client, group)));
+  return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
+}
+
+const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
+  rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
+
+export const groupAccessTokenTerraform: TerraformPart = {
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
+  mount: 'groups',
+  computed: {
+    token_id: computed('Id of the active token (changes when plumb rotates or replaces it).', 'number'),
+    token_expires_at: computed('Expiry of the active token.'),
+  },
+
+  document: (t) => (h) => {
+    if (typeof t.group !== 'string') return {};
+    const tokens = typeof t.name === 'string' ? { [t.name]: tokenDocument(t, h) } : {};
+    return { groups: { [t.group]: { access_tokens: tokens } } };
+  },
+
+  pathOf(rest, blocks) {
+    // groups/<ref>/access_tokens/<name>/…
+    if (rest.length <= 2) return [{ attribute: 'group' }];
+    if (rest.length <= 4) return rest[2] === 'access_tokens' && rest.length === 4 ? undefined : [{ attribute: 'group' }];
+    return steps(rest.slice(4), blocks);
+  },
+
+  validate(config) {
+    const sink = Array.isArray(config.sink) ? (config.sink as CtyValue[])[0] : undefined;
+    if (!sink || typeof sink !== 'object' || Array.isArray(sink) || (sink as TfObject).stdout !== true) return [];
+    return [{
+      severity: 'error',
+      summary: 'A token sink cannot be stdout under Terraform',
+      detail: `The provider's standard output goes to Terraform's log, so the secret would be lost, or written to a debug log.\nhelp: use sink = { file = "..." } or sink = { command = [...] } (${'PLUMB_TF_SINK_STDOUT' satisfies DiagnosticCode})`,
+      path: [{ attribute: 'sink' }, { index: 0 }, { attribute: 'stdout' }],
+    }];
+  },
+
+  async plan(door, prior, proposed, config): Promise<PlanResult> {
+    const planned: Record<string, CtyValue> = { ...proposed };
+    const requiresReplace: PathStep[][] = [];
+    if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
+    const keep = prior && requiresReplace.length === 0;
+    planned.token_id = keep ? prior.token_id ?? UNKNOWN : UNKNOWN;
+    planned.token_expires_at = keep ? prior.token_expires_at ?? UNKNOWN : UNKNOWN;
+    if (containsUnknown(config) || requiresReplace.length > 0) return { planned, requiresReplace, diagnostics: [] };
+    const { plan, diagnostics } = await door.plan(this.document(config));
+    const at = address(door, config.group as string, config.name as string);
+    const change = plan?.changes.find((c) => c.address === at && c.action !== 'no-op');
+    if (change) {
+      planned.token_id = UNKNOWN;
+      planned.token_expires_at = UNKNOWN;
+      if (change.action === 'rotate' || change.action === 'replace') {
+        diagnostics.push({
+          severity: 'warning',
+          summary: `plumb will ${change.action} the token "${config.name as string}" of ${config.group as string} (${change.reasons.join(', ')})`,
+          detail: `The new secret goes to the token's sink before the old token stops working; Terraform shows this as an update of token_id and token_expires_at.`,
+        });
+      }
+    }
+    diagnostics.push(...door.riskWarnings(plan, at));
+    return { planned, requiresReplace, diagnostics };
+  },
+
+  async apply(door, prior, planned, config): Promise<ApplyResult> {
+    if (planned === null || config === null) {
+      if (!prior || typeof prior.group !== 'string' || typeof prior.name !== 'string') return { newState: null, diagnostics: [] };
+      // Destroy: the group pruned with nothing declared plans the revocation of every undeclared
+      // token; only this one's is applied.
+      const made = await door.plan(pruned(prior.group), { fresh: true });
+      if (!made.plan) return { newState: prior, diagnostics: made.diagnostics };
+      const prefix = `${address(door, prior.group, prior.name)}#`;
+      const revoke = made.plan.changes.filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
+      if (revoke.length === 0) return { newState: null, diagnostics: [] };
+      const r = await door.apply(made, revoke);
+      return { newState: r.ok ? null : prior, diagnostics: [...made.diagnostics.filter((d) => d.severity === 'error'), ...r.diagnostics] };
+    }
+    const made = await door.plan(this.document(config), { fresh: true });
+    const { plan, diagnostics } = made;
+    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
+    const at = address(door, config.group as string, config.name as string);
+    const change = plan.changes.find((c) => c.address === at && c.action !== 'no-op');
+    if (change) {
+      const r = await door.apply(made, [change]);
+      diagnostics.push(...r.diagnostics);
+      if (!r.ok) return { newState: prior, diagnostics };
+    }
+    const { token } = await liveToken(door, config.group as string, config.name as string, true);
+    const state: Record<string, CtyValue> = { ...planned };
+    state.token_id = token?.id ?? null;
+    state.token_expires_at = token?.expires_at ?? null;
+    return { newState: state, diagnostics };
+  },
+
+  async read(door, current): Promise<ApplyResult> {
+    if (typeof current.group !== 'string' || typeof current.name !== 'string') return { newState: current, diagnostics: [] };
+    // Read needs the live token only: the state may lack what a plan needs (an imported token has
+    // no sink or expiry policy until the configuration gives them).
+    const { token: live, diagnostics } = await liveToken(door, current.group, current.name);
+    if (hasTfErrors(diagnostics)) return { newState: current, diagnostics };
+    if (!live) return { newState: null, diagnostics: [] };
+    const state: Record<string, CtyValue> = { ...current, token_id: live.id, token_expires_at: live.expires_at };
+    state.scopes = [...live.scopes];
+    if (typeof current.description === 'string') state.description = live.description ?? '';
+    if (typeof current.access_level === 'string') {
+      const role = ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS];
+      state.access_level = /^\d+$/.test(current.access_level) ? String(live.access_level) : (role ?? String(live.access_level));
+    }
+    if (typeof current.expires_at === 'string' && live.expires_at) state.expires_at = live.expires_at;
+    return { newState: state, diagnostics: [] };
+  },
+
+  /** `GROUP:NAME` → the token's state; Terraform then reads it. */
+  async importState(door, id): Promise<ApplyResult> {
+    const at = id.lastIndexOf(':');
+    if (at <= 0 || at === id.length - 1) {
+      return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: 'A group access token is imported as GROUP:NAME, e.g. platform/infra:ci-deployer.' }] };
+    }
+    const group = id.slice(0, at);
+    const name = id.slice(at + 1);
+    const { token: live, diagnostics } = await liveToken(door, group, name);
+    if (hasTfErrors(diagnostics)) return { newState: null, diagnostics };
+    if (!live) return { newState: null, diagnostics: [{ severity: 'error', summary: `No active token named "${name}" in group ${group}`, detail: 'Check the group path and the token name (GROUP:NAME).' }] };
+    return {
+      newState: {
+        id: null,
+        group,
+        name,
+        description: live.description ?? null,
+        scopes: [...live.scopes],
+        access_level: ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS] ?? String(live.access_level),
+        expires_at: null,
+        rotation: [],
+        sink: [],
+        self: null,
+        token_id: live.id,
+        token_expires_at: live.expires_at,
+      },
+      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink or an expiry policy', detail: 'Write the token\'s sink and its expires_at or rotation in the configuration; plumb plans a rotation when the policy asks for one.' }],
+    };
+  },
+};

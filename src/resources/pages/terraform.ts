@@ -1,0 +1,111 @@
+/**
+ * A project's Pages as a Terraform resource (`plumb_project_pages`), on plumb's engine through the
+ * provider's door (src/resources/terraform.ts). Refresh is the engine's plan of the declared
+ * fields (its `before` values are the instance's), so Terraform and `plumb plan` compare alike.
+ */
+import { terraformShape } from '../../catalogue/index.js';
+import { PAGES_UPDATE_FIELDS, PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
+import { getPages } from '../../api/pages.js';
+import type { PagesSettings } from '../../api/pages.js';
+import { ApiError, ApiNotFoundError } from '../../api/errors.js';
+import type { Plan, ResourceChange } from '../../engine/plan.js';
+import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
+import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart } from '../terraform.js';
+
+const SHAPE = terraformShape('pages');
+
+/** The attributes of the resource: the update fields (from the catalogue), then plumb's own. */
+const ATTRIBUTES = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published', 'allow_unpublish'];
+
+function pagesChanges(plan: Plan | undefined): ResourceChange[] {
+  return (plan?.changes ?? []).filter((c) => c.kind === 'pages' && c.action !== 'no-op');
+}
+
+export const projectPagesTerraform: TerraformPart = {
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
+  mount: 'projects',
+  computed: { id: { type: 'string', description: 'The project.', description_kind: 'plain', computed: true } },
+
+  document: (p) => (h) => {
+    if (typeof p.project !== 'string') return {};
+    return { projects: { [p.project]: { pages: Object.fromEntries(ATTRIBUTES.filter((k) => h.known(p[k])).map((k) => [k, h.literal(p[k]!)])) } } };
+  },
+
+  pathOf(rest) {
+    // projects/<ref>/pages/<field>
+    if (rest.length <= 2) return [{ attribute: 'project' }];
+    return rest.length > 3 ? rest.slice(3).map((seg): PathStep => ({ attribute: seg })) : undefined;
+  },
+
+  async plan(door, prior, proposed, config): Promise<PlanResult> {
+    const planned: Record<string, CtyValue> = { ...proposed, id: typeof config.project === 'string' ? config.project : UNKNOWN };
+    const requiresReplace: PathStep[][] = prior && prior.project !== proposed.project ? [[{ attribute: 'project' }]] : [];
+    if (containsUnknown(config) || requiresReplace.length > 0) return { planned, requiresReplace, diagnostics: [] };
+    const { plan, diagnostics } = await door.plan(this.document(config));
+    for (const c of pagesChanges(plan)) {
+      if (c.action === 'delete') diagnostics.push({ severity: 'warning', summary: `plumb will unpublish the Pages of ${config.project as string}`, detail: 'Its deployments are removed; only a new pipeline deploys the site again.' });
+      diagnostics.push(...door.riskWarnings(plan, c.address));
+    }
+    return { planned, requiresReplace, diagnostics };
+  },
+
+  async apply(door, prior, planned, config): Promise<ApplyResult> {
+    if (planned === null || config === null) {
+      // Destroy stops managing: the settings stay and the site stays published. Unpublishing is
+      // `published = false` (with allow_unpublish = true), applied before the resource is removed.
+      return { newState: null, diagnostics: [{ severity: 'warning', summary: `The Pages of ${String(prior?.project)} were left as they are`, detail: 'Destroying plumb_project_pages stops managing them; to unpublish the site, declare published = false and allow_unpublish = true and apply first.' }] };
+    }
+    const made = await door.plan(this.document(config), { fresh: true });
+    const { plan, diagnostics } = made;
+    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
+    const changes = pagesChanges(plan);
+    if (changes.length > 0) {
+      const r = await door.apply(made, changes);
+      diagnostics.push(...r.diagnostics.filter((d) => !(d.severity === 'warning' && diagnostics.some((x) => x.summary === d.summary))));
+      if (!r.ok) return { newState: prior, diagnostics };
+    }
+    return { newState: { ...planned, id: config.project as string }, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
+  },
+
+  /** Refresh: each declared field, and `published` when declared, as the engine's plan finds them. */
+  async read(door, current): Promise<ApplyResult> {
+    if (typeof current.project !== 'string') return { newState: current, diagnostics: [] };
+    const { plan, diagnostics } = await door.plan(this.document({ ...current, allow_unpublish: true }));
+    if (!plan || hasTfErrors(diagnostics)) return { newState: current, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
+    const state: Record<string, CtyValue> = { ...current, id: current.project };
+    for (const c of pagesChanges(plan)) {
+      if (c.action === 'delete') {
+        if (typeof state.published === 'boolean') state.published = true; // declared unpublished, but it serves
+        continue;
+      }
+      for (const a of c.attributes) if (a.name in state && state[a.name] !== null) state[a.name] = a.name === 'pages_primary_domain' ? (typeof a.before === 'string' ? a.before : '') : (a.before as CtyValue);
+    }
+    // Declared published but nothing deployed: the plan reports it as drift.
+    if (state.published === true && plan.drift.some((d) => d.kind === 'pages' && d.attributes.some((a) => a.name === 'published'))) state.published = false;
+    return { newState: state, diagnostics: [] };
+  },
+
+  /** By project: the update fields as the instance has them (published is left unmanaged until written). */
+  async importState(door, project): Promise<ApplyResult> {
+    const r = await door.read(async (ctx): Promise<PagesSettings | string> => {
+      try {
+        return await getPages(ctx.client, project);
+      } catch (err) {
+        // Pages that serve nothing answer 404: nothing published, settings at their defaults.
+        if (err instanceof ApiNotFoundError && !/project not found/i.test(err.serverMessage ?? '')) return { url: '', is_unique_domain_enabled: false, force_https: false, primary_domain: null, deployments: [] };
+        if (err instanceof ApiError) return `Cannot read the Pages of ${project}: ${err.message}`;
+        throw err;
+      }
+    });
+    if (typeof r.value === 'string') return { newState: null, diagnostics: [{ severity: 'error', summary: r.value, detail: `GET /projects/${project}/pages` }] };
+    const live = r.value;
+    if (!live) return { newState: null, diagnostics: r.diagnostics };
+    const state: Record<string, CtyValue> = { id: project, project, published: null, allow_unpublish: null };
+    for (const [field, response] of Object.entries(PAGES_UPDATE_RESPONSE_FIELD)) {
+      const v = (live as unknown as Record<string, unknown>)[response];
+      state[field] = typeof v === 'boolean' || typeof v === 'string' ? v : field === 'pages_primary_domain' ? '' : false;
+    }
+    return { newState: state, diagnostics: [] };
+  },
+};

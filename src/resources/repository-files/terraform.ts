@@ -1,0 +1,183 @@
+/**
+ * Repository files as a Terraform resource (`plumb_repository_file`), on plumb's engine through
+ * the provider's door (src/resources/terraform.ts): one resource is one path on one or more
+ * branches; refresh reads each branch's digest and last commit the way plumb's plan reads them.
+ */
+import { terraformShape } from '../../catalogue/index.js';
+import path from 'node:path';
+import type { Plan, ResourceChange } from '../../engine/plan.js';
+import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
+import type { ApplyResult, CtyValue, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic, TfObject } from '../terraform.js';
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import { parseFilePayload } from './payload.js';
+import type { FilePayload } from './payload.js';
+
+const SHAPE = terraformShape('repository_file');
+
+const short = (sha: string) => `sha256:${sha.slice(0, 12)}`;
+
+/** The engine's per-branch changes of the one declared file, with their parsed payloads. */
+function fileChanges(plan: Plan | undefined): { change: ResourceChange; payload: FilePayload }[] {
+  return (plan?.changes ?? []).filter((c) => c.kind === 'repository_file').map((change) => ({ change, payload: parseFilePayload(change.payload) }));
+}
+
+function stringMap(v: CtyValue | undefined): Record<string, string> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !isUnknown(v) ? (Object.fromEntries(Object.entries(v).filter(([, x]) => typeof x === 'string')) as Record<string, string>) : {};
+}
+
+/**
+ * Optimistic locking across Terraform's plan and apply: the prior state holds the last commit of
+ * each branch as refresh saw it; a write whose fresh engine plan finds another commit (someone
+ * committed since `terraform plan`) is refused, as plumb refuses a saved plan whose file moved.
+ * Terraform's plan and apply are two processes with only the state between them, so the engine's
+ * saved-plan fingerprints cannot carry over; the commit ids in state are what survives.
+ */
+function lockConflicts(prior: TfObject | null, changes: ReturnType<typeof fileChanges>): TfDiagnostic[] {
+  const seen = stringMap(prior?.last_commit_id);
+  return changes
+    .filter(({ change, payload }) => change.action !== 'no-op' && (seen[payload.branch] ?? null) !== (payload.lastCommitId ?? null))
+    .map(({ payload }) => ({
+      severity: 'error' as const,
+      summary: `${payload.path} on ${payload.branch} of ${payload.project} changed since terraform plan`,
+      detail: `Terraform's plan saw ${seen[payload.branch] ? `commit ${seen[payload.branch]!.slice(0, 12)}` : 'no file'}; the branch now has ${payload.lastCommitId ? `commit ${payload.lastCommitId.slice(0, 12)}` : 'no file'}. Nothing was written.\nhelp: run terraform plan again to see the change and decide (${'PLUMB_FILE_CONFLICT' satisfies DiagnosticCode})`,
+    }));
+}
+
+/** A repository file's plumb document; `absent`: the file is to be deleted (its content is not needed). */
+function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
+  return (h) => {
+    if (typeof f.project !== 'string' || typeof f.file_path !== 'string') return {};
+    let out: Record<string, unknown> = {};
+    if (h.known(f.branches)) out.branches = h.literal(f.branches);
+    if (absent) out = { ...out, state: 'absent' };
+    else {
+      for (const k of ['content', 'encoding', 'execute_filemode', 'start_branch', 'commit_message', 'author_name', 'author_email', 'state']) {
+        if (h.known(f[k])) out[k] = h.literal(f[k]!);
+      }
+      // Relative to the working directory, as Terraform's own file functions are; not to the temporary document.
+      if (typeof f.source === 'string') out.source = h.literal(path.resolve(h.cwd, f.source));
+      const messages = h.one(f.commit_messages);
+      if (messages) out.commit_messages = h.literal(messages);
+    }
+    return { projects: { [f.project]: { files: { [f.file_path]: out } } } };
+  };
+}
+
+/**
+ * Refresh: the file as the instance holds it on each branch, read as plumb reads it (one HEAD per
+ * branch, no download): the engine's plan of deleting it names the live digest and commit. Gone on
+ * every branch → null, and Terraform plans a create.
+ */
+async function liveFile(door: TerraformDoor, current: TfObject): Promise<{ shas: Record<string, string>; commits: Record<string, string>; diagnostics: TfDiagnostic[] }> {
+  const { plan, diagnostics } = await door.plan(fileDocument(current, true));
+  const shas: Record<string, string> = {};
+  const commits: Record<string, string> = {};
+  for (const { change, payload } of fileChanges(plan)) {
+    if (change.action !== 'delete') continue;
+    const before = change.attributes.find((a) => a.name === 'content_sha256')?.before;
+    if (typeof before === 'string') shas[payload.branch] = before;
+    if (payload.lastCommitId) commits[payload.branch] = payload.lastCommitId;
+  }
+  return { shas, commits, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
+}
+
+const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
+  rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
+
+export const repositoryFileTerraform: TerraformPart = {
+  typeName: SHAPE.type,
+  identity: SHAPE.identity.map((i) => i.name),
+  mount: 'projects',
+  computed: {
+    content_sha256: { type: ['map', 'string'], description: 'Per branch: "sha256:" and the first 12 hex digits of the file\'s SHA-256 (the instance\'s after refresh, the declared one after apply); never of a secret.', description_kind: 'plain', computed: true },
+    last_commit_id: { type: ['map', 'string'], description: 'Per branch: the last commit that changed the file, as plan saw it. Apply refuses to overwrite a file committed to since (optimistic locking).', description_kind: 'plain', computed: true },
+  },
+
+  document: (f) => fileDocument(f, false),
+
+  pathOf(rest, blocks) {
+    // projects/<ref>/files/<path>/…
+    if (rest.length <= 2) return [{ attribute: 'project' }];
+    if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'file_path' }] : undefined;
+    return steps(rest.slice(4), blocks);
+  },
+
+  async plan(door, prior, proposed, config): Promise<PlanResult> {
+    const planned: Record<string, CtyValue> = { ...proposed };
+    const requiresReplace: PathStep[][] = [];
+    if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
+    planned.content_sha256 = UNKNOWN;
+    planned.last_commit_id = UNKNOWN;
+    if (containsUnknown(config) || requiresReplace.length > 0) return { planned, requiresReplace, diagnostics: [] };
+    const { plan, diagnostics } = await door.plan(this.document(config));
+    if (!plan) return { planned, requiresReplace, diagnostics };
+    const changes = fileChanges(plan);
+    const shas: Record<string, string> = {};
+    const commits: Record<string, string> = {};
+    for (const { payload } of changes) {
+      if (payload.sha256) shas[payload.branch] = short(payload.sha256);
+      if (payload.lastCommitId) commits[payload.branch] = payload.lastCommitId;
+    }
+    const writes = changes.filter(({ change }) => change.action !== 'no-op');
+    planned.content_sha256 = config.state === 'absent' ? {} : shas;
+    // A write makes a new commit; without one, the commits refresh saw stay.
+    planned.last_commit_id = writes.length > 0 ? UNKNOWN : commits;
+    for (const { change, payload } of writes) {
+      diagnostics.push({ severity: 'warning', summary: `plumb will ${describeChange(change)} ${payload.path} on ${payload.branch} of ${payload.project}`, detail: `One commit: "${payload.commitMessage}".` });
+    }
+    return { planned, requiresReplace, diagnostics };
+  },
+
+  async apply(door, prior, planned, config): Promise<ApplyResult> {
+    const destroy = planned === null || config === null;
+    const declared = destroy ? prior : config;
+    if (!declared || typeof declared.project !== 'string' || typeof declared.file_path !== 'string') return { newState: null, diagnostics: [] };
+    // Destroy deletes the file on its branches (one commit each), with the commits refresh saw.
+    const made = await door.plan(fileDocument(declared, destroy), { fresh: true });
+    const { plan, diagnostics } = made;
+    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
+    const changes = fileChanges(plan);
+    const writes = changes.filter(({ change }) => change.action !== 'no-op');
+    const conflicts = lockConflicts(prior, writes);
+    if (conflicts.length > 0) return { newState: prior, diagnostics: [...diagnostics, ...conflicts] };
+    if (writes.length > 0) {
+      const r = await door.apply(made, writes.map((w) => w.change));
+      diagnostics.push(...r.diagnostics);
+      if (!r.ok) return { newState: prior, diagnostics };
+    }
+    if (destroy) return { newState: null, diagnostics };
+    const state: Record<string, CtyValue> = { ...planned };
+    const shas: Record<string, string> = {};
+    for (const { payload } of changes) if (payload.sha256) shas[payload.branch] = short(payload.sha256);
+    state.content_sha256 = config.state === 'absent' ? {} : shas;
+    // The commits the writes made: one HEAD per branch, read back through the engine's plan.
+    const after = writes.length > 0 ? await door.plan(this.document(config), { fresh: true }) : { plan };
+    const commits: Record<string, string> = {};
+    for (const { payload } of fileChanges(after.plan)) if (payload.lastCommitId) commits[payload.branch] = payload.lastCommitId;
+    state.last_commit_id = commits;
+    return { newState: state, diagnostics };
+  },
+
+  async read(door, current): Promise<ApplyResult> {
+    if (typeof current.project !== 'string' || typeof current.file_path !== 'string') return { newState: current, diagnostics: [] };
+    if (current.state === 'absent') return { newState: current, diagnostics: [] };
+    const live = await liveFile(door, current);
+    if (hasTfErrors(live.diagnostics)) return { newState: current, diagnostics: live.diagnostics };
+    if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [] };
+    return { newState: { ...current, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
+  },
+
+  /** `PROJECT:BRANCH:PATH` (project paths and branch names have no colon; the path may). */
+  async importState(door, id): Promise<ApplyResult> {
+    const m = /^([^:]+):([^:]+):(.+)$/.exec(id);
+    if (!m) return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: 'A repository file is imported as PROJECT:BRANCH:PATH, e.g. platform/infra/instance-config:main:CODEOWNERS.' }] };
+    const state: Record<string, CtyValue> = {
+      project: m[1]!, file_path: m[3]!, branches: [m[2]!], content: null, source: null, encoding: null, execute_filemode: null, start_branch: null,
+      commit_message: null, commit_messages: [], author_name: null, author_email: null, state: null, content_sha256: {}, last_commit_id: {},
+    };
+    const live = await liveFile(door, state);
+    if (hasTfErrors(live.diagnostics)) return { newState: null, diagnostics: live.diagnostics };
+    if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [{ severity: 'error', summary: `No file ${m[3]!} on branch ${m[2]!} of ${m[1]!}`, detail: 'Check the project path, the branch and the file path (PROJECT:BRANCH:PATH).' }] };
+    return { newState: { ...state, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
+  },
+};
