@@ -564,9 +564,10 @@ export function recordErrors(state: EmulatorState, record: Record<string, unknow
   for (const spec of SETTINGS) {
     if (spec.removed || !(spec.name in record)) continue;
     const value = record[spec.name];
-    const bounds = validateModel(spec, value);
-    for (const e of bounds) addError(spec.name, e);
-    if (bounds.length === 0) for (const e of MODEL_RULES[spec.name]?.(value, record) ?? []) addError(spec.name, e);
+    // The real service's own wording of a rule wins over the catalogue's generic bound message
+    // (a lifetime of 0: "must be greater than 0", Rails' greater_than: 0).
+    const real = MODEL_RULES[spec.name]?.(value, record) ?? [];
+    for (const e of real.length > 0 ? real : validateModel(spec, value)) addError(spec.name, e);
     if (spec.fixed && !spec.deprecated && value !== spec.default) {
       addError(spec.name, FIXED_MESSAGES[spec.name] ?? `must be ${JSON.stringify(spec.default)}`);
     }

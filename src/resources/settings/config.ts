@@ -107,7 +107,7 @@ const DURATION_UNITS: readonly [RegExp, number][] = [
 ];
 
 /** Seconds in a human-readable duration ("12 hours", "1 day 6 hours"); undefined when unreadable. */
-export function durationSeconds(text: string): number | undefined {
+function durationSeconds(text: string): number | undefined {
   const parts = [...text.trim().toLowerCase().matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)[\s,]*(?:and\s+)?/g)];
   if (parts.length === 0 || parts.map((m) => m[0]).join('') !== text.trim().toLowerCase().replace(/\s+$/, '')) return undefined;
   let total = 0;
