@@ -11,11 +11,12 @@ import type { Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { ApiError } from '../api/errors.js';
 import { KINDS, TERRAFORM_PARTS } from '../resources/index.js';
-import { hasTfErrors } from '../resources/terraform.js';
-import type { ApplyResult, DoorPlan, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic } from '../resources/terraform.js';
+import { containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
+import type { ApplyResult, CtyType, CtyValue, DoorPlan, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic } from '../resources/terraform.js';
 import { INSTANCE, buildConfig, isProviderPointer } from './config.js';
 import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
+import { blockType } from './tfjson.js';
 
 export type { ApplyResult, PlanResult, TfDiagnostic } from '../resources/terraform.js';
 
@@ -77,12 +78,56 @@ function unknownType(typeName: string): TfDiagnostic {
   return { severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${TERRAFORM_PARTS.map((p) => p.typeName).join(', ')}.` };
 }
 
-/** Validates a resource's configuration offline with plumb's checks (values not known yet are skipped). */
+/**
+ * Validates a resource's configuration offline with plumb's checks. A value Terraform does not know
+ * yet (every variable during `terraform validate`, another resource's attribute until apply) is
+ * neither absent nor any particular value: the document is checked twice, once without the unknown
+ * values and once with a stand-in of each one's type, and only what both passes report is kept.
+ * So an unknown value satisfies a presence check ("X is required when Y"), a check of its own value
+ * waits until it is known (the next validation, the plan, or apply's own plan), and a mistake that
+ * does not depend on it is reported now.
+ */
 export function validateResource(rt: Runtime, typeName: string, config: TfObject): TfDiagnostic[] {
   const part = partFor(typeName);
   if (!part) return [unknownType(typeName)];
-  const built = buildConfig(undefined, { part, build: part.document(config) }, { env: rt.env, today: today(rt), cwd: rt.cwd });
-  return [...configDiagnostics(built, 'resource'), ...(part.validate?.(config) ?? [])];
+  const check = (values: TfObject): TfDiagnostic[] => {
+    const built = buildConfig(undefined, { part, build: part.document(values) }, { env: rt.env, today: today(rt), cwd: rt.cwd });
+    return [...configDiagnostics(built, 'resource'), ...(part.validate?.(values) ?? [])];
+  };
+  const absent = check(config);
+  const block = resourceBlock(typeName);
+  if (!containsUnknown(config) || !block) return absent;
+  const present = new Set(check(withStandIns(config, blockType(block)) as TfObject).map(diagnosticKey));
+  return absent.filter((d) => present.has(diagnosticKey(d)));
+}
+
+/** What makes two diagnostics of the two validation passes the same: severity, code, attribute (not the wording, which may quote a stand-in). */
+function diagnosticKey(d: TfDiagnostic): string {
+  return `${d.severity}|${/\((PLUMB_[A-Z0-9_]+)\)\s*$/.exec(d.detail)?.[1] ?? d.summary}|${JSON.stringify(d.path ?? [])}`;
+}
+
+/** A known value of the type: present, and as unremarkable as it can be. */
+function standIn(t: CtyType): CtyValue {
+  if (t === 'string' || t === 'dynamic') return 'plumb-unknown';
+  if (t === 'number') return 1;
+  if (t === 'bool') return false;
+  const [kind, arg] = t;
+  if (kind === 'list' || kind === 'set') return [standIn(arg as CtyType)];
+  if (kind === 'tuple') return (arg as readonly CtyType[]).map(standIn);
+  if (kind === 'map') return {};
+  return Object.fromEntries(Object.entries(arg as Record<string, CtyType>).map(([k, at]) => [k, standIn(at)]));
+}
+
+/** The value with each unknown part replaced by a stand-in of its type. */
+function withStandIns(v: CtyValue, t: CtyType): CtyValue {
+  if (isUnknown(v)) return standIn(t);
+  if (v === null || typeof v !== 'object' || typeof t === 'string') return v;
+  const [kind, arg] = t;
+  if (Array.isArray(v)) return (v as CtyValue[]).map((e, i) => withStandIns(e, kind === 'tuple' ? (arg as readonly CtyType[])[i] ?? 'dynamic' : (arg as CtyType)));
+  const rec = v as Record<string, CtyValue>;
+  if (kind === 'map') return Object.fromEntries(Object.entries(rec).map(([k, e]) => [k, withStandIns(e, arg as CtyType)]));
+  const attrs = arg as Record<string, CtyType>;
+  return Object.fromEntries(Object.entries(rec).map(([k, e]) => [k, attrs[k] ? withStandIns(e, attrs[k]!) : e]));
 }
 
 /** Risks (changes that can lock people or plumb out) of one change, as plan warnings. */

@@ -211,6 +211,50 @@ describe('validation with plumb\'s offline checks', () => {
   });
 });
 
+describe('values Terraform does not know yet (variables at validate, attributes of other resources at plan)', () => {
+  const validate = async (type: string, values: Record<string, CtyValue>) => {
+    const t = types[type]!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: type, config: dv(objectOf(t, values), t), client_capabilities: { write_only_attributes_allowed: true } });
+    return errors(r.diagnostics);
+  };
+
+  it('lets an unknown setting satisfy a dependency, a write-only one included (issue 18 item 11)', async () => {
+    expect(await validate('plumb_application_settings', { require_two_factor_authentication: true, two_factor_grace_period: UNKNOWN })).toEqual([]);
+    expect(await validate('plumb_application_settings', { captcha_enabled: true, captcha_site_key: 'site', captcha_private_key: UNKNOWN })).toEqual([]);
+    expect(await validate('plumb_application_settings', { captcha_enabled: UNKNOWN, captcha_site_key: UNKNOWN, captcha_private_key: UNKNOWN })).toEqual([]);
+  });
+
+  it('still reports a missing partner when another, unrelated value is unknown', async () => {
+    const e = await validate('plumb_application_settings', { require_two_factor_authentication: true, signup_enabled: UNKNOWN });
+    expect(e.map((d) => d.detail).join('\n')).toContain('PLUMB_DEPENDENCY_MISSING');
+  });
+
+  it('lets unknown scopes, expiry, sink file and file content satisfy their presence checks', async () => {
+    expect(await validate('plumb_group_access_token', { group: 'platform', name: 'ci', scopes: UNKNOWN, expires_at: UNKNOWN, sink: [{ file: UNKNOWN, command: null, stdout: null }] })).toEqual([]);
+    expect(await validate('plumb_group_access_token', { group: UNKNOWN, name: UNKNOWN, scopes: ['api'], access_level: UNKNOWN, rotation: [{ lifetime_days: UNKNOWN, rotate_before_days: 7 }], sink: [{ file: 'x.token', command: null, stdout: null }] })).toEqual([]);
+    expect(await validate('plumb_repository_file', { project: 'platform/config', file_path: 'CODEOWNERS', content: UNKNOWN, commit_messages: [] })).toEqual([]);
+    expect(await validate('plumb_repository_file', { project: UNKNOWN, file_path: UNKNOWN, branches: UNKNOWN, source: UNKNOWN, commit_messages: [] })).toEqual([]);
+    expect(await validate('plumb_project_pages', { project: UNKNOWN, pages_https_only: UNKNOWN, published: true })).toEqual([]);
+  });
+
+  it('still reports a value that is wrong whatever the unknown turns out to be', async () => {
+    const e = await validate('plumb_group_access_token', { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', rotation: [{ lifetime_days: 30, rotate_before_days: null }], description: UNKNOWN, sink: [{ file: 'x.token', command: null, stdout: null }] });
+    expect(e.length).toBeGreaterThan(0);
+  });
+
+  it('plans the attributes that depend on an unknown value as unknown', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const st = types.plumb_application_settings!;
+    const prior = objectOf(st, { id: 'application_settings', write_only_revision: 'abc', captcha_enabled: true, captcha_site_key: 'site' });
+    const settings = await plan('plumb_application_settings', prior, objectOf(st, { captcha_enabled: true, captcha_site_key: 'site', captcha_private_key: UNKNOWN }));
+    expect((settings.planned as Record<string, CtyValue>).write_only_revision).toBe(UNKNOWN);
+    const tt = types.plumb_group_access_token!;
+    const base = { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: [{ file: 'x.token', command: null, stdout: null }] };
+    const token = await plan('plumb_group_access_token', objectOf(tt, { ...base, token_id: 5, token_expires_at: '2099-01-01' }), objectOf(tt, { ...base, description: UNKNOWN }));
+    expect(token.planned).toMatchObject({ token_id: UNKNOWN, token_expires_at: UNKNOWN, description: UNKNOWN });
+  });
+});
+
 describe('plan, apply and read on the engine', () => {
   it('configures, creates settings, reads them back and plans no change the second time', async () => {
     expect(errors(await configure())).toEqual([]);

@@ -97,7 +97,8 @@ export const groupAccessTokenTerraform: TerraformPart = {
     const planned: Record<string, CtyValue> = { ...proposed };
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
-    const keep = prior && requiresReplace.length === 0;
+    // A value known only at apply (a description, scopes, an expiry) may make plumb replace or rotate the token.
+    const keep = prior && requiresReplace.length === 0 && !containsUnknown(config);
     planned.token_id = keep ? prior.token_id ?? UNKNOWN : UNKNOWN;
     planned.token_expires_at = keep ? prior.token_expires_at ?? UNKNOWN : UNKNOWN;
     if (containsUnknown(config) || requiresReplace.length > 0) return { planned, requiresReplace, diagnostics: [] };

@@ -146,7 +146,8 @@ export const settingsTerraform: TerraformPart = {
     const planned: Record<string, CtyValue> = withoutWriteOnly(proposed);
     planned.id = ID;
     planned.write_only_revision = prior?.write_only_revision ?? UNKNOWN;
-    if (containsUnknown(config)) return { planned, requiresReplace: [], diagnostics: [] };
+    // A value known only at apply may be a write-only one, or change what apply sends: the revision is unknown too.
+    if (containsUnknown(config)) return { planned: { ...planned, write_only_revision: UNKNOWN }, requiresReplace: [], diagnostics: [] };
     const { plan, diagnostics } = await door.plan(this.document(config));
     const change = settingsChange(plan);
     if (change) {
