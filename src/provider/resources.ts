@@ -12,7 +12,8 @@ import { hasErrors } from '../diagnostics/index.js';
 import { ApiError } from '../api/errors.js';
 import { KINDS, TERRAFORM_PARTS } from '../resources/index.js';
 import { containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
-import type { ApplyResult, CtyType, CtyValue, DoorPlan, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic } from '../resources/terraform.js';
+import type { DiagnosticCode } from '../diagnostics/codes.js';
+import type { ApplyResult, CtyType, CtyValue, DoorPlan, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic } from '../resources/terraform.js';
 import { INSTANCE, buildConfig, isProviderPointer } from './config.js';
 import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
@@ -94,11 +95,34 @@ export function validateResource(rt: Runtime, typeName: string, config: TfObject
     const built = buildConfig(undefined, { part, build: part.document(values) }, { env: rt.env, today: today(rt), cwd: rt.cwd });
     return [...configDiagnostics(built, 'resource'), ...(part.validate?.(values) ?? [])];
   };
-  const absent = check(config);
+  const refused = interpolationRefused(config, []);
+  const absent = [...refused, ...check(config)];
   const block = resourceBlock(typeName);
   if (!containsUnknown(config) || !block) return absent;
   const present = new Set(check(withStandIns(config, blockType(block)) as TfObject).map(diagnosticKey));
   return absent.filter((d) => present.has(diagnosticKey(d)));
+}
+
+/**
+ * plumb's `${env:…}`/`${file:…}` belong to its YAML: HCL rejects `${env:X}`, and escaped as
+ * `$${env:X}` it reached the instance as that literal string. Under Terraform, Terraform reads
+ * variables and files itself, so such a value is refused (the value is not repeated: it may be a secret).
+ */
+function interpolationRefused(v: CtyValue, at: PathStep[]): TfDiagnostic[] {
+  if (typeof v === 'string') {
+    const m = /\$\{(env|file):/.exec(v);
+    if (!m) return [];
+    const attr = at.filter((s): s is { attribute: string } => 'attribute' in s).map((s) => s.attribute).join('.');
+    return [{
+      severity: 'error',
+      summary: `${attr} holds plumb's \${${m[1]!}:…}, which plumb reads only in its YAML`,
+      detail: `Under Terraform, Terraform evaluates the configuration: plumb would send the text as it is.\nhelp: ${m[1] === 'env' ? 'declare a variable (ephemeral = true for a secret, set it with TF_VAR_NAME) and write var.NAME' : 'use file("path") or, for a secret, an ephemeral variable or ephemeral resource'} (${'PLUMB_TF_INTERPOLATION' satisfies DiagnosticCode})`,
+      path: at,
+    }];
+  }
+  if (v === null || typeof v !== 'object' || isUnknown(v)) return [];
+  if (Array.isArray(v)) return (v as CtyValue[]).flatMap((e, i) => interpolationRefused(e, [...at, { index: i }]));
+  return Object.entries(v as Record<string, CtyValue>).flatMap(([k, e]) => interpolationRefused(e, [...at, { attribute: k }]));
 }
 
 /** What makes two diagnostics of the two validation passes the same: severity, code, attribute (not the wording, which may quote a stand-in). */

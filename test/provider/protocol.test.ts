@@ -187,6 +187,19 @@ describe('validation with plumb\'s offline checks', () => {
     expect(errors(r.diagnostics)[0]?.attribute?.steps[0]?.attribute_name).toBe('url');
   });
 
+  it('refuses plumb\'s ${env:…} and ${file:…} in a value under Terraform, with a sentence at the attribute, never echoing the value', async () => {
+    const st = types.plumb_application_settings!;
+    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
+      type_name: 'plumb_application_settings',
+      config: dv(objectOf(st, { captcha_enabled: true, captcha_site_key: 'site', captcha_private_key: '${env:CAPTCHA_KEY}', after_sign_up_text: 'see ${file:terms.txt}' }), st),
+      client_capabilities: { write_only_attributes_allowed: true },
+    });
+    const e = errors(r.diagnostics).filter((d) => d.detail.includes('PLUMB_TF_INTERPOLATION'));
+    expect(e.map((d) => d.attribute?.steps[0]?.attribute_name).sort()).toEqual(['after_sign_up_text', 'captcha_private_key']);
+    expect(e.find((d) => d.attribute?.steps[0]?.attribute_name === 'captcha_private_key')!.detail).toMatch(/var\.NAME/);
+    expect(JSON.stringify(e)).not.toContain('CAPTCHA_KEY');
+  });
+
   it('refuses a stdout sink, whose secret would end in Terraform\'s log, at sink.stdout', async () => {
     const t = types.plumb_group_access_token!;
     const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {

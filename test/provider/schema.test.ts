@@ -68,9 +68,9 @@ describe('the served schema', () => {
       expect(srv.block.block_types, name).toEqual(gen.block.block_types);
       for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
         const sa = srv.block.attributes?.[a];
-        // The two edits: write-only secret settings, and token_env's default under Terraform.
+        // The two edits: write-only secret settings (described for Terraform), and token_env's default under Terraform.
         const expected =
-          name === SETTINGS_TYPE && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
+          name === SETTINGS_TYPE && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true, description: expect.stringContaining('write-only (Terraform 1.11+)') } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
         expect(sa, `${name}.${a}`).toEqual(expected);
       }
       for (const a of Object.keys(srv.block.attributes ?? {})) {
@@ -124,5 +124,22 @@ describe('the TLS certificate for go-plugin', () => {
     expect(c.handshakeCert).not.toContain('=');
     expect(Buffer.from(c.handshakeCert, 'base64').equals(x.raw)).toBe(true);
     expect(new Date(x.validTo).getTime()).toBeGreaterThan(Date.now());
+  });
+});
+
+describe('descriptions written for Terraform users', () => {
+  it('never tells a Terraform user to write ${env:…} or ${file:…}, and says how a secret setting is given', () => {
+    const all: string[] = [];
+    const walk = (b: { attributes?: Record<string, { description?: string }>; block_types?: Record<string, { block: unknown }> }) => {
+      for (const a of Object.values(b.attributes ?? {})) all.push(a.description ?? '');
+      for (const t of Object.values(b.block_types ?? {})) walk(t.block as never);
+    };
+    const s = providerSchema();
+    walk(s.provider.block as never);
+    for (const r of Object.values(s.resource_schemas)) walk(r.block as never);
+    expect(all.filter((d) => /\$\{(env|file):/.test(d))).toEqual([]);
+    const key = s.resource_schemas[SETTINGS_TYPE]!.block.attributes!.captcha_private_key!;
+    expect(key.description).toMatch(/write-only/i);
+    expect(key.description).toMatch(/ephemeral/);
   });
 });

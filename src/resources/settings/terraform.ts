@@ -114,6 +114,12 @@ function dataSchema(): TfJsonSchema {
 const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
+/** A secret setting's description for Terraform users: how to give it there, not in YAML. */
+function terraformSecretDescription(d: string): string {
+  const own = d.replace(/\s*Secret: write it as \$\{env:NAME\}; plumb never shows it\./, '');
+  return `${own} Secret, write-only (Terraform 1.11+): give it from a variable (ephemeral = true, or sensitive), never a literal; Terraform keeps it out of plan and state, and plumb notices a change through write_only_revision.`;
+}
+
 export const settingsTerraform: TerraformPart = {
   typeName: SHAPE.type,
   identity: SHAPE.identity.map((i) => i.name),
@@ -123,7 +129,8 @@ export const settingsTerraform: TerraformPart = {
     write_only_revision: computed('Changes whenever plumb sends write-only settings (plumb knows they changed from salted fingerprints in its state file); never the secret, nor a hash of it.'),
   },
   // Secret settings: write-only, so Terraform sends them but never stores them in plan or state.
-  editAttribute: (name, a) => (isSecretSetting(name) ? { ...a, sensitive: true, write_only: true } : a),
+  // Their description is Terraform's: the YAML wording (`${env:NAME}`) is refused under Terraform.
+  editAttribute: (name, a) => (isSecretSetting(name) ? { ...a, sensitive: true, write_only: true, ...(a.description !== undefined && { description: terraformSecretDescription(a.description) }) } : a),
 
   document: (values) => (h) => {
     const blocks = new Set(Object.keys(h.block?.block_types ?? {}));
