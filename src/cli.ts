@@ -268,16 +268,23 @@ same instance again gives the same text. Exit 0 written, 1 error.
   },
   provider: {
     usage: `Usage: plumb provider
+       plumb provider mirror DIR [--executable FILE]
+       plumb provider install [--executable FILE]
 
 Serves Terraform's plugin protocol 6 (Terraform 1.x, OpenTofu): plumb as a Terraform provider, on
 the same engine as plan and apply. Terraform starts it (as terraform-provider-plumb) and talks to it
 over gRPC on loopback, with mutual TLS; run by hand it explains how to use it and exits 1.
-See docs/terraform.md.
 
+mirror DIR lays the provider out as a Terraform filesystem mirror in DIR and prints the CLI
+configuration that uses it; install does the same into Terraform's implied local mirror
+(~/.terraform.d/plugins), which a plain \`terraform init\` reads. See docs/terraform.md.
+
+  --executable FILE     put this standalone executable (npm run build:sea) in the mirror,
+                        instead of a launcher for this installation
   -h, --help            this help
 `,
-    options: { help: { type: 'boolean', short: 'h', default: false } },
-    positionals: false,
+    options: { help: { type: 'boolean', short: 'h', default: false }, executable: { type: 'string' } },
+    positionals: true,
   },
 } as const satisfies Record<CommandName, { usage: string; options: Options; positionals?: boolean }>;
 
@@ -347,8 +354,24 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         return await runEmulatorCommand([...rest]);
       }
       case 'provider': {
-        const { values } = parse('provider', rest);
+        const { values, positionals } = parse('provider', rest);
         if (values.help) return usage('provider', io);
+        if (positionals[0] === 'mirror' || positionals[0] === 'install') {
+          const install = positionals[0] === 'install';
+          if ((install && positionals.length !== 1) || (!install && positionals.length !== 2)) {
+            throw new UsageError({ summary: install ? '`plumb provider install` takes no directory' : '`plumb provider mirror` needs one directory', suggestion: 'run `plumb provider --help` for usage' });
+          }
+          const { runMirrorCommand } = await import('./provider/mirror.js');
+          const r = runMirrorCommand(
+            { install, ...(positionals[1] !== undefined && { dir: positionals[1] }), ...(typeof values.executable === 'string' && { executable: values.executable }) },
+            io,
+            { version: VERSION, execPath: process.execPath },
+          );
+          if (r.stderr) io.stderr(r.stderr);
+          if (r.stdout) io.stdout(r.stdout);
+          return r.code;
+        }
+        if (positionals.length > 0 || values.executable !== undefined) throw new UsageError({ summary: `Unknown provider command "${positionals[0] ?? '--executable'}"`, suggestion: 'plumb provider (started by Terraform), plumb provider mirror DIR, or plumb provider install' });
         // gRPC, protobuf and msgpack load here only: no other command pays for them.
         const { runProvider } = await import('./provider/server.js');
         return await runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });

@@ -314,16 +314,14 @@ function providerSettingsForValidation(config: TfObject | null, env: NodeJS.Proc
 // --- start-up -------------------------------------------------------------------------------------
 
 /** What a person running the binary by hand reads. */
-export const NOT_BY_HAND = `This is plumb's Terraform/OpenTofu provider (plugin protocol 6). It is started by Terraform, not by hand.
+export const NOT_BY_HAND = `This is plumb's Terraform provider (plugin protocol 6). It is started by Terraform, not by hand.
 
-Use it from Terraform with a dev_overrides block in your CLI configuration, e.g.
+Install it where \`terraform init\` finds it:
 
-  provider_installation {
-    dev_overrides { "registry.terraform.io/plumb/plumb" = "/path/to/plumb/bin" }
-    direct {}
-  }
+  plumb provider install          # Terraform's implied local mirror (~/.terraform.d/plugins)
+  plumb provider mirror DIR       # a filesystem mirror; prints the CLI configuration to use
 
-then \`terraform plan\` in a directory whose configuration has a provider "plumb" block. See docs/terraform.md.
+then \`terraform init\` and \`terraform plan\` in a directory whose configuration has a provider "plumb" block. See docs/terraform.md.
 `;
 
 export interface ServeOptions {

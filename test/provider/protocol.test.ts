@@ -662,7 +662,7 @@ describe('run by hand', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('started by Terraform, not by hand');
-    expect(r.stderr).toContain('dev_overrides');
+    expect(r.stderr).toContain('plumb provider install');
   });
 });
 

@@ -204,6 +204,168 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
 });
 
 /**
+ * The supported installation: `plumb provider mirror DIR` and a CLI configuration naming it, so a
+ * plain `terraform init` (needed for modules and backends) and `terraform providers lock` work.
+ * Then a module wrapping each resource type, fed by variables: `terraform validate` (every variable
+ * unknown), and a secret setting from an ephemeral variable kept out of the plan file, `show -json`
+ * and the state.
+ */
+describe.runIf(cli)('installed through a filesystem mirror, used from a module fed by variables', () => {
+  const SECRET = 'e2e-ephemeral-captcha-key-8086';
+  let emu: RunningEmulator;
+  let work: string;
+  let mirror: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({
+      seed: {
+        users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
+        groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+        projects: [
+          { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
+          { path_with_namespace: 'platform/site', id: 31, visibility: 'public', default_branch: 'main', pages: { unique_domain_enabled: false, https_only: false, primary_domain: null, domains: [], deployments: [] } },
+        ],
+      },
+    });
+    const base = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-mirror-'));
+    mirror = path.join(base, 'mirror');
+    work = path.join(base, 'work');
+    mkdirSync(path.join(work, 'modules/instance'), { recursive: true });
+    mkdirSync(path.join(work, 'secrets'));
+    writeFileSync(
+      path.join(work, 'modules/instance/main.tf'),
+      `terraform {
+  required_providers {
+    plumb = { source = "plumb/plumb" }
+  }
+}
+variable "grace_hours" { type = number }
+variable "captcha_key" {
+  type      = string
+  ephemeral = true
+}
+variable "scopes" { type = list(string) }
+variable "expires_at" { type = string }
+variable "sink_file" { type = string }
+variable "owners" { type = string }
+variable "https_only" { type = bool }
+
+resource "plumb_application_settings" "this" {
+  require_two_factor_authentication = true
+  two_factor_grace_period           = var.grace_hours
+  captcha_enabled                   = true
+  captcha_site_key                  = "site-key"
+  captcha_private_key               = var.captcha_key
+}
+resource "plumb_group_access_token" "ci" {
+  group      = "platform"
+  name       = "module-ci"
+  scopes     = var.scopes
+  expires_at = var.expires_at
+  sink {
+    file = var.sink_file
+  }
+}
+resource "plumb_repository_file" "owners" {
+  project   = "platform/config"
+  file_path = "CODEOWNERS"
+  content   = var.owners
+}
+resource "plumb_project_pages" "site" {
+  project          = "platform/site"
+  pages_https_only = var.https_only
+}
+`,
+    );
+    writeFileSync(
+      path.join(work, 'main.tf'),
+      `terraform {
+  required_providers {
+    plumb = { source = "plumb/plumb" }
+  }
+}
+variable "url" { type = string }
+variable "captcha_key" {
+  type      = string
+  ephemeral = true
+}
+provider "plumb" { url = var.url }
+module "instance" {
+  source      = "./modules/instance"
+  grace_hours = 36
+  captcha_key = var.captcha_key
+  scopes      = ["read_api"]
+  expires_at  = "${new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10)}"
+  sink_file   = "secrets/module-ci.token"
+  owners      = "* @platform\\n"
+  https_only  = false
+}
+`,
+    );
+    env = { PATH: process.env.PATH ?? '', HOME: base, TF_VAR_url: emu.url, TF_VAR_captcha_key: SECRET, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+  }, 300_000);
+
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  function run(cmd: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd, args, { cwd: work, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  }
+
+  it('mirrors the provider, then plain terraform init and terraform providers lock work with the CLI configuration it prints', async () => {
+    const m = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'provider', 'mirror', mirror]);
+    expect(m.code, m.out).toBe(0);
+    const rc = /provider_installation \{[\s\S]*?\n\}\n/.exec(m.out)?.[0];
+    expect(rc, m.out).toBeDefined();
+    writeFileSync(path.join(work, '..', 'cli.tfrc'), rc!);
+    env.TF_CLI_CONFIG_FILE = path.join(work, '..', 'cli.tfrc');
+    const init = await run(cli!, ['init', '-input=false', '-no-color']);
+    expect(init.code, init.out).toBe(0);
+    const lock = readFileSync(path.join(work, '.terraform.lock.hcl'), 'utf8');
+    expect(lock).toMatch(/provider "registry.terraform.io\/plumb\/plumb" \{\s+version = "\d+\.\d+\.\d+"\s+hashes = \[\s+"h1:/);
+    const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
+    const locked = await run(cli!, ['providers', 'lock', `-fs-mirror=${mirror}`, `-platform=${platform}`, '-no-color']);
+    expect(locked.code, locked.out).toBe(0);
+    expect(readFileSync(path.join(work, '.terraform.lock.hcl'), 'utf8')).toBe(lock);
+  });
+
+  it('validates the module with every variable unknown, and keeps an ephemeral secret out of the plan file, show -json and the state', async () => {
+    const validate = await run(cli!, ['validate', '-no-color']);
+    expect(validate.code, validate.out).toBe(0);
+    const plan = await run(cli!, ['plan', '-input=false', '-no-color', '-out=tfplan']);
+    expect(plan.code, plan.out).toBe(0);
+    expect(plan.out).toContain('Plan: 4 to add');
+    const shown = await run(cli!, ['show', '-json', 'tfplan']);
+    expect(shown.code, shown.out).toBe(0);
+    expect(shown.out).not.toContain(SECRET);
+    expect(readFileSync(path.join(work, 'tfplan')).includes(Buffer.from(SECRET))).toBe(false);
+    const apply = await run(cli!, ['apply', '-input=false', '-no-color', '-auto-approve']);
+    expect(apply.code, apply.out).toBe(0);
+    const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;
+    expect(live).toMatchObject({ two_factor_grace_period: 36, captcha_enabled: true });
+    const leaks = filesUnder(work).filter((f) => !f.includes(`${path.sep}.terraform${path.sep}`) && readFileSync(f).includes(Buffer.from(SECRET)));
+    expect(leaks).toEqual([]);
+    expect(apply.out).not.toContain(SECRET);
+    const again = await run(cli!, ['plan', '-input=false', '-no-color', '-detailed-exitcode']);
+    expect(again.code, again.out).toBe(0);
+  });
+});
+
+/**
  * The three front-ends on one instance: the CDKTF example synthesized (as `cdktf synth` does) and
  * applied by Terraform in the stack's directory through plumb's provider; then Terraform plans no
  * change, and `plumb plan` of the YAML example (the same instance written in YAML) plans none either.
