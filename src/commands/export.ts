@@ -4,6 +4,7 @@
  * this module only connects, asks each kind, and assembles one YAML document with sorted keys and
  * comments, so the same instance always gives the same text.
  */
+import { settingsOf } from '../resources/settings/model.js';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { Document, isMap, isScalar } from 'yaml';
@@ -335,7 +336,7 @@ async function findTarget(flags: ExportFlags, io: Io, today: string): Promise<Ta
     }
     const i = instances[0]!;
     const settingEnv = new Map<string, string>();
-    for (const [name, d] of i.settings) {
+    for (const [name, d] of settingsOf(i)) {
       const ref = d.secret ? envReference(loaded.sources, d.pointer) : undefined;
       if (ref) settingEnv.set(name, ref);
     }
