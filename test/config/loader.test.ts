@@ -92,7 +92,7 @@ describe('merging a directory of files', () => {
     });
     const r = loadConfig(['.'], { cwd: split, env: CORPUS_ENV, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(settingsOf(r.config?.instances[0]!).get('two_factor_grace_period')?.value).toBe(24);
+    expect(settingsOf(r.config!.instances[0]!).get('two_factor_grace_period')?.value).toBe(24);
   });
 
   it('names both places when a resource is declared twice', () => {
@@ -372,7 +372,7 @@ describe('bad input that used to get through (issue 8)', () => {
   it('accepts signin_enabled: false, typed like its target, and sends a boolean', () => {
     const r = load({ 'plumb.yaml': settings('      signin_enabled: false\n') });
     expect(codes(r.diagnostics)).toEqual(['PLUMB_SETTING_DEPRECATED']);
-    expect(settingsOf(r.config?.instances[0]!).get('signin_enabled')?.value).toBe(false);
+    expect(settingsOf(r.config!.instances[0]!).get('signin_enabled')?.value).toBe(false);
   });
 
   it('refuses a deprecated setting beside its replacement even when the values agree, naming both places', () => {
@@ -392,8 +392,8 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(bad.config).toBeUndefined();
     const ok = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:EMPTY_PATH:-}"\n      home_page_url: "https://example.com/${env:UNSET_PATH:-}"\n') }, { EMPTY_PATH: '' });
     expect(codes(ok.diagnostics)).toEqual([]);
-    expect(settingsOf(ok.config?.instances[0]!).get('after_sign_out_path')?.value).toBe('');
-    expect(settingsOf(ok.config?.instances[0]!).get('home_page_url')?.value).toBe('https://example.com/');
+    expect(settingsOf(ok.config!.instances[0]!).get('after_sign_out_path')?.value).toBe('');
+    expect(settingsOf(ok.config!.instances[0]!).get('home_page_url')?.value).toBe('https://example.com/');
   });
 
   it('refuses a default value other than the empty one in ${env:NAME:-…}', () => {
@@ -407,7 +407,7 @@ describe('bad input that used to get through (issue 8)', () => {
       'secrets/key.txt': '\uFEFFspam-key-value\n',
     });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(settingsOf(r.config?.instances[0]!).get('spam_check_api_key')?.value).toBe('spam-key-value');
+    expect(settingsOf(r.config!.instances[0]!).get('spam_check_api_key')?.value).toBe('spam-key-value');
     const empty = load({ 'plumb.yaml': settings('      spam_check_api_key: ${file:secrets/key.txt}\n'), 'secrets/key.txt': '\n' });
     expect(only(empty.diagnostics, 'PLUMB_FILE_EMPTY').location).toMatchObject({ line: 7, column: 27 });
   });
@@ -438,7 +438,7 @@ describe('bad input that used to get through (issue 8)', () => {
     const tokens = '    groups:\n      g:\n        access_tokens:\n          a: &t {scopes: [api], rotation: {lifetime_days: 90}, sink: {stdout: true}}\n          b: *t\n';
     const r = load({ 'plumb.yaml': HEAD + tokens });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(groupsOf(r.config?.instances[0]!)[0]?.accessTokens.map((t) => t.name)).toEqual(['a', 'b']);
+    expect(groupsOf(r.config!.instances[0]!)[0]?.accessTokens.map((t) => t.name)).toEqual(['a', 'b']);
   });
 
   it('names .inf, .nan and integers beyond 2^53 for what they are', () => {
