@@ -1,16 +1,7 @@
 import Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import {
-  configSchema,
-  applicationSettingsSchema,
-  accessTokenSchema,
-  fileSchema,
-  pagesSchema,
-  resourceSchema,
-  ruleSchemas,
-  settingValueSchema,
-  writableSettings,
-} from '../src/schema/build.js';
+import { configSchema, standaloneSchemas } from '../src/schema/build.js';
+import { ruleSchemas, settingValueSchema, writableSettings } from '../src/resources/settings/schema.js';
 import type { JsonSchema } from '../src/schema/build.js';
 import { terraformProviderSchema } from '../src/schema/terraform.js';
 import { SETTINGS, SETTING_RULES, NON_SETTING_ROWS } from '../src/catalogue/index.js';
@@ -152,10 +143,8 @@ export function renderArtifacts(): Record<string, string> {
   for (const s of writableSettings()) new Ajv.default({ strict: true, allowUnionTypes: true }).compile(settingValueSchema(s));
   return {
     'schemas/plumb-config.schema.json': json(config),
-    'schemas/application-settings.schema.json': json(applicationSettingsSchema()),
-    'schemas/group-access-token.schema.json': json(resourceSchema('Group access token', accessTokenSchema(), 'group-access-token.schema.json')),
-    'schemas/repository-file.schema.json': json(resourceSchema('Repository file', fileSchema(), 'repository-file.schema.json')),
-    'schemas/pages.schema.json': json(resourceSchema('Pages settings', pagesSchema(), 'pages.schema.json')),
+    // Each kind's stand-alone schema (KindConfig.schema().standalone).
+    ...Object.fromEntries(Object.entries(standaloneSchemas()).map(([file, s]) => [`schemas/${file}`, json(s)])),
     'schemas/terraform-provider.schema.json': json(terraformProviderSchema()),
     'src/generated/config-validator.ts': compileStandalone(withoutDefaults(config)),
     'src/generated/settings-rule-index.ts': renderRuleIndex(),

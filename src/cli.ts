@@ -11,6 +11,8 @@ import { closestMatch } from './util/suggest.js';
 import { targetProblem } from './engine/targets.js';
 import { parseDuration } from './util/duration.js';
 import type { CdktfFlags } from './commands/config-source.js';
+import { ExportOptionError } from './engine/export.js';
+import type { ResourceExporter } from './engine/export.js';
 
 const COMMON_HELP = `Common options:
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
@@ -224,14 +226,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
   --instance NAME       with -c: which instance; without: the name it gets (default main)
   --allow-url URL       with -c: an instance the token may be sent to (repeatable; also
                         PLUMB_ALLOWED_URLS, PLUMB_URL; --instance-url is allowed by being given)
-  --all-settings        every setting the instance returns, not only those differing from defaults
-  --group REF           export this group's access tokens (repeatable; default: every group in
-                        which the token's user is Owner)
-  --file PROJECT:PATH   export this repository file from the project's default branch (repeatable)
-  --pages PROJECT       export this project's Pages settings (repeatable)
-  --sink-dir DIR        deliver each token's secret into a file in DIR (relative to the output
-                        directory; created); without it, each token gets a TODO placeholder and
-                        the configuration does not validate until a sink is chosen
+\0EXPORTERS\0
   --force               write into a directory that holds files an earlier export did not write
                         (a hand-written plumb.yaml is replaced); refused without it
   --now DATE            the date rotation policies are inferred against (default: PLUMB_NOW, else today)
@@ -248,11 +243,6 @@ same instance again gives the same text. Exit 0 written, 1 error.
       'token-env': { type: 'string' },
       'allow-url': { type: 'string', multiple: true },
       out: { type: 'string' },
-      'all-settings': { type: 'boolean', default: false },
-      group: { type: 'string', multiple: true },
-      file: { type: 'string', multiple: true },
-      pages: { type: 'string', multiple: true },
-      'sink-dir': { type: 'string' },
       force: { type: 'boolean', default: false },
       now: { type: 'string' },
       concurrency: { type: 'string' },
@@ -396,9 +386,26 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   }
 }
 
-function usage(command: CommandName, io: Io): number {
-  io.stdout(COMMANDS[command].usage.trimEnd() + '\n');
+function usage(command: CommandName, io: Io, spec: { usage: string } = COMMANDS[command]): number {
+  io.stdout(spec.usage.trimEnd() + '\n');
   return 0;
+}
+
+/**
+ * `plumb export`'s options and usage: its own, and each exporter's flags (`ResourceExporter.flags`),
+ * in the registry's order where the usage says \0EXPORTERS\0.
+ */
+function exportSpec(exporters: readonly ResourceExporter[]): { usage: string; options: Options; positionals: false } {
+  const base = COMMANDS.export;
+  const flags = exporters.flatMap((e) => e.flags);
+  const lines = flags.map((f) => {
+    const head = `  --${f.name}${f.arg ? ` ${f.arg}` : ''}`;
+    const [first, ...more] = f.help.split('\n');
+    return [`${head.padEnd(24)}${first}`, ...more.map((m) => `${' '.repeat(24)}${m}`)].join('\n');
+  });
+  const options: Options = { ...base.options };
+  for (const f of flags) options[f.name] = f.type === 'boolean' ? { type: 'boolean', default: false } : { type: 'string', ...(f.multiple && { multiple: true }) };
+  return { usage: base.usage.replace('\0EXPORTERS\0\n', lines.map((l) => `${l}\n`).join('')), options, positionals: false };
 }
 
 /** A mistake on the command line, reported as a diagnostic (PLUMB_USAGE). */
@@ -411,8 +418,7 @@ class UsageError extends Error {
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /** parseArgs with the command's options; its errors become plumb's sentences. */
-function parse(command: CommandName, rest: readonly string[]): { values: Values; positionals: string[] } {
-  const spec: { options: Options; positionals?: boolean } = COMMANDS[command];
+function parse(command: CommandName, rest: readonly string[], spec: { options: Options; positionals?: boolean } = COMMANDS[command]): { values: Values; positionals: string[] } {
   const names = Object.keys(spec.options);
   try {
     return parseArgs({ args: [...rest], allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
@@ -627,31 +633,25 @@ function lockTimeout(raw: string | undefined): number {
 
 /** `plumb export`: its options checked here, so a mistake is a PLUMB_USAGE diagnostic. */
 async function runExportCommand(rest: readonly string[], io: Io): Promise<number> {
-  const { values } = parse('export', rest);
-  if (values.help) return usage('export', io);
+  // The exporters own their flags; the registry is loaded only for export (not for --version), and
+  // through the command's module, which loads the configuration side before the kinds' providers.
+  const { runExport, EXPORTERS } = await import('./commands/export.js');
+  const spec = exportSpec(EXPORTERS);
+  const { values } = parse('export', rest, spec);
+  if (values.help) return usage('export', io, spec);
   const help = 'plumb export --help lists the options';
   const flags = common('export', values, []);
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError({ summary: 'plumb export needs --out DIR (where to write plumb.yaml)', suggestion: help });
-  const list = (k: string) => ((values[k] as string[] | undefined) ?? []);
-  const files = list('file').map((spec) => {
-    const colon = spec.indexOf(':');
-    const project = colon < 0 ? '' : spec.slice(0, colon);
-    const file = colon < 0 ? '' : spec.slice(colon + 1);
-    const segments = file.split('/');
-    if (project === '' || file === '' || segments.some((s) => s === '' || s === '.' || s === '..') || project.split('/').some((s) => s === '' || s === '.' || s === '..')) {
-      throw new UsageError({
-        summary: `--file takes PROJECT:PATH, a project and a plain path in its repository, not "${spec}"`,
-        suggestion: `for example --file platform/app:CODEOWNERS (${help})`,
-      });
+  const options = new Map<string, unknown>();
+  for (const e of EXPORTERS) {
+    try {
+      options.set(e.kind, e.parseOptions(values));
+    } catch (err) {
+      if (err instanceof ExportOptionError) throw new UsageError({ summary: err.summary, suggestion: err.suggestion });
+      throw err;
     }
-    return { project, path: file };
-  });
-  const sinkDir = values['sink-dir'] as string | undefined;
-  if (sinkDir !== undefined && (sinkDir === '' || sinkDir.startsWith('/') || sinkDir.split('/').includes('..'))) {
-    throw new UsageError({ summary: `--sink-dir must be a directory inside the output directory, not "${sinkDir}"`, suggestion: `for example --sink-dir secrets (${help})` });
   }
-  const { runExport } = await import('./commands/export.js');
   return runExport(
     {
       config: flags.config,
@@ -664,11 +664,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
       now: flags.now,
       json: flags.json,
       concurrency: flags.concurrency,
-      allSettings: values['all-settings'] === true,
-      groups: list('group'),
-      files,
-      pages: list('pages'),
-      ...(sinkDir !== undefined && { sinkDir: sinkDir.replace(/\/+$/, '') }),
+      options,
       force: values.force === true,
     },
     io,

@@ -90,3 +90,12 @@ function encodeScalar(value: Exclude<QueryScalar, null | undefined>): string {
   if (value instanceof Date) return encodeURIComponent(value.toISOString());
   return encodeURIComponent(String(value));
 }
+
+/** A path segment as it was written before encoding (for messages); undecodable: as is. */
+export function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

@@ -14,19 +14,23 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { LoadedSources } from '../config/load.js';
-import type { ExportEntry, ExportEnv, ExportFile, ExportRequest } from '../engine/export.js';
+import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDir, ResourceExporter } from '../engine/export.js';
 // The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
 // before the kinds' providers (which import them) are evaluated.
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { EXPORTERS } from '../resources/index.js';
+
+export { EXPORTERS };
 import { parseNow } from './now.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
-export interface ExportFlags extends ExportRequest {
+export interface ExportFlags {
+  /** Each exporter's options, by kind (`ResourceExporter.parseOptions` of its flags' values). */
+  readonly options: ReadonlyMap<string, unknown>;
   /** `-c`: an existing configuration whose instance (url, token_env, CA) to read. */
   readonly config: readonly string[];
   readonly cdktf?: string | CdktfFlags;
@@ -50,8 +54,8 @@ interface Target {
   readonly tokenEnv: string;
   readonly caBundle?: string;
   readonly allowInsecureHttp: boolean;
-  /** With `-c`: the secret settings it declares as a plain `${env:NAME}`, by setting name. */
-  readonly settingEnv?: ReadonlyMap<string, string>;
+  /** With `-c`: the instance as declared, for the exporters that keep what it says (secret settings' variables). */
+  readonly declared?: ExportDeclared;
 }
 
 export const EXPORT_FILE = 'plumb.yaml';
@@ -68,7 +72,8 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const today = now.toISOString().slice(0, 10);
   // The output directory is checked before the instance is read: a refusal costs nothing.
   const out = path.resolve(io.cwd, flags.out);
-  const outProblem = checkExportOut(out, flags);
+  const dirs = EXPORTERS.flatMap((e) => e.outputDirs?.(flags.options.get(e.kind)) ?? []);
+  const outProblem = checkExportOut(out, flags, dirs);
   if (outProblem) return fail(outProblem);
 
   const target = await findTarget(flags, io, today);
@@ -102,14 +107,19 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   }
 
   const entries: ExportEntry[] = [];
+  const counts: Record<string, number> = {};
+  const summaries: string[] = [];
+  const todo: string[] = [];
   const env: ExportEnv[] = [];
   const files: ExportFile[] = [];
   const directories = new Set<string>();
   try {
-    const request: ExportRequest = { ...flags, ...(target.settingEnv && { settingEnv: target.settingEnv }) };
-    const results = await Promise.all(EXPORTERS.filter((e) => e.wanted(request)).map((e) => e.export({ client, today, request })));
+    const results = await Promise.all(EXPORTERS.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }) })));
     for (const r of results) {
       entries.push(...r.entries);
+      Object.assign(counts, r.counts);
+      summaries.push(r.summary);
+      todo.push(...(r.todo ?? []));
       env.push(...(r.env ?? []));
       files.push(...(r.files ?? []));
       r.directories?.forEach((d) => directories.add(d));
@@ -117,7 +127,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ApiError) {
-      const missing = err.status === 404 ? notFoundSubject(err.path) : undefined;
+      const missing = err.status === 404 ? notFoundSubject(err.path, EXPORTERS) : undefined;
       if (missing) {
         return fail({
           code: err.code,
@@ -155,24 +165,18 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     });
   }
 
-  const counts = countEntries(entries);
   if (flags.json) {
     io.stdout(JSON.stringify({ out: path.join(flags.out, EXPORT_FILE), ...counts, files: files.map((f) => f.path), env: env.map((e) => e.name) }) + '\n');
   } else {
-    io.stdout(
-      `Exported ${target.url} to ${path.join(flags.out, EXPORT_FILE)}: ${counts.settings} setting(s), ${counts.tokens} token(s) in ${counts.groups} group(s), ` +
-        `${counts.repositoryFiles} file(s), ${counts.pages} Pages block(s).\n`,
-    );
+    io.stdout(`Exported ${target.url} to ${path.join(flags.out, EXPORT_FILE)}: ${summaries.join(', ')}.\n`);
     if (env.length > 0) io.stdout(`It reads ${env.length} secret(s) from the environment: ${env.map((e) => e.name).join(', ')}.\n`);
-    if (counts.tokens > 0 && flags.sinkDir === undefined) io.stdout('Each token needs a sink before the configuration validates: see the TODO comments.\n');
+    for (const t of todo) io.stdout(`${t}\n`);
   }
   return 0;
 }
 
 /** The header every exported plumb.yaml starts with: how a re-export recognises its own file. */
 const EXPORT_HEADER = '# Exported by `plumb export`';
-/** Where export puts repository files (src/resources/repository-files/export.ts). */
-const FILES_DIR = 'files';
 
 class SymlinkRefused extends Error {}
 
@@ -200,19 +204,21 @@ function ensureDirectory(root: string, rel: string, mode: number): void {
 /**
  * Whether export may write into `out`, decided before the instance is read (issue 22): it must be
  * a directory, or not exist yet under a writable directory; not a symlink; and it must hold nothing
- * but what an earlier export wrote (its plumb.yaml, files/, the sink directory) unless --force.
- * The sink directory gets a `.gitignore` that ignores everything in it, so it may not be the output
- * directory itself, nor hold the repository files or anything else.
+ * but what an earlier export wrote (its plumb.yaml, the exporters' directories: files/, the sink
+ * directory) unless --force. A secrets directory (the sink directory) gets a `.gitignore` that
+ * ignores everything in it, so it may not be the output directory itself, nor hold another
+ * exporter's directory or anything but its own files.
  */
-function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'sinkDir' | 'force'>): Omit<Diagnostic, 'severity'> | undefined {
+function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'force'>, dirs: readonly ExportOutputDir[]): Omit<Diagnostic, 'severity'> | undefined {
   const given = flags.out;
   const refuse = (summary: string, suggestion: string, code: DiagnosticCode = 'PLUMB_OUTPUT_UNWRITABLE'): Omit<Diagnostic, 'severity'> => ({ code, summary, suggestion });
-  if (flags.sinkDir !== undefined) {
-    const sink = path.normalize(flags.sinkDir);
-    if (sink === '.' || sink === FILES_DIR || sink.startsWith(FILES_DIR + path.sep)) {
+  for (const s of dirs.filter((d) => d.secrets)) {
+    const sink = path.normalize(s.dir);
+    const other = dirs.find((d) => d !== s && (sink === path.normalize(d.dir) || sink.startsWith(path.normalize(d.dir) + path.sep)));
+    if (sink === '.' || other) {
       return refuse(
-        `--sink-dir ${flags.sinkDir} would put a .gitignore that ignores everything into ${sink === '.' ? `${given} itself, hiding plumb.yaml from Git` : 'the repository files export writes, hiding them from Git'}`,
-        'choose a directory of its own inside the output directory, e.g. --sink-dir secrets',
+        `${s.flag ?? 'The directory'} ${s.dir} would put a .gitignore that ignores everything into ${sink === '.' ? `${given} itself, hiding plumb.yaml from Git` : `${other!.dir}/, which export writes, hiding it from Git`}`,
+        `choose a directory of its own inside the output directory, e.g. ${s.flag ?? ''} secrets`.replace('  ', ' '),
         'PLUMB_USAGE',
       );
     }
@@ -238,7 +244,7 @@ function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'sinkDir' 
   if (!st.isDirectory()) return refuse(`--out ${given} is a file; --out takes a directory (export writes DIR/${EXPORT_FILE}, and files/ beside it)`, `give its directory, e.g. --out ${path.dirname(given) || '.'}`);
   const w = checkWritable(path.join(out, EXPORT_FILE));
   if (w) return refuse(`--out ${given} cannot be written: ${w.why}`, w.fix);
-  const sinkTop = flags.sinkDir !== undefined ? path.normalize(flags.sinkDir).split(path.sep)[0] : undefined;
+  const tops = new Set(dirs.map((d) => path.normalize(d.dir).split(path.sep)[0]));
   const foreign: string[] = [];
   let handWritten = false;
   for (const entry of readdirSync(out, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -253,19 +259,19 @@ function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'sinkDir' 
       handWritten = true;
       continue;
     }
-    if ((entry.name === FILES_DIR || entry.name === sinkTop) && entry.isDirectory()) continue;
+    if (tops.has(entry.name) && entry.isDirectory()) continue;
     foreign.push(entry.isDirectory() ? `${entry.name}/` : entry.name);
   }
-  for (const rel of [FILES_DIR, ...(flags.sinkDir !== undefined ? [flags.sinkDir] : [])]) {
-    const link = symlinkOnPath(out, rel);
+  for (const { dir } of dirs) {
+    const link = symlinkOnPath(out, dir);
     if (link) return refuse(`${path.join(given, link)} is a symlink; export does not write through symlinks`, 'remove it (or export into another directory)');
   }
-  if (sinkTop !== undefined) {
-    const extra = foreignInSinkDir(path.join(out, path.normalize(flags.sinkDir!)));
+  for (const s of dirs.filter((d) => d.secrets)) {
+    const extra = foreignIn(path.join(out, path.normalize(s.dir)), s);
     if (extra.length > 0) {
       return refuse(
-        `--sink-dir ${flags.sinkDir} holds files that are not token secrets (${extra.slice(0, 5).join(', ')}${extra.length > 5 ? `, and ${extra.length - 5} more` : ''}): the .gitignore export writes there would hide them from Git`,
-        'choose an empty directory, or one that only holds token files, for --sink-dir',
+        `${s.flag ?? 'The directory'} ${s.dir} holds files that are not ${s.what ?? 'its own'} (${extra.slice(0, 5).join(', ')}${extra.length > 5 ? `, and ${extra.length - 5} more` : ''}): the .gitignore export writes there would hide them from Git`,
+        `choose an empty directory, or one that only holds ${s.what ?? 'its own files'}, for ${s.flag ?? 'it'}`,
       );
     }
   }
@@ -304,12 +310,12 @@ function readlinkSafe(p: string): string {
   }
 }
 
-/** Entries of the sink directory other than token files and the .gitignore (none when it does not exist). */
-function foreignInSinkDir(dir: string): string[] {
+/** Entries of a secrets directory that are not its own (none when it does not exist). */
+function foreignIn(dir: string, d: ExportOutputDir): string[] {
   try {
     const st = lstatSync(dir);
     if (!st.isDirectory()) return [path.basename(dir)];
-    return readdirSync(dir).filter((n) => n !== '.gitignore' && !n.endsWith('.token')).sort();
+    return readdirSync(dir).filter((n) => !(d.holds?.(n) ?? false)).sort();
   } catch {
     return [];
   }
@@ -334,12 +340,8 @@ async function findTarget(flags: ExportFlags, io: Io, today: string): Promise<Ta
       );
     }
     const i = instances[0]!;
-    const settingEnv = new Map<string, string>();
-    for (const [name, d] of i.settings) {
-      const ref = d.secret ? envReference(loaded.sources, d.pointer) : undefined;
-      if (ref) settingEnv.set(name, ref);
-    }
-    return { name: i.name, url: i.url, tokenEnv: flags.tokenEnv ?? i.tokenEnv, ...(i.caBundle && { caBundle: i.caBundle }), allowInsecureHttp: i.allowInsecureHttp, settingEnv };
+    const declared: ExportDeclared = { instance: i, envReference: (pointer) => envReference(loaded.sources, pointer) };
+    return { name: i.name, url: i.url, tokenEnv: flags.tokenEnv ?? i.tokenEnv, ...(i.caBundle && { caBundle: i.caBundle }), allowInsecureHttp: i.allowInsecureHttp, declared };
   }
   if (flags.instanceUrl === undefined) return usage('plumb export needs the instance to read', 'give --instance-url URL --token-env NAME, or -c PATH of a configuration that declares it');
   return { name: flags.instance ?? 'main', url: flags.instanceUrl.replace(/\/+$/, '').replace(/\/api\/v4$/, ''), tokenEnv: flags.tokenEnv ?? 'PLUMB_TOKEN', allowInsecureHttp: false };
@@ -353,18 +355,6 @@ function envReference(sources: LoadedSources, pointer: string): string | undefin
   const line = text.split('\n')[at.line - 1] ?? '';
   const written = line.slice(at.column - 1, (at.endColumn ?? line.length + 1) - 1).trim().replace(/^(["'])(.*)\1$/, '$2');
   return /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written)?.[1];
-}
-
-function countEntries(entries: readonly ExportEntry[]) {
-  const of = (section: string, depth: number, last?: string) => entries.filter((e) => e.path[0] === section && e.path.length === depth && (last === undefined || e.path[2] === last));
-  const tokens = of('groups', 4, 'access_tokens');
-  return {
-    settings: of('settings', 2).length,
-    tokens: tokens.length,
-    groups: new Set(tokens.map((t) => t.path[1])).size,
-    repositoryFiles: of('projects', 4, 'files').length,
-    pages: of('projects', 3, 'pages').length,
-  };
 }
 
 /** Plain data with every map's keys sorted (arrays keep their order: exporters sort sets). */
@@ -420,15 +410,11 @@ function safeDecode(s: string): string {
 }
 
 /** What a 404 of an export read is about, named as the user wrote it on the command line. */
-export function notFoundSubject(apiPath: string): string | undefined {
-  const seg = (s: string) => safeDecode(s);
-  let m = /^\/projects\/([^/]+)\/repository\/files\/([^/?]+)/.exec(apiPath);
-  if (m) return `file "${seg(m[2]!)}" of project "${seg(m[1]!)}" (--file ${seg(m[1]!)}:${seg(m[2]!)})`;
-  m = /^\/projects\/([^/]+)\/pages/.exec(apiPath);
-  if (m) return `the Pages of project "${seg(m[1]!)}" (--pages ${seg(m[1]!)}; a project without Pages answers 404 too)`;
-  m = /^\/projects\/([^/?]+)/.exec(apiPath);
-  if (m) return `project "${seg(m[1]!)}"`;
-  m = /^\/groups\/([^/?]+)/.exec(apiPath);
-  if (m) return `group "${seg(m[1]!)}" (--group ${seg(m[1]!)})`;
-  return undefined;
+export function notFoundSubject(apiPath: string, exporters: readonly Pick<ResourceExporter, 'notFound'>[]): string | undefined {
+  for (const e of exporters) {
+    const subject = e.notFound?.(apiPath);
+    if (subject !== undefined) return subject;
+  }
+  const m = /^\/(projects|groups)\/([^/?]+)/.exec(apiPath);
+  return m ? `${m[1] === 'projects' ? 'project' : 'group'} "${safeDecode(m[2]!)}"` : undefined;
 }

@@ -332,7 +332,7 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       applyPreview(flags.json, io, l.redact).plan(plan);
       if (!plan.applicable) return 1;
       if (!hasChanges(plan)) {
-        view.nothingToApply();
+        view.nothingToApply(false);
         return 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
@@ -352,7 +352,7 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
     }
   }
   if (!hasChanges(plan)) {
-    io.stdout('The saved plan has no changes.\n');
+    view.nothingToApply(true);
     return 0;
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.

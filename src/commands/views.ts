@@ -27,8 +27,8 @@ export interface ReconcileView {
   /** The configuration is unusable (its errors were shown). */
   configInvalid(loaded: ConfigResult): void;
   plan(plan: Plan): void;
-  /** An unsaved apply found nothing to do. */
-  nothingToApply(): void;
+  /** Apply found nothing to do: in a plan it made (`saved: false`) or in a saved plan file. */
+  nothingToApply(saved: boolean): void;
   /** What apply did; returns the exit code. */
   applyReport(report: ApplyReport): number;
   /** What drift found; returns the exit code. */
@@ -99,7 +99,10 @@ class HumanView implements ReconcileView {
     this.sections.end('plumb_plan');
   }
 
-  nothingToApply(): void {}
+  nothingToApply(saved: boolean): void {
+    // An unsaved apply has just shown its plan, which says "no changes".
+    if (saved) this.io.stdout('The saved plan has no changes.\n');
+  }
 
   applyReport(report: ApplyReport): number {
     const lines: string[] = [];

@@ -17,6 +17,11 @@ export interface Ctx {
   /** display name → absolute path, to resolve paths relative to the file that wrote them. */
   readonly files: Map<string, string>;
   readonly cwd: string;
+  /**
+   * Local files the configuration reads besides its own files (absolute path → what it is, e.g. a
+   * repository file's `source:`), registered by the kinds that read them: nothing may write over them.
+   */
+  readonly localReads: Map<string, string>;
 }
 
 export function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {

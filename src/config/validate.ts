@@ -14,14 +14,12 @@ import { loadSources, resolveConfigFiles, describePointer } from './load.js';
 import { resolveInstanceLock } from './instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { checkTokenLifetimes, checkTokenSinksAndSelf, resolveFiles, resolveGroup, resolvePages, resolveSettings } from '../resources/config.js';
+import { KIND_CONFIGS } from '../resources/config.js';
+import type { KindConfig } from '../resources/kind-config.js';
+import { CONTAINERS, CONTAINER_NAMES } from '../catalogue/containers.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
-import type {
-  DesiredConfig,
-  DesiredInstance,
-  DesiredProject,
-} from './model.js';
+import type { DesiredConfig, DesiredContainer, DesiredInstance } from './model.js';
 
 /** The ajv standalone validator generated at build time (no schema compilation at start-up). */
 const validateSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -56,7 +54,7 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
 export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions = {}): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
-  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd };
+  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map() };
   if (!validateSchema(sources.data)) {
     for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
   }
@@ -632,8 +630,8 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
         on: 'key',
       });
     }
-    const projects = Object.entries(obj(inst.projects)).map(([ref, pr]) => resolveProject(ref, obj(pr), joinPointer(p, 'projects', ref), ctx));
-    const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), projects, ctx);
+    const { resources, containers } = resolveKinds(name, inst, p, KIND_CONFIGS, ctx);
+    const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), ctx);
     instances.push({
       name,
       pointer: p,
@@ -644,14 +642,12 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       allowInsecureHttp: inst.allow_insecure_http === true,
       settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
       allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), ctx),
-      settings: resolveSettings(obj(inst.settings), joinPointer(p, 'settings'), ctx),
-      groups: Object.entries(obj(inst.groups)).map(([ref, g]) => resolveGroup(ref, obj(g), joinPointer(p, 'groups', ref), ctx)),
       ...(lock && { lock }),
-      projects,
+      resources,
+      containers,
     });
   }
-  checkTokenSinksAndSelf(instances, ctx);
-  checkTokenLifetimes(instances, ctx);
+  for (const k of KIND_CONFIGS) k.check?.(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',
@@ -697,9 +693,44 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
   return ids;
 }
 
-function resolveProject(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredProject {
-  checkRef(ref, p, 'project', ctx);
-  const files = resolveFiles(raw.files, joinPointer(p, 'files'), ctx);
-  const pages = raw.pages !== undefined ? resolvePages(obj(raw.pages), joinPointer(p, 'pages'), ctx) : undefined;
-  return { ref, pointer: p, files, pages };
+/**
+ * Each kind's part of one instance, by kind name: a kind mounted directly under the instance is
+ * resolved once, a kind under a container once per entry (a group, a project) that writes one of its
+ * keys. Each container entry's reference is checked once, whatever kinds live under it; the entries
+ * under which some kind declares something are the instance's `containers`.
+ */
+function resolveKinds(
+  name: string,
+  inst: Record<string, unknown>,
+  p: string,
+  kinds: readonly KindConfig[],
+  ctx: Ctx,
+): { resources: Map<string, unknown>; containers: Map<string, DesiredContainer[]> } {
+  const resources = new Map<string, unknown>();
+  const containers = new Map<string, DesiredContainer[]>();
+  const has = (raw: Record<string, unknown>, k: KindConfig) => k.mount.keys.some((key) => raw[key] !== undefined);
+  for (const k of kinds.filter((x) => !x.mount.container)) {
+    if (!has(inst, k)) continue;
+    const part = k.resolve(inst, { pointer: p, instance: name }, ctx);
+    if (part !== undefined) resources.set(k.kind, part);
+  }
+  for (const c of CONTAINER_NAMES) {
+    const under = kinds.filter((x) => x.mount.container === c);
+    const held: DesiredContainer[] = [];
+    for (const [ref, raw] of Object.entries(obj(inst[c]))) {
+      const cp = joinPointer(p, c, ref);
+      checkRef(ref, cp, CONTAINERS[c].noun, ctx);
+      const entry = obj(raw);
+      let holds = false;
+      for (const k of under.filter((x) => has(entry, x))) {
+        const part = k.resolve(entry, { pointer: cp, instance: name, ref }, ctx);
+        if (part === undefined) continue;
+        resources.set(k.kind, [...((resources.get(k.kind) as unknown[] | undefined) ?? []), part]);
+        holds = true;
+      }
+      if (holds) held.push({ ref, pointer: cp });
+    }
+    if (held.length > 0) containers.set(c, held);
+  }
+  return { resources, containers };
 }

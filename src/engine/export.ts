@@ -9,36 +9,63 @@
  * for the same instance and a re-export shows a reviewable diff.
  */
 import type { ApiClient } from '../api/client.js';
+import type { DesiredInstance } from '../config/model.js';
 import type { ResourceKindName } from './plan.js';
 
-/** What the command line asked to export; a kind reads only its own part. */
-export interface ExportRequest {
-  /** `--all-settings`: every setting, not only those that differ from the spec's defaults. */
-  readonly allSettings: boolean;
-  /** `--group` refs; empty: every group in which the credential has the Owner role. */
-  readonly groups: readonly string[];
-  /** `--file PROJECT:PATH`. */
-  readonly files: readonly { readonly project: string; readonly path: string }[];
-  /** `--pages PROJECT`. */
-  readonly pages: readonly string[];
-  /**
-   * `--sink-dir DIR`: token sinks become files in DIR (relative to the output directory).
-   * Absent: each token gets a commented-out placeholder and the configuration does not validate
-   * (`PLUMB_TOKEN_SINK_MISSING`) until someone chooses where its secret goes.
-   */
-  readonly sinkDir?: string;
-  /**
-   * Secret settings an existing configuration (`-c`) declares as a plain `${env:NAME}`, by setting
-   * name: exported again, with the same NAME, so the configuration in use and its export agree.
-   */
-  readonly settingEnv?: ReadonlyMap<string, string>;
+/** One command-line flag of `plumb export` that an exporter owns (`--group REF`). */
+export interface ExportFlag {
+  /** The long option, without dashes. */
+  readonly name: string;
+  readonly type: 'string' | 'boolean';
+  /** Repeatable. */
+  readonly multiple?: boolean;
+  /** The value's placeholder in the usage (`REF`, `PROJECT:PATH`). */
+  readonly arg?: string;
+  /** Its text in `plumb export --help` (lines after the first are indented under it). */
+  readonly help: string;
 }
 
-export interface ExportContext {
+/** The values parseArgs gave an exporter's flags. */
+export type ExportFlagValues = Readonly<Record<string, string | boolean | readonly (string | boolean)[] | undefined>>;
+
+/** A flag value an exporter refuses: the command reports it as a usage mistake (PLUMB_USAGE). */
+export class ExportOptionError extends Error {
+  constructor(
+    readonly summary: string,
+    readonly suggestion: string,
+  ) {
+    super(summary);
+  }
+}
+
+/** With `-c`: the instance as the configuration in use declares it. */
+export interface ExportDeclared {
+  readonly instance: DesiredInstance;
+  /** NAME when the value at `pointer` is written as exactly `${env:NAME}`, so a re-export keeps the name. */
+  envReference(pointer: string): string | undefined;
+}
+
+/** A directory an exporter writes into under the output directory, checked before the instance is read. */
+export interface ExportOutputDir {
+  /** Relative to the output directory. */
+  readonly dir: string;
+  /** The flag that chose it, for messages (`--sink-dir`); absent: a fixed directory. */
+  readonly flag?: string;
+  /** It holds secrets: export puts a `.gitignore` ignoring everything in it, so it must be a directory of its own. */
+  readonly secrets?: boolean;
+  /** What it holds, in messages ("token secrets"). */
+  readonly what?: string;
+  /** Whether an entry already there is one of its own (anything else refuses a secrets directory). */
+  holds?(name: string): boolean;
+}
+
+export interface ExportContext<O = unknown> {
   readonly client: ApiClient;
   /** YYYY-MM-DD, for expiry-based inferences (rotation policies). */
   readonly today: string;
-  readonly request: ExportRequest;
+  /** What its `parseOptions` returned. */
+  readonly options: O;
+  readonly declared?: ExportDeclared;
 }
 
 /** One value of the exported configuration, at `path` under `instances.<name>`. */
@@ -70,11 +97,26 @@ export interface ExportResult {
   readonly directories?: readonly string[];
   /** Notes for people (stderr), e.g. what could not be exported and why. */
   readonly notes?: readonly string[];
+  /** What it exported, counted, for the summary (`--json` keys, e.g. `{tokens: 2, groups: 1}`). */
+  readonly counts: Readonly<Record<string, number>>;
+  /** The same counts in words for the summary line (`2 token(s) in 1 group(s)`). */
+  readonly summary: string;
+  /** What people must do before the configuration validates (stdout, after the summary). */
+  readonly todo?: readonly string[];
 }
 
-/** One resource kind's export. `wanted` says whether the request asks anything of this kind. */
-export interface ResourceExporter {
+/**
+ * One resource kind's export. It declares its flags and parses them into its own options; it is
+ * always asked, and says "0 file(s)" when its options ask for nothing.
+ */
+export interface ResourceExporter<O = unknown> {
   readonly kind: ResourceKindName;
-  wanted(request: ExportRequest): boolean;
-  export(ctx: ExportContext): Promise<ExportResult>;
+  readonly flags: readonly ExportFlag[];
+  /** Its options from its flags' values; throws {@link ExportOptionError} for a value it refuses. */
+  parseOptions(values: ExportFlagValues): O;
+  /** The directories under the output directory it writes into. */
+  outputDirs?(options: O): readonly ExportOutputDir[];
+  /** What a 404 of one of its reads is about, named as written on the command line (`--pages P`). */
+  notFound?(apiPath: string): string | undefined;
+  export(ctx: ExportContext<O>): Promise<ExportResult>;
 }

@@ -7,12 +7,12 @@
  * (`PLUMB_DUPLICATE_RESOURCE`), as the tokens kind does for groups.
  */
 import { getProjectRef } from '../api/namespaces.js';
-import type { DesiredProject } from '../config/model.js';
+import type { DesiredContainer } from '../config/model.js';
 import type { PlanDiagnostic } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import { planDiagnostic } from './resource.js';
 
-export async function distinctProjects<P extends DesiredProject>(
+export async function distinctProjects<P extends DesiredContainer>(
   ctx: InstanceContext,
   projects: readonly P[],
   what: string,

@@ -1,18 +1,65 @@
 /**
  * The configuration side of the kind contract: what config/ needs from a kind without loading its
- * provider (so `plumb validate` never loads the API client). Each kind's `config.ts` exports one,
- * its `index.ts` puts it in its `KindModule`, and src/resources/config.ts lists them for config/.
+ * provider (so `plumb validate` never loads the API client), and what the schema generator needs to
+ * assemble the configuration's JSON Schema. Each kind's `config.ts` exports one, its `index.ts` puts
+ * it in its `KindModule`, and src/resources/config.ts lists them for config/ and schema/.
  */
+import type { ContainerName } from '../catalogue/containers.js';
+import type { DesiredInstance } from '../config/model.js';
 import type { KindPointer } from '../config/pointer.js';
+import type { Ctx } from '../config/resolve-context.js';
 
-export interface KindConfig {
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * Where a kind lives in an instance: the keys it owns, directly under the instance
+ * (`{keys: ['settings']}`) or under each entry of a shared container
+ * (`{container: 'projects', keys: ['files']}`: `instances.<name>.projects.<ref>.files`). A
+ * container (groups, projects: src/catalogue/containers.ts) is resolved once, by config/, whatever
+ * kinds live under it; a key belongs to one kind.
+ */
+export interface KindMount {
+  readonly container?: ContainerName;
+  readonly keys: readonly string[];
+}
+
+/** The entry a kind's part is resolved in: the instance, or one container entry (a group, a project). */
+export interface ResolveAt {
+  /** The JSON pointer of the object holding the kind's keys (the instance or the container entry). */
+  readonly pointer: string;
+  /** The instance's name. */
+  readonly instance: string;
+  /** Under a container: the entry's reference as written (a full path or a numeric id). */
+  readonly ref?: string;
+}
+
+/** A kind's JSON Schema fragment, mounted by src/schema/build.ts. */
+export interface KindSchema {
+  /** The schema of each key of its mount, in the order they appear (usually a `$ref` into `definitions`). */
+  readonly properties: Readonly<Record<string, JsonSchema>>;
+  /** Definitions it adds to the configuration schema (`#/definitions/<name>`). */
+  readonly definitions?: Readonly<Record<string, JsonSchema>>;
+  /** Its keys under `defaults:` when they differ from `properties` (a top-level mount only). */
+  readonly defaults?: Readonly<Record<string, JsonSchema>>;
+  /** Its stand-alone schema file under schemas/, for tools that validate one block. */
+  readonly standalone?: { readonly title: string; readonly file: string; readonly body: JsonSchema };
+}
+
+export interface KindConfig<D = unknown> {
   readonly kind: string;
   /** The places the kind owns in the configuration, most specific first. */
   readonly pointers: readonly KindPointer[];
+  readonly mount: KindMount;
+  /** Its JSON Schema fragment (build time: `npm run generate`). */
+  schema(): KindSchema;
   /**
-   * Its resolvers (raw YAML → config/model.ts types), referenced here so the contract names them;
-   * config/validate.ts calls them through src/resources/config.ts. Phase 2 of issue 20 gives them
-   * one signature and `DesiredInstance` one map by kind.
+   * Raw YAML → the kind's desired part, with diagnostics through `ctx`. `raw` is the object holding
+   * its mount's keys (the instance, or one container entry); called when at least one of its keys is
+   * present. `undefined`: it declares nothing there. The instance keeps the result under the kind's
+   * name (`DesiredInstance.resources`): the value itself for a top-level mount, the list of values
+   * (one per container entry) under a container; the accessor in its folder reads it.
    */
-  readonly resolvers: Readonly<Record<string, (...args: never[]) => unknown>>;
+  resolve(raw: Readonly<Record<string, unknown>>, at: ResolveAt, ctx: Ctx): D | undefined;
+  /** Checks across instances, after every instance is resolved (e.g. two tokens writing one file). */
+  check?(instances: readonly DesiredInstance[], ctx: Ctx): void;
 }

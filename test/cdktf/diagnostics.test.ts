@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pagesOf } from '../../src/resources/pages/model.js';
 import { loadCdktfConfig, fromStacks } from '../../src/cdktf/load.js';
 import { main } from '../../src/cli.js';
 import { appSource, cdktfApp } from './helpers.js';
@@ -117,7 +118,7 @@ describe('diagnostics from a CDKTF app', () => {
     };
     const r = fromStacks([stack], dir, { cwd: dir, env: ENV, today: TODAY });
     expect(r.diagnostics).toEqual([]);
-    expect(r.config!.instances.map((i) => [i.name, i.url, i.tokenEnv, i.projects[0]!.pages?.fields.pages_https_only])).toEqual([
+    expect(r.config!.instances.map((i) => [i.name, i.url, i.tokenEnv, pagesOf(i)[0]!.pages?.fields.pages_https_only])).toEqual([
       ['prod', 'https://code.example.com', 'PROD_TOKEN', true],
       ['staging', 'https://staging.example.com', 'STAGING_TOKEN', false],
     ]);

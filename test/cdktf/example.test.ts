@@ -48,11 +48,17 @@ describe('the bundled CDKTF example', () => {
     expect(yaml.diagnostics).toEqual([]);
     expect(cdktf.diagnostics).toEqual([]);
     // cdk.tf.json groups resources by type, YAML by file: the same projects, in another order.
+    type Entry = { ref: string; files?: { path: string }[] };
+    const sorted = (v: unknown) =>
+      Array.isArray(v)
+        ? (v as Entry[]).toSorted((x, y) => x.ref.localeCompare(y.ref)).map((p) => (p.files ? { ...p, files: p.files.toSorted((x, y) => x.path.localeCompare(y.path)) } : p))
+        : v;
     const byRef = (c: typeof yaml.config) => ({
       ...c,
       instances: c!.instances.map((i) => ({
         ...i,
-        projects: [...i.projects].sort((x, y) => x.ref.localeCompare(y.ref)).map((p) => ({ ...p, files: [...p.files].sort((x, y) => x.path.localeCompare(y.path)) })),
+        resources: new Map([...i.resources].map(([k, v]) => [k, sorted(v)])),
+        containers: new Map([...i.containers].map(([k, v]) => [k, sorted(v)])),
       })),
     });
     expect(byRef(cdktf.config)).toEqual(byRef(yaml.config));

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { filesOf } from '../../src/resources/repository-files/model.js';
+import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
+import { settingsOf } from '../../src/resources/settings/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { loadCdktfConfig } from '../../src/cdktf/load.js';
 import { appSource, cdktfApp } from './helpers.js';
@@ -144,9 +147,9 @@ describe('YAML and CDKTF', () => {
     expect(yaml.diagnostics).toEqual([]);
     expect(cdktf.diagnostics).toEqual([]);
     const instance = cdktf.config!.instances[0]!;
-    expect(instance.groups.flatMap((g) => g.accessTokens.map((t) => t.name)).sort()).toEqual(['deployer', 'reader']);
-    expect(instance.projects[0]!.files.map((f) => f.path).sort()).toEqual(['bin/run.sh', 'old.txt']);
-    expect(instance.settings.get('captcha_private_key')?.secret).toBe(true);
+    expect(groupsOf(instance).flatMap((g) => g.accessTokens.map((t) => t.name)).sort()).toEqual(['deployer', 'reader']);
+    expect(filesOf(instance)[0]!.files.map((f) => f.path).sort()).toEqual(['bin/run.sh', 'old.txt']);
+    expect(settingsOf(instance).get('captcha_private_key')?.secret).toBe(true);
     expect(canonical(cdktf.config)).toEqual(canonical(yaml.config));
     // The interpolated secret never reaches the documents plumb shows for the app.
     expect([...cdktf.sources.texts.values()].join('\n')).not.toContain(ENV.CAPTCHA_KEY);

@@ -4,6 +4,9 @@
  * that a secret declared once in defaults stays masked for every instance.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
+import { pagesOf } from '../../src/resources/pages/model.js';
+import { settingsOf } from '../../src/resources/settings/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -69,10 +72,10 @@ describe('defaults: inheritance and overrides', () => {
     const r = load({ 'plumb.yaml': DEFAULTS + INSTANCES });
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const staging = instance(r, 'staging');
-    expect(staging.settings.get('signup_enabled')).toMatchObject({ value: false, pointer: '/instances/staging/settings/signup_enabled' });
-    expect(staging.settings.get('default_projects_limit')?.value).toBe(10);
-    expect(staging.groups[0]!.accessTokens[0]).toMatchObject({ name: 'ci', description: 'from defaults', scopes: ['read_api'] });
-    expect(staging.projects[0]!.pages?.fields).toEqual({ pages_https_only: true, pages_unique_domain_enabled: true });
+    expect(settingsOf(staging).get('signup_enabled')).toMatchObject({ value: false, pointer: '/instances/staging/settings/signup_enabled' });
+    expect(settingsOf(staging).get('default_projects_limit')?.value).toBe(10);
+    expect(groupsOf(staging)[0]!.accessTokens[0]).toMatchObject({ name: 'ci', description: 'from defaults', scopes: ['read_api'] });
+    expect(pagesOf(staging)[0]!.pages?.fields).toEqual({ pages_https_only: true, pages_unique_domain_enabled: true });
     const at = r.sources.locations.get('/instances/staging/settings/signup_enabled');
     expect(at?.key).toMatchObject({ file: 'plumb.yaml', line: 4 });
   });
@@ -80,14 +83,14 @@ describe('defaults: inheritance and overrides', () => {
   it('overrides a setting per key, a token whole by name, and Pages per field', () => {
     const r = load({ 'plumb.yaml': DEFAULTS + INSTANCES });
     const prod = instance(r, 'prod');
-    expect(prod.settings.get('signup_enabled')?.value).toBe(true);
+    expect(settingsOf(prod).get('signup_enabled')?.value).toBe(true);
     // The other setting is still inherited.
-    expect(prod.settings.get('default_projects_limit')?.value).toBe(10);
+    expect(settingsOf(prod).get('default_projects_limit')?.value).toBe(10);
     // The token is replaced whole: the default's description does not leak into prod's token.
-    const ci = prod.groups[0]!.accessTokens[0]!;
+    const ci = groupsOf(prod)[0]!.accessTokens[0]!;
     expect(ci.scopes).toEqual(['api']);
     expect(ci.description).toBeUndefined();
-    expect(prod.projects[0]!.pages?.fields).toEqual({ pages_https_only: true, pages_unique_domain_enabled: false });
+    expect(pagesOf(prod)[0]!.pages?.fields).toEqual({ pages_https_only: true, pages_unique_domain_enabled: false });
     expect(r.sources.defaults.at('/instances/prod/settings/signup_enabled')).toEqual({ defaults: '/defaults/settings/signup_enabled', how: 'overridden' });
     expect(r.sources.defaults.at('/instances/prod/projects/platform~1app/pages/pages_https_only')?.how).toBe('inherited');
   });
@@ -139,7 +142,7 @@ instances:
 `;
     const ok = load({ 'plumb.yaml': shared('"secrets/{instance}-ci.token"'), 'secrets/README': '' });
     expect(ok.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const sinks = ok.config!.instances.map((i) => i.groups[0]!.accessTokens[0]!.sink);
+    const sinks = ok.config!.instances.map((i) => groupsOf(i)[0]!.accessTokens[0]!.sink);
     expect(sinks.map((x) => (x?.kind === 'file' ? x.path.split('/').pop() : x))).toEqual(['prod-ci.token', 'staging-ci.token']);
     const clash = load({ 'plumb.yaml': shared('secrets/ci.token'), 'secrets/README': '' });
     const d = clash.diagnostics.find((x) => x.code === 'PLUMB_TOKEN_SINK_SHARED')!;

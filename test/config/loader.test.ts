@@ -7,6 +7,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { filesOf } from '../../src/resources/repository-files/model.js';
+import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
+import { settingsOf } from '../../src/resources/settings/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { MASK } from '../../src/config/secrets.js';
 import { diagnosticsToJson, renderDiagnosticsHuman } from '../../src/diagnostics/index.js';
@@ -47,8 +50,8 @@ describe('merging a directory of files', () => {
     expect(result.config?.instances.map((i) => i.name)).toEqual(['prod']);
     expect(inst?.url).toBe('https://code.example.com');
     expect(inst?.tokenEnv).toBe('PLUMB_TOKEN');
-    expect(inst?.settings.get('signup_enabled')?.value).toBe(false);
-    expect(inst?.settings.get('throttle_authenticated_api_requests_per_period')?.value).toBe(600);
+    expect(settingsOf(inst!).get('signup_enabled')?.value).toBe(false);
+    expect(settingsOf(inst!).get('throttle_authenticated_api_requests_per_period')?.value).toBe(600);
   });
 
   it('remembers which file each merged value came from', () => {
@@ -74,9 +77,9 @@ describe('merging a directory of files', () => {
   });
 
   it('attaches tokens declared in one file to the instance declared in another', () => {
-    const tokens = inst?.groups.flatMap((g) => g.accessTokens.map((t) => `${g.ref}:${t.name}`));
+    const tokens = groupsOf(inst!).flatMap((g) => g.accessTokens.map((t) => `${g.ref}:${t.name}`));
     expect(tokens?.sort()).toEqual(['1234:reader', 'platform/infra:ci-deployer', 'platform/infra:plumb']);
-    const deployer = inst?.groups.find((g) => g.ref === 'platform/infra')?.accessTokens.find((t) => t.name === 'ci-deployer');
+    const deployer = groupsOf(inst!).find((g) => g.ref === 'platform/infra')?.accessTokens.find((t) => t.name === 'ci-deployer');
     expect(deployer).toMatchObject({ scopes: ['api'], accessLevel: 40, expiresAt: '2027-01-31', self: false });
     // A file sink is relative to the YAML file that declares it (teams/), not to the working directory.
     expect(deployer?.sink).toMatchObject({ kind: 'file', path: path.join(dir, 'split-configuration/secrets/ci-deployer.token') });
@@ -89,7 +92,7 @@ describe('merging a directory of files', () => {
     });
     const r = loadConfig(['.'], { cwd: split, env: CORPUS_ENV, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(r.config?.instances[0]?.settings.get('two_factor_grace_period')?.value).toBe(24);
+    expect(settingsOf(r.config!.instances[0]!).get('two_factor_grace_period')?.value).toBe(24);
   });
 
   it('names both places when a resource is declared twice', () => {
@@ -129,7 +132,7 @@ describe('interpolation', () => {
     });
     const r = loadConfig(['plumb.yaml'], { cwd: d, env: { CAPTCHA_KEY: 'k3y-from-the-environment', HOME_HOST: 'www.example.com' }, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    const settings = r.config!.instances[0]!.settings;
+    const settings = settingsOf(r.config!.instances[0]!);
     expect(settings.get('captcha_private_key')).toEqual({ value: 'k3y-from-the-environment', secret: true, pointer: '/instances/main/settings/captcha_private_key' });
     // Any interpolated value is a secret, even in a setting that is not secret by itself.
     expect(settings.get('home_page_url')).toMatchObject({ value: 'https://www.example.com/welcome', secret: true });
@@ -148,7 +151,7 @@ describe('interpolation', () => {
     });
     const r = loadConfig(['plumb.yaml'], { cwd: d, env: { REAL: 'value-of-real' }, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    const settings = r.config!.instances[0]!.settings;
+    const settings = settingsOf(r.config!.instances[0]!);
     expect(settings.get('after_sign_up_text')).toMatchObject({ value: 'Prices are shown as ${amount} and ${env:NOT_READ}.', secret: false });
     expect(settings.get('help_page_text')).toMatchObject({ value: '${env:LITERAL} then value-of-real', secret: true });
   });
@@ -165,7 +168,7 @@ describe('interpolation', () => {
     // Relative to the working directory, ../certs/ would not exist: only the YAML file's directory works.
     const r = loadConfig(['config/prod/plumb.yaml'], { cwd: d, env: {}, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    const settings = r.config!.instances[0]!.settings;
+    const settings = settingsOf(r.config!.instances[0]!);
     expect(settings.get('external_auth_client_cert')).toMatchObject({ value: 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n', secret: true });
     expect(settings.get('external_auth_client_key')).toMatchObject({ value: 'the-client-key', secret: true });
     expect(r.sources.secrets.redact('got the-client-key')).toBe(`got ${MASK}`);
@@ -201,7 +204,7 @@ describe('paths in the configuration', () => {
     // Relative to the working directory (d), ../content/ would be outside the project and not exist.
     const r = loadConfig(['config'], { cwd: d, env: {}, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
-    const files = r.config!.instances[0]!.projects[0]!.files;
+    const files = filesOf(r.config!.instances[0]!)[0]!.files;
     // A text source is read streaming at plan time: the configuration keeps its absolute path.
     expect(files[0]!.source).toBe(path.join(d, 'content/SECURITY.md'));
     expect(files.map((f) => [f.path, f.content?.toString('utf8') ?? readFileSync(f.source!, 'utf8')])).toEqual([
@@ -369,7 +372,7 @@ describe('bad input that used to get through (issue 8)', () => {
   it('accepts signin_enabled: false, typed like its target, and sends a boolean', () => {
     const r = load({ 'plumb.yaml': settings('      signin_enabled: false\n') });
     expect(codes(r.diagnostics)).toEqual(['PLUMB_SETTING_DEPRECATED']);
-    expect(r.config?.instances[0]?.settings.get('signin_enabled')?.value).toBe(false);
+    expect(settingsOf(r.config!.instances[0]!).get('signin_enabled')?.value).toBe(false);
   });
 
   it('refuses a deprecated setting beside its replacement even when the values agree, naming both places', () => {
@@ -389,8 +392,8 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(bad.config).toBeUndefined();
     const ok = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:EMPTY_PATH:-}"\n      home_page_url: "https://example.com/${env:UNSET_PATH:-}"\n') }, { EMPTY_PATH: '' });
     expect(codes(ok.diagnostics)).toEqual([]);
-    expect(ok.config?.instances[0]?.settings.get('after_sign_out_path')?.value).toBe('');
-    expect(ok.config?.instances[0]?.settings.get('home_page_url')?.value).toBe('https://example.com/');
+    expect(settingsOf(ok.config!.instances[0]!).get('after_sign_out_path')?.value).toBe('');
+    expect(settingsOf(ok.config!.instances[0]!).get('home_page_url')?.value).toBe('https://example.com/');
   });
 
   it('refuses a default value other than the empty one in ${env:NAME:-…}', () => {
@@ -404,7 +407,7 @@ describe('bad input that used to get through (issue 8)', () => {
       'secrets/key.txt': '\uFEFFspam-key-value\n',
     });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(r.config?.instances[0]?.settings.get('spam_check_api_key')?.value).toBe('spam-key-value');
+    expect(settingsOf(r.config!.instances[0]!).get('spam_check_api_key')?.value).toBe('spam-key-value');
     const empty = load({ 'plumb.yaml': settings('      spam_check_api_key: ${file:secrets/key.txt}\n'), 'secrets/key.txt': '\n' });
     expect(only(empty.diagnostics, 'PLUMB_FILE_EMPTY').location).toMatchObject({ line: 7, column: 27 });
   });
@@ -435,7 +438,7 @@ describe('bad input that used to get through (issue 8)', () => {
     const tokens = '    groups:\n      g:\n        access_tokens:\n          a: &t {scopes: [api], rotation: {lifetime_days: 90}, sink: {stdout: true}}\n          b: *t\n';
     const r = load({ 'plumb.yaml': HEAD + tokens });
     expect(codes(r.diagnostics)).toEqual([]);
-    expect(r.config?.instances[0]?.groups[0]?.accessTokens.map((t) => t.name)).toEqual(['a', 'b']);
+    expect(groupsOf(r.config!.instances[0]!)[0]?.accessTokens.map((t) => t.name)).toEqual(['a', 'b']);
   });
 
   it('names .inf, .nan and integers beyond 2^53 for what they are', () => {

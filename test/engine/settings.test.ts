@@ -160,6 +160,17 @@ domain_denylist: [spam.example, junk.example]
     expect(count('PUT')).toBe(0);
   });
 
+  it('answers --json with JSON, not a sentence, when a saved plan has no changes', async () => {
+    config('signup_enabled: false');
+    expect((await wd.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const r = await wd.run(['apply', 'plan.json', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: true, outcomes: [] });
+    const human = await wd.run(['apply', 'plan.json']);
+    expect(human.stdout).toContain('The saved plan has no changes.');
+  });
+
   it('still applies a saved plan when only undeclared settings moved', async () => {
     config('signup_enabled: false');
     expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);

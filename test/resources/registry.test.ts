@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_MODULES, REASON_TEXT, TERRAFORM_PARTS } from '../../src/resources/index.js';
+import { EXPORTERS, KIND_MODULES, REASON_TEXT, TERRAFORM_PARTS } from '../../src/resources/index.js';
+import { main } from '../../src/cli.js';
+import type { Io } from '../../src/commands/output.js';
 import { KIND_CONFIGS } from '../../src/resources/config.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
 
@@ -35,5 +37,32 @@ describe('the kinds registry', () => {
 
   it('serves each Terraform resource type once', () => {
     expect(new Set(TERRAFORM_PARTS.map((t) => t.typeName)).size).toBe(TERRAFORM_PARTS.length);
+  });
+});
+
+describe('plumb export and the exporters', () => {
+  const run = async (argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io: Io = { stdout: (s) => void out.push(s), stderr: (s) => void err.push(s), env: {}, cwd: process.cwd(), isTTY: false };
+    const code = await main(argv, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  };
+
+  it('lists every exporter flag in the usage, once, in the order of the registry', async () => {
+    const flags = EXPORTERS.flatMap((e) => e.flags.map((f) => `--${f.name}`));
+    expect(new Set(flags).size).toBe(flags.length);
+    const { code, stdout } = await run(['export', '--help']);
+    expect(code).toBe(0);
+    const at = flags.map((f) => stdout.indexOf(`\n  ${f} `));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+
+  it('reports a value an exporter refuses as a usage mistake, before anything is read', async () => {
+    const { code, stderr } = await run(['export', '--out', 'x', '--instance-url', 'http://127.0.0.1:1', '--sink-dir', '../up']);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('PLUMB_USAGE');
+    expect(stderr).toContain('--sink-dir must be a directory inside the output directory');
   });
 });

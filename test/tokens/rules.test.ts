@@ -6,11 +6,12 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
 import { ApiClient } from '../../src/api/client.js';
 import { ApiUnauthorizedError } from '../../src/api/errors.js';
 import { listGroupAccessTokens } from '../../src/api/group-access-tokens.js';
 import type { GroupAccessToken } from '../../src/api/group-access-tokens.js';
-import type { DesiredAccessToken } from '../../src/config/model.js';
+import type { DesiredAccessToken } from '../../src/resources/group-access-tokens/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { StateStore } from '../../src/engine/state.js';
@@ -115,7 +116,7 @@ ${extraGroups}`,
   it('accepts an id pin and refuses one that is not a positive integer', () => {
     const ok = validate('          ci: {id: 12, scopes: [api], expires_at: 2026-06-01, sink: {stdout: true}}');
     expect(codes(ok)).toEqual([]);
-    expect(ok.config!.instances[0]!.groups[0]!.accessTokens[0]!.id).toBe(12);
+    expect(groupsOf(ok.config!.instances[0]!)[0]!.accessTokens[0]!.id).toBe(12);
     expect(codes(validate('          ci: {id: 0, scopes: [api], expires_at: 2026-06-01, sink: {stdout: true}}'))).toContain('PLUMB_OUT_OF_RANGE');
   });
 
@@ -134,7 +135,7 @@ ${extraGroups}`,
 
   it('resolves a command written as a relative path against the YAML file, and leaves a bare name for PATH', () => {
     const r = validate('          a: {scopes: [api], expires_at: 2026-06-01, sink: {command: [./hooks/store.sh, x]}}\n          b: {scopes: [api], expires_at: 2026-06-01, sink: {command: [vault, put]}}');
-    const [a, b] = r.config!.instances[0]!.groups[0]!.accessTokens;
+    const [a, b] = groupsOf(r.config!.instances[0]!)[0]!.accessTokens;
     expect(a!.sink).toMatchObject({ kind: 'command', argv: [expect.stringMatching(/plumb-rules-[^/]+\/hooks\/store\.sh$/), 'x'] });
     expect(b!.sink).toMatchObject({ kind: 'command', argv: ['vault', 'put'] });
     expect(codes(validate('          a: {scopes: [api], expires_at: 2026-06-01, sink: {command: [""]}}'))).toContain('PLUMB_STRING_FORMAT');

@@ -5,11 +5,14 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
-import type { KindConfig } from '../kind-config.js';
-import type { DesiredAccessToken, DesiredGroup, DesiredInstance, TokenSink } from '../../config/model.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { DesiredInstance, DesiredValue } from '../../config/model.js';
+import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
+import { groupsOf } from './model.js';
+import { accessTokenSchema, groupTokenProperties } from './schema.js';
 import { joinPointer, splitPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { at, checkRef, obj, push, relativeToFile } from '../../config/resolve-context.js';
+import { at, obj, push, relativeToFile } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import { closestMatch } from '../../util/suggest.js';
 
@@ -19,7 +22,6 @@ export const TOKEN_POINTERS: readonly KindPointer[] = [
 ];
 
 export function resolveGroup(ref: string, raw: Record<string, unknown>, p: string, ctx: Ctx): DesiredGroup {
-  checkRef(ref, p, 'group', ctx);
   const tokens: DesiredAccessToken[] = [];
   for (const [name, t] of Object.entries(obj(raw.access_tokens))) {
     const token = resolveToken(name, obj(t), joinPointer(p, 'access_tokens', name), ctx);
@@ -58,8 +60,8 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
   const files = new Map<string, { token: DesiredAccessToken; instance: string }>();
   let guarded: Map<string, string> | undefined;
   for (const inst of instances) {
-    const selfTokens = inst.groups.flatMap((g) => g.accessTokens.filter((t) => t.self));
-    const groupsWithSelf = new Set(inst.groups.filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
+    const selfTokens = groupsOf(inst).flatMap((g) => g.accessTokens.filter((t) => t.self));
+    const groupsWithSelf = new Set(groupsOf(inst).filter((g) => g.accessTokens.some((t) => t.self)).map((g) => g.ref));
     if (selfTokens.length > 1 && groupsWithSelf.size > 1) {
       push(ctx, {
         severity: 'error',
@@ -71,10 +73,10 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
         on: 'key',
       });
     }
-    for (const g of inst.groups) {
+    for (const g of groupsOf(inst)) {
       for (const t of g.accessTokens) {
         if (t.sink?.kind !== 'file') continue;
-        const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(instances, ctx)));
+        const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(ctx)));
         if (over) {
           push(ctx, {
             severity: 'error',
@@ -120,15 +122,11 @@ function landing(p: string): string {
   }
 }
 
-/** The files a sink may never be: every configuration file read, and every repository file's source. */
-function protectedFiles(instances: readonly DesiredInstance[], ctx: Ctx): Map<string, string> {
+/** The files a sink may never be: every configuration file read, and every local file a kind reads (a repository file's source). */
+function protectedFiles(ctx: Ctx): Map<string, string> {
   const out = new Map<string, string>();
   for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
-  for (const inst of instances) {
-    for (const project of inst.projects) {
-      for (const f of project.files) if (f.source !== undefined) out.set(landing(f.source), `the source of repository file "${f.path}"`);
-    }
-  }
+  for (const [abs, what] of ctx.localReads) out.set(landing(abs), what);
   return out;
 }
 
@@ -148,11 +146,13 @@ function protectedFile(sinkPath: string, files: ReadonlyMap<string, string>): st
  */
 export function checkTokenLifetimes(instances: readonly DesiredInstance[], ctx: Ctx): void {
   for (const inst of instances) {
-    const limit = inst.settings.get('max_personal_access_token_lifetime');
+    // The instance's declared limit, read from the application settings' part by its kind name
+    // (a kind never imports another; config/model.ts's DesiredValue is the shared shape).
+    const limit = (inst.resources.get('application_settings') as ReadonlyMap<string, DesiredValue> | undefined)?.get('max_personal_access_token_lifetime');
     if (!limit || limit.secret || typeof limit.value !== 'number' || !Number.isInteger(limit.value) || limit.value < 1) continue;
     const days = limit.value;
     const latest = addDays(ctx.today, days);
-    for (const g of inst.groups) {
+    for (const g of groupsOf(inst)) {
       for (const t of g.accessTokens) {
         const related = [{ message: `max_personal_access_token_lifetime is ${days} day(s) here`, location: at(ctx, limit.pointer, 'key') }];
         if (t.rotation && t.rotation.lifetimeDays > days) {
@@ -334,4 +334,23 @@ function isRealDate(d: string): boolean {
 
 
 /** This kind's configuration side, for its KindModule and src/resources/config.ts. */
-export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, resolvers: { resolveGroup, checkTokenSinksAndSelf } };
+export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, mount: { container: 'groups', keys: ['access_tokens', 'prune_access_tokens'] }, schema, resolve, check };
+
+/** A group's tokens; a group that declares none and does not prune is not managed (undefined). */
+function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): DesiredGroup | undefined {
+  const g = resolveGroup(where.ref ?? '', raw, where.pointer, ctx);
+  return g.accessTokens.length > 0 || g.pruneAccessTokens ? g : undefined;
+}
+
+function check(instances: readonly DesiredInstance[], ctx: Ctx): void {
+  checkTokenSinksAndSelf(instances, ctx);
+  checkTokenLifetimes(instances, ctx);
+}
+
+function schema(): KindSchema {
+  return {
+    properties: groupTokenProperties(),
+    definitions: { access_token: accessTokenSchema() },
+    standalone: { title: 'Group access token', file: 'group-access-token.schema.json', body: accessTokenSchema() },
+  };
+}

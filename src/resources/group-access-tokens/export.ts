@@ -17,6 +17,8 @@ import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
 import { getGroupRef, listOwnedGroups } from '../../api/namespaces.js';
 import type { ExportEntry, ExportResult, ResourceExporter } from '../../engine/export.js';
+import { ExportOptionError } from '../../engine/export.js';
+import { decodedSegment } from '../../api/path.js';
 import { daysBetween } from './identity.js';
 
 const DEFAULT_ROTATE_BEFORE = 7;
@@ -71,12 +73,46 @@ function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today:
   return { entries, dirs: sinkDir !== undefined && entries.length > 0 ? [sinkDir] : [] };
 }
 
-export const groupAccessTokensExporter: ResourceExporter = {
+/** `--group REF` (repeatable; none: every group the credential owns) and `--sink-dir DIR`. */
+interface TokenExportOptions {
+  readonly groups: readonly string[];
+  /**
+   * Token sinks become files in this directory (relative to the output directory). Absent: each
+   * token gets a commented-out placeholder and the configuration does not validate
+   * (`PLUMB_TOKEN_SINK_MISSING`) until someone chooses where its secret goes.
+   */
+  readonly sinkDir?: string;
+}
+
+function parseOptions(values: Readonly<Record<string, unknown>>): TokenExportOptions {
+  const sinkDir = values['sink-dir'] as string | undefined;
+  if (sinkDir !== undefined && (sinkDir === '' || sinkDir.startsWith('/') || sinkDir.split('/').includes('..'))) {
+    throw new ExportOptionError(`--sink-dir must be a directory inside the output directory, not "${sinkDir}"`, 'for example --sink-dir secrets (plumb export --help lists the options)');
+  }
+  return { groups: (values.group as readonly string[] | undefined) ?? [], ...(sinkDir !== undefined && { sinkDir: sinkDir.replace(/\/+$/, '') }) };
+}
+
+export const groupAccessTokensExporter: ResourceExporter<TokenExportOptions> = {
   kind: 'group_access_token',
-  wanted: () => true,
+  flags: [
+    { name: 'group', type: 'string', multiple: true, arg: 'REF', help: "export this group's access tokens (repeatable; default: every group in\nwhich the token's user is Owner)" },
+    {
+      name: 'sink-dir',
+      type: 'string',
+      arg: 'DIR',
+      help: "deliver each token's secret into a file in DIR (relative to the output\ndirectory; created); without it, each token gets a TODO placeholder and\nthe configuration does not validate until a sink is chosen",
+    },
+  ],
+  parseOptions,
+  // The sink directory gets a .gitignore ignoring everything: it holds token files only.
+  outputDirs: (o) => (o.sinkDir !== undefined ? [{ dir: o.sinkDir, flag: '--sink-dir', secrets: true, what: 'token secrets', holds: (name: string) => name === '.gitignore' || name.endsWith('.token') }] : []),
+  notFound(apiPath) {
+    const m = /^\/groups\/([^/?]+)/.exec(apiPath);
+    return m ? `group "${decodedSegment(m[1]!)}" (--group ${decodedSegment(m[1]!)})` : undefined;
+  },
 
   async export(ctx): Promise<ExportResult> {
-    const { request, client } = ctx;
+    const { options: request, client } = ctx;
     const groups =
       request.groups.length > 0
         ? await Promise.all(request.groups.map((ref) => getGroupRef(client, /^\d+$/.test(ref) ? Number(ref) : ref)))
@@ -96,6 +132,15 @@ export const groupAccessTokensExporter: ResourceExporter = {
     const notes = request.groups.length === 0 ? [`groups: ${groups.length} owned by the credential, ${perGroup.filter((p) => p.tokens.some((t) => t.active)).length} with active tokens`] : [];
     // Secrets delivered into the output directory must never be committed with the configuration.
     const files = [...dirs].map((d) => ({ path: `${d}/.gitignore`, content: Buffer.from('# Token secrets delivered by plumb: never commit them.\n*\n!.gitignore\n') }));
-    return { entries, directories: [...dirs], files, notes };
+    const groupCount = new Set(entries.map((e) => e.path[1])).size;
+    return {
+      entries,
+      directories: [...dirs],
+      files,
+      notes,
+      counts: { tokens: entries.length, groups: groupCount },
+      summary: `${entries.length} token(s) in ${groupCount} group(s)`,
+      todo: entries.length > 0 && request.sinkDir === undefined ? ['Each token needs a sink before the configuration validates: see the TODO comments.'] : [],
+    };
   },
 };

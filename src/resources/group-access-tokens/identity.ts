@@ -4,7 +4,7 @@
  * read in one place (docs/tokens.md describes the same rules).
  */
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
-import type { DesiredAccessToken } from '../../config/model.js';
+import type { DesiredAccessToken } from './model.js';
 import type { Reason } from '../../engine/plan.js';
 
 export type LiveState = 'active' | 'revoked' | 'expired';

@@ -28,7 +28,9 @@ import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../a
 import { ApiAmbiguousError, ApiError, describeReason } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
 import type { PathParam } from '../../api/path.js';
-import type { DesiredAccessToken, DesiredGroup, DesiredInstance } from '../../config/model.js';
+import type { DesiredInstance } from '../../config/model.js';
+import type { DesiredAccessToken, DesiredGroup } from './model.js';
+import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
@@ -67,7 +69,7 @@ function undeclaredAddress(instance: DesiredInstance, group: string, t: GroupAcc
 
 /** plumb's credential on the instance is a group access token (one declared token is `self: true`). */
 function runsAsGroupToken(instance: DesiredInstance): boolean {
-  return instance.groups.some((g) => g.accessTokens.some((t) => t.self));
+  return groupsOf(instance).some((g) => g.accessTokens.some((t) => t.self));
 }
 
 function managesTokens(g: DesiredGroup): boolean {
@@ -93,7 +95,7 @@ function env(ctx: InstanceContext): NodeJS.ProcessEnv {
 }
 
 function findDeclared(instance: DesiredInstance, group: string, name: string): DesiredAccessToken | undefined {
-  return instance.groups.find((g) => g.ref === group)?.accessTokens.find((t) => t.name === name);
+  return groupsOf(instance).find((g) => g.ref === group)?.accessTokens.find((t) => t.name === name);
 }
 
 /**
@@ -177,12 +179,12 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   kind: 'group_access_token',
 
   declares(instance) {
-    return instance.groups.some(managesTokens);
+    return groupsOf(instance).some(managesTokens);
   },
 
   async plan(ctx): Promise<PlanResponse> {
     // A group no target can select is not read (one list request per group saved).
-    const groups = ctx.instance.groups.filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
+    const groups = groupsOf(ctx.instance).filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
     // Sinks first, before any request: a secret the instance issues must have somewhere to go.
     const sinkErrors: PlanDiagnostic[] = [];
     // A plan checks afresh; apply reuses what the plan found moments before.
@@ -229,7 +231,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
 
   /** With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON line each). */
   writesStdout(instance) {
-    return instance.groups.some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout'));
+    return groupsOf(instance).some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout'));
   },
 
   async liveFingerprint(ctx, _change, p) {
@@ -378,7 +380,7 @@ function trustedNotes(ctx: InstanceContext, g: DesiredGroup, live: readonly Grou
     const token = live.find((x) => x.id === n.id);
     if (n.group !== g.ref) {
       // Another group's note: that group's plan judges it. A note for no declared group is reported once, by the first group.
-      if (!instance.groups.some((x) => x.ref === n.group) && g === instance.groups.find(managesTokens)) {
+      if (!groupsOf(instance).some((x) => x.ref === n.group) && g === groupsOf(instance).find(managesTokens)) {
         rejected.push(`tokens["${n.id}"] names group ${JSON.stringify(n.group)}, which the configuration does not declare`);
       }
       continue;

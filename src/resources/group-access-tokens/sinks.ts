@@ -15,7 +15,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { TokenSink } from '../../config/model.js';
+import type { TokenSink } from './model.js';
 import { writeFileAtomic } from '../../util/write-file.js';
 
 /** Why a sink cannot be used, found before any request. */

@@ -2,11 +2,12 @@
  * The Pages' part of resolving a configuration: `instances.<name>.projects.<ref>.pages`. The schema
  * pass checks the types and the host-name form; this turns the block into `DesiredPages`.
  */
-import type { KindConfig } from '../kind-config.js';
-import type { DesiredPages, DesiredPagesFields } from '../../config/model.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { DesiredPages, DesiredPagesFields, PagesProject } from './model.js';
+import { pagesSchema } from './schema.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { joinPointer } from '../../config/pointer.js';
-import { push } from '../../config/resolve-context.js';
+import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** A project's Pages block is defined in one place only. */
@@ -43,4 +44,16 @@ export function resolvePages(raw: Record<string, unknown>, p: string, ctx: Ctx):
 }
 
 /** This kind's configuration side, for its KindModule and src/resources/config.ts. */
-export const PAGES_CONFIG: KindConfig = { kind: 'pages', pointers: PAGES_POINTERS, resolvers: { resolvePages } };
+export const PAGES_CONFIG: KindConfig = { kind: 'pages', pointers: PAGES_POINTERS, mount: { container: 'projects', keys: ['pages'] }, schema, resolve };
+
+function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): PagesProject {
+  return { ref: where.ref ?? '', pointer: where.pointer, pages: resolvePages(obj(raw.pages), joinPointer(where.pointer, 'pages'), ctx) };
+}
+
+function schema(): KindSchema {
+  return {
+    properties: { pages: { $ref: '#/definitions/pages' } },
+    definitions: { pages: pagesSchema() },
+    standalone: { title: 'Pages settings', file: 'pages.schema.json', body: pagesSchema() },
+  };
+}

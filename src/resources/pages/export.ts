@@ -5,14 +5,21 @@
  */
 import { getPages } from '../../api/pages.js';
 import type { ExportEntry, ExportResult, ResourceExporter } from '../../engine/export.js';
+import { decodedSegment } from '../../api/path.js';
 
-export const pagesExporter: ResourceExporter = {
+/** `--pages PROJECT`, repeatable: the projects whose Pages to export. */
+export const pagesExporter: ResourceExporter<readonly string[]> = {
   kind: 'pages',
-  wanted: (request) => request.pages.length > 0,
+  flags: [{ name: 'pages', type: 'string', multiple: true, arg: 'PROJECT', help: "export this project's Pages settings (repeatable)" }],
+  parseOptions: (values) => (values.pages as readonly string[] | undefined) ?? [],
+  notFound(apiPath) {
+    const m = /^\/projects\/([^/]+)\/pages/.exec(apiPath);
+    return m ? `the Pages of project "${decodedSegment(m[1]!)}" (--pages ${decodedSegment(m[1]!)}; a project without Pages answers 404 too)` : undefined;
+  },
 
   async export(ctx): Promise<ExportResult> {
     const entries: ExportEntry[] = await Promise.all(
-      ctx.request.pages.map(async (ref) => {
+      ctx.options.map(async (ref) => {
         const p = await getPages(ctx.client, /^\d+$/.test(ref) ? Number(ref) : ref);
         return {
           path: ['projects', ref, 'pages'],
@@ -26,6 +33,6 @@ export const pagesExporter: ResourceExporter = {
         };
       }),
     );
-    return { entries };
+    return { entries, counts: { pages: entries.length }, summary: `${entries.length} Pages block(s)` };
   },
 };

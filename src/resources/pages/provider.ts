@@ -15,7 +15,8 @@ import { PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
 import { getPages, unpublishPages, updatePages } from '../../api/pages.js';
 import type { PagesSettings } from '../../api/pages.js';
 import { ApiBadRequestError, ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
-import type { DesiredPages, DesiredProject } from '../../config/model.js';
+import type { DesiredPages, PagesProject } from './model.js';
+import { pagesOf } from './model.js';
 import { joinPointer } from '../../config/pointer.js';
 import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
@@ -31,10 +32,8 @@ const FIELDS = Object.keys(PAGES_UPDATE_RESPONSE_FIELD) as Field[];
 /** The destroy's id in a plan's risks (`gate: 'destroy'`): not an `allow_risky` id. */
 export const UNPUBLISH_RISK_ID = 'pages-unpublish';
 
-type PagesProject = DesiredProject & { readonly pages: DesiredPages };
-
 function declared(ctx: Pick<InstanceContext, 'instance'>): PagesProject[] {
-  return ctx.instance.projects.filter((p): p is PagesProject => p.pages !== undefined);
+  return [...pagesOf(ctx.instance)];
 }
 
 function projectFor(ctx: Pick<InstanceContext, 'instance'>, ref: string): PagesProject | undefined {
@@ -293,7 +292,7 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
   kind: 'pages',
 
   declares(instance) {
-    return instance.projects.some((p) => p.pages !== undefined);
+    return pagesOf(instance).length > 0;
   },
 
   async plan(ctx): Promise<PlanResponse> {

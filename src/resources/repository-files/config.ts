@@ -8,11 +8,14 @@
  */
 import { fileErrorSentence } from '../../util/file-error.js';
 import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
-import type { KindConfig } from '../kind-config.js';
-import type { DesiredFile } from '../../config/model.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { DesiredInstance } from '../../config/model.js';
+import type { DesiredFile, FilesProject } from './model.js';
+import { filesOf } from './model.js';
+import { fileSchema } from './schema.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
+import { at, obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** A file is one resource, defined in one file of the configuration. */
@@ -105,7 +108,10 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
         // Only inside the configuration root, a regular file within the cap (src/config/files.ts);
         // the checked real path is what plan hashes and apply reads.
         if (encoding === 'base64') content = decode(readLocalFile(src, 'source', roots).toString('utf8'), 'base64', sp, ctx);
-        else source = checkLocalFile(src, 'source', roots);
+        else {
+          source = checkLocalFile(src, 'source', roots);
+          ctx.localReads.set(source, `the source of repository file "${filePath}"`);
+        }
       } catch (err) {
         const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
         push(ctx, {
@@ -287,4 +293,42 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
 }
 
 /** This kind's configuration side, for its KindModule and src/resources/config.ts. */
-export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, resolvers: { resolveFiles } };
+export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files'] }, schema, resolve, check: checkLockPaths };
+
+function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {
+  const files = resolveFiles(raw.files, joinPointer(where.pointer, 'files'), ctx);
+  return files.length > 0 ? { ref: where.ref ?? '', pointer: where.pointer, files } : undefined;
+}
+
+function schema(): KindSchema {
+  return {
+    properties: { files: { type: 'object', additionalProperties: { $ref: '#/definitions/file' } } },
+    definitions: { file: fileSchema() },
+    standalone: { title: 'Repository file', file: 'repository-file.schema.json', body: fileSchema() },
+  };
+}
+
+/**
+ * The instance's lock file (`lock:`, docs/state.md#locking) is never a file the configuration
+ * manages: apply would overwrite or delete a lock another apply holds, or be blocked by its own lock.
+ */
+function checkLockPaths(instances: readonly DesiredInstance[], ctx: Ctx): void {
+  for (const inst of instances) {
+    const lock = inst.lock;
+    if (!lock) continue;
+    // The service matches project paths without case; a numeric id and a path of one project cannot be told apart offline.
+    const same = filesOf(inst).find((pr) => pr.ref.toLowerCase() === lock.project.toLowerCase());
+    const declared = same?.files.find((f) => f.path === lock.path);
+    if (!same || !declared) continue;
+    const where = at(ctx, declared.pointer, 'key');
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_LOCK_PATH_DECLARED',
+      summary: `The lock file "${lock.path}" of project "${lock.project}" is also declared as a repository file`,
+      detail: 'apply creates and deletes the lock file itself; managing it as a file too would overwrite or delete a lock another apply holds, or be blocked by its own lock.',
+      suggestion: 'give the lock a path of its own, e.g. locks/plumb.json, that no `files:` entry declares',
+      pointer: joinPointer(lock.pointer, 'path'),
+      ...(where && { related: [{ message: 'declared as a file here', location: where }] }),
+    });
+  }
+}

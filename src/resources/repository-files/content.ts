@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import type { DesiredFile } from '../../config/model.js';
+import type { DesiredFile } from './model.js';
 
 /** One read buffer: what hashing a source holds in memory at a time. */
 const CHUNK = 64 * 1024;

@@ -15,7 +15,8 @@ import { Semaphore } from '../../api/semaphore.js';
 import type { ProjectRef } from '../../api/namespaces.js';
 import { createFile, deleteFile, getFile, getFileMetadata, getRawFile, updateFile } from '../../api/repository-files.js';
 import type { RepositoryFileMetadata } from '../../api/repository-files.js';
-import type { DesiredFile, DesiredProject } from '../../config/model.js';
+import type { DesiredFile, FilesProject } from './model.js';
+import { filesOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { canonical } from '../../util/canonical.js';
 import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
@@ -41,7 +42,7 @@ const LOCAL_READS = 8;
 const NOT_ON_A_BRANCH = /only create or edit files when you are on a branch/i;
 
 interface Target {
-  readonly project: DesiredProject;
+  readonly project: FilesProject;
   readonly file: DesiredFile;
   readonly branch: string;
 }
@@ -152,7 +153,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
   kind: 'repository_file',
 
   declares(instance) {
-    return instance.projects.some((p) => p.files.length > 0);
+    return filesOf(instance).some((p) => p.files.length > 0);
   },
 
   parsePayload: parseFilePayload,
@@ -164,7 +165,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     // A project declared under two names (id and path) is planned under neither.
     const { distinct, diagnostics: duplicates } = await distinctProjects(
       ctx,
-      ctx.instance.projects.filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`)),
+      filesOf(ctx.instance).filter((p) => p.files.length > 0 && ctx.targets.within(`${ctx.instance.name}.project[${JSON.stringify(p.ref)}]`)),
       'files',
       (p) => p.pointer,
     );
@@ -296,7 +297,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
 
   async apply(ctx, change, p): Promise<ApplyResponse> {
     if (p.op === 'none') return { applied: true, diagnostics: [], notes: [] };
-    const declared = ctx.instance.projects.find((pr) => pr.ref === p.project)?.files.find((f) => f.pointer === p.pointer);
+    const declared = filesOf(ctx.instance).find((pr) => pr.ref === p.project)?.files.find((f) => f.pointer === p.pointer);
     if (!declared) {
       return failed(ctx, change, 'PLUMB_PLAN_UNKNOWN_TARGET', `${change.address} is no longer declared in the configuration`, 'make a new plan');
     }

@@ -3,11 +3,12 @@
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
 import { settingByName } from '../../catalogue/index.js';
-import type { KindConfig } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import { settingsObjectSchema } from './schema.js';
 import type { DesiredValue } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { at, push } from '../../config/resolve-context.js';
+import { at, obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 
 /** Each setting is a key of `settings`; settings merge key by key across files. */
@@ -150,4 +151,17 @@ function checkValue(key: string, value: unknown, pointer: string, ctx: Ctx): voi
 }
 
 /** This kind's configuration side, for its KindModule and src/resources/config.ts. */
-export const SETTINGS_CONFIG: KindConfig = { kind: 'application_settings', pointers: SETTINGS_POINTERS, resolvers: { resolveSettings } };
+export const SETTINGS_CONFIG: KindConfig = { kind: 'application_settings', pointers: SETTINGS_POINTERS, mount: { keys: ['settings'] }, schema, resolve };
+
+function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): Map<string, DesiredValue> {
+  return resolveSettings(obj(raw.settings), joinPointer(where.pointer, 'settings'), ctx);
+}
+
+function schema(): KindSchema {
+  return {
+    properties: { settings: { $ref: '#/definitions/settings' } },
+    definitions: { settings: settingsObjectSchema() },
+    defaults: { settings: { ...settingsObjectSchema(), allOf: undefined, description: 'Settings every instance inherits; an instance overrides one by declaring it.' } },
+    standalone: { title: 'Application settings', file: 'application-settings.schema.json', body: settingsObjectSchema() },
+  };
+}

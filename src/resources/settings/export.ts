@@ -19,6 +19,7 @@ import { getApplicationSettings } from '../../api/settings.js';
 import { ApiForbiddenError } from '../../api/errors.js';
 import type { ExportEntry, ExportEnv, ExportResult, ResourceExporter } from '../../engine/export.js';
 import { normalizeSetting } from './normalize.js';
+import { settingsOf } from './model.js';
 
 /** The environment variable an exported secret setting reads. */
 export function secretEnvName(setting: string): string {
@@ -51,9 +52,15 @@ function exportable(spec: SettingSpec): boolean {
   return !spec.removed && !spec.fixed && !spec.readOnly && !spec.deprecated;
 }
 
-export const settingsExporter: ResourceExporter = {
+/** `--all-settings`: every setting, not only those that differ from the spec's defaults. */
+interface SettingsExportOptions {
+  readonly all: boolean;
+}
+
+export const settingsExporter: ResourceExporter<SettingsExportOptions> = {
   kind: 'application_settings',
-  wanted: () => true,
+  flags: [{ name: 'all-settings', type: 'boolean', help: 'every setting the instance returns, not only those differing from defaults' }],
+  parseOptions: (values) => ({ all: values['all-settings'] === true }),
 
   async export(ctx): Promise<ExportResult> {
     let raw;
@@ -62,7 +69,7 @@ export const settingsExporter: ResourceExporter = {
     } catch (err) {
       // Only administrators read settings; a group Owner can still export its groups' tokens.
       if (!(err instanceof ApiForbiddenError)) throw err;
-      return { entries: [], notes: ["settings not exported: the token's user is not an administrator (GET /application/settings answered 403)"] };
+      return { entries: [], counts: { settings: 0 }, summary: '0 setting(s)', notes: ["settings not exported: the token's user is not an administrator (GET /application/settings answered 403)"] };
     }
     const live = new Map<string, unknown>();
     for (const [k, v] of Object.entries(raw)) {
@@ -75,7 +82,7 @@ export const settingsExporter: ResourceExporter = {
       const value = live.get(spec.name);
       // null is "not set": declaring it would write "" or [] where the instance keeps nothing.
       if (value === null) continue;
-      if (ctx.request.allSettings || differsFromDefault(spec, value)) chosen.set(spec.name, normalizeSetting(spec, value));
+      if (ctx.options.all || differsFromDefault(spec, value)) chosen.set(spec.name, normalizeSetting(spec, value));
     }
     // The partners a rule needs, so the export validates: non-secret ones from the live record,
     // secret ones as environment references.
@@ -88,8 +95,13 @@ export const settingsExporter: ResourceExporter = {
         else if (live.has(name)) chosen.set(name, normalizeSetting(spec, live.get(name)));
       }
     };
-    // Secrets the configuration in use (-c) declares stay declared, under the same variable.
-    for (const name of ctx.request.settingEnv?.keys() ?? []) if (settingByName(name)?.secret && exportable(settingByName(name)!)) secrets.add(name);
+    // Secrets the configuration in use (-c) declares as a plain `${env:NAME}` stay declared, under the same variable.
+    const settingEnv = new Map<string, string>();
+    for (const [name, d] of ctx.declared ? settingsOf(ctx.declared.instance) : []) {
+      const ref = d.secret ? ctx.declared?.envReference(d.pointer) : undefined;
+      if (ref) settingEnv.set(name, ref);
+    }
+    for (const name of settingEnv.keys()) if (settingByName(name)?.secret && exportable(settingByName(name)!)) secrets.add(name);
     for (const rule of SETTING_RULES) {
       if (rule.kind === 'required-when-enabled' && chosen.get(rule.flag) === true) need(rule.requires);
       if (rule.kind === 'required-with' && !isEmpty(chosen.get(rule.field))) need(rule.requires);
@@ -98,10 +110,11 @@ export const settingsExporter: ResourceExporter = {
     const env: ExportEnv[] = [];
     for (const name of secrets) {
       const spec = settingByName(name)!;
-      const variable = ctx.request.settingEnv?.get(name) ?? secretEnvName(name);
+      const variable = settingEnv.get(name) ?? secretEnvName(name);
       entries.push({ path: ['settings', name], value: `\${env:${variable}}`, comment: `${comment(spec)}; write-only: the instance never returns it` });
       env.push({ name: variable, why: `application setting ${name} (${spec.description})` });
     }
-    return { entries, env };
+    const count = entries.length;
+    return { entries, env, counts: { settings: count }, summary: `${count} setting(s)` };
   },
 };

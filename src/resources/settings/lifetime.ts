@@ -27,9 +27,9 @@ export interface ManagedToken {
 
 const active = (t: GroupAccessToken) => !t.revoked && t.active !== false;
 
-/** The groups whose tokens the configuration manages (it declares tokens or prunes). */
+/** The groups whose tokens the configuration manages: the groups holding anything it declares (tokens are the only kind under groups, and declare a group only when it has tokens or prunes). */
 function managedGroups(ctx: InstanceContext): string[] {
-  return ctx.instance.groups.filter((g) => g.accessTokens.length > 0 || g.pruneAccessTokens).map((g) => g.ref);
+  return (ctx.instance.containers.get('groups') ?? []).map((g) => g.ref);
 }
 
 /** The active tokens of the managed groups; `problems` names each group that could not be listed. */

@@ -9,6 +9,7 @@ import { getApplicationSettings, updateApplicationSettings } from '../../api/set
 import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../../api/errors.js';
 import type { ApplicationSettings } from '../../api/settings.js';
 import type { DesiredInstance } from '../../config/model.js';
+import { settingsOf } from './model.js';
 import { MASK, UNAVAILABLE_SECRET } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
 import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
@@ -91,7 +92,7 @@ function address(instance: DesiredInstance): string {
 
 function declaredFingerprint(instance: DesiredInstance, live: Map<string, unknown>): string {
   const view: Record<string, unknown> = {};
-  for (const [name] of instance.settings) {
+  for (const [name] of settingsOf(instance)) {
     const spec = settingByName(name);
     // Secrets enter as "present or not" only: their values never reach a fingerprint in clear.
     view[name] = spec?.secret ? live.has(name) && !looksMasked(live.get(name)) : normalizeSetting(comparisonSpec(spec), liveValue(live, name));
@@ -103,7 +104,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
   kind: 'application_settings',
 
   declares(instance) {
-    return instance.settings.size > 0;
+    return settingsOf(instance).size > 0;
   },
 
   async plan(ctx): Promise<PlanResponse> {
@@ -117,11 +118,11 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
 
     // Secrets first, all at once: each fingerprint is a deliberately slow scrypt, so they run in
     // parallel on the thread pool.
-    const secretNames = [...instance.settings].filter(([name, d]) => settingByName(name)?.secret || d.secret).map(([name]) => name);
+    const secretNames = [...settingsOf(instance)].filter(([name, d]) => settingByName(name)?.secret || d.secret).map(([name]) => name);
     const secretResults = new Map(
       await Promise.all(
         secretNames.map(async (name) => {
-          const desired = instance.settings.get(name)!;
+          const desired = settingsOf(instance).get(name)!;
           const value = String(desired.value ?? '');
           if (value.includes(UNAVAILABLE_SECRET)) return [name, { unavailable: true, changed: false, reason: 'write-only-unknown', readable: false, fingerprint: undefined } as SecretResult] as const;
           const liveValue = live.get(name);
@@ -135,7 +136,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
     );
 
     const unavailable: string[] = [];
-    for (const [name, desired] of instance.settings) {
+    for (const [name, desired] of settingsOf(instance)) {
       const spec = settingByName(name) as SettingSpec;
       const present = returns(live, name);
       const secret = secretResults.get(name);
@@ -184,7 +185,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
       if (!sendsFlagOn) continue;
       for (const partner of rule.requires) {
         if (partner in payload.set || partner in payload.secrets) continue;
-        const d = instance.settings.get(partner);
+        const d = settingsOf(instance).get(partner);
         if (!d) continue; // validation already refused this configuration
         if (String(d.value ?? '').includes(UNAVAILABLE_SECRET)) continue; // never compared nor sent
         if (settingByName(partner)?.secret || d.secret) payload.secrets[partner] = { pointer: d.pointer, ...(await fingerprintSecret(String(d.value ?? ''))) };
@@ -195,17 +196,17 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
     // Visibility: the merged record (live with our changes) must not default to a restricted level.
     for (const rule of SETTING_RULES) {
       if (rule.kind !== 'not-in-list') continue;
-      const field = instance.settings.get(rule.field)?.value ?? live.get(rule.field);
-      const list = instance.settings.get(rule.list)?.value ?? live.get(rule.list);
+      const field = settingsOf(instance).get(rule.field)?.value ?? live.get(rule.field);
+      const list = settingsOf(instance).get(rule.list)?.value ?? live.get(rule.list);
       const restricted = normalizeSetting(settingByName(rule.list), list);
       if (typeof field === 'string' && Array.isArray(restricted) && restricted.includes(field)) {
-        const declared = instance.settings.get(rule.field) ?? instance.settings.get(rule.list);
+        const declared = settingsOf(instance).get(rule.field) ?? settingsOf(instance).get(rule.list);
         diagnostics.push(
           planDiagnostic(ctx, {
             severity: 'error',
             code: 'PLUMB_VISIBILITY_CONFLICT',
             summary: `"${rule.field}" (${field}) is one of the instance's ${rule.list}`,
-            detail: `The instance rejects this combination. ${instance.settings.has(rule.list) ? '' : `${rule.list} is not declared; its live value is ${JSON.stringify(restricted)}.`}`,
+            detail: `The instance rejects this combination. ${settingsOf(instance).has(rule.list) ? '' : `${rule.list} is not declared; its live value is ${JSON.stringify(restricted)}.`}`,
             suggestion: `declare ${rule.list} without "${field}", or choose another ${rule.field}`,
             address: address(instance),
             pointer: declared?.pointer ?? joinPointer(instance.pointer, 'settings'),
@@ -278,12 +279,12 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
     const notes: string[] = [];
     const still = await Promise.all(
       Object.entries(payload.secrets).map(async ([name, ref]) => {
-        const desired = instance.settings.get(name);
+        const desired = settingsOf(instance).get(name);
         return [name, ref, !!desired && (await matchesFingerprint(String(desired.value ?? ''), ref))] as const;
       }),
     );
     for (const [name, ref, same] of still) {
-      const desired = instance.settings.get(name);
+      const desired = settingsOf(instance).get(name);
       if (!desired || !same) {
         diagnostics.push(
           planDiagnostic(ctx, {
@@ -303,7 +304,7 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
     if (diagnostics.length > 0) return { applied: false, diagnostics, notes };
 
     // What the instance should hold afterwards: the declared value of every non-secret key sent.
-    const expected = new Map(Object.keys(payload.set).map((n) => [n, instance.settings.get(n)?.value ?? payload.set[n]] as const));
+    const expected = new Map(Object.keys(payload.set).map((n) => [n, settingsOf(instance).get(n)?.value ?? payload.set[n]] as const));
     const secretNames = Object.keys(payload.secrets);
     let putResponse: ApplicationSettings | undefined;
     let putError: ApiError | undefined;
@@ -322,7 +323,7 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
     const check = await readBack(ctx, expected);
     const recordSecrets = async () => {
       const recorded = await Promise.all(
-        secretNames.map(async (name) => [name, await fingerprintSecret(String(instance.settings.get(name)?.value ?? ''))] as const),
+        secretNames.map(async (name) => [name, await fingerprintSecret(String(settingsOf(instance).get(name)?.value ?? ''))] as const),
       );
       for (const [name, fp] of recorded) recordSetting(ctx.state, instance.url, name, fp);
       if (recorded.length > 0) ctx.state.save();
@@ -367,7 +368,7 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
             detail: `The update was accepted; plumb re-read the settings for ${seconds(check.waitedMs)} s (settings_verify_seconds: ${instance.settingsVerifySeconds}). The instance may cache settings longer, or something changes it back.`,
             suggestion: 'run `plumb drift` later; raise settings_verify_seconds if your cache interval is longer',
             address: change.address,
-            pointer: instance.settings.get(name)?.pointer,
+            pointer: settingsOf(instance).get(name)?.pointer,
           }),
         );
       }
@@ -438,7 +439,7 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
         detail: `${failure}.${secretNames.length > 0 ? ` Write-only settings (${secretNames.join(', ')}) cannot be read back; plumb sends them again next time.` : ''}`,
         suggestion: 'run `plumb apply` again once the instance answers',
         address: change.address,
-        pointer: instance.settings.get(notApplied[0] ?? '')?.pointer,
+        pointer: settingsOf(instance).get(notApplied[0] ?? '')?.pointer,
       }),
     );
     return { applied: false, diagnostics, notes };
@@ -511,13 +512,13 @@ function badRequestDiagnostics(ctx: InstanceContext, change: ResourceChange, err
         detail: `PUT /application/settings answered 400. Nothing was changed by this request.`,
         suggestion: 'fix the value in the configuration and plan again',
         address: change.address,
-        pointer: ctx.instance.settings.get(name)?.pointer,
+        pointer: settingsOf(ctx.instance).get(name)?.pointer,
       }),
     );
   }
   if (out.length === 0) {
     const missing = [...(err.serverMessage ?? '').matchAll(/([a-z0-9_]+) is missing/g)].map((m) => m[1]!);
-    const pointer = missing.map((m) => ctx.instance.settings.get(m)?.pointer).find(Boolean);
+    const pointer = missing.map((m) => settingsOf(ctx.instance).get(m)?.pointer).find(Boolean);
     out.push(
       planDiagnostic(ctx, {
         severity: 'error',
