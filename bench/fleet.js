@@ -142,7 +142,7 @@ export async function fleetBenchmarks() {
     if (want('plan')) {
     const planW = workload(3000, () => ({ CODEOWNERS: '* @platform\n' }), () => ({ CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' }));
     const plan = await paired(emu, planW, ['plan'], 'files-plan');
-    const grouped = /SECURITY\.md.*will be created in 3,000 projects/.test(plan.plumb.out);
+    const grouped = /file\["SECURITY\.md"\] will be created .* in 3,000 projects:/.test(plan.plumb.out);
     rows.push({
       name: `fleet plan: 2 files in each of 3,000 projects, 3,000 explicit entries (${label})`,
       measured: `${describe(plan, 6000)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}`,
