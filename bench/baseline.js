@@ -5,8 +5,10 @@
 //   node bench/baseline.js JOB.json
 //
 // JOB: {url, token, concurrency, mode, groups: [{path, tokens: [{name, id?}]}], scopes,
-// accessLevel, expiresAt, sinkDir, settings}. Modes: plan (a list per group), create (a list per
-// group, then its creates), rotate (a list per group, then its rotations), settings (GET, PUT, GET).
+// accessLevel, expiresAt, sinkDir, settings, projects: [{path, files: [{path, content}]}], branch,
+// message}. Modes: plan (a list per group), create (a list per group, then its creates), rotate (a
+// list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
+// files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'undici';
@@ -30,6 +32,33 @@ async function call(method, p, body) {
     running--;
     waiting.shift()?.();
   }
+}
+
+/** HEAD of a repository file: its last commit id, undefined when the file is absent. */
+async function headFile(project, file) {
+  if (running >= job.concurrency) await new Promise((r) => waiting.push(r));
+  running++;
+  try {
+    const res = await pool.request({ method: 'HEAD', path: `/api/v4/projects/${encodeURIComponent(project)}/repository/files/${encodeURIComponent(file)}?ref=${job.branch}`, headers });
+    await res.body.dump();
+    if (res.statusCode === 404) return undefined;
+    if (res.statusCode >= 400) throw new Error(`HEAD ${project} ${file}: ${res.statusCode}`);
+    return res.headers['x-service-last-commit-id'];
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+async function projectFiles(project) {
+  await Promise.all(
+    project.files.map(async (f) => {
+      const last = await headFile(project.path, f.path);
+      if (job.mode === 'files-apply') {
+        await call('PUT', `/projects/${encodeURIComponent(project.path)}/repository/files/${encodeURIComponent(f.path)}`, { branch: job.branch, commit_message: job.message, content: f.content, encoding: 'text', last_commit_id: last });
+      }
+    }),
+  );
 }
 
 const g = (group) => `/groups/${encodeURIComponent(group)}/access_tokens`;
@@ -58,6 +87,8 @@ if (job.mode === 'settings') {
   await call('GET', '/application/settings');
   await call('PUT', '/application/settings', job.settings);
   await call('GET', '/application/settings');
+} else if (job.mode === 'files-plan' || job.mode === 'files-apply') {
+  await Promise.all(job.projects.map(projectFiles));
 } else {
   await Promise.all(job.groups.map(group));
 }

@@ -38,6 +38,9 @@ const UNAVAILABLE_HELP = `  --unavailable-secrets skip
                         protected variable in a merge-request pipeline) is not compared, and said
                         so, instead of an error (default: error; apply has no such option)`;
 
+const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one instance is the risk large-change-set, which
+                        apply carries out only with --allow-risky or allow_risky (default 100)`;
+
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
@@ -123,6 +126,7 @@ there are changes; 1 on any error.
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff
+${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
@@ -135,6 +139,7 @@ ${COMMON_HELP}`,
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
+      'max-changes': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -152,11 +157,12 @@ since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 
   --lock-timeout DURATION
                         wait this long (30s, 5m) for another apply's lock on the state file;
                         default 0: fail at once, naming the holder (docs/state.md#locking)
+${MAX_CHANGES_HELP}
 ${TARGET_HELP}
                         (a saved plan applies the targets it was made with)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false }, 'lock-timeout': { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false }, 'lock-timeout': { type: 'string' }, 'max-changes': { type: 'string' } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
@@ -497,6 +503,7 @@ interface CommonValues {
   json: boolean;
   debug: boolean;
   concurrency?: number;
+  maxChanges?: number;
   targets: string[];
   allowUrls: string[];
   unavailableSecrets: boolean;
@@ -511,6 +518,14 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     throw new UsageError({
       summary: `--concurrency must be a whole number from 1 to 64, not "${raw}"`,
       suggestion: `leave it out for the default (8), or see plumb ${command} --help`,
+    });
+  }
+  const rawMax = str('max-changes');
+  const maxChanges = rawMax === undefined ? undefined : Number(rawMax);
+  if (maxChanges !== undefined && !(Number.isInteger(maxChanges) && maxChanges >= 1 && rawMax!.trim() !== '')) {
+    throw new UsageError({
+      summary: `--max-changes must be a whole number of 1 or more, not "${rawMax}"`,
+      suggestion: `leave it out for the default (100), or see plumb ${command} --help`,
     });
   }
   const cdktf = str('cdktf');
@@ -534,6 +549,7 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     json: values.json === true,
     debug: values.debug === true,
     concurrency,
+    ...(maxChanges !== undefined && { maxChanges }),
     targets: checkTargets(command, values.target as string[] | undefined),
     allowUrls: checkAllowUrls(command, values['allow-url'] as string[] | undefined),
     unavailableSecrets: unavailableSecrets(command, str('unavailable-secrets')),

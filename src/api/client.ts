@@ -432,6 +432,11 @@ export class ApiClient {
         method,
         headers,
         body: payload ?? null,
+        // undici closes the connection after every HEAD unless told otherwise (nodejs/undici#258,
+        // for servers that send a body with one); the service does not, and a plan makes one HEAD
+        // per file: thousands of TCP (and TLS) handshakes in a fleet. Kept alive when the answer says
+        // `Connection: keep-alive`, as any other request.
+        ...(method === 'HEAD' && { reset: false }),
         // One deadline for the whole attempt, body included (undici's own headers/body timeouts
         // are per phase and run on a coarse timer).
         signal: AbortSignal.timeout(this.#opts.requestTimeoutMs),

@@ -44,6 +44,8 @@ export interface CommonFlags {
   readonly debug?: boolean;
   /** Most API requests in flight at once, per instance. */
   readonly concurrency?: number;
+  /** `--max-changes` (plan, apply): more changes to one instance is the risk `large-change-set`. */
+  readonly maxChanges?: number;
   readonly now?: string;
   readonly state?: string;
   readonly instance?: string;
@@ -138,6 +140,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     sleep: hooks.sleep,
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
+    ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);

@@ -19,7 +19,7 @@ import { planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
-import { riskRefusals } from './risks.js';
+import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { urlPolicy, urlRefusal } from './connection.js';
@@ -46,6 +46,11 @@ export interface EngineOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** `plan --show-content`: kinds that can show a content diff read the content to do so. */
   readonly showContent?: boolean;
+  /**
+   * `--max-changes`: more changes than this to one instance is the risk `large-change-set`
+   * (default DEFAULT_MAX_CHANGES). Apply judges it with its own value (risks.ts `blastRadius`).
+   */
+  readonly maxChanges?: number;
   /** Client tuning (tests, benchmarks). */
   readonly concurrency?: number;
   readonly maxAttempts?: number;
@@ -302,6 +307,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     }
   }
   for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
+  risks.push(...blastRadius(changes, selected, opts.maxChanges));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     plumbVersion: VERSION,
@@ -486,7 +492,11 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
   try {
     if (own.diagnostics.some((d) => d.severity === 'error')) return refuse('the session could not be opened', own.diagnostics);
     if (!plan.applicable) return refuse('the plan has errors; fix them and plan again', [...plan.diagnostics]);
-    const risky = unacknowledgedRisks(plan, opts);
+    // The blast radius is judged by this apply (its --max-changes, the configuration's allow_risky)
+    // from the changes it would carry out, whatever the plan said (a saved plan's changes are
+    // checked against the configuration and the live state below, before any write).
+    const risks = [...plan.risks.filter((r) => r.id !== LARGE_CHANGE_SET), ...blastRadius(todo, config.instances, opts.maxChanges)];
+    const risky = unacknowledgedRisks({ risks }, opts);
     if (risky.length > 0) {
       const why = risky.every((r) => r.gate === 'destroy') ? 'the plan destroys something nobody accepted' : 'the plan has risky changes nobody accepted';
       return refuse(`${why}; nothing was applied`, riskRefusals(risky));

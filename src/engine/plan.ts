@@ -9,9 +9,15 @@ import { targetProblem } from './targets.js';
 
 /**
  * Bumped whenever a consumer of the JSON plan must change. 1.1: `risks` (apply refuses an
- * unacknowledged one), which an older plumb would ignore.
+ * unacknowledged one), which an older plumb would ignore. 1.2: a change's cosmetic `selector`.
  */
-export const PLAN_FORMAT_VERSION = '1.1';
+export const PLAN_FORMAT_VERSION = '1.2';
+
+/**
+ * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
+ * (1.1 lacks only the optional `selector`).
+ */
+export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', PLAN_FORMAT_VERSION];
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -73,6 +79,12 @@ export interface ResourceChange {
   readonly pointer?: string;
   /** Cosmetic: the whole resource (a token, a file) is inherited from or overrides `defaults:`. */
   readonly origin?: ValueOrigin;
+  /**
+   * Cosmetic: the selector of the configuration (`platform/**`) that declared this resource for its
+   * project or group (1.2). Renderers label a group of identical changes with it
+   * (docs/plans.md#plans-of-a-fleet). Apply must not read it.
+   */
+  readonly selector?: string;
   /**
    * What apply needs, kind-specific and free of secrets (a secret is referenced by its config
    * pointer and fingerprint, and resolved again from the configuration at apply time).
@@ -156,7 +168,8 @@ export interface PlanSummary {
 }
 
 export interface Plan {
-  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** PLAN_FORMAT_VERSION when made by this plumb; a saved plan of an older readable format keeps its own. */
+  readonly formatVersion: string;
   readonly plumbVersion: string;
   /** ISO datetime. Cosmetic. */
   readonly createdAt: string;
@@ -211,8 +224,8 @@ export function hasChanges(plan: Plan): boolean {
 export function checkPlanFile(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return 'the file does not hold a JSON object';
   const p = data as Partial<Plan>;
-  if (p.formatVersion !== PLAN_FORMAT_VERSION) {
-    return `plan format ${JSON.stringify(p.formatVersion)} is not supported (this plumb reads ${PLAN_FORMAT_VERSION}); make a new plan`;
+  if (typeof p.formatVersion !== 'string' || !READABLE_PLAN_FORMATS.includes(p.formatVersion)) {
+    return `plan format ${JSON.stringify(p.formatVersion)} is not supported (this plumb reads ${READABLE_PLAN_FORMATS.join(' and ')}); make a new plan`;
   }
   if (!Array.isArray(p.changes) || !Array.isArray(p.instances)) return 'the plan has no changes or instances list';
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
@@ -260,7 +273,7 @@ function changeProblem(data: unknown): string | undefined {
   if (!ACTIONS.includes(c.action as Action)) return `(${String(c.address)}) has an unknown action ${JSON.stringify(c.action)}`;
   if (!Array.isArray(c.reasons) || !c.reasons.every((r) => typeof r === 'string')) return `(${String(c.address)}) lacks its reasons list`;
   if (!attributesOk(c.attributes)) return `(${String(c.address)}) lacks its attributes list, or an attribute lacks its name`;
-  if (!optional(c, ['pointer', 'diff'], 'string')) return `(${String(c.address)}) has a pointer or diff that is not a string`;
+  if (!optional(c, ['pointer', 'diff', 'selector'], 'string')) return `(${String(c.address)}) has a pointer, diff or selector that is not a string`;
   if (typeof c.payload !== 'object' || c.payload === null || Array.isArray(c.payload)) return `(${String(c.address)}) lacks its payload`;
   if (c.order !== undefined) {
     const o = c.order as Record<string, unknown> | null;

@@ -13,6 +13,7 @@ export const RISKS = {
   'token-lifetime-lowered': 'lowering max_personal_access_token_lifetime below the remaining life of tokens plumb manages (the instance revokes them)',
   'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
   'prune-own-credential': "pruning (or superseding) a group access token that is the credential plumb runs with",
+  'large-change-set': 'more changes to one instance than --max-changes (default 100) in one apply: a mistake would reach all of them at once',
 } as const satisfies Record<string, string>;
 
 export type RiskId = keyof typeof RISKS;

@@ -10,7 +10,7 @@ import { getCurrentUser, getOwnToken } from '../api/credential.js';
 import type { CurrentUser, OwnToken } from '../api/credential.js';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { PlanDiagnostic, PlanRisk } from './plan.js';
+import type { PlanDiagnostic, PlanRisk, ResourceChange } from './plan.js';
 import type { InstanceContext } from './resource.js';
 import type { RiskId } from './risk-ids.js';
 
@@ -23,6 +23,32 @@ export type { RiskId } from './risk-ids.js';
  */
 export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string }): PlanRisk {
   return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id) };
+}
+
+/** The risk id of a blast radius over `--max-changes`. */
+export const LARGE_CHANGE_SET = 'large-change-set' satisfies RiskId;
+
+/** Changes to one instance above which a plan is risky, when `--max-changes` is not given. */
+export const DEFAULT_MAX_CHANGES = 100;
+
+/**
+ * The blast radius: an instance that more than `max` changes (no-ops aside) would touch is one
+ * `large-change-set` risk on the instance's address, so that a mistake repeated across a fleet is
+ * applied only when somebody says so (`--allow-risky`, or `allow_risky` of the instance).
+ */
+export function blastRadius(
+  changes: readonly Pick<ResourceChange, 'instance' | 'action'>[],
+  instances: readonly { readonly name: string; readonly allowRisky: readonly string[] }[],
+  max = DEFAULT_MAX_CHANGES,
+): PlanRisk[] {
+  const counts = new Map<string, number>();
+  for (const c of changes) if (c.action !== 'no-op') counts.set(c.instance, (counts.get(c.instance) ?? 0) + 1);
+  return instances.flatMap((instance) => {
+    const n = counts.get(instance.name) ?? 0;
+    if (n <= max) return [];
+    const summary = `${n.toLocaleString('en-US')} changes to instance "${instance.name}", more than --max-changes (${max}): a mistake would reach all of them at once`;
+    return [{ address: instance.name, instance: instance.name, id: LARGE_CHANGE_SET, summary, acknowledged: instance.allowRisky.includes(LARGE_CHANGE_SET) }];
+  });
 }
 
 /** One error per unacknowledged risk, naming both ways to accept it. */
@@ -38,7 +64,7 @@ export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
     severity: 'error' as const,
     code: 'PLUMB_RISK_NOT_ACCEPTED',
     summary: `Risky change not accepted: ${r.summary}`,
-    detail: `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
+    detail: r.id === LARGE_CHANGE_SET ? `Risk "${r.id}": plumb applies this many changes at once only when asked to (the threshold is --max-changes).` : `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
     suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
     address: r.address,
   });

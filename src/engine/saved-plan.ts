@@ -50,6 +50,7 @@ const COMPARED: readonly { readonly key: keyof ResourceChange; readonly what: st
   { key: 'reasons', what: 'reasons' },
   { key: 'pointer', what: 'configuration pointer' },
   { key: 'origin', what: 'origin' },
+  { key: 'selector', what: 'selector' },
   { key: 'order', what: 'ordering' },
   { key: 'diff', what: 'content diff' },
 ];
@@ -154,8 +155,15 @@ function describe(c: ResourceChange): string {
 
 const riskKey = (r: PlanRisk): string => JSON.stringify([r.instance, r.address, r.id]);
 
-/** Risks are re-derived too: acceptance comes from the configuration and the apply flags only. */
-function compareRisks(saved: readonly PlanRisk[], now: readonly PlanRisk[]): PlanDiagnostic[] {
+/**
+ * Risks are re-derived too: acceptance comes from the configuration and the apply flags only. The
+ * blast radius (`large-change-set`) is not compared: apply judges it itself from the changes it
+ * carries out and its own --max-changes (engine.ts), which may differ from the plan's.
+ */
+function compareRisks(savedAll: readonly PlanRisk[], nowAll: readonly PlanRisk[]): PlanDiagnostic[] {
+  const judgedAtApply = (r: PlanRisk) => r.id !== 'large-change-set';
+  const saved = savedAll.filter(judgedAtApply);
+  const now = nowAll.filter(judgedAtApply);
   const out: PlanDiagnostic[] = [];
   const derived = new Map(now.map((r) => [riskKey(r), r]));
   const savedKeys = new Set(saved.map(riskKey));

@@ -5,6 +5,8 @@
  */
 import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
+import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
+import type { ChangeGroup, PlanItem } from './groups.js';
 
 export interface HumanOptions {
   readonly color?: boolean;
@@ -74,6 +76,44 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOp
   return lines.join('\n');
 }
 
+/**
+ * A group of changes identical but for their project or group (groups.ts): shown once, under its
+ * address template, with how many projects or groups it applies to and the first few of them.
+ */
+export function renderGroup(g: ChangeGroup, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
+  const c = g.changes[0]!;
+  const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
+  const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
+  const lines = [
+    clean(`  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
+    clean(`  #   ${someNames(g.names)} (plumb plan --json lists every one)`),
+  ];
+  if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
+  lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(g.template)} {`)));
+  for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
+  if (c.diff) for (const l of c.diff.split('\n')) lines.push(clean(`      ${l}`));
+  lines.push('    }');
+  return lines.join('\n');
+}
+
+/** One change or one group, as the plan shows it. */
+export function renderItem(item: PlanItem, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
+  return 'group' in item ? renderGroup(item.group, color, reasons) : renderChange(item.change, color, reasons);
+}
+
+/**
+ * After the summary, when changes were grouped: how many, and per address template its changes
+ * by action across the fleet. Empty when nothing was grouped (a small plan reads as before).
+ */
+export function groupingLines(items: readonly PlanItem[]): string[] {
+  const groups = items.flatMap((i) => ('group' in i ? [i.group] : []));
+  if (groups.length === 0) return [];
+  const grouped = groups.reduce((n, g) => n + g.changes.length, 0);
+  const out = [`Grouped: ${count(grouped)} changes identical but for their project or group are shown as ${count(groups.length)} block${groups.length === 1 ? '' : 's'}; plumb plan --json lists every change.`];
+  for (const t of templateSummary(items)) out.push(clean(`  ${t.kind} ${t.template}: ${t.actions}`));
+  return out;
+}
+
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
@@ -133,8 +173,9 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     out.push('No changes. The instance matches the configuration.');
   } else {
     out.push('plumb will perform the following actions:', '');
-    for (const c of changes) out.push(renderChange(c, color, opts.reasons), '');
-    out.push(summaryLine(plan));
+    const items = groupChanges(changes);
+    for (const item of items) out.push(renderItem(item, color, opts.reasons), '');
+    out.push(summaryLine(plan), ...groupingLines(items));
   }
   out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);

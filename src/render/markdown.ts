@@ -3,8 +3,10 @@
  * in a collapsible block, kept within the size a comment allows.
  */
 import type { Plan, Reason } from '../engine/plan.js';
-import { renderChange, renderDiagnosticLine, summaryLine } from './human.js';
+import { groupingLines, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
+import { count, groupChanges, groupExtent } from './groups.js';
+import type { ChangeGroup } from './groups.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 60_000;
@@ -17,9 +19,14 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
   const status = errors.length > 0 ? '❌ plumb plan has errors' : changes.length === 0 ? '✅ plumb plan: no changes' : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}`;
   head.push(`### ${status}`, '');
   if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => mdCode(t)).join(', ')}.`, '');
+  const items = groupChanges(changes);
   if (changes.length > 0) {
     head.push('| Action | Resource | Why |', '|---|---|---|');
-    for (const c of changes) head.push(`| ${mdText(c.action)} | ${mdCode(c.address, true)} | ${mdText(c.reasons.join(', '))} |`);
+    for (const item of items) {
+      const c = 'group' in item ? item.group.changes[0]! : item.change;
+      const what = 'group' in item ? `${mdCode(item.group.template, true)} in ${extent(item.group)}` : mdCode(c.address, true);
+      head.push(`| ${mdText(c.action)} | ${what} | ${mdText(c.reasons.join(', '))} |`);
+    }
     head.push('');
   }
   const destroys = plan.risks.filter((r) => r.gate === 'destroy');
@@ -43,8 +50,13 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
   if (plan.diagnostics.length > 0) {
     head.push('<details><summary>Diagnostics</summary>', '', mdFence(plan.diagnostics.map(renderDiagnosticLine).join('\n')), '</details>', '');
   }
-  let body = changes.map((c) => renderChange(c, false, reasons)).join('\n\n');
+  let body = items.map((item) => renderItem(item, false, reasons)).join('\n\n');
+  const grouping = groupingLines(items);
+  if (body && grouping.length > 0) body += `\n\n${summaryLine(plan)}\n${grouping.join('\n')}`;
   const frame = (b: string) => (b ? ['<details><summary>Show plan</summary>', '', mdFence(b, 'diff'), '</details>', ''].join('\n') : '');
+  const groups = items.flatMap((i) => ('group' in i ? [i.group] : []));
+  // The lists take what room the summary leaves, keeping some for the plan itself.
+  if (groups.length > 0) head.push(...groupLists(groups, limit - head.join('\n').length - Math.min(frame(body).length, 8_000) - 300));
   const fixed = head.join('\n');
   if (fixed.length + frame(body).length > limit) {
     const room = Math.max(0, limit - fixed.length - 200);
@@ -52,6 +64,42 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
   }
   // Last line of defence: whatever was missed above, no control character and no line starting with `/`.
   return noQuickActions(clean(fixed + frame(body) + `<sub>plumb ${mdText(plan.plumbVersion)}, plan format ${mdText(plan.formatVersion)}</sub>\n`)).slice(0, limit);
+}
+
+/** `3,000 projects matching` `platform/**` (the selector is configuration text: inline code). */
+function extent(g: ChangeGroup): string {
+  return g.selector === undefined ? mdText(groupExtent(g)) : `${mdText(groupExtent({ ...g, selector: undefined }))} matching ${mdCode(g.selector, true)}`;
+}
+
+/**
+ * Each group's projects or groups in a collapsible list, within `room` characters: past it, a
+ * list ends with how many more there are (the JSON plan lists every one).
+ */
+function groupLists(groups: readonly ChangeGroup[], room: number): string[] {
+  const out = ['**Grouped changes** (identical but for their project or group; `plumb plan --json` lists every change):', ''];
+  let used = out.join('\n').length;
+  for (const g of groups) {
+    const c = g.changes[0]!;
+    const open = [`${mdText(c.action)} ${mdCode(g.template)} in ${extent(g)}:`, '', `<details><summary>${count(g.names.length)} ${g.scope}${g.names.length === 1 ? '' : 's'}</summary>`, ''];
+    const close = ['', '</details>', ''];
+    used += open.join('\n').length + close.join('\n').length + 2;
+    out.push(...open);
+    let shown = 0;
+    for (const name of g.names) {
+      const line = `- ${mdCode(name)}`;
+      if (used + line.length + 1 > room - 100) break;
+      out.push(line);
+      used += line.length + 1;
+      shown++;
+    }
+    if (shown < g.names.length) {
+      const more = `- … and ${count(g.names.length - shown)} more (\`plumb plan --json\` lists every one)`;
+      out.push(more);
+      used += more.length + 1;
+    }
+    out.push(...close);
+  }
+  return out;
 }
 
 /** The `{create, update, delete}` report merge-request widgets read (replace counts as both). */

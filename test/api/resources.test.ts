@@ -22,7 +22,7 @@ import {
 import type { ApiError } from '../../src/api/index.js';
 import { AWKWARD_FILE, PROJECT, startHarness } from './emulator-fixture.js';
 import type { Harness } from './emulator-fixture.js';
-import { rejection } from './helpers.js';
+import { recordChannel, rejection } from './helpers.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -37,6 +37,20 @@ const ENCODED_PROJECT = 'platform%2Finfra%2Fhandbook';
 const ENCODED_FILE = 'conf%2Fapp%20settings%2Ev2%231%2Eyml';
 
 describe('repository files', () => {
+  it('keeps the connection open after a HEAD, found or not (a fleet plan makes thousands: a new TCP and TLS handshake each would double its time)', async () => {
+    const client = h.clientWith({ concurrency: 1 });
+    const connected = recordChannel('undici:client:connected');
+    try {
+      for (let i = 0; i < 5; i++) {
+        await getFileMetadata(client, PROJECT, 'bin/run.sh', 'main');
+        await getFileMetadata(client, PROJECT, 'no/such/file.txt', 'main').catch(() => undefined);
+      }
+    } finally {
+      connected.stop();
+    }
+    expect(connected.messages).toHaveLength(1);
+  });
+
   it('reads a file whose path has slashes, dots, spaces and # in a project addressed by full path', async () => {
     const file = await getFile(h.client, PROJECT, AWKWARD_FILE, 'main');
     expect(lastPath()).toBe(`/projects/${ENCODED_PROJECT}/repository/files/${ENCODED_FILE}`);

@@ -19,10 +19,33 @@ describe('plan', () => {
     const plan = JSON.parse(r.stdout);
     expect(plan.changes.map((c: { action: string }) => c.action)).toEqual(['no-op', 'create']);
     expect(h.count('HEAD', HEADS)).toBe(2);
-    // A missing file costs one GET per branch, answered 404 (its message says whether the branch exists): nothing is downloaded.
+    // README.md was found on main, so main exists: the missing file costs no other request, and nothing is downloaded.
     const gets = h.emu.requests.filter((q) => q.method === 'GET' && /\/repository\/files\//.test(q.path));
-    expect(gets.map((q) => q.status)).toEqual([404]);
+    expect(gets).toEqual([]);
     expect(plan.diagnostics.filter((d: { code: string }) => d.code === 'PLUMB_KIND_NOT_MANAGED')).toEqual([]);
+  });
+
+  it('asks once per branch whether it exists when no declared file of that branch was found, and not for the project', async () => {
+    h.config({ 'docs/a.md': { content: 'a\n', branches: ['main'] }, 'docs/b.md': { content: 'b\n', branches: ['main'] } });
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).changes.map((c: { action: string }) => c.action)).toEqual(['create', 'create']);
+    expect(h.count('HEAD', HEADS)).toBe(2);
+    // One GET of a missing file on main, answered "404 File Not Found": main exists, and so does the project.
+    const gets = h.emu.requests.filter((q) => q.method === 'GET');
+    expect(gets.map((q) => [q.status, /\/repository\/files\//.test(q.path)])).toEqual([[404, true]]);
+  });
+
+  it('makes no request beyond one HEAD per file for a fleet of projects where one file of each exists and one is missing', async () => {
+    const projects = ['platform/a', 'platform/b', 'platform/c'];
+    await h.close();
+    h = await fileHarness({ projects: projects.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: { CODEOWNERS: '* @x\n' } })) });
+    const files = { CODEOWNERS: { content: '* @x\n', branches: ['main'] }, 'SECURITY.md': { content: 's\n', branches: ['main'] } };
+    h.wd.write('plumb.yaml', JSON.stringify({ version: 1, instances: { local: { url: h.emu.url, token_env: 'PLUMB_TOKEN', projects: Object.fromEntries(projects.map((p) => [p, { files }])) } } }));
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ create: 3, noop: 3 });
+    expect(h.emu.requests.map((q) => q.method)).toEqual(Array(6).fill('HEAD'));
   });
 
   it("records the file's last commit id from X-Service-Last-Commit-Id in the change and orders writes by project and branch", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
+import { checkPlanFile, PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
 import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown, renderPlanReport } from '../../src/render/markdown.js';
@@ -54,5 +54,53 @@ describe('plan renderers', () => {
     expect(useColor({ ...base, isTTY: false, env: {} })).toBe(false);
     expect(renderPlanHuman(plan([settingsChange(1)]), { color: true })).toMatch(/\u001b\[33m/);
     expect(renderPlanHuman(plan([settingsChange(1)]), { color: false })).not.toMatch(/\u001b\[/);
+  });
+});
+
+const fileCreate = (project: string, selector?: string): ResourceChange => ({
+  address: `local.project[${JSON.stringify(project)}].branch["main"].file["CODEOWNERS"]`,
+  instance: 'local',
+  kind: 'repository_file',
+  action: 'create',
+  reasons: ['file-missing'],
+  attributes: [{ name: 'content_sha256', after: 'sha256:0123456789ab' }],
+  payload: { project },
+  liveFingerprint: 'sha256:absent',
+  ...(selector !== undefined && { selector }),
+});
+
+describe('plans of a fleet', () => {
+  it('labels a group with the selector its changes carry, in the terminal and in the comment', () => {
+    const p = plan(Array.from({ length: 6 }, (_, i) => fileCreate(`platform/app-${i}`, 'platform/**')));
+    expect(renderPlanHuman(p)).toContain('will be created (file-missing) in 6 projects matching platform/**:');
+    expect(renderPlanMarkdown(p)).toContain('| create | `local.project[*].branch["main"].file["CODEOWNERS"]` in 6 projects matching `platform/**` | file-missing |');
+  });
+
+  it('does not group identical changes that different selectors declared', () => {
+    const p = plan([...Array.from({ length: 5 }, (_, i) => fileCreate(`a/p-${i}`, 'a/*')), ...Array.from({ length: 5 }, (_, i) => fileCreate(`b/p-${i}`, 'b/*'))]);
+    const text = renderPlanHuman(p);
+    expect(text).toContain('in 5 projects matching a/*');
+    expect(text).toContain('in 5 projects matching b/*');
+  });
+
+  it('keeps a comment of 3,000 grouped projects within the size a comment allows, saying how many more the JSON plan lists', () => {
+    const md = renderPlanMarkdown(plan(Array.from({ length: 3000 }, (_, i) => fileCreate(`platform/a-rather-long-project-name-${i}`))));
+    expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(md).toMatch(/- … and [\d,]+ more \(`plumb plan --json` lists every one\)/);
+    expect(md).toContain('<details><summary>3,000 projects</summary>');
+    expect(md).toContain('</sub>');
+  });
+
+  it('escapes a selector in the comment like any configuration text', () => {
+    const md = renderPlanMarkdown(plan(Array.from({ length: 5 }, (_, i) => fileCreate(`p/${i}`, 'x` | @all\n/approve'))));
+    expect(md).not.toMatch(/^\/approve/m);
+    expect(md).not.toContain('@all');
+  });
+
+  it('reads a plan of format 1.1 and refuses a selector that is not a string', () => {
+    const p = plan([fileCreate('p/a')]);
+    expect(checkPlanFile({ ...p, formatVersion: '1.1' })).toBeUndefined();
+    expect(checkPlanFile({ ...p, formatVersion: '1.3' })).toMatch(/not supported/);
+    expect(checkPlanFile({ ...p, changes: [{ ...fileCreate('p/a'), selector: 7 }] })).toMatch(/selector/);
   });
 });

@@ -84,28 +84,67 @@ async function readBase(ctx: InstanceContext, project: string, path: string, bra
 
 /**
  * Whether a branch exists, asked only after a HEAD on it answered 404 (a HEAD has no body: the file
- * or the branch may be missing). There is no branch endpoint in the interface: a GET of the same
- * file on that ref answers "404 Commit Not Found" when the ref does not exist and "404 File Not
- * Found" when only the file is missing. One question per project and branch per plan.
+ * or the branch may be missing). A HEAD of another file of the same project and branch that found
+ * its file answers it (and that the project exists) without a request: the plan's HEADs on one
+ * branch are noted as they start, and the question waits for them. Otherwise, as there is no branch
+ * endpoint in the interface, a GET of the same file on that ref: "404 Commit Not Found" when the
+ * ref does not exist, "404 File Not Found" when only the file is missing (both mean the project
+ * exists). One request at most per project and branch per plan.
  */
-type BranchCheck = (project: string, branch: string, path: string) => Promise<boolean>;
+interface BranchCheck {
+  /** A HEAD of a file on `branch` of `project` has started. */
+  note(project: string, branch: string, head: Promise<RepositoryFileMetadata | undefined>): void;
+  exists(project: string, branch: string, path: string): Promise<boolean>;
+  /** Whether an answer about one of its files showed the project exists (no need to ask for it). */
+  projectSeen(project: string): boolean;
+}
 
 function branchChecker(ctx: InstanceContext): BranchCheck {
   const seen = new Map<string, Promise<boolean>>();
-  return (project, branch, path) => {
-    const key = lane(project, branch);
-    let known = seen.get(key);
-    if (!known) {
-      known = getFile(ctx.client, project, path, branch).then(
-        () => true,
-        (err: unknown) => {
-          if (err instanceof ApiNotFoundError) return !/commit|ref|branch/i.test(err.serverMessage ?? '');
-          throw err;
-        },
-      );
-      seen.set(key, known);
-    }
-    return known;
+  const heads = new Map<string, Promise<RepositoryFileMetadata | undefined>[]>();
+  const projects = new Set<string>();
+  /** Whether one of the HEADs on the branch found its file: as soon as one does, or once all did not. */
+  const anyFound = (list: readonly Promise<RepositoryFileMetadata | undefined>[]) =>
+    new Promise<boolean>((resolve) => {
+      let left = list.length;
+      if (left === 0) resolve(false);
+      for (const h of list) {
+        h.then(
+          (live) => (live ? resolve(true) : --left === 0 && resolve(false)),
+          () => --left === 0 && resolve(false),
+        );
+      }
+    });
+  return {
+    note(project, branch, head) {
+      const key = lane(project, branch);
+      const list = heads.get(key);
+      if (list) list.push(head);
+      else heads.set(key, [head]);
+      head.then((live) => void (live && projects.add(project)), () => {});
+    },
+    exists(project, branch, path) {
+      const key = lane(project, branch);
+      let known = seen.get(key);
+      if (!known) {
+        known = anyFound(heads.get(key) ?? []).then((found) =>
+          found
+            ? true
+            : getFile(ctx.client, project, path, branch).then(
+                () => (projects.add(project), true),
+                (err: unknown) => {
+                  if (!(err instanceof ApiNotFoundError)) throw err;
+                  const said = err.serverMessage ?? '';
+                  if (/commit|ref|branch|file/i.test(said)) projects.add(project);
+                  return !/commit|ref|branch/i.test(said);
+                },
+              ),
+        );
+        seen.set(key, known);
+      }
+      return known;
+    },
+    projectSeen: (project) => projects.has(project),
   };
 }
 
@@ -118,13 +157,15 @@ type PlanBase = (Base & { readonly branchMissing?: boolean }) | { readonly probl
  * on `start_branch`, which the first write creates the branch from.
  */
 async function planBase(ctx: InstanceContext, project: string, file: DesiredFile, branch: string, branchExists: BranchCheck): Promise<PlanBase> {
-  const live = await head(ctx, project, file.path, branch);
+  const pending = head(ctx, project, file.path, branch);
+  branchExists.note(project, branch, pending);
+  const live = await pending;
   if (live) return { readFrom: branch, live };
-  if (await branchExists(project, branch, file.path)) return { readFrom: branch, live: undefined };
+  if (await branchExists.exists(project, branch, file.path)) return { readFrom: branch, live: undefined };
   const start = file.startBranch;
   if (start === undefined || start === branch) return { problem: 'branch-missing' };
   const fromStart = await head(ctx, project, file.path, start);
-  if (!fromStart && !(await branchExists(project, start, file.path))) return { problem: 'start-branch-missing' };
+  if (!fromStart && !(await branchExists.exists(project, start, file.path))) return { problem: 'start-branch-missing' };
   return { readFrom: start, startBranch: start, live: fromStart, branchMissing: true };
 }
 
@@ -441,7 +482,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
         await projectOf(project.ref);
         throw err;
       });
-      if (!('problem' in b) && !b.live) await projectOf(project.ref);
+      if (!('problem' in b) && !b.live && !branchExists.projectSeen(project.ref)) await projectOf(project.ref);
       return b;
     })(),
     file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),

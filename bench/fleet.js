@@ -1,0 +1,180 @@
+// Fleet-scale benchmarks (issue 23; imported by bench/run.js; needs `npm run build`): whole process,
+// the emulator in a worker thread answering every request 20 ms after it arrives, concurrency 8,
+// next to the latency floor and a plain undici script making the same requests (bench/baseline.js).
+//
+// - Plan of 2 repository files in each of 3,000 projects under one group, written as 3,000
+//   explicit project entries (a generated configuration; selectors will replace it): 6,000 HEADs,
+//   floor ceil(6,000 ÷ 8) × 20 ms; target ≤ 1.3× floor. One file of each project is in sync, the
+//   other is missing (3,000 creates: the plan renders them grouped, and flags `large-change-set`).
+//   Peak RSS of that process (its own `process.resourceUsage().maxRSS`, written at exit by
+//   bench/rss-preload.cjs): target ≤ 300 MB.
+// - Apply of one changed file in each of 1,000 projects (`--allow-risky`: 1,000 changes exceed
+//   `--max-changes`): 1,000 HEADs and 1,000 PUTs, one lane per branch, so the floor is
+//   ceil(2,000 ÷ 8) × 20 ms; target ≤ 1.3× floor.
+//
+// `node bench/fleet.js` runs these rows alone; PLUMB_BENCH_PROFILE=DIR writes plumb's CPU profiles.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { root } from './lib.js';
+import { remoteEmulator } from './wire.js';
+
+const ADMIN = 'bench-admin-token-0123456789';
+const LATENCY_MS = 20;
+const CONCURRENCY = 8;
+const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? 3);
+const PROFILE = process.env.PLUMB_BENCH_PROFILE;
+/** Rows to run (comma-separated: plan,apply); default both. */
+const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
+const want = (row) => !ONLY || ONLY.includes(row);
+const TODAY = '2026-03-01';
+const MESSAGE = 'bench: fleet file';
+const adminUser = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const floorMs = (requests) => Math.ceil(requests / CONCURRENCY) * LATENCY_MS;
+const name = (i) => `platform/app-${String(i).padStart(4, '0')}`;
+
+/**
+ * `projects` projects under `platform/`; `files(i)` the files each holds and `declared(i)` the
+ * files the configuration declares for it ({path: content}).
+ */
+function workload(projects, files, declared) {
+  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    projects:'];
+  const jobProjects = [];
+  for (let i = 0; i < projects; i++) {
+    lines.push(`      ${name(i)}:`, '        files:');
+    const want = declared(i);
+    for (const [file, content] of Object.entries(want)) {
+      lines.push(`          ${file}:`, `            content: ${JSON.stringify(content)}`, '            branches: [main]', `            commit_message: ${JSON.stringify(MESSAGE)}`);
+    }
+    jobProjects.push({ path: name(i), files: Object.entries(want).map(([p, content]) => ({ path: p, content })) });
+  }
+  return {
+    yaml: lines.join('\n') + '\n',
+    seed: { users: [adminUser], groups: [{ full_path: 'platform' }], projects: Array.from({ length: projects }, (_, i) => ({ path_with_namespace: name(i), default_branch: 'main', files: files(i) })) },
+    job: { projects: jobProjects, branch: 'main', message: MESSAGE },
+  };
+}
+
+/** Runs `node args…` in `cwd`; resolves with the wall time (ms), the output and the peak RSS (MB). */
+function run(args, cwd, ok = [0]) {
+  return new Promise((resolve, reject) => {
+    const rssFile = path.join(cwd, 'rss.json');
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['--require', path.join(root, 'bench/rss-preload.cjs'), ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, PLUMB_TOKEN: ADMIN, PLUMB_BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out.length < 4e6 ? (out += d) : undefined));
+    child.stderr.on('data', (d) => (out.length < 4e6 ? (out += d) : undefined));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      if (!ok.includes(code)) return reject(new Error(`node ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
+      let rssMb = NaN;
+      try {
+        rssMb = JSON.parse(readFileSync(rssFile, 'utf8')).maxRssMb;
+      } catch {
+        // the baseline or a process that did not load the preload
+      }
+      resolve({ ms, out, rssMb });
+    });
+  });
+}
+
+/** One process against a fresh emulator from `w.seed`: plumb with `args`, or the baseline in `mode`. */
+async function measure(emu, w, { args, mode }) {
+  const url = await emu.start(w.seed, TODAY);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-fleet-'));
+  try {
+    let cmd;
+    if (mode) {
+      writeFileSync(path.join(dir, 'job.json'), JSON.stringify({ url, token: ADMIN, concurrency: CONCURRENCY, mode, ...w.job }));
+      cmd = [path.join(root, 'bench/baseline.js'), path.join(dir, 'job.json')];
+    } else {
+      writeFileSync(path.join(dir, 'plumb.yaml'), w.yaml.replace('URL', url));
+      cmd = [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(root, 'bin/plumb.js'), ...args, '--now', TODAY, '--concurrency', String(CONCURRENCY)];
+    }
+    await emu.resetRequests();
+    const r = await run(cmd, dir);
+    const stats = await emu.stats();
+    return { ...r, requests: stats.requests, byMethod: stats.byMethod, failed: stats.failed, avgInFlight: stats.avgInFlight };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `RUNS` paired runs (baseline, then plumb); medians, and the median of the paired ratios. */
+async function paired(emu, w, args, mode) {
+  const p = [];
+  const b = [];
+  for (let i = 0; i < RUNS; i++) {
+    b.push(await measure(emu, w, { mode }));
+    p.push(await measure(emu, w, { args }));
+  }
+  return {
+    plumb: { ...p[0], ms: median(p.map((x) => x.ms)), rssMb: Math.max(...p.map((x) => x.rssMb)) },
+    baseline: { ...b[0], ms: median(b.map((x) => x.ms)) },
+    vsBaseline: median(p.map((x, i) => x.ms / b[i].ms)),
+  };
+}
+
+/** `requests`: what the workload needs (the floor); plumb's own count is shown next to it. */
+function describe({ plumb, baseline, vsBaseline }, requests) {
+  const floor = floorMs(requests);
+  const methods = Object.entries(plumb.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
+  return (
+    `${plumb.ms.toFixed(0)} ms; ${plumb.requests} req (${methods})${plumb.failed ? `, ${plumb.failed} failed` : ''}; floor ${floor} ms (${(plumb.ms / floor).toFixed(2)}×); ` +
+    `avg ${plumb.avgInFlight.toFixed(1)} in flight; baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline)`
+  );
+}
+
+export async function fleetBenchmarks() {
+  const emu = await remoteEmulator();
+  const rows = [];
+  const label = `${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}, whole process, median of ${RUNS}`;
+  try {
+    // 1. Plan: CODEOWNERS in sync everywhere, SECURITY.md missing everywhere.
+    if (want('plan')) {
+    const planW = workload(3000, () => ({ CODEOWNERS: '* @platform\n' }), () => ({ CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' }));
+    const plan = await paired(emu, planW, ['plan'], 'files-plan');
+    const grouped = /file\["SECURITY\.md"\] will be created .* in 3,000 projects:/.test(plan.plumb.out);
+    rows.push({
+      name: `fleet plan: 2 files in each of 3,000 projects, 3,000 explicit entries (${label})`,
+      measured: `${describe(plan, 6000)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}`,
+      target: '≤ 1.3× floor (6,000 HEAD)',
+      ok: plan.plumb.ms <= 1.3 * floorMs(6000) && plan.plumb.requests === 6000 && plan.plumb.failed === 3000 && grouped,
+    });
+    rows.push({
+      name: 'fleet plan of 3,000 projects: peak RSS of the plumb process',
+      measured: `${plan.plumb.rssMb.toFixed(0)} MB (max of ${RUNS})`,
+      target: '≤ 300 MB',
+      ok: plan.plumb.rssMb <= 300,
+    });
+    }
+
+    // 2. Apply: one changed file in each of 1,000 projects.
+    if (want('apply')) {
+    const applyW = workload(1000, () => ({ CODEOWNERS: '* @old\n' }), () => ({ CODEOWNERS: '* @platform\n' }));
+    const apply = await paired(emu, applyW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
+    rows.push({
+      name: `fleet apply: 1 changed file in each of 1,000 projects (${label})`,
+      measured: describe(apply, 2000),
+      target: '≤ 1.3× floor (1,000 HEAD + 1,000 PUT)',
+      ok: apply.plumb.ms <= 1.3 * floorMs(2000) && apply.plumb.requests === 2000 && apply.plumb.failed === 0,
+    });
+    }
+  } finally {
+    await emu.close();
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { printTable } = await import('./lib.js');
+  printTable(await fleetBenchmarks());
+}
