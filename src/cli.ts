@@ -73,7 +73,7 @@ Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or P
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
 Documentation: ${HOMEPAGE} (the README), and docs/ in the installed package
-($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md).
+($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md). License: MIT (LICENSE).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
