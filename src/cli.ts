@@ -120,7 +120,11 @@ there are changes; 1 on any error.
   --markdown FILE       the plan as a merge-request comment
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
-  --show-content        read changed repository text files (up to 10 MB) to show a diff
+  --show-content        read changed repository text files (up to 10 MB) to show a diff; the
+                        live side of a private project's file is withheld (only its line count)
+  --show-private-content
+                        with --show-content, show private projects' files too (CI logs reach
+                        people those projects do not; docs/security.md)
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
@@ -132,6 +136,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      'show-private-content': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
@@ -562,7 +567,8 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
       detailedExitcode: values['detailed-exitcode'] === true,
-      showContent: values['show-content'] === true,
+      showContent: values['show-content'] === true || values['show-private-content'] === true,
+      showPrivateContent: values['show-private-content'] === true,
     };
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io);

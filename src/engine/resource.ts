@@ -36,6 +36,11 @@ export interface InstanceContext {
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
+   * `plan --show-private-content`: the diff may show the live content of a private project's file
+   * too; without it such a diff is withheld (PRIVATE_CONTENT_WITHHELD, engine/plan.ts).
+   */
+  readonly showPrivateContent?: boolean;
+  /**
    * The environment plumb runs in (PATH for command sinks, the environment they inherit). Defaults
    * to `process.env` when absent.
    */
