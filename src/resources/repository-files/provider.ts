@@ -158,6 +158,25 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
 
   parsePayload: parseFilePayload,
 
+  /** A file payload as a plan shows it: which file on which branch, what is written. */
+  describePayload(instance, p) {
+    const action = p.op === 'none' ? 'no-op' : p.op;
+    const addresses = [address(instance, p)];
+    if (p.op === 'none') return { addresses, action, attributes: [] };
+    const startBranch = { name: 'start_branch', after: p.startBranch, required: p.startBranch !== undefined };
+    if (p.op === 'delete') return { addresses, action, attributes: [startBranch], cosmetic: ['content_sha256'] };
+    const secret = p.contentFingerprint !== undefined;
+    return {
+      addresses,
+      action,
+      attributes: [
+        { name: 'content_sha256', after: secret ? MASK : shortSha(p.sha256), ...(secret && { sensitive: true }), required: p.op === 'create' },
+        { name: 'execute_filemode', after: p.op === 'create' ? (p.executeFilemode ?? false) : p.executeFilemode, required: p.op === 'create' },
+        startBranch,
+      ],
+    };
+  },
+
   async plan(ctx): Promise<PlanResponse> {
     const diagnostics: PlanDiagnostic[] = [];
     const projectOf = memoProjects(ctx);
