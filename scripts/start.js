@@ -6,7 +6,7 @@
 //   4. change a setting out of band, as an admin clicking in the UI would;
 //   5. plumb drift catches it (exit 2), and apply converges again;
 //   6. repository files: step 3 created CODEOWNERS and SECURITY.md; a push edits CODEOWNERS out of
-//      band, drift catches it (exit 2), plan --show-content shows the diff, apply restores it;
+//      band, drift catches it (exit 2), plan --show-private-content shows the diff, apply restores it;
 //   7. eighty days later (--now), drift reports the token's rotation is due and apply rotates it;
 //   8. plumb export writes the instance as a configuration, and a plan of it is "No changes".
 //
@@ -131,7 +131,9 @@ async function filesSteps(emu) {
   });
   console.log(`→ ${res.status}`);
   await step('10. Drift: the file was changed by a push after the last apply (exit 2)', ['drift', 'examples/plumb'], 2);
-  await step('11. The diff, read on request (plan --show-content)', ['plan', 'examples/plumb', '--show-content'], 0);
+  // The project is private: --show-content alone would withhold its content (a CI log reaches
+  // people the project does not); on your own terminal, --show-private-content shows it.
+  await step('11. The diff, read on request (plan --show-private-content: the project is private)', ['plan', 'examples/plumb', '--show-private-content'], 0);
   await step('12. Apply restores it (one commit, guarded by the last commit plumb saw)', ['apply', 'examples/plumb', '--auto-approve'], 0);
 }
 

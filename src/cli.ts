@@ -78,7 +78,7 @@ Common options: -c/--config PATH (repeatable), --instance NAME, --now DATE (or P
 --state FILE (or PLUMB_STATE; default .plumb/state.json), --concurrency N (API requests in flight,
 default 8), --debug (one line per API call on stderr; never tokens or bodies), --json.
 Documentation: ${HOMEPAGE} (the README), and docs/ in the installed package
-($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md).
+($(npm root --global)/plumb-gitops/docs/; CI set-up: docs/ci.md). License: MIT (LICENSE).
 `;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -125,7 +125,11 @@ there are changes; 1 on any error.
   --markdown FILE       the plan as a merge-request comment
   --report FILE         a {create, update, delete} report for merge-request widgets
   --detailed-exitcode   exit 2 when there are changes
-  --show-content        read changed repository text files (up to 10 MB) to show a diff
+  --show-content        read changed repository text files (up to 10 MB) to show a diff; the
+                        live side of a private project's file is withheld (only its line count)
+  --show-private-content
+                        with --show-content, show private projects' files too (CI logs reach
+                        people those projects do not; docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
@@ -138,6 +142,7 @@ ${COMMON_HELP}`,
       report: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
+      'show-private-content': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
       target: { type: 'string', multiple: true },
@@ -607,7 +612,8 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
       detailedExitcode: values['detailed-exitcode'] === true,
-      showContent: values['show-content'] === true,
+      showContent: values['show-content'] === true || values['show-private-content'] === true,
+      showPrivateContent: values['show-private-content'] === true,
     };
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io);

@@ -18,6 +18,8 @@ export interface ProjectRef {
   readonly path_with_namespace: string;
   /** Absent for a project without a repository. */
   readonly default_branch?: string;
+  /** `private`, `internal` or `public`; absent when the instance did not say (treat it as private). */
+  readonly visibility?: string;
 }
 
 export async function getGroupRef(client: ApiClient, group: PathParam): Promise<GroupRef> {
@@ -35,7 +37,12 @@ export async function getProjectRef(client: ApiClient, project: PathParam): Prom
   if (typeof b?.id !== 'number' || typeof b.path_with_namespace !== 'string') {
     throw ApiInvalidResponseError.lacking('GET', path, res.status, "the project's id and path_with_namespace");
   }
-  return { id: b.id, path_with_namespace: b.path_with_namespace, ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }) };
+  return {
+    id: b.id,
+    path_with_namespace: b.path_with_namespace,
+    ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }),
+    ...(typeof b.visibility === 'string' && { visibility: b.visibility }),
+  };
 }
 
 /**

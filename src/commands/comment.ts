@@ -13,9 +13,10 @@ import { fileErrorSentence } from '../config/load.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';
+import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
-import { REASON_TEXT } from '../resources/index.js';
+import { KINDS, REASON_TEXT } from '../resources/index.js';
 import type { Io } from './output.js';
 import { useColor } from './output.js';
 
@@ -52,9 +53,14 @@ export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
     const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
     return fail('PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'comment with the file `plumb plan --out FILE` wrote');
   }
-  const bad = checkPlanFile(data);
+  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
   if (bad) return fail('PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan: ${bad}`, 'comment with the file `plumb plan --out FILE` wrote');
   const plan = data as Plan;
+  // The note is rendered from the attributes: they must say what the payloads (what apply sends) mean.
+  const edited = checkPlanMeaning(plan, KINDS);
+  if (edited) {
+    return fail('PLUMB_PLAN_EDITED', `${flags.planFile} was edited: ${edited.address}: ${edited.problem}; what it shows is not what apply would do`, 'comment with the file `plumb plan --out FILE` wrote, unedited');
+  }
 
   const env = io.env;
   const missing = ['CI_API_V4_URL', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID'].filter((n) => !env[n]);

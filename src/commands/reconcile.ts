@@ -65,6 +65,8 @@ export interface PlanFlags extends CommonFlags {
   readonly detailedExitcode: boolean;
   /** `--show-content`: read text files to show a bounded diff of their content. */
   readonly showContent?: boolean;
+  /** `--show-private-content`: the diff shows private projects' files too (command line only). */
+  readonly showPrivateContent?: boolean;
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -232,7 +234,7 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }) }), l.view);
+  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   for (const o of outputs) {

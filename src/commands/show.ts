@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileErrorSentence } from '../config/load.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';
-import { checkPlanPayloads } from '../engine/payload-check.js';
+import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHuman } from '../render/human.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../render/markdown.js';
@@ -32,6 +32,11 @@ export function runShow(flags: ShowFlags, io: Io): number {
   const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
   if (bad) return problem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan this plumb can show: ${bad}`);
   const plan = data as Plan;
+  // Rendered offline from the attributes: they must say what the payloads (what apply sends) mean.
+  const edited = checkPlanMeaning(plan, KINDS);
+  if (edited) {
+    return problem(io, 'PLUMB_PLAN_EDITED', `${flags.planFile} was edited: ${edited.address}: ${edited.problem}; what it shows is not what apply would do`, 'make a new plan with `plumb plan --out FILE` and review that');
+  }
   if (flags.format === 'json') io.stdout(JSON.stringify(plan, null, 2) + '\n');
   else if (flags.format === 'markdown') io.stdout(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT));
   else {
@@ -41,7 +46,7 @@ export function runShow(flags: ShowFlags, io: Io): number {
   return 0;
 }
 
-function problem(io: Io, code: 'PLUMB_PLAN_UNREADABLE' | 'PLUMB_PLAN_INVALID', summary: string): number {
-  io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion: 'show the file `plumb plan --out FILE` wrote' }], new Map(), { color: useColor(io) }));
+function problem(io: Io, code: 'PLUMB_PLAN_UNREADABLE' | 'PLUMB_PLAN_INVALID' | 'PLUMB_PLAN_EDITED', summary: string, suggestion = 'show the file `plumb plan --out FILE` wrote'): number {
+  io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
   return 1;
 }

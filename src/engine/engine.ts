@@ -12,7 +12,7 @@ import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
-import { PLAN_FORMAT_VERSION, summarize, unacknowledgedRisks } from './plan.js';
+import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import type { InstanceContext, KindRegistry, ReadCache } from './resource.js';
 import { planDiagnostic, providerFor } from './resource.js';
@@ -51,6 +51,8 @@ export interface EngineOptions {
    * (default DEFAULT_MAX_CHANGES). Apply judges it with its own value (risks.ts `blastRadius`).
    */
   readonly maxChanges?: number;
+  /** `plan --show-private-content`: diffs may show the live content of private projects' files. */
+  readonly showPrivateContent?: boolean;
   /** Client tuning (tests, benchmarks). */
   readonly concurrency?: number;
   readonly maxAttempts?: number;
@@ -186,6 +188,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       sleep: opts.sleep ?? defaultSleep,
       env: opts.env,
       ...(opts.showContent && { showContent: true }),
+      ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
       ...(opts.readCache && { readCache: opts.readCache }),
     });
@@ -426,9 +429,12 @@ async function checkSavedPlan(
   }
   const clock = planClock(plan);
   const showContent = plan.changes.some((c) => c.diff !== undefined);
+  // The plan made again is compared, never shown: private content is read again only when the saved
+  // plan shows it (made with --show-private-content), so that its diffs compare equal.
+  const showPrivateContent = showContent && !plan.changes.some((c) => c.diff?.startsWith(PRIVATE_CONTENT_WITHHELD));
   const again: Session = {
     ...own,
-    contexts: new Map([...own.contexts].map(([k, c]) => [k, { ...c, today: plan.today, now: clock, ...(showContent && { showContent: true }) }])),
+    contexts: new Map([...own.contexts].map(([k, c]) => [k, { ...c, today: plan.today, now: clock, ...(showContent && { showContent: true }), ...(showPrivateContent && { showPrivateContent: true }) }])),
     close: async () => {},
   };
   const now = await makePlan(loaded, config, { ...opts, now: clock }, again);

@@ -92,11 +92,22 @@ export interface ResourceChange {
   readonly payload: Readonly<Record<string, unknown>>;
   /** Fingerprint of the live state this change was planned against. */
   readonly liveFingerprint: string;
-  /** Cosmetic: a content diff for people (a repository file with `plan --show-content`), bounded. */
+  /**
+   * Cosmetic: a content diff for people (a repository file with `plan --show-content`), bounded.
+   * For a file of a private project it starts with PRIVATE_CONTENT_WITHHELD instead, unless the
+   * plan was made with `--show-private-content`.
+   */
   readonly diff?: string;
   /** How apply orders this change among the others; absent: it may run at any time. */
   readonly order?: ChangeOrder;
 }
+
+/**
+ * How a content diff starts when it would show the live content of a private project's file
+ * (docs/security.md#what-plumb-reads-and-executes). Apply of a saved plan reads private content
+ * again only when the plan holds no such diff (the plan was made with `--show-private-content`).
+ */
+export const PRIVATE_CONTENT_WITHHELD = '(content of a private project not shown';
 
 /**
  * Ordering a kind declares for a change, as data in the plan, so apply (from memory or a saved

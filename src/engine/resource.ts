@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
 import type { SourceLocation } from '../diagnostics/index.js';
-import type { DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName } from './plan.js';
+import type { Action, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
 import type { TargetSet } from './targets.js';
 
@@ -35,6 +35,11 @@ export interface InstanceContext {
   readonly targets: TargetSet;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
+  /**
+   * `plan --show-private-content`: the diff may show the live content of a private project's file
+   * too; without it such a diff is withheld (PRIVATE_CONTENT_WITHHELD, engine/plan.ts).
+   */
+  readonly showPrivateContent?: boolean;
   /**
    * The environment plumb runs in (PATH for command sinks, the environment they inherit). Defaults
    * to `process.env` when absent.
@@ -102,6 +107,14 @@ export interface ResourceProvider<P = unknown> extends KindDeclaration {
   liveFingerprint(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<string>;
   apply(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<ApplyResponse>;
   /**
+   * What a payload means, as the address, action and attributes a plan shows for it, read from the
+   * payload alone (no configuration, no instance). `plumb show` and `plumb comment` render a saved
+   * plan offline: they refuse a change whose attributes say something its payload does not
+   * (`checkPlanMeaning`, payload-check.ts), so what a reviewer reads is what apply would send.
+   * Throws a `PayloadError` when the payload contradicts itself.
+   */
+  describePayload?(instance: string, payload: P): PayloadMeaning;
+  /**
    * A saved change that differs from the change planned again at apply (saved-plan.ts), with the
    * same live fingerprint: when an input outside the configuration's text can explain it (a
    * `source:` file changed since the plan), the diagnostic that says so; otherwise undefined and
@@ -113,6 +126,27 @@ export interface ResourceProvider<P = unknown> extends KindDeclaration {
    * output; the commands then send everything meant for people to standard error. Absent: never.
    */
   writesStdout?(instance: DesiredInstance): boolean;
+}
+
+/** One attribute as a payload decides it (`describePayload`). */
+export interface DescribedAttribute {
+  readonly name: string;
+  /** Compared when present (a key set to undefined means "no value"). */
+  readonly after?: ShownValue;
+  readonly before?: ShownValue;
+  readonly sensitive?: boolean;
+  /** The change must show it; otherwise it is compared only when shown. */
+  readonly required: boolean;
+}
+
+/** What a payload means for people: where, what, and the attributes it decides. */
+export interface PayloadMeaning {
+  /** The addresses a change with this payload may have. */
+  readonly addresses: readonly string[];
+  readonly action: Action;
+  readonly attributes: readonly DescribedAttribute[];
+  /** Attributes the payload does not decide (live values, notes for people): shown as the plan says. */
+  readonly cosmetic?: readonly string[];
 }
 
 /** The kinds a command runs the engine with, in the order a plan lists and apply executes them. */

@@ -30,7 +30,8 @@ export async function fileHarness(seed: Partial<EmulatorSeed> = {}): Promise<Fil
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
       groups: [{ full_path: 'platform' }],
-      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
+      // Internal: `plan --show-content` shows its files' diffs (a private project's are withheld).
+      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', visibility: 'internal', files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
       ...seed,
     },
   });

@@ -84,7 +84,7 @@ describe('plan --show-content', () => {
   it('bounds the diff of a large change and reads the file through GET raw, once', async () => {
     const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
     await h.close();
-    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', files: { 'big.md': lines.join('\n') + '\n' } }] });
+    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', visibility: 'internal', files: { 'big.md': lines.join('\n') + '\n' } }] });
     h.config({ 'big.md': { content: lines.map((l) => `${l} changed`).join('\n') + '\n' } });
     const r = await h.run(['plan', '--show-content']);
     expect(r.code).toBe(0);
@@ -97,7 +97,7 @@ describe('plan --show-content', () => {
   it('shows the unchanged lines around a change as context, like diff -u', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`);
     await h.close();
-    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', files: { 'a.md': lines.join('\n') + '\n' } }] });
+    h = await fileHarness({ projects: [{ path_with_namespace: 'platform/app', default_branch: 'main', visibility: 'internal', files: { 'a.md': lines.join('\n') + '\n' } }] });
     const changed = [...lines];
     changed[10] = 'line ten';
     h.config({ 'a.md': { content: changed.join('\n') + '\n' } });

@@ -19,6 +19,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 const ALLOWED = [
   /^package\.json$/,
   /^README\.md$/,
+  /^LICENSE$/,
   /^bin\/(plumb\.js|terraform-provider-plumb)$/,
   /^dist\/plumb\.cjs(\.cache|\.LEGAL\.txt)?$/,
   /^dist\/generated\/cdktf\/([a-z-]+\/)?index\.(js|d\.ts)$/,
@@ -30,6 +31,7 @@ const ALLOWED = [
 
 /** What the runs below read from the installed package. */
 const NEEDED = [
+  'LICENSE',
   'bin/plumb.js',
   'bin/terraform-provider-plumb',
   'dist/plumb.cjs',

@@ -1,7 +1,8 @@
 /**
  * A short fixed-seed run of the fault soak (bench/soak.js runs the long one): at least 60 faults
  * across settings, group access tokens (create, rotate, self-rotate, replace, revoke, prune),
- * repository files (content and execute bit) and Pages, and no invariant violated. See soak.ts
+ * repository files (content and execute bit) and Pages, the lowering of the token lifetime limit
+ * at the end of each episode, and no invariant violated. See soak.ts
  * for the invariants.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,10 @@ describe('fault soak (fixed seed)', () => {
     expect(r.faults).toBeGreaterThanOrEqual(60);
     for (const k of FAULT_KINDS) expect(r.byKind[k], `faults of kind ${k}`).toBeGreaterThan(0);
     expect(r.commitsChecked, 'file commits checked').toBeGreaterThan(20);
+    // Each episode ends by lowering the token lifetime limit below every live token: refused
+    // offline, gated, then accepted and the instance revokes what outlives it.
+    expect(r.lifetimeRounds).toBeGreaterThan(0);
+    expect(r.revokedByLimit).toBeGreaterThan(0);
     for (const inv of INVARIANTS) expect(r.violations[inv], inv).toEqual([]);
   }, 120_000);
 });

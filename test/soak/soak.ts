@@ -26,6 +26,16 @@
  *   PLUMB_STATE_LOCKED, or PLUMB_LOCK_FAILED when a fault hit its lock requests), and no lock file
  *   is left on the instance once the round converged.
  *
+ * - lifetime: the last round of each episode lowers `max_personal_access_token_lifetime` to
+ *   LIMIT_DAYS, below the remaining life of every live token (all were issued for 30 days):
+ *   a configuration whose tokens keep a 30-day lifetime is refused offline
+ *   (`PLUMB_TOKEN_BEYOND_MAX_LIFETIME`, no request that writes); one whose lifetimes fit is planned
+ *   with the risk `token-lifetime-revokes-credential` (plumb's own token first), and apply without
+ *   accepting it changes nothing; accepted (`--allow-risky`, with faults), the instance revokes
+ *   every token beyond the limit and plumb reports it (`PLUMB_TOKENS_REVOKED_BY_LIMIT`); the
+ *   administrator issues plumb a new credential by hand, and the next applies converge with every
+ *   declared token re-issued within the limit.
+ *
  * When the answer to plumb's own credential's rotation is lost, plumb reports
  * PLUMB_TOKEN_SELF_LOST and stops, as documented; the soak checks the report is true (the old
  * credential is revoked) and then plays the administrator who rotates it by hand.
@@ -40,7 +50,7 @@ import { mulberry32 } from '../../src/emulator/faults.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import type { FaultAction, RunningEmulator } from '../../src/emulator/index.js';
 
-export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits', 'lock'] as const;
+export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits', 'lock', 'lifetime'] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 export const FAULT_KINDS = ['500', '502', '503', '429', 'drop-before', 'drop-after', 'timeout', 'slow'] as const;
@@ -66,6 +76,9 @@ export interface SoakResult {
   /** Faulted rounds' second apply (the other machine), and how many of them the lock turned away. */
   readonly concurrentRuns: number;
   readonly lockRefusals: number;
+  /** Lifetime-lowering rounds run, and the managed tokens the instance revoked in them. */
+  readonly lifetimeRounds: number;
+  readonly revokedByLimit: number;
   readonly violations: Record<Invariant, string[]>;
 }
 
@@ -81,6 +94,8 @@ const SITE = 'platform/site';
 /** The project holding the instance's lock file. */
 const LOCKS = 'platform/locks';
 const LOCK_PATH = 'plumb.lock';
+/** The lowered max_personal_access_token_lifetime of the lifetime round (tokens are issued for 30). */
+const LIMIT_DAYS = 20;
 /** The files declared in SITE (their content or execute bit changes every round). */
 const FILES = ['CODEOWNERS', 'static.txt', 'scripts/run.sh'] as const;
 
@@ -114,6 +129,8 @@ interface Episode {
   round: number;
   /** Clock offset of the emulator from wall time. */
   offset: number;
+  /** Tokens the instance revoked because they outlived a lowered lifetime limit (not a family revocation). */
+  readonly policyRevoked: Set<number>;
 }
 
 async function startEpisode(): Promise<Episode> {
@@ -157,7 +174,7 @@ async function startEpisode(): Promise<Episode> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-soak-'));
   mkdirSync(path.join(dir, 'secrets'));
   writeFileSync(path.join(dir, 'secrets', 'platform-plumb.token'), CREDENTIAL, { mode: 0o600 });
-  return Object.assign(ep, { emu, dir, today: D0, round: 0 });
+  return Object.assign(ep, { emu, dir, today: D0, round: 0, policyRevoked: new Set<number>() });
 }
 
 function setToday(ep: Episode, date: string): void {
@@ -165,7 +182,11 @@ function setToday(ep: Episode, date: string): void {
   ep.today = date;
 }
 
-function writeConfig(ep: Episode): void {
+/**
+ * `limit`: the lifetime round's configuration: the lowered limit, and token lifetimes of `lifetime`
+ * days (LIMIT_DAYS fits; 30, the usual, is beyond it).
+ */
+function writeConfig(ep: Episode, limit?: { lifetime: number }): void {
   const r = ep.round;
   const lines = [
     'version: 1',
@@ -178,6 +199,7 @@ function writeConfig(ep: Episode): void {
     `      signup_enabled: ${r % 2 === 0}`,
     `      default_projects_limit: ${100 + r}`,
     `      spam_check_api_key: \${env:SOAK_SPAM_KEY}`,
+    ...(limit ? [`      max_personal_access_token_lifetime: ${LIMIT_DAYS}`] : []),
     '    groups:',
   ];
   for (const [group, names] of Object.entries(DECLARED)) {
@@ -188,7 +210,7 @@ function writeConfig(ep: Episode): void {
         `          ${name}:`,
         `            scopes: ${JSON.stringify(scopes)}`,
         `            access_level: ${name === 'plumb' ? 50 : 30}`,
-        '            rotation: {lifetime_days: 30, rotate_before_days: 7}',
+        `            rotation: {lifetime_days: ${limit?.lifetime ?? 30}, rotate_before_days: 7}`,
         `            sink: {file: secrets/${group}-${name}.token}`,
         ...(name === 'plumb' ? ['            self: true'] : []),
       );
@@ -271,8 +293,8 @@ function sinkValue(ep: Episode, group: string, name: string): string | undefined
   }
 }
 
-/** `state`: another machine's state file (the second of two concurrent applies). */
-async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift', state?: string): Promise<Run> {
+/** `state`: another machine's state file (the second of two concurrent applies); `allowRisky`: apply --allow-risky. */
+async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift', state?: string, allowRisky = false): Promise<Run> {
   let stdout = '';
   let stderr = '';
   const io: Io = {
@@ -286,7 +308,7 @@ async function cli(ep: Episode, command: 'apply' | 'plan' | 'drift', state?: str
   const hooks = { sleep: async () => {}, client: { baseDelayMs: 5, requestTimeoutMs: REQUEST_TIMEOUT_MS } };
   const code =
     command === 'apply'
-      ? await runApply({ ...flags, autoApprove: true }, io, hooks)
+      ? await runApply({ ...flags, autoApprove: true, ...(allowRisky && { allowRisky: true }) }, io, hooks)
       : command === 'plan'
         ? await runPlan({ ...flags, detailedExitcode: true }, io, hooks)
         : await runDrift(flags, io, hooks);
@@ -324,7 +346,7 @@ function tokenSafety(ep: Episode, v: SoakResult['violations']): void {
     if (t.kind !== 'group') continue;
     const successors = state.tokens.filter((x) => x.previousId === t.id).length;
     if (successors > 1) v['rotated-twice'].push(`token ${t.id} ("${t.name}") has ${successors} successors`);
-    if (t.revoked && successors === 0 && !deleted.has(t.id)) v['family-revoked'].push(`token ${t.id} ("${t.name}") revoked without a DELETE or a rotation`);
+    if (t.revoked && successors === 0 && !deleted.has(t.id) && !ep.policyRevoked.has(t.id)) v['family-revoked'].push(`token ${t.id} ("${t.name}") revoked without a DELETE or a rotation`);
   }
   for (const r of requests) if (r.method === 'POST' && /\/\d+\/rotate$/.test(r.path) && r.status === 401) v['rotated-twice'].push(`${r.path} answered 401 (a revoked token was rotated)`);
 }
@@ -388,6 +410,8 @@ function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
     commitsChecked: 0,
     concurrentRuns: 0,
     lockRefusals: 0,
+    lifetimeRounds: 0,
+    revokedByLimit: 0,
     violations: Object.fromEntries(INVARIANTS.map((i) => [i, []])) as unknown as Record<Invariant, string[]>,
   };
 }
@@ -403,6 +427,114 @@ async function recoverCredential(ep: Episode): Promise<void> {
   });
   const body = (await res.json()) as { token?: string };
   if (body.token) writeFileSync(path.join(ep.dir, 'secrets', 'platform-plumb.token'), body.token, { mode: 0o600 });
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The administrator gives plumb a new credential by hand (its own was revoked by the new limit). */
+async function issueCredential(ep: Episode): Promise<void> {
+  const res = await fetch(`${ep.emu.url}/api/v4/groups/platform/access_tokens`, {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'plumb', scopes: ['api'], access_level: 50, expires_at: addDays(ep.today, LIMIT_DAYS - 5) }),
+  });
+  const body = (await res.json()) as { token?: string };
+  if (!body.token) return;
+  ep.emu.state.userById(ep.emu.state.tokenByValue(body.token)!.userId)!.admin = true;
+  writeFileSync(path.join(ep.dir, 'secrets', 'platform-plumb.token'), body.token, { mode: 0o600 });
+}
+
+/**
+ * The lifetime round (see the invariants above): refused offline, gated, accepted with faults, the
+ * revocation reported, then the administrator's new credential and convergence within the limit.
+ */
+async function lifetimeRound(ep: Episode, result: ReturnType<typeof emptyResult>, faults: { kind: FaultKind; nth: number }[]): Promise<void> {
+  const v = result.violations;
+  const st = ep.emu.state;
+  const tag = `round ${ep.round} (lifetime)`;
+  result.lifetimeRounds++;
+  const limitOf = () => (st.settings as Record<string, unknown>).max_personal_access_token_lifetime;
+  const activeIds = () => st.tokens.filter((t) => t.kind === 'group' && st.isActive(t)).map((t) => t.id).sort((a, b) => a - b);
+  const limitBefore = limitOf();
+
+  // Token lifetimes beyond the declared limit: refused before any request.
+  writeConfig(ep, { lifetime: 30 });
+  let before = ep.emu.requests.length;
+  const offline = await cli(ep, 'plan');
+  if (offline.code !== 1 || !(offline.stdout + offline.stderr).includes('PLUMB_TOKEN_BEYOND_MAX_LIFETIME')) v.lifetime.push(`${tag}: lifetimes beyond the declared limit were not refused offline (exit ${offline.code})`);
+  if (ep.emu.requests.length !== before) v.lifetime.push(`${tag}: the configuration refused offline made ${ep.emu.requests.length - before} request(s)`);
+
+  // Lifetimes within the limit, live tokens beyond it: a risk, and apply refuses it unaccepted.
+  writeConfig(ep, { lifetime: LIMIT_DAYS });
+  const ids = activeIds();
+  before = ep.emu.requests.length;
+  const gated = await cli(ep, 'apply');
+  for (const leak of leaks(ep, gated)) v['secret-in-output'].push(`${tag} (not accepted): ${leak}`);
+  if (gated.code !== 1 || !/token-lifetime-(revokes-credential|lowered)/.test(gated.stdout + gated.stderr)) v.lifetime.push(`${tag}: lowering the limit below live tokens was not gated (exit ${gated.code})`);
+  if (ep.emu.requests.slice(before).some((r) => WRITES.has(r.method) && !r.path.includes(encodeURIComponent(LOCKS)))) v.lifetime.push(`${tag}: apply without accepting the risk wrote to the instance`);
+  if (limitOf() !== limitBefore || JSON.stringify(activeIds()) !== JSON.stringify(ids)) v.lifetime.push(`${tag}: apply without accepting the risk changed the instance`);
+
+  // Accepted, with faults: the instance revokes; plumb reports it.
+  // The administrator's own token already fits the coming policy (it is not plumb's to manage).
+  st.tokenByValue(ADMIN)!.expiresAt = addDays(ep.today, 10);
+  for (const f of faults) ep.emu.addFault({ path: '**', nth: f.nth, times: 1, action: action(f.kind) });
+  before = ep.emu.requests.length;
+  const accepted = await cli(ep, 'apply', undefined, true);
+  result.faultedRuns++;
+  const made = ep.emu.requests.length - before;
+  for (const f of faults) {
+    if (f.nth > made) continue;
+    result.faults++;
+    result.byKind[f.kind]++;
+  }
+  ep.emu.clearFaults();
+  if (faults.some((f) => f.kind === 'timeout' && f.nth <= made)) await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 200));
+  for (const leak of leaks(ep, accepted)) v['secret-in-output'].push(`${tag} (accepted): ${leak}`);
+  const limitDate = addDays(ep.today, LIMIT_DAYS);
+  const revoked = ids.filter((id) => {
+    const t = st.tokenById(id)!;
+    return !st.isActive(t) && (t.expiresAt === null || t.expiresAt > limitDate) && !st.tokens.some((x) => x.previousId === id);
+  });
+  for (const id of revoked) ep.policyRevoked.add(id);
+  result.revokedByLimit += revoked.length;
+  if (revoked.length > 0 && !(accepted.stdout + accepted.stderr).includes('PLUMB_TOKENS_REVOKED_BY_LIMIT')) {
+    v.lifetime.push(`${tag}: the instance revoked ${revoked.length} managed token(s) and plumb did not report it (exit ${accepted.code})`);
+  }
+  tokenSafety(ep, v);
+
+  // plumb's own token was among them: the administrator issues a new one, as the risk said, and
+  // deletes the instance lock plumb could no longer release (its warning says to).
+  if (activeTokens(ep, 'platform', 'plumb').length === 0) await issueCredential(ep);
+  if (st.projectByRef(LOCKS)!.repo.branchHead('main')!.files.has(LOCK_PATH)) {
+    if (!/lock on .* could not be released/.test(accepted.stdout + accepted.stderr)) v.lock.push(`${tag}: the lock file is left on the instance, and plumb did not say so`);
+    await fetch(`${ep.emu.url}/api/v4/projects/${encodeURIComponent(LOCKS)}/repository/files/${encodeURIComponent(LOCK_PATH)}`, {
+      method: 'DELETE',
+      headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ branch: 'main', commit_message: 'remove the stale plumb lock by hand' }),
+    }).then((r) => r.arrayBuffer());
+  }
+  let converged = false;
+  let last: Run | undefined;
+  for (let i = 0; i < 2 && !converged; i++) {
+    last = await cli(ep, 'apply', undefined, true);
+    result.cleanRuns++;
+    for (const leak of leaks(ep, last)) v['secret-in-output'].push(`${tag} (clean ${i + 1}): ${leak}`);
+    converged = last.code === 0;
+  }
+  const plan = await cli(ep, 'plan');
+  const drift = await cli(ep, 'drift');
+  if (!converged || plan.code !== 0 || drift.code !== 0) {
+    const why = (last ? last.stdout + last.stderr : '').split('\n').filter((l) => /error|PLUMB_/.test(l)).slice(0, 3).join(' | ');
+    v.converged.push(`${tag}: not converged after 2 applies (plan exit ${plan.code}, drift exit ${drift.code}): ${why}`);
+  }
+  if (limitOf() !== LIMIT_DAYS) v.lifetime.push(`${tag}: the instance's limit is ${String(limitOf())} after convergence`);
+  for (const [group, names] of Object.entries(DECLARED)) {
+    for (const name of names) {
+      if (!holds(ep, group, name)) v['secret-in-sink'].push(`${tag}: ${group}/${name}`);
+      for (const t of activeTokens(ep, group, name)) if (t.expiresAt === null || t.expiresAt > limitDate) v.lifetime.push(`${tag}: ${group}/${name} (id ${t.id}) expires on ${t.expiresAt}, beyond the limit`);
+    }
+  }
+  tokenSafety(ep, v);
 }
 
 export async function soak(opts: SoakOptions): Promise<SoakResult> {
@@ -473,6 +605,12 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
         result.commitsChecked += commitsSince(ep, headBefore).length;
         tokenSafety(ep, v);
       }
+      // The episode ends with the lifetime round, on the last round's day (its tokens fresh for 30 days).
+      ep.round--;
+      const faults = Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({ kind: pick(FAULT_KINDS), nth: 1 + Math.floor(random() * 30) }));
+      await lifetimeRound(ep, result, faults);
+      for (const wrong of siteHolds(ep)) v.converged.push(`round ${ep.round} (lifetime): ${SITE} ${wrong} is not as declared after convergence`);
+      if (ep.emu.state.projectByRef(LOCKS)!.repo.branchHead('main')!.files.has(LOCK_PATH)) v.lock.push(`round ${ep.round} (lifetime): the lock file is left on the instance`);
     } finally {
       await ep.emu.close();
       rmSync(ep.dir, { recursive: true, force: true });

@@ -215,8 +215,12 @@ writeFileSync(process.argv[3], JSON.stringify((await r.json()).map((t) => ({ id:
     h.config({ platform: { tokens: { level: { access_level: 'developer' }, desc: { description: 'new words' }, quiet: {} } } });
     const plan = await planJson();
     expect(change(plan, 'level').action).toBe('replace');
-    expect(change(plan, 'level').attributes[0]).toEqual({ name: 'access_level', before: 20, after: 30 });
+    // The new token is shown whole: its unchanged scopes too, as the payload sends them.
+    const level = change(plan, 'level');
+    expect(level.attributes.find((a: { name: string }) => a.name === 'access_level')).toEqual({ name: 'access_level', before: 20, after: 30 });
+    expect(level.attributes.find((a: { name: string }) => a.name === 'scopes')).toEqual({ name: 'scopes', before: ['read_api'], after: ['read_api'] });
     expect(change(plan, 'desc').action).toBe('replace');
+    expect(change(plan, 'desc').attributes.find((a: { name: string }) => a.name === 'access_level')).toEqual({ name: 'access_level', before: 30, after: 30 });
     expect(change(plan, 'quiet').action).toBe('no-op');
   });
 });

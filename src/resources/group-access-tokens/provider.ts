@@ -34,8 +34,9 @@ import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
-import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import type { ApplyResponse, InstanceContext, PayloadMeaning, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
+import { PayloadError } from '../../engine/payload.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { checkSink, deliverSecret, describeSink, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
 import type { SinkCheckCache } from './sinks.js';
@@ -44,7 +45,7 @@ import { revocationRisks } from './risks.js';
 import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
-import type { TokenPayload } from './payload.js';
+import type { NewTokenProps, TokenPayload } from './payload.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 
 /** The tokens' sections of the state file. */
@@ -228,6 +229,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   },
 
   parsePayload: parseTokenPayload,
+  describePayload: describeTokenPayload,
 
   /** With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON line each). */
   writesStdout(instance) {
@@ -634,7 +636,7 @@ function planDeclared(
       action: 'replace',
       reasons: lost ? ['immutable-field-changed', 'secret-not-received'] : mismatch ? ['immutable-field-changed', 'sink-holds-other-token'] : ['immutable-field-changed'],
       attributes: [
-        ...diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })),
+        ...replacedAttributes(t, L),
         { name: 'id', before: L.id, after: KNOWN_AFTER },
         { name: 'expires_at', before: L.expires_at, after: expiry },
         tokenShown(true),
@@ -660,6 +662,7 @@ function planDeclared(
     action: byReplacement ? 'replace' : 'rotate',
     reasons: [reason],
     attributes: [
+      ...(byReplacement ? replacedAttributes(t, L) : []),
       { name: 'id', before: L.id, after: KNOWN_AFTER },
       { name: 'expires_at', before: L.expires_at, after: expiry },
       tokenShown(true),
@@ -684,6 +687,55 @@ function planDeclared(
         : `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${expiry} as declared; apply rotates it`;
   // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
   drift(summary, reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+}
+
+/**
+ * What a replacement creates, whole: the new token's scopes, role and description are shown even
+ * where they equal the old token's (unchanged, `before` = `after`), as the payload sends them all.
+ */
+function replacedAttributes(t: DesiredAccessToken, L: GroupAccessToken): AttributeChange[] {
+  const diffs = new Map<string, AttributeChange>(attributeDiffs(t, L).map((d) => [d.name, d]));
+  const keep = (name: string, value: unknown): AttributeChange => diffs.get(name) ?? { name, before: value, after: value };
+  return [
+    ...(t.description !== undefined ? [keep('description', t.description)] : []),
+    keep('scopes', [...t.scopes].sort()),
+    keep('access_level', t.accessLevel),
+  ];
+}
+
+/** A token payload as a plan shows it (`describePayload`): the address, the action, what the new token gets. */
+export function describeTokenPayload(instance: string, p: TokenPayload): PayloadMeaning {
+  const at = tokenAddress({ name: instance }, p.group, p.name);
+  const created = (c: NewTokenProps) => {
+    if (c.name !== p.name) throw new PayloadError(`payload.create.name "${c.name}" is not the token's name "${p.name}"`);
+    return [
+      ...(c.description !== undefined ? [{ name: 'description', after: c.description, required: true }] : []),
+      { name: 'scopes', after: [...c.scopes].sort(), required: true },
+      { name: 'access_level', after: c.access_level, required: true },
+      { name: 'expires_at', after: c.expires_at, required: true },
+    ];
+  };
+  const cosmetic = ['token', 'sink', 'rotated_by'];
+  switch (p.op) {
+    case 'none':
+      return { addresses: [at], action: 'no-op', attributes: [] };
+    case 'create':
+      return { addresses: [at], action: 'create', attributes: created(p.create!), cosmetic };
+    case 'replace':
+      return { addresses: [at], action: 'replace', attributes: [...created(p.create!), { name: 'id', before: p.tokenId, required: true }], cosmetic };
+    case 'rotate':
+      return {
+        addresses: [at],
+        action: 'rotate',
+        attributes: [
+          { name: 'id', before: p.tokenId, required: true },
+          ...(p.expiresAt !== undefined ? [{ name: 'expires_at', after: p.expiresAt, required: true }] : []),
+        ],
+        cosmetic,
+      };
+    case 'delete':
+      return { addresses: [`${at}#${p.tokenId}`, at], action: 'delete', attributes: [{ name: 'name', before: p.name, required: false }, { name: 'id', before: p.tokenId, required: true }], cosmetic: ['scopes', 'expires_at'] };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

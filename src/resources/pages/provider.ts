@@ -311,6 +311,14 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
 
   parsePayload: parsePagesPayload,
 
+  /** A Pages payload as a plan shows it: the fields the PATCH sends (an empty domain clears it), or the unpublish. */
+  describePayload(instance, p) {
+    if (p.type === 'none') return { addresses: [pagesAddress(instance, p.project)], action: 'no-op', attributes: [] };
+    if (p.type === 'unpublish') return { addresses: [unpublishAddress(instance, p.project)], action: 'delete', attributes: [], cosmetic: ['deployments'] };
+    const attributes = Object.entries(p.set).map(([name, value]) => ({ name, after: name === 'pages_primary_domain' && value === '' ? null : value, required: true }));
+    return { addresses: [pagesAddress(instance, p.project)], action: 'update', attributes };
+  },
+
   async liveFingerprint(ctx, _change, payload) {
     const project = projectFor(ctx, payload.project);
     if (!project) return 'not-declared';

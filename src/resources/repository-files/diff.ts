@@ -43,19 +43,29 @@ function middleOps(a: readonly string[], b: readonly string[]): Op[] {
   return ops;
 }
 
-/** `--- a/path` / `+++ b/path` and hunks; empty when the texts are equal. */
-export function unifiedDiff(path: string, before: string, after: string): string {
+function diffOps(before: string, after: string): Op[] {
   const a = split(before);
   const b = split(after);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const ops: Op[] = [
+  return [
     ...a.slice(0, head).map((s) => ({ t: ' ' as const, s })),
     ...middleOps(a.slice(head, a.length - tail), b.slice(head, b.length - tail)),
     ...a.slice(a.length - tail).map((s) => ({ t: ' ' as const, s })),
   ];
+}
+
+/** How many lines a unified diff of the two texts removes and adds (a diff not shown says this much). */
+export function changedLines(before: string, after: string): { removed: number; added: number } {
+  const ops = diffOps(before, after);
+  return { removed: ops.filter((o) => o.t === '-').length, added: ops.filter((o) => o.t === '+').length };
+}
+
+/** `--- a/path` / `+++ b/path` and hunks; empty when the texts are equal. */
+export function unifiedDiff(path: string, before: string, after: string): string {
+  const ops = diffOps(before, after);
   if (!ops.some((o) => o.t !== ' ')) return '';
   // Group changes into hunks with CONTEXT lines around them.
   const out = [`--- a/${path}`, `+++ b/${path}`];

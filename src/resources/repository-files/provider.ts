@@ -20,13 +20,14 @@ import { filesOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { canonical } from '../../util/canonical.js';
 import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
+import { PRIVATE_CONTENT_WITHHELD } from '../../engine/plan.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
-import { unifiedDiff } from './diff.js';
+import { changedLines, unifiedDiff } from './diff.js';
 import { parseFilePayload } from './payload.js';
 import type { FileOp, FilePayload } from './payload.js';
 import { fileKey, lastWritten, recordWritten } from './state.js';
@@ -198,6 +199,25 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
   },
 
   parsePayload: parseFilePayload,
+
+  /** A file payload as a plan shows it: which file on which branch, what is written. */
+  describePayload(instance, p) {
+    const action = p.op === 'none' ? 'no-op' : p.op;
+    const addresses = [address(instance, p)];
+    if (p.op === 'none') return { addresses, action, attributes: [] };
+    const startBranch = { name: 'start_branch', after: p.startBranch, required: p.startBranch !== undefined };
+    if (p.op === 'delete') return { addresses, action, attributes: [startBranch], cosmetic: ['content_sha256'] };
+    const secret = p.contentFingerprint !== undefined;
+    return {
+      addresses,
+      action,
+      attributes: [
+        { name: 'content_sha256', after: secret ? MASK : shortSha(p.sha256), ...(secret && { sensitive: true }), required: p.op === 'create' },
+        { name: 'execute_filemode', after: p.op === 'create' ? (p.executeFilemode ?? false) : p.executeFilemode, required: p.op === 'create' },
+        startBranch,
+      ],
+    };
+  },
 
   async plan(ctx): Promise<PlanResponse> {
     const diagnostics: PlanDiagnostic[] = [];
@@ -555,7 +575,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
   }
   let diff: string | undefined;
   if (ctx.showContent && (op === 'create' || op === 'update') && reasons.some((r) => r === 'content-changed' || r === 'missing-in-live')) {
-    diff = file.secret ? '(content not shown: it comes from a secret)' : await contentDiff(ctx, project.ref, file, base);
+    diff = file.secret ? '(content not shown: it comes from a secret)' : await contentDiff(ctx, project.ref, file, base, projectOf);
   }
   const change: ResourceChange = {
     address: at,
@@ -598,20 +618,39 @@ async function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base):
   return { address: at, instance: ctx.instance.name, kind: 'repository_file', summary, attributes };
 }
 
-/** `--show-content`: a bounded unified diff of a text file; never a GET of a blob over 10 MB. */
-async function contentDiff(ctx: InstanceContext, project: string, file: DesiredFile, base: Base): Promise<string> {
+/** Projects whose content any signed-in user of the instance may read anyway. */
+const READABLE = new Set(['public', 'internal']);
+
+/**
+ * `--show-content`: a bounded unified diff of a text file; never a GET of a blob over 10 MB. The
+ * live side of a file of a private project (or one whose visibility cannot be read) is withheld
+ * unless `--show-private-content` was given: a CI log reaches people the project does not.
+ */
+async function contentDiff(ctx: InstanceContext, project: string, file: DesiredFile, base: Base, projectOf: (ref: string) => Promise<ProjectRef>): Promise<string> {
   const live = base.live;
   if (live && (live.size === undefined || live.size > LARGE_BLOB)) return '(content not shown: the file on the instance is larger than 10 MB)';
   if ((await contentSize(file)) > LARGE_BLOB) return '(content not shown: the declared file is larger than 10 MB)';
   const local = await contentBytes(file);
   if (!isText(local)) return '(binary file: content differs, not shown)';
   let before = '';
+  let withheld: string | undefined;
+  if (live && !ctx.showPrivateContent) {
+    const visibility = await projectOf(project).then(
+      (p) => p.visibility,
+      () => undefined,
+    );
+    if (!READABLE.has(visibility ?? '')) withheld = visibility === undefined ? 'its visibility could not be read' : `"${project}" is ${visibility}`;
+  }
   if (live) {
     const bytes = Buffer.from(await getRawFile(ctx.client, project, file.path, { ref: base.readFrom }));
     if (!isText(bytes)) return '(binary file on the instance: content differs, not shown)';
     before = bytes.toString('utf8');
   }
   const after = local.toString('utf8');
+  if (withheld !== undefined) {
+    const { removed, added } = changedLines(before, after);
+    return `${PRIVATE_CONTENT_WITHHELD}: ${withheld}; ${removed} line(s) removed, ${added} added; plan --show-private-content shows it)`;
+  }
   const crlf = (t: string) => (t.includes('\r\n') ? 'CRLF (\\r\\n)' : 'LF (\\n)');
   if (live && before !== after && before.replace(/\r\n/g, '\n') === after.replace(/\r\n/g, '\n')) {
     return `(only line endings differ: the declared file uses ${crlf(after)}, the repository's copy ${crlf(before)}; check .gitattributes or your editor's line-ending setting)`;

@@ -178,7 +178,9 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
       }
     }
 
-    // The instance wants a rule's partners in the same request that turns its flag on.
+    // The instance wants a rule's partners in the same request that turns its flag on. They are
+    // shown as sent along, unchanged (a reviewer sees everything the request carries).
+    const sentAlong: AttributeChange[] = [];
     for (const rule of SETTING_RULES) {
       if (rule.kind !== 'required-when-enabled') continue;
       const sendsFlagOn = payload.set[rule.flag] === true || payload.secrets[rule.flag] !== undefined;
@@ -188,8 +190,15 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
         const d = settingsOf(instance).get(partner);
         if (!d) continue; // validation already refused this configuration
         if (String(d.value ?? '').includes(UNAVAILABLE_SECRET)) continue; // never compared nor sent
-        if (settingByName(partner)?.secret || d.secret) payload.secrets[partner] = { pointer: d.pointer, ...(await fingerprintSecret(String(d.value ?? ''))) };
-        else payload.set[partner] = d.value;
+        if (settingByName(partner)?.secret || d.secret) {
+          payload.secrets[partner] = { pointer: d.pointer, ...(await fingerprintSecret(String(d.value ?? ''))) };
+          const readable = live.has(partner) && !looksMasked(live.get(partner));
+          sentAlong.push({ name: partner, before: readable ? MASK : undefined, after: MASK, sensitive: true, writeOnly: !readable });
+        } else {
+          payload.set[partner] = d.value;
+          const cmp = comparisonSpec(settingByName(partner));
+          sentAlong.push({ name: partner, before: normalizeSetting(cmp, liveValue(live, partner)), after: normalizeSetting(cmp, d.value) });
+        }
       }
     }
 
@@ -223,7 +232,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
       kind: 'application_settings',
       action: changed ? 'update' : 'no-op',
       reasons: [...reasons],
-      attributes,
+      attributes: [...attributes, ...sentAlong],
       pointer: joinPointer(instance.pointer, 'settings'),
       payload,
       liveFingerprint: declaredFingerprint(instance, live),
@@ -258,6 +267,15 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
   },
 
   parsePayload: parseSettingsPayload,
+
+  /** Every value the PATCH sends, as the plan shows it; the live side is not in the payload. */
+  describePayload(instance, p) {
+    const attributes = [
+      ...Object.entries(p.set).map(([name, value]) => ({ name, after: normalizeSetting(comparisonSpec(settingByName(name)), value), required: true })),
+      ...Object.keys(p.secrets).map((name) => ({ name, after: MASK, sensitive: true, required: true })),
+    ];
+    return { addresses: [`${instance}.application_settings`], action: attributes.length > 0 ? 'update' : 'no-op', attributes };
+  },
 
   async apply(ctx, change, payload): Promise<ApplyResponse> {
     // A new token lifetime limit may make the instance revoke tokens: look before and after.
