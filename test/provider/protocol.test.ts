@@ -32,7 +32,11 @@ beforeAll(async () => {
   emu = await startEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
-      groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      groups: [
+        { full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+        // A token made outside Terraform: a resource of the same group and name must import it, not adopt it.
+        { full_path: 'adopt', id: 11, name: 'Adopt', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'out-of-band', token: 'adopt-out-of-band-token-0123', scopes: ['read_api'], expires_at: '2099-01-01', access_level: 30 }] },
+      ],
       projects: [
         { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
         {
@@ -593,6 +597,27 @@ instances:
     } finally {
       fresh.kill();
     }
+  });
+
+  it('refuses to create a token whose group and name exist already, naming terraform import, and writes nothing', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'oob.token', command: null, stdout: null }] });
+    const planned = await plan('plumb_group_access_token', null, config);
+    const refusal = errors(planned.diagnostics);
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]!.summary).toContain('already exists; import it with `terraform import <address> adopt:out-of-band`');
+    // Applied anyway (a plan from before the token appeared): refused too, no request, no sink.
+    const writes = emu.requests.filter((r) => r.method !== 'GET').length;
+    const applied = await apply('plumb_group_access_token', null, { ...(config as Record<string, CtyValue>), token_id: UNKNOWN, token_expires_at: UNKNOWN }, config);
+    expect(errors(applied.diagnostics)[0]?.summary).toContain('already exists');
+    expect(applied.state).toBeNull();
+    expect(emu.requests.filter((r) => r.method !== 'GET').length).toBe(writes);
+    expect(existsSync(path.join(dir, 'oob.token'))).toBe(false);
+    // Once imported, the state records the token and the same configuration plans without an error.
+    const imported = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'adopt:out-of-band' });
+    const state = await read('plumb_group_access_token', undv(imported.imported_resources[0]!.state, t));
+    expect(errors((await plan('plumb_group_access_token', state, config)).diagnostics)).toEqual([]);
   });
 
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {

@@ -57,6 +57,25 @@ async function liveToken(door: TerraformDoor, group: string, name: string, fresh
   return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
 }
 
+/**
+ * A create (or the create half of a replacement) finding a token of that group and name on the
+ * instance: plumb would treat it as the declared token, so the resource would own a token nobody
+ * created through it (no request, no sink written) and two resources could own one token. Refused,
+ * unless it is the token this resource's state records (`token_id`).
+ */
+function adoptionRefused(live: GroupAccessToken, group: string, name: string, typeName: string): PlanResult['diagnostics'][number] {
+  return {
+    severity: 'error',
+    summary: `The group access token "${name}" of ${group} already exists; import it with \`terraform import <address> ${group}:${name}\``,
+    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME ${group}:${name}, or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
+    path: [{ attribute: 'name' }],
+  };
+}
+
+/** Whether the state records this live token: the resource created or imported it. */
+const recorded = (prior: TfObject | null, live: GroupAccessToken): boolean =>
+  prior !== null && typeof prior.token_id === 'number' && prior.token_id === live.id;
+
 const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
@@ -97,6 +116,12 @@ export const groupAccessTokenTerraform: TerraformPart = {
     const planned: Record<string, CtyValue> = { ...proposed };
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
+    // A create, or the create half of a replacement: refused when the token exists already.
+    if ((prior === null || requiresReplace.length > 0) && typeof config.group === 'string' && typeof config.name === 'string') {
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name);
+      if (hasTfErrors(readDiags)) return { planned: proposed, requiresReplace, diagnostics: readDiags };
+      if (live && !(requiresReplace.length === 0 && recorded(prior, live))) return { planned: proposed, requiresReplace, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
+    }
     // A value known only at apply (a description, scopes, an expiry) may make plumb replace or rotate the token.
     const keep = prior && requiresReplace.length === 0 && !containsUnknown(config);
     planned.token_id = keep ? prior.token_id ?? UNKNOWN : UNKNOWN;
@@ -132,6 +157,13 @@ export const groupAccessTokenTerraform: TerraformPart = {
       if (revoke.length === 0) return { newState: null, diagnostics: [] };
       const r = await door.apply(made, revoke);
       return { newState: r.ok ? null : prior, diagnostics: [...made.diagnostics.filter((d) => d.severity === 'error'), ...r.diagnostics] };
+    }
+    const replacing = prior !== null && this.identity.some((k) => prior[k] !== config[k]);
+    if ((prior === null || replacing) && typeof config.group === 'string' && typeof config.name === 'string') {
+      // Created by someone else between plan and apply: still not this resource's token.
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name, true);
+      if (hasTfErrors(readDiags)) return { newState: prior, diagnostics: readDiags };
+      if (live) return { newState: null, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
     }
     const made = await door.plan(this.document(config), { fresh: true });
     const { plan, diagnostics } = made;
