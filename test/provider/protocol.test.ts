@@ -620,6 +620,37 @@ instances:
     expect(errors((await plan('plumb_group_access_token', state, config)).diagnostics)).toEqual([]);
   });
 
+  it('keeps the configured order of scopes and of a list setting through refresh, so a reordering plans once and then no change', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const base = { group: 'platform', name: 'ordered', rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'ordered.token', command: null, stdout: null }] };
+    const config = objectOf(t, { ...base, scopes: ['read_api', 'read_repository'] });
+    const created = await apply('plumb_group_access_token', null, (await plan('plumb_group_access_token', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const reordered = objectOf(t, { ...base, scopes: ['read_repository', 'read_api'] });
+    const writes = emu.requests.filter((r) => r.method !== 'GET').length;
+    const refreshed = await read('plumb_group_access_token', created.state);
+    const update = await plan('plumb_group_access_token', refreshed, reordered);
+    expect(errors(update.diagnostics)).toEqual([]);
+    const applied = await apply('plumb_group_access_token', refreshed, update.planned, reordered);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method !== 'GET').length).toBe(writes); // the same set: nothing to send
+    const after = await read('plumb_group_access_token', applied.state);
+    expect((after as Record<string, CtyValue>).scopes).toEqual(['read_repository', 'read_api']);
+    expect((await plan('plumb_group_access_token', after, reordered)).planned).toEqual(after);
+
+    const s = types.plumb_application_settings!;
+    const first = objectOf(s, { domain_allowlist: ['a.example', 'b.example'] });
+    const done = await apply('plumb_application_settings', null, (await plan('plumb_application_settings', null, first)).planned, first);
+    expect(errors(done.diagnostics)).toEqual([]);
+    const swapped = objectOf(s, { domain_allowlist: ['b.example', 'a.example'] });
+    const once = await plan('plumb_application_settings', await read('plumb_application_settings', done.state), swapped);
+    const kept = await apply('plumb_application_settings', done.state, once.planned, swapped);
+    const settled = await read('plumb_application_settings', kept.state);
+    expect((settled as Record<string, CtyValue>).domain_allowlist).toEqual(['b.example', 'a.example']);
+    expect((await plan('plumb_application_settings', settled, swapped)).planned).toEqual(settled);
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);

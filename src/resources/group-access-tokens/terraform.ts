@@ -76,6 +76,13 @@ function adoptionRefused(live: GroupAccessToken, group: string, name: string, ty
 const recorded = (prior: TfObject | null, live: GroupAccessToken): boolean =>
   prior !== null && typeof prior.token_id === 'number' && prior.token_id === live.id;
 
+function sameSet(a: CtyValue | undefined, b: readonly string[]): boolean {
+  if (!Array.isArray(a)) return false;
+  const x = new Set(a as CtyValue[]);
+  const y = new Set(b);
+  return x.size === y.size && [...y].every((v) => x.has(v));
+}
+
 const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
@@ -190,7 +197,9 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (hasTfErrors(diagnostics)) return { newState: current, diagnostics };
     if (!live) return { newState: null, diagnostics: [] };
     const state: Record<string, CtyValue> = { ...current, token_id: live.id, token_expires_at: live.expires_at };
-    state.scopes = [...live.scopes];
+    // Scopes are a set: the configured order is kept while it names the same scopes, or every
+    // reordering would plan an update after each refresh, forever (issue 21 defect 3).
+    state.scopes = sameSet(current.scopes, live.scopes) ? current.scopes : [...live.scopes];
     if (typeof current.description === 'string') state.description = live.description ?? '';
     if (typeof current.access_level === 'string') {
       const role = ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS];
