@@ -651,6 +651,26 @@ instances:
     expect((await plan('plumb_application_settings', settled, swapped)).planned).toEqual(settled);
   });
 
+  it('imports a file on its default branch with branches unset and a token with its live expiry, so only what the instance cannot tell (a sink) plans as a change', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const f = types.plumb_repository_file!;
+    const file = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_repository_file', id: 'platform/config:main:README.md' });
+    expect(errors(file.diagnostics)).toEqual([]);
+    const fileState = await read('plumb_repository_file', undv(file.imported_resources[0]!.state, f));
+    expect((fileState as Record<string, CtyValue>).branches).toBeNull();
+    const t = types.plumb_group_access_token!;
+    const token = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'adopt:out-of-band' });
+    const tokenState = await read('plumb_group_access_token', undv(token.imported_resources[0]!.state, t));
+    expect((tokenState as Record<string, CtyValue>).expires_at).toBe('2099-01-01');
+    // What terraform plan -generate-config-out writes from that state, plus the sink the instance
+    // cannot tell: only the sink is a change (role, scopes and expiry are not).
+    const sink: CtyValue = [{ file: 'adopted.token', command: null, stdout: null }];
+    const generated = Object.fromEntries(Object.entries(tokenState as Record<string, CtyValue>).map(([k, v]) => [k, ['token_id', 'token_expires_at'].includes(k) ? null : k === 'sink' ? sink : v])) as Record<string, CtyValue>;
+    const again = await plan('plumb_group_access_token', tokenState, generated);
+    expect(errors(again.diagnostics).map((d) => d.summary)).toEqual([]);
+    expect(again.planned).toEqual({ ...(tokenState as Record<string, CtyValue>), sink });
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);

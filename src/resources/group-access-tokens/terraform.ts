@@ -228,14 +228,15 @@ export const groupAccessTokenTerraform: TerraformPart = {
         description: live.description ?? null,
         scopes: [...live.scopes],
         access_level: ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS] ?? String(live.access_level),
-        expires_at: null,
+        // The live expiry, so -generate-config-out writes it and a configuration that keeps it plans no change.
+        expires_at: live.expires_at ?? null,
         rotation: [],
         sink: [],
         self: null,
         token_id: live.id,
         token_expires_at: live.expires_at,
       },
-      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink or an expiry policy', detail: 'Write the token\'s sink and its expires_at or rotation in the configuration; plumb plans a rotation when the policy asks for one.' }],
+      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink', detail: 'The state holds the token\'s live expiry as expires_at. Write a sink (and a rotation policy instead of expires_at, if you want one) in the configuration before plumb has to issue a new secret.' }],
     };
   },
 };

@@ -178,6 +178,11 @@ export const repositoryFileTerraform: TerraformPart = {
     const live = await liveFile(door, state);
     if (hasTfErrors(live.diagnostics)) return { newState: null, diagnostics: live.diagnostics };
     if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [{ severity: 'error', summary: `No file ${m[3]!} on branch ${m[2]!} of ${m[1]!}`, detail: 'Check the project path, the branch and the file path (PROJECT:BRANCH:PATH).' }] };
+    // On the project's default branch, `branches` stays unset, as a configuration usually leaves it
+    // (and as -generate-config-out then writes it): ["main"] in state against an unset attribute
+    // was a change on the first plan after every import (issue 21 defect 9).
+    const onDefault = await liveFile(door, { ...state, branches: null });
+    if (Object.keys(onDefault.commits).length === 1 && onDefault.commits[m[2]!] !== undefined) state.branches = null;
     return { newState: { ...state, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
   },
 };
