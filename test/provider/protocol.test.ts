@@ -671,6 +671,39 @@ instances:
     expect(again.planned).toEqual({ ...(tokenState as Record<string, CtyValue>), sink });
   });
 
+  it('refuses at plan a second resource owning a setting key or a token that another resource of the run plans, naming the attribute and the other resource', async () => {
+    // A fresh provider process, as Terraform starts one for its plan walk.
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const planOn = async (type: string, config: CtyValue) => {
+        const t = types[type]!;
+        return (await run.call<{ diagnostics: Diag[] }>('PlanResourceChange', { type_name: type, prior_state: dv(null, t), proposed_new_state: dv(config, t), config: dv(config, t), prior_private: Buffer.alloc(0) })).diagnostics;
+      };
+      const st = types.plumb_application_settings!;
+      const a = objectOf(st, { deletion_adjourned_period: 5, signup_enabled: false });
+      expect(errors(await planOn('plumb_application_settings', a))).toEqual([]);
+      // The same resource planned again (a replacement is planned twice) is not a second owner.
+      expect(errors(await planOn('plumb_application_settings', a))).toEqual([]);
+      expect(errors(await planOn('plumb_application_settings', objectOf(st, { default_projects_limit: 10 })))).toEqual([]);
+      const second = errors(await planOn('plumb_application_settings', objectOf(st, { deletion_adjourned_period: 7, default_projects_limit: 20 })));
+      expect(second).toHaveLength(2);
+      const period = second.find((d) => d.summary.startsWith('Two resources own deletion_adjourned_period: this one and another plumb_application_settings setting '))!;
+      expect(period.summary).toMatch(/setting (deletion_adjourned_period, signup_enabled|signup_enabled, deletion_adjourned_period)$/);
+      expect(period.attribute?.steps.map((x) => x.attribute_name)).toEqual(['deletion_adjourned_period']);
+      expect(period.detail).toContain('PLUMB_TF_TWO_OWNERS');
+      expect(second.some((d) => d.summary.startsWith('Two resources own default_projects_limit'))).toBe(true);
+
+      const tt = types.plumb_group_access_token!;
+      const token = (description: string) => objectOf(tt, { group: 'platform', name: 'owned-twice', description, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${description}.token`, command: null, stdout: null }] });
+      expect(errors(await planOn('plumb_group_access_token', token('one')))).toEqual([]);
+      const twice = errors(await planOn('plumb_group_access_token', token('two')));
+      expect(twice.map((d) => d.summary)).toEqual(['Two resources own group = "platform", name = "owned-twice": this one and another plumb_group_access_token with group = "platform", name = "owned-twice"']);
+    } finally {
+      run.kill();
+    }
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
