@@ -439,6 +439,21 @@ instances:
     expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @platform @security\n');
   });
 
+  it('destroys a file with the configured commit message and author', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'LEAVING.md', content: 'bye\n', commit_message: 'chore: {action} {path} via terraform', author_name: 'Infra Bot', author_email: 'infra@example.com', commit_messages: [] });
+    const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const refreshed = await read('plumb_repository_file', created.state);
+    const gone = await apply('plumb_repository_file', refreshed, null, null);
+    expect(errors(gone.diagnostics)).toEqual([]);
+    const head = emu.state.projects.find((x) => x.id === 30)!.repo.branchHead('main')!;
+    expect(head.files.has('LEAVING.md')).toBe(false);
+    expect(head.author).toMatchObject({ name: 'Infra Bot', email: 'infra@example.com' });
+    expect(head.message).toContain('chore: delete LEAVING.md via terraform');
+  });
+
   it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
     const t = types.plumb_project_pages!;
     const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);

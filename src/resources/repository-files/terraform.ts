@@ -49,8 +49,13 @@ function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
     if (typeof f.project !== 'string' || typeof f.file_path !== 'string') return {};
     let out: Record<string, unknown> = {};
     if (h.known(f.branches)) out.branches = h.literal(f.branches);
-    if (absent) out = { ...out, state: 'absent' };
-    else {
+    if (absent) {
+      // A destroy commits with the configured message and author, as `state: absent` does in YAML.
+      out = { ...out, state: 'absent' };
+      for (const k of ['commit_message', 'author_name', 'author_email']) if (h.known(f[k])) out[k] = h.literal(f[k]!);
+      const messages = h.one(f.commit_messages);
+      if (messages) out.commit_messages = h.literal(messages);
+    } else {
       for (const k of ['content', 'encoding', 'execute_filemode', 'start_branch', 'commit_message', 'author_name', 'author_email', 'state']) {
         if (h.known(f[k])) out[k] = h.literal(f[k]!);
       }
