@@ -719,6 +719,19 @@ instances:
     }
   });
 
+  it('lists the group at most three times for a token created in an apply walk: the existence check and apply\'s plan share one fresh list', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, { group: 'platform', name: 'counted', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'counted.token', command: null, stdout: null }] });
+    const planned = await plan('plumb_group_access_token', null, config);
+    const lists = () => emu.requests.filter((r) => r.method === 'GET' && /\/groups\/[^/]+\/access_tokens$/.test(r.path)).length;
+    const before = lists();
+    const applied = await apply('plumb_group_access_token', null, planned.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(typeof (applied.state as Record<string, CtyValue>).token_id).toBe('number');
+    expect(lists() - before).toBeLessThanOrEqual(3);
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);

@@ -172,7 +172,9 @@ export const groupAccessTokenTerraform: TerraformPart = {
       if (hasTfErrors(readDiags)) return { newState: prior, diagnostics: readDiags };
       if (live) return { newState: null, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
     }
-    const made = await door.plan(this.document(config), { fresh: true });
+    // A create's plan reads the list the check above has just made (inside this apply): no second list.
+    const creating = prior === null || replacing;
+    const made = await door.plan(this.document(config), { fresh: !creating });
     const { plan, diagnostics } = made;
     if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
     const at = address(door, config.group as string, config.name as string);
