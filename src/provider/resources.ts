@@ -32,6 +32,8 @@ export interface Runtime {
   readonly stdout: (s: string) => void;
   /** Token lists shared by the refreshes of one run. */
   readonly listings: GroupListings;
+  /** Who plumb's credential is, read once per process (one walk). */
+  readonly identity: ReadCache;
   /** Which resource of this run planned which object (one owner per object). */
   readonly owners: Owners;
   /** Set by StopProvider: operations not yet started refuse. */
@@ -65,7 +67,7 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
 
 /** `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads. */
 function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): EngineOptions {
-  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, ...(!fresh && { readCache: rt.listings }) };
+  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
 }
 
 const NOT_CONFIGURED: TfDiagnostic = {

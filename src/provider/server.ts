@@ -342,6 +342,8 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
   const listings = new GroupListings();
   const owners = new Owners();
+  // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
+  const identity = new GroupListings(60 * 60_000);
   // Applies run one at a time: each opens plumb's state file, changes it and writes it whole, so two
   // at once would lose the first one's records (a write-only fingerprint, a token note) and the
   // next plan would send the value again. Terraform still plans concurrently.
@@ -353,7 +355,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   };
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, owners, stopped: () => stopped };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped };
     },
     configure(p: ProviderSettings) {
       settings = p;

@@ -732,6 +732,33 @@ instances:
     expect(lists() - before).toBeLessThanOrEqual(3);
   });
 
+  it('asks who its credential is once per provider process, not once per destroyed token', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const states: CtyValue[] = [];
+    for (const name of ['doomed-a', 'doomed-b', 'doomed-c']) {
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] });
+      const applied = await apply('plumb_group_access_token', null, (await plan('plumb_group_access_token', null, config)).planned, config);
+      expect(errors(applied.diagnostics)).toEqual([]);
+      states.push(applied.state);
+    }
+    // A fresh provider process, as Terraform starts one for a destroy's apply walk.
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const whoami = () => emu.requests.filter((r) => r.method === 'GET' && (r.path === '/user' || r.path === '/personal_access_tokens/self')).length;
+      const before = whoami();
+      for (const st of states) {
+        const r = await run.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(st, t), planned_state: dv(null, t), config: dv(null, t), planned_private: Buffer.alloc(0) });
+        expect(errors(r.diagnostics)).toEqual([]);
+        expect(undv(r.new_state, t)).toBeNull();
+      }
+      expect(whoami() - before).toBeLessThanOrEqual(2);
+    } finally {
+      run.kill();
+    }
+  });
+
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {
     const t = types.plumb_group_access_token!;
     const expires = new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10);
