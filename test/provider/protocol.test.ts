@@ -454,6 +454,21 @@ instances:
     expect(head.message).toContain('chore: delete LEAVING.md via terraform');
   });
 
+  it('shows an out-of-band chmod -x on refresh as a change of execute_filemode', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'run.sh', content: '#!/bin/sh\necho hi\n', execute_filemode: true, commit_messages: [] });
+    const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    expect((await read('plumb_repository_file', created.state) as Record<string, CtyValue>).execute_filemode).toBe(true);
+    const chmod = await fetch(`${emu.url}/api/v4/projects/30/repository/files/run.sh`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ branch: 'main', content: '#!/bin/sh\necho hi\n', execute_filemode: false, commit_message: 'chmod -x' }) });
+    expect(chmod.status).toBe(200);
+    const refreshed = (await read('plumb_repository_file', created.state)) as Record<string, CtyValue>;
+    expect(refreshed.execute_filemode).toBe(false);
+    const again = await plan('plumb_repository_file', refreshed, config);
+    expect((again.planned as Record<string, CtyValue>).execute_filemode).toBe(true);
+  });
+
   it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
     const t = types.plumb_project_pages!;
     const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);

@@ -169,7 +169,18 @@ export const repositoryFileTerraform: TerraformPart = {
     const live = await liveFile(door, current);
     if (hasTfErrors(live.diagnostics)) return { newState: current, diagnostics: live.diagnostics };
     if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [] };
-    return { newState: { ...current, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
+    const state: Record<string, CtyValue> = { ...current, content_sha256: live.shas, last_commit_id: live.commits };
+    if (typeof current.execute_filemode === 'boolean') {
+      // The execute bit as the instance has it, so an out-of-band `chmod -x` is a diff of
+      // execute_filemode, not only a warning: the engine's plan of the state names the live bit
+      // when it differs (one more HEAD per branch, only for a file that manages the bit).
+      const { plan } = await door.plan(fileDocument(current, false));
+      for (const { change } of fileChanges(plan)) {
+        const bit = change.attributes.find((a) => a.name === 'execute_filemode' && typeof a.before === 'boolean');
+        if (bit) state.execute_filemode = bit.before as boolean;
+      }
+    }
+    return { newState: state, diagnostics: [] };
   },
 
   /** `PROJECT:BRANCH:PATH` (project paths and branch names have no colon; the path may). */
