@@ -293,7 +293,7 @@ function sameResource(a: CtyValue, b: CtyValue): boolean {
 
 /**
  * The objects each resource of one Terraform run claims, to refuse a second owner at plan (two
- * `plumb_application_settings` setting one key would flip it on every apply). Terraform starts one
+ * resources setting one instance-wide key would flip it on every apply). Terraform starts one
  * provider process per walk (validate, plan, apply) and calls PlanResourceChange once for every
  * resource of the walk (twice for a replacement, with the same configuration), so a claim by a
  * different configuration (and another prior state) in the same process is a second resource. What it cannot see: Terraform's
