@@ -209,6 +209,23 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(planned.out).toMatch(/with plumb_group_access_token\.(one|two)/);
   });
 
+  it('generates configuration on import with the token\'s expiry and a default-branch file without branches (issue 21 defect 9)', async () => {
+    const gen = path.join(dir, 'generate');
+    mkdirSync(gen, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    writeFileSync(
+      path.join(gen, 'main.tf'),
+      `${head}\nimport {\n  to = plumb_group_access_token.ci\n  id = "platform:terraform-ci"\n}\nimport {\n  to = plumb_repository_file.readme\n  id = "platform/infra/instance-config:main:README.md"\n}\n`,
+    );
+    const planned = await tfIn(gen, 'plan', '-input=false', '-no-color', '-generate-config-out=generated.tf');
+    const generated = readFileSync(path.join(gen, 'generated.tf'), 'utf8');
+    const token = generated.slice(generated.indexOf('resource "plumb_group_access_token"'));
+    expect(token, planned.out).toMatch(/expires_at\s+=\s+"\d{4}-\d{2}-\d{2}"/);
+    const file = generated.slice(generated.indexOf('resource "plumb_repository_file"')).split('resource "plumb_group_access_token"')[0]!;
+    expect(file).toContain('file_path');
+    expect(file).not.toMatch(/branches\s+=\s+\[/);
+  });
+
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
     expect((await tf('state', 'rm', 'plumb_group_access_token.ci')).code).toBe(0);
     const imported = await tf('import', '-input=false', '-no-color', 'plumb_group_access_token.ci', 'platform:terraform-ci');
