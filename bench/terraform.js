@@ -72,8 +72,12 @@ export async function terraformBenchmarks() {
     const rc = path.join(dir, 'cli.tfrc');
     writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
     const env = { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: rc, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+    emu.resetRequests();
     const created = await run(cli, ['apply', '-input=false', '-no-color', '-auto-approve'], dir, env);
     if (created.code !== 0) throw new Error(`terraform apply failed:\n${created.out.slice(-2000)}`);
+    const applyLists = emu.requests.filter((r) => r.method === 'GET' && /^\/groups\/[^/]+\/access_tokens$/.test(r.path)).length;
+    const applyCreates = emu.requests.filter((r) => r.method === 'POST' && /^\/groups\/[^/]+\/access_tokens$/.test(r.path)).length;
+    const applyOther = emu.requests.length - applyLists - applyCreates;
     emu.resetRequests();
     const tf = await run(cli, ['plan', '-input=false', '-no-color', '-detailed-exitcode'], dir, env);
     const tfRequests = emu.requests.length;
@@ -81,6 +85,13 @@ export async function terraformBenchmarks() {
     const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', '--detailed-exitcode', '--state', path.join(dir, '.plumb/state.json')], dir, env);
     const plumbRequests = emu.requests.length;
     return [
+      // Issue 21: plumb's own apply lists each group once; the provider's apply should too.
+      {
+        name: `terraform apply of ${GROUPS * PER_GROUP} new tokens in ${GROUPS} groups (plumb provider): token lists`,
+        measured: `${applyLists} lists, ${applyCreates} creates, ${applyOther} other requests, ${created.ms.toFixed(0)} ms`,
+        target: `<= ${GROUPS} lists (one per group) plus the creates`,
+        ok: applyLists <= GROUPS,
+      },
       { name: `terraform ${name} (plumb provider)`, measured: `${tfRequests} requests, ${tf.ms.toFixed(0)} ms (exit ${tf.code})`, target: '(compare)', ok: tf.code === 0 },
       { name: `plumb ${name}`, measured: `${plumbRequests} requests, ${plumb.ms.toFixed(0)} ms (exit ${plumb.code})`, target: '(compare)', ok: plumb.code === 0 },
     ];

@@ -36,6 +36,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TF_SINK_STDOUT: 'A token declared through the Terraform provider has sink {stdout = true}: the provider\'s standard output goes to Terraform\'s log.',
   PLUMB_TF_WRITE_ONLY_UNSUPPORTED: 'A secret setting was given to the Terraform provider by a Terraform without write-only attributes (older than 1.11): it would store the secret in its state.',
   PLUMB_TF_INTERPOLATION: 'A value given to the Terraform provider holds plumb\'s `${env:…}` or `${file:…}`, which plumb reads only in YAML (and CDKTF apps plumb runs); under Terraform use a variable or file().',
+  PLUMB_TF_ALREADY_EXISTS: 'A Terraform resource would create an object (a group access token) that already exists on the instance and that its state does not record: import it instead of adopting it silently.',
+  PLUMB_TF_TWO_OWNERS: 'Two resources of one Terraform run own the same object (a setting, a token, a file, a project\'s Pages); refused at plan, since every apply would undo the other\'s.',
   PLUMB_TF_VALUE: "A value Terraform sent the provider cannot be decoded for the type its schema declares.",
 
   // YAML and interpolation

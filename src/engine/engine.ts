@@ -60,6 +60,8 @@ export interface EngineOptions {
   readonly requestTimeoutMs?: number;
   /** Plan-time reads shared across sessions (the Terraform provider); see InstanceContext.readCache. */
   readonly readCache?: ReadCache;
+  /** Who plumb's credential is, shared by every session of a front-end's run (InstanceContext.identityCache). */
+  readonly identityCache?: ReadCache;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
 }
@@ -191,6 +193,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
       ...(opts.readCache && { readCache: opts.readCache }),
+      ...(opts.identityCache && { identityCache: opts.identityCache }),
     });
   }
   return {

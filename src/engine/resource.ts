@@ -56,6 +56,12 @@ export interface InstanceContext {
    * through it; apply reads fresh. Absent for the CLI (one session plans everything).
    */
   readonly readCache?: ReadCache;
+  /**
+   * Facts that hold for a front-end's whole run, fresh or not: who plumb's credential is
+   * (`GET /user`, `GET /personal_access_tokens/self`). The Terraform provider destroys one token per
+   * RPC, each with a fresh plan; without it each asked again. Absent for the CLI (one session).
+   */
+  readonly identityCache?: ReadCache;
 }
 
 /** A cache of plan-time reads, keyed by what was read (`group-access-tokens:GROUP`). */

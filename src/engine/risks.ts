@@ -94,7 +94,8 @@ const RESOURCE_BOT = /^(group|project)_\d+_bot(_|$)/;
 const cache = new WeakMap<ApiClient, Promise<Credential>>();
 
 /** Reads plumb's credential once per client (both calls in parallel), on first need. */
-export function credentialOf(ctx: Pick<InstanceContext, 'client'>): Promise<Credential> {
+export function credentialOf(ctx: Pick<InstanceContext, 'client' | 'identityCache'>): Promise<Credential> {
+  if (ctx.identityCache) return ctx.identityCache.get('credential', () => readCredential(ctx.client));
   let p = cache.get(ctx.client);
   if (!p) {
     p = readCredential(ctx.client);

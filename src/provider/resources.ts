@@ -18,6 +18,7 @@ import { INSTANCE, buildConfig, isProviderPointer } from './config.js';
 import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
 import { blockType } from './tfjson.js';
+import { TERRAFORM_RESOURCES } from '../catalogue/kinds.js';
 
 export type { ApplyResult, PlanResult, TfDiagnostic } from '../resources/terraform.js';
 
@@ -31,6 +32,10 @@ export interface Runtime {
   readonly stdout: (s: string) => void;
   /** Token lists shared by the refreshes of one run. */
   readonly listings: GroupListings;
+  /** Who plumb's credential is, read once per process (one walk). */
+  readonly identity: ReadCache;
+  /** Which resource of this run planned which object (one owner per object). */
+  readonly owners: Owners;
   /** Set by StopProvider: operations not yet started refuse. */
   readonly stopped: () => boolean;
 }
@@ -62,7 +67,7 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
 
 /** `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads. */
 function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): EngineOptions {
-  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, ...(!fresh && { readCache: rt.listings }) };
+  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
 }
 
 const NOT_CONFIGURED: TfDiagnostic = {
@@ -263,6 +268,108 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
   };
 }
 
+// --- one owner per object ----------------------------------------------------------------------
+
+interface Claim {
+  readonly typeName: string;
+  readonly config: TfObject;
+  /** The resource's prior state: a resource planned again with an edited configuration has the same one. */
+  readonly prior: TfObject | null;
+  /** How the other resource is named in a refusal: the provider never learns Terraform's addresses. */
+  readonly describe: string;
+}
+
+/** Whether two configurations can be one resource planned twice (a replacement, or once with values unknown and once known). */
+function sameResource(a: CtyValue, b: CtyValue): boolean {
+  if (isUnknown(a) || isUnknown(b)) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as CtyValue[]).length && a.every((x, i) => sameResource(x, (b as CtyValue[])[i]!));
+  const ra = a as Record<string, CtyValue>;
+  const rb = b as Record<string, CtyValue>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  return [...keys].every((k) => sameResource(ra[k] ?? null, rb[k] ?? null));
+}
+
+/**
+ * The objects each resource of one Terraform run claims, to refuse a second owner at plan (two
+ * resources setting one instance-wide key would flip it on every apply). Terraform starts one
+ * provider process per walk (validate, plan, apply) and calls PlanResourceChange once for every
+ * resource of the walk (twice for a replacement, with the same configuration), so a claim by a
+ * different configuration (and another prior state) in the same process is a second resource. What it cannot see: Terraform's
+ * resource addresses (the protocol never sends them; Terraform itself names the resource the error
+ * is reported on, and the other one is described by its attributes), resources in other
+ * configurations or workspaces, and two resources with identical configurations (they agree, and
+ * are one to the provider). Any apply forgets the claims, as it does the shared reads.
+ */
+export class Owners {
+  readonly #claims = new Map<string, Claim>();
+
+  /** The claim already held by another resource, or undefined after recording this one. */
+  claim(key: string, claim: Claim): Claim | undefined {
+    const held = this.#claims.get(key);
+    const same = held && held.typeName === claim.typeName && (sameResource(held.config, claim.config) || (held.prior !== null && claim.prior !== null && sameResource(held.prior, claim.prior)));
+    if (held && !same) return held;
+    this.#claims.set(key, claim);
+    return undefined;
+  }
+
+  clear(): void {
+    this.#claims.clear();
+  }
+}
+
+const known = (v: CtyValue | undefined): boolean => v !== undefined && v !== null && !isUnknown(v) && !(Array.isArray(v) && v.length === 0);
+
+/**
+ * The objects a resource's configuration owns, from where its kind sits under an instance
+ * (catalogue/kinds.ts `keyPath`): one per resource (a token, a file, a project's Pages), or, for a
+ * kind with one record per instance (the settings), one per attribute it sets.
+ */
+function claimsOf(part: TerraformPart, config: TfObject): { key: string; path: PathStep[]; what: string }[] {
+  const shape = TERRAFORM_RESOURCES.find((r) => r.type === part.typeName);
+  if (!shape) return [];
+  const segments: string[] = [];
+  for (const seg of shape.keyPath) {
+    const m = /^\{(.+)\}$/.exec(seg);
+    if (!m) {
+      segments.push(seg);
+      continue;
+    }
+    const v = config[m[1]!];
+    if (typeof v !== 'string') return []; // not known yet: checked when it is
+    segments.push(v);
+  }
+  const at = segments.join('/');
+  if (shape.identity.length > 0) {
+    const what = shape.identity.map((i) => `${i.name} = ${JSON.stringify(config[i.name])}`).join(', ');
+    return [{ key: `${shape.kind}:${at}`, path: [{ attribute: shape.identity[shape.identity.length - 1]!.name }], what }];
+  }
+  const own = new Set(Object.keys(part.computed ?? {}));
+  return Object.entries(config)
+    .filter(([k, v]) => !own.has(k) && known(v))
+    .map(([k]) => ({ key: `${shape.kind}:${at}/${k}`, path: [{ attribute: k }], what: k }));
+}
+
+function ownershipRefusals(rt: Runtime, part: TerraformPart, prior: TfObject | null, config: TfObject): TfDiagnostic[] {
+  const claims = claimsOf(part, config);
+  const own = new Set(Object.keys(part.computed ?? {}));
+  const set = Object.entries(config).filter(([k, v]) => !own.has(k) && known(v)).map(([k]) => k);
+  const describe = part.typeName + (claims[0] && !claims[0].key.endsWith(`/${claims[0].what}`) ? ` with ${claims[0].what}` : ` setting ${set.join(', ')}`);
+  const out: TfDiagnostic[] = [];
+  for (const c of claims) {
+    const held = rt.owners.claim(c.key, { typeName: part.typeName, config, prior, describe });
+    if (!held) continue;
+    out.push({
+      severity: 'error',
+      summary: `Two resources own ${c.what}: this one and another ${held.describe}`,
+      detail: `plumb applies one value per object; with two owners every apply would undo the other's. Terraform names this resource below; the provider is not told resource addresses, so the other one is the ${held.describe}.\nhelp: keep ${c.what} in one resource and remove it from the other (${'PLUMB_TF_TWO_OWNERS' satisfies DiagnosticCode})`,
+      path: c.path,
+    });
+  }
+  return out;
+}
+
 // --- dispatch: one lookup into the kinds' Terraform parts ---------------------------------------
 
 export async function planResource(rt: Runtime, typeName: string, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
@@ -270,6 +377,8 @@ export async function planResource(rt: Runtime, typeName: string, prior: TfObjec
   if (!rt.provider) return { planned: proposed, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
   const part = partFor(typeName);
   if (!part) return { planned: proposed, requiresReplace: [], diagnostics: [unknownType(typeName)] };
+  const refused = ownershipRefusals(rt, part, prior, config);
+  if (refused.length > 0) return { planned: proposed, requiresReplace: [], diagnostics: refused };
   return part.plan(doorFor(rt, part), prior, proposed, config);
 }
 
@@ -278,6 +387,8 @@ export async function applyResource(rt: Runtime, typeName: string, prior: TfObje
   if (rt.stopped()) return { newState: prior, diagnostics: [{ severity: 'error', summary: 'The provider was stopped', detail: 'Terraform asked plumb to stop; nothing was applied.' }] };
   const part = partFor(typeName);
   if (!part) return { newState: prior, diagnostics: [unknownType(typeName)] };
+  // Claims are for plans: an apply (which may also change what a resource plans next) forgets them.
+  rt.owners.clear();
   return part.apply(doorFor(rt, part), prior, planned, config);
 }
 

@@ -29,7 +29,7 @@ import type { TfJsonSchema } from './tfjson.js';
 import { RESOURCE_TYPE_NAMES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
-import { GroupListings, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
+import { GroupListings, Owners, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
 import type { Runtime, TfDiagnostic } from './resources.js';
 
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
@@ -341,6 +341,9 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   let settings: ProviderSettings | undefined;
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
   const listings = new GroupListings();
+  const owners = new Owners();
+  // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
+  const identity = new GroupListings(60 * 60_000);
   // Applies run one at a time: each opens plumb's state file, changes it and writes it whole, so two
   // at once would lose the first one's records (a write-only fingerprint, a token note) and the
   // next plan would send the value again. Terraform still plans concurrently.
@@ -352,7 +355,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   };
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, stopped: () => stopped };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped };
     },
     configure(p: ProviderSettings) {
       settings = p;

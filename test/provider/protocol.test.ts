@@ -32,7 +32,11 @@ beforeAll(async () => {
   emu = await startEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
-      groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      groups: [
+        { full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
+        // A token made outside Terraform: a resource of the same group and name must import it, not adopt it.
+        { full_path: 'adopt', id: 11, name: 'Adopt', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'out-of-band', token: 'adopt-out-of-band-token-0123', scopes: ['read_api'], expires_at: '2099-01-01', access_level: 30 }] },
+      ],
       projects: [
         { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
         {
@@ -435,6 +439,36 @@ instances:
     expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @platform @security\n');
   });
 
+  it('destroys a file with the configured commit message and author', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'LEAVING.md', content: 'bye\n', commit_message: 'chore: {action} {path} via terraform', author_name: 'Infra Bot', author_email: 'infra@example.com', commit_messages: [] });
+    const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const refreshed = await read('plumb_repository_file', created.state);
+    const gone = await apply('plumb_repository_file', refreshed, null, null);
+    expect(errors(gone.diagnostics)).toEqual([]);
+    const head = emu.state.projects.find((x) => x.id === 30)!.repo.branchHead('main')!;
+    expect(head.files.has('LEAVING.md')).toBe(false);
+    expect(head.author).toMatchObject({ name: 'Infra Bot', email: 'infra@example.com' });
+    expect(head.message).toContain('chore: delete LEAVING.md via terraform');
+  });
+
+  it('shows an out-of-band chmod -x on refresh as a change of execute_filemode', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'run.sh', content: '#!/bin/sh\necho hi\n', execute_filemode: true, commit_messages: [] });
+    const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    expect((await read('plumb_repository_file', created.state) as Record<string, CtyValue>).execute_filemode).toBe(true);
+    const chmod = await fetch(`${emu.url}/api/v4/projects/30/repository/files/run.sh`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ branch: 'main', content: '#!/bin/sh\necho hi\n', execute_filemode: false, commit_message: 'chmod -x' }) });
+    expect(chmod.status).toBe(200);
+    const refreshed = (await read('plumb_repository_file', created.state)) as Record<string, CtyValue>;
+    expect(refreshed.execute_filemode).toBe(false);
+    const again = await plan('plumb_repository_file', refreshed, config);
+    expect((again.planned as Record<string, CtyValue>).execute_filemode).toBe(true);
+  });
+
   it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
     const t = types.plumb_project_pages!;
     const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);
@@ -592,6 +626,151 @@ instances:
       expect(next.token_id).toBe(state.token_id);
     } finally {
       fresh.kill();
+    }
+  });
+
+  it('refuses to create a token whose group and name exist already, naming terraform import, and writes nothing', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'oob.token', command: null, stdout: null }] });
+    const planned = await plan('plumb_group_access_token', null, config);
+    const refusal = errors(planned.diagnostics);
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]!.summary).toContain('already exists; import it with `terraform import <address> adopt:out-of-band`');
+    // Applied anyway (a plan from before the token appeared): refused too, no request, no sink.
+    const writes = emu.requests.filter((r) => r.method !== 'GET').length;
+    const applied = await apply('plumb_group_access_token', null, { ...(config as Record<string, CtyValue>), token_id: UNKNOWN, token_expires_at: UNKNOWN }, config);
+    expect(errors(applied.diagnostics)[0]?.summary).toContain('already exists');
+    expect(applied.state).toBeNull();
+    expect(emu.requests.filter((r) => r.method !== 'GET').length).toBe(writes);
+    expect(existsSync(path.join(dir, 'oob.token'))).toBe(false);
+    // Once imported, the state records the token and the same configuration plans without an error.
+    const imported = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'adopt:out-of-band' });
+    const state = await read('plumb_group_access_token', undv(imported.imported_resources[0]!.state, t));
+    expect(errors((await plan('plumb_group_access_token', state, config)).diagnostics)).toEqual([]);
+  });
+
+  it('keeps the configured order of scopes and of a list setting through refresh, so a reordering plans once and then no change', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const base = { group: 'platform', name: 'ordered', rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'ordered.token', command: null, stdout: null }] };
+    const config = objectOf(t, { ...base, scopes: ['read_api', 'read_repository'] });
+    const created = await apply('plumb_group_access_token', null, (await plan('plumb_group_access_token', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const reordered = objectOf(t, { ...base, scopes: ['read_repository', 'read_api'] });
+    const writes = emu.requests.filter((r) => r.method !== 'GET').length;
+    const refreshed = await read('plumb_group_access_token', created.state);
+    const update = await plan('plumb_group_access_token', refreshed, reordered);
+    expect(errors(update.diagnostics)).toEqual([]);
+    const applied = await apply('plumb_group_access_token', refreshed, update.planned, reordered);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method !== 'GET').length).toBe(writes); // the same set: nothing to send
+    const after = await read('plumb_group_access_token', applied.state);
+    expect((after as Record<string, CtyValue>).scopes).toEqual(['read_repository', 'read_api']);
+    expect((await plan('plumb_group_access_token', after, reordered)).planned).toEqual(after);
+
+    const s = types.plumb_application_settings!;
+    const first = objectOf(s, { domain_allowlist: ['a.example', 'b.example'] });
+    const done = await apply('plumb_application_settings', null, (await plan('plumb_application_settings', null, first)).planned, first);
+    expect(errors(done.diagnostics)).toEqual([]);
+    const swapped = objectOf(s, { domain_allowlist: ['b.example', 'a.example'] });
+    const once = await plan('plumb_application_settings', await read('plumb_application_settings', done.state), swapped);
+    const kept = await apply('plumb_application_settings', done.state, once.planned, swapped);
+    const settled = await read('plumb_application_settings', kept.state);
+    expect((settled as Record<string, CtyValue>).domain_allowlist).toEqual(['b.example', 'a.example']);
+    expect((await plan('plumb_application_settings', settled, swapped)).planned).toEqual(settled);
+  });
+
+  it('imports a file on its default branch with branches unset and a token with its live expiry, so only what the instance cannot tell (a sink) plans as a change', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const f = types.plumb_repository_file!;
+    const file = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_repository_file', id: 'platform/config:main:README.md' });
+    expect(errors(file.diagnostics)).toEqual([]);
+    const fileState = await read('plumb_repository_file', undv(file.imported_resources[0]!.state, f));
+    expect((fileState as Record<string, CtyValue>).branches).toBeNull();
+    const t = types.plumb_group_access_token!;
+    const token = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'adopt:out-of-band' });
+    const tokenState = await read('plumb_group_access_token', undv(token.imported_resources[0]!.state, t));
+    expect((tokenState as Record<string, CtyValue>).expires_at).toBe('2099-01-01');
+    // What terraform plan -generate-config-out writes from that state, plus the sink the instance
+    // cannot tell: only the sink is a change (role, scopes and expiry are not).
+    const sink: CtyValue = [{ file: 'adopted.token', command: null, stdout: null }];
+    const generated = Object.fromEntries(Object.entries(tokenState as Record<string, CtyValue>).map(([k, v]) => [k, ['token_id', 'token_expires_at'].includes(k) ? null : k === 'sink' ? sink : v])) as Record<string, CtyValue>;
+    const again = await plan('plumb_group_access_token', tokenState, generated);
+    expect(errors(again.diagnostics).map((d) => d.summary)).toEqual([]);
+    expect(again.planned).toEqual({ ...(tokenState as Record<string, CtyValue>), sink });
+  });
+
+  it('refuses at plan a second resource owning a setting key or a token that another resource of the run plans, naming the attribute and the other resource', async () => {
+    // A fresh provider process, as Terraform starts one for its plan walk.
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const planOn = async (type: string, config: CtyValue) => {
+        const t = types[type]!;
+        return (await run.call<{ diagnostics: Diag[] }>('PlanResourceChange', { type_name: type, prior_state: dv(null, t), proposed_new_state: dv(config, t), config: dv(config, t), prior_private: Buffer.alloc(0) })).diagnostics;
+      };
+      const st = types.plumb_application_settings!;
+      const a = objectOf(st, { deletion_adjourned_period: 5, signup_enabled: false });
+      expect(errors(await planOn('plumb_application_settings', a))).toEqual([]);
+      // The same resource planned again (a replacement is planned twice) is not a second owner.
+      expect(errors(await planOn('plumb_application_settings', a))).toEqual([]);
+      expect(errors(await planOn('plumb_application_settings', objectOf(st, { default_projects_limit: 10 })))).toEqual([]);
+      const second = errors(await planOn('plumb_application_settings', objectOf(st, { deletion_adjourned_period: 7, default_projects_limit: 20 })));
+      expect(second).toHaveLength(2);
+      const period = second.find((d) => d.summary.startsWith('Two resources own deletion_adjourned_period: this one and another plumb_application_settings setting '))!;
+      expect(period.summary).toMatch(/setting (deletion_adjourned_period, signup_enabled|signup_enabled, deletion_adjourned_period)$/);
+      expect(period.attribute?.steps.map((x) => x.attribute_name)).toEqual(['deletion_adjourned_period']);
+      expect(period.detail).toContain('PLUMB_TF_TWO_OWNERS');
+      expect(second.some((d) => d.summary.startsWith('Two resources own default_projects_limit'))).toBe(true);
+
+      const tt = types.plumb_group_access_token!;
+      const token = (description: string) => objectOf(tt, { group: 'platform', name: 'owned-twice', description, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${description}.token`, command: null, stdout: null }] });
+      expect(errors(await planOn('plumb_group_access_token', token('one')))).toEqual([]);
+      const twice = errors(await planOn('plumb_group_access_token', token('two')));
+      expect(twice.map((d) => d.summary)).toEqual(['Two resources own group = "platform", name = "owned-twice": this one and another plumb_group_access_token with group = "platform", name = "owned-twice"']);
+    } finally {
+      run.kill();
+    }
+  });
+
+  it('lists the group at most three times for a token created in an apply walk: the existence check and apply\'s plan share one fresh list', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, { group: 'platform', name: 'counted', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'counted.token', command: null, stdout: null }] });
+    const planned = await plan('plumb_group_access_token', null, config);
+    const lists = () => emu.requests.filter((r) => r.method === 'GET' && /\/groups\/[^/]+\/access_tokens$/.test(r.path)).length;
+    const before = lists();
+    const applied = await apply('plumb_group_access_token', null, planned.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    expect(typeof (applied.state as Record<string, CtyValue>).token_id).toBe('number');
+    expect(lists() - before).toBeLessThanOrEqual(3);
+  });
+
+  it('asks who its credential is once per provider process, not once per destroyed token', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const states: CtyValue[] = [];
+    for (const name of ['doomed-a', 'doomed-b', 'doomed-c']) {
+      const config = objectOf(t, { group: 'platform', name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${name}.token`, command: null, stdout: null }] });
+      const applied = await apply('plumb_group_access_token', null, (await plan('plumb_group_access_token', null, config)).planned, config);
+      expect(errors(applied.diagnostics)).toEqual([]);
+      states.push(applied.state);
+    }
+    // A fresh provider process, as Terraform starts one for a destroy's apply walk.
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const whoami = () => emu.requests.filter((r) => r.method === 'GET' && (r.path === '/user' || r.path === '/personal_access_tokens/self')).length;
+      const before = whoami();
+      for (const st of states) {
+        const r = await run.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(st, t), planned_state: dv(null, t), config: dv(null, t), planned_private: Buffer.alloc(0) });
+        expect(errors(r.diagnostics)).toEqual([]);
+        expect(undv(r.new_state, t)).toBeNull();
+      }
+      expect(whoami() - before).toBeLessThanOrEqual(2);
+    } finally {
+      run.kill();
     }
   });
 

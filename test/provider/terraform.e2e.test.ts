@@ -105,8 +105,12 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
 
   /** Runs the CLI without blocking: the emulator answers from this process. */
   function tf(...args: string[]): Promise<{ code: number | null; out: string }> {
+    return tfIn(dir, ...args);
+  }
+
+  function tfIn(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(cli!, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(cli!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -186,6 +190,40 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(await codeowners()).toBeUndefined();
     // Destroying the Pages resource stops managing them: still published, settings as applied.
     expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
+  });
+
+  it('refuses at plan two resources that set one setting, and two that own one token, naming the attribute of each second one', async () => {
+    const twice = path.join(dir, 'two-owners');
+    mkdirSync(twice, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const token = (n: string) => `resource "plumb_group_access_token" "${n}" {\n  group = "platform"\n  name = "owned-twice"\n  description = "${n}"\n  scopes = ["read_api"]\n  rotation { lifetime_days = 30 }\n  sink { file = "${n}.token" }\n}\n`;
+    writeFileSync(
+      path.join(twice, 'main.tf'),
+      `${head}\nresource "plumb_application_settings" "a" {\n  deletion_adjourned_period = 5\n}\nresource "plumb_application_settings" "b" {\n  deletion_adjourned_period = 7\n}\n${token('one')}${token('two')}`,
+    );
+    const planned = await tfIn(twice, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.code).toBe(1);
+    expect(planned.out).toContain('Two resources own deletion_adjourned_period');
+    expect(planned.out).toContain('Two resources own group = "platform", name = "owned-twice"');
+    expect(planned.out).toMatch(/with plumb_application_settings\.(a|b)/);
+    expect(planned.out).toMatch(/with plumb_group_access_token\.(one|two)/);
+  });
+
+  it('generates configuration on import with the token\'s expiry and a default-branch file without branches (issue 21 defect 9)', async () => {
+    const gen = path.join(dir, 'generate');
+    mkdirSync(gen, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    writeFileSync(
+      path.join(gen, 'main.tf'),
+      `${head}\nimport {\n  to = plumb_group_access_token.ci\n  id = "platform:terraform-ci"\n}\nimport {\n  to = plumb_repository_file.readme\n  id = "platform/infra/instance-config:main:README.md"\n}\n`,
+    );
+    const planned = await tfIn(gen, 'plan', '-input=false', '-no-color', '-generate-config-out=generated.tf');
+    const generated = readFileSync(path.join(gen, 'generated.tf'), 'utf8');
+    const token = generated.slice(generated.indexOf('resource "plumb_group_access_token"'));
+    expect(token, planned.out).toMatch(/expires_at\s+=\s+"\d{4}-\d{2}-\d{2}"/);
+    const file = generated.slice(generated.indexOf('resource "plumb_repository_file"')).split('resource "plumb_group_access_token"')[0]!;
+    expect(file).toContain('file_path');
+    expect(file).not.toMatch(/branches\s+=\s+\[/);
   });
 
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {

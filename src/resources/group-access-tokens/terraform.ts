@@ -57,6 +57,32 @@ async function liveToken(door: TerraformDoor, group: string, name: string, fresh
   return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
 }
 
+/**
+ * A create (or the create half of a replacement) finding a token of that group and name on the
+ * instance: plumb would treat it as the declared token, so the resource would own a token nobody
+ * created through it (no request, no sink written) and two resources could own one token. Refused,
+ * unless it is the token this resource's state records (`token_id`).
+ */
+function adoptionRefused(live: GroupAccessToken, group: string, name: string, typeName: string): PlanResult['diagnostics'][number] {
+  return {
+    severity: 'error',
+    summary: `The group access token "${name}" of ${group} already exists; import it with \`terraform import <address> ${group}:${name}\``,
+    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME ${group}:${name}, or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
+    path: [{ attribute: 'name' }],
+  };
+}
+
+/** Whether the state records this live token: the resource created or imported it. */
+const recorded = (prior: TfObject | null, live: GroupAccessToken): boolean =>
+  prior !== null && typeof prior.token_id === 'number' && prior.token_id === live.id;
+
+function sameSet(a: CtyValue | undefined, b: readonly string[]): boolean {
+  if (!Array.isArray(a)) return false;
+  const x = new Set(a as CtyValue[]);
+  const y = new Set(b);
+  return x.size === y.size && [...y].every((v) => x.has(v));
+}
+
 const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
@@ -97,6 +123,12 @@ export const groupAccessTokenTerraform: TerraformPart = {
     const planned: Record<string, CtyValue> = { ...proposed };
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
+    // A create, or the create half of a replacement: refused when the token exists already.
+    if ((prior === null || requiresReplace.length > 0) && typeof config.group === 'string' && typeof config.name === 'string') {
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name);
+      if (hasTfErrors(readDiags)) return { planned: proposed, requiresReplace, diagnostics: readDiags };
+      if (live && !(requiresReplace.length === 0 && recorded(prior, live))) return { planned: proposed, requiresReplace, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
+    }
     // A value known only at apply (a description, scopes, an expiry) may make plumb replace or rotate the token.
     const keep = prior && requiresReplace.length === 0 && !containsUnknown(config);
     planned.token_id = keep ? prior.token_id ?? UNKNOWN : UNKNOWN;
@@ -133,7 +165,16 @@ export const groupAccessTokenTerraform: TerraformPart = {
       const r = await door.apply(made, revoke);
       return { newState: r.ok ? null : prior, diagnostics: [...made.diagnostics.filter((d) => d.severity === 'error'), ...r.diagnostics] };
     }
-    const made = await door.plan(this.document(config), { fresh: true });
+    const replacing = prior !== null && this.identity.some((k) => prior[k] !== config[k]);
+    if ((prior === null || replacing) && typeof config.group === 'string' && typeof config.name === 'string') {
+      // Created by someone else between plan and apply: still not this resource's token.
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name, true);
+      if (hasTfErrors(readDiags)) return { newState: prior, diagnostics: readDiags };
+      if (live) return { newState: null, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
+    }
+    // A create's plan reads the list the check above has just made (inside this apply): no second list.
+    const creating = prior === null || replacing;
+    const made = await door.plan(this.document(config), { fresh: !creating });
     const { plan, diagnostics } = made;
     if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
     const at = address(door, config.group as string, config.name as string);
@@ -158,7 +199,9 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (hasTfErrors(diagnostics)) return { newState: current, diagnostics };
     if (!live) return { newState: null, diagnostics: [] };
     const state: Record<string, CtyValue> = { ...current, token_id: live.id, token_expires_at: live.expires_at };
-    state.scopes = [...live.scopes];
+    // Scopes are a set: the configured order is kept while it names the same scopes, or every
+    // reordering would plan an update after each refresh, forever (issue 21 defect 3).
+    state.scopes = sameSet(current.scopes, live.scopes) ? current.scopes : [...live.scopes];
     if (typeof current.description === 'string') state.description = live.description ?? '';
     if (typeof current.access_level === 'string') {
       const role = ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS];
@@ -187,14 +230,15 @@ export const groupAccessTokenTerraform: TerraformPart = {
         description: live.description ?? null,
         scopes: [...live.scopes],
         access_level: ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS] ?? String(live.access_level),
-        expires_at: null,
+        // The live expiry, so -generate-config-out writes it and a configuration that keeps it plans no change.
+        expires_at: live.expires_at ?? null,
         rotation: [],
         sink: [],
         self: null,
         token_id: live.id,
         token_expires_at: live.expires_at,
       },
-      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink or an expiry policy', detail: 'Write the token\'s sink and its expires_at or rotation in the configuration; plumb plans a rotation when the policy asks for one.' }],
+      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink', detail: 'The state holds the token\'s live expiry as expires_at. Write a sink (and a rotation policy instead of expires_at, if you want one) in the configuration before plumb has to issue a new secret.' }],
     };
   },
 };

@@ -49,8 +49,13 @@ function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
     if (typeof f.project !== 'string' || typeof f.file_path !== 'string') return {};
     let out: Record<string, unknown> = {};
     if (h.known(f.branches)) out.branches = h.literal(f.branches);
-    if (absent) out = { ...out, state: 'absent' };
-    else {
+    if (absent) {
+      // A destroy commits with the configured message and author, as `state: absent` does in YAML.
+      out = { ...out, state: 'absent' };
+      for (const k of ['commit_message', 'author_name', 'author_email']) if (h.known(f[k])) out[k] = h.literal(f[k]!);
+      const messages = h.one(f.commit_messages);
+      if (messages) out.commit_messages = h.literal(messages);
+    } else {
       for (const k of ['content', 'encoding', 'execute_filemode', 'start_branch', 'commit_message', 'author_name', 'author_email', 'state']) {
         if (h.known(f[k])) out[k] = h.literal(f[k]!);
       }
@@ -164,7 +169,18 @@ export const repositoryFileTerraform: TerraformPart = {
     const live = await liveFile(door, current);
     if (hasTfErrors(live.diagnostics)) return { newState: current, diagnostics: live.diagnostics };
     if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [] };
-    return { newState: { ...current, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
+    const state: Record<string, CtyValue> = { ...current, content_sha256: live.shas, last_commit_id: live.commits };
+    if (typeof current.execute_filemode === 'boolean') {
+      // The execute bit as the instance has it, so an out-of-band `chmod -x` is a diff of
+      // execute_filemode, not only a warning: the engine's plan of the state names the live bit
+      // when it differs (one more HEAD per branch, only for a file that manages the bit).
+      const { plan } = await door.plan(fileDocument(current, false));
+      for (const { change } of fileChanges(plan)) {
+        const bit = change.attributes.find((a) => a.name === 'execute_filemode' && typeof a.before === 'boolean');
+        if (bit) state.execute_filemode = bit.before as boolean;
+      }
+    }
+    return { newState: state, diagnostics: [] };
   },
 
   /** `PROJECT:BRANCH:PATH` (project paths and branch names have no colon; the path may). */
@@ -178,6 +194,11 @@ export const repositoryFileTerraform: TerraformPart = {
     const live = await liveFile(door, state);
     if (hasTfErrors(live.diagnostics)) return { newState: null, diagnostics: live.diagnostics };
     if (Object.keys(live.commits).length === 0) return { newState: null, diagnostics: [{ severity: 'error', summary: `No file ${m[3]!} on branch ${m[2]!} of ${m[1]!}`, detail: 'Check the project path, the branch and the file path (PROJECT:BRANCH:PATH).' }] };
+    // On the project's default branch, `branches` stays unset, as a configuration usually leaves it
+    // (and as -generate-config-out then writes it): ["main"] in state against an unset attribute
+    // was a change on the first plan after every import (issue 21 defect 9).
+    const onDefault = await liveFile(door, { ...state, branches: null });
+    if (Object.keys(onDefault.commits).length === 1 && onDefault.commits[m[2]!] !== undefined) state.branches = null;
     return { newState: { ...state, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
   },
 };
