@@ -443,6 +443,21 @@ function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
   };
 }
 
+/**
+ * plumb cannot release the instance lock once its own credential is gone (revoked by a new lifetime
+ * limit, or rotated with the new secret lost): it warns, and the administrator deletes the lock by
+ * hand, as the warning says. A lock left without that warning is a violation.
+ */
+async function removeStaleLock(ep: Episode, runs: readonly Run[], tag: string, v: SoakResult['violations']): Promise<void> {
+  if (!ep.emu.state.projectByRef(LOCKS)!.repo.branchHead('main')!.files.has(LOCK_PATH)) return;
+  if (!runs.some((r) => /lock on .* could not be released/.test(r.stdout + r.stderr))) v.lock.push(`${tag}: the lock file is left on the instance, and plumb did not say so`);
+  await fetch(`${ep.emu.url}/api/v4/projects/${encodeURIComponent(LOCKS)}/repository/files/${encodeURIComponent(LOCK_PATH)}`, {
+    method: 'DELETE',
+    headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ branch: 'main', commit_message: 'remove the stale plumb lock by hand' }),
+  }).then((r) => r.arrayBuffer());
+}
+
 /** plays the administrator the PLUMB_TOKEN_SELF_LOST help asks for: rotate by hand, deliver. */
 async function recoverCredential(ep: Episode): Promise<void> {
   const active = activeTokens(ep, 'platform', 'plumb')[0];
@@ -532,14 +547,7 @@ async function lifetimeRound(ep: Episode, result: ReturnType<typeof emptyResult>
   // plumb's own token was among them: the administrator issues a new one, as the risk said, and
   // deletes the instance lock plumb could no longer release (its warning says to).
   if (activeTokens(ep, 'platform', 'plumb').length === 0) await issueCredential(ep);
-  if (st.projectByRef(LOCKS)!.repo.branchHead('main')!.files.has(LOCK_PATH)) {
-    if (!/lock on .* could not be released/.test(accepted.stdout + accepted.stderr)) v.lock.push(`${tag}: the lock file is left on the instance, and plumb did not say so`);
-    await fetch(`${ep.emu.url}/api/v4/projects/${encodeURIComponent(LOCKS)}/repository/files/${encodeURIComponent(LOCK_PATH)}`, {
-      method: 'DELETE',
-      headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
-      body: JSON.stringify({ branch: 'main', commit_message: 'remove the stale plumb lock by hand' }),
-    }).then((r) => r.arrayBuffer());
-  }
+  await removeStaleLock(ep, [accepted], tag, v);
   let converged = false;
   let last: Run | undefined;
   for (let i = 0; i < 2 && !converged; i++) {
@@ -609,6 +617,7 @@ export async function soak(opts: SoakOptions): Promise<SoakResult> {
           const old = ep.emu.state.tokenByValue(sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL);
           if (old && ep.emu.state.isActive(old)) v['outcome-true'].push(`round ${ep.round}: PLUMB_TOKEN_SELF_LOST reported while the credential still works`);
           await recoverCredential(ep);
+          await removeStaleLock(ep, [faulted, other], `round ${ep.round} (credential lost)`, v);
           result.selfLostRecoveries++;
         }
         tokenSafety(ep, v);
