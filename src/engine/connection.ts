@@ -95,3 +95,14 @@ export function planConnectionProblem(plan: Pick<Plan, 'instances'>, config: Des
   }
   return undefined;
 }
+
+/**
+ * The CA bundle the service's CI gives its jobs (`CI_SERVER_TLS_CA_FILE`, written by the runner) for
+ * the pipeline's own instance, when the configuration names none: undefined elsewhere. It comes from
+ * the environment, like the pinned URLs, never from the configuration.
+ */
+export function ciCaBundle(url: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.GITLAB_CI !== 'true' || !env.CI_SERVER_TLS_CA_FILE || !env.CI_SERVER_URL) return undefined;
+  const a = canonicalHttpUrl(url);
+  return a !== undefined && a === canonicalHttpUrl(env.CI_SERVER_URL) ? env.CI_SERVER_TLS_CA_FILE : undefined;
+}

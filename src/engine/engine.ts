@@ -22,7 +22,7 @@ import { compareSavedPlan, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
-import { urlPolicy, urlRefusal } from './connection.js';
+import { ciCaBundle, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
 
 export interface EngineOptions {
@@ -154,10 +154,12 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     loaded.sources.secrets.add(token);
     let client: ApiClient;
     try {
+      // The configuration's ca_bundle; else, in the service's CI, the runner's CA file for its own instance.
+      const caFile = instance.caBundle ?? ciCaBundle(instance.url, opts.env);
       client = new ApiClient({
         baseUrl: instance.url,
         token,
-        caBundle: instance.caBundle ? readFileSync(instance.caBundle, 'utf8') : undefined,
+        caBundle: caFile ? readFileSync(caFile, 'utf8') : undefined,
         allowInsecureHttp: instance.allowInsecureHttp,
         onWarning: (m) => opts.log(`warning: ${m}`),
         ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
