@@ -17,6 +17,7 @@ import { json, paramErrors, validationErrors, type ApiResponse, type Params } fr
 import type { EmulatorState } from './state.js';
 import { isoDateTime } from './time.js';
 import type { EmulatorTier } from './types.js';
+import { humanDurationSeconds } from '../util/human-duration.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tiers
@@ -518,37 +519,6 @@ const DURATIONS: Readonly<Record<string, { readonly minSeconds: number; readonly
   archive_builds_in_human_readable: { minSeconds: 86_400, message: 'must be at least 1 day' },
 };
 
-const DURATION_UNITS: readonly [RegExp, number][] = [
-  [/^(s|secs?|seconds?)$/, 1],
-  [/^(m|mins?|minutes?)$/, 60],
-  [/^(h|hrs?|hours?)$/, 3600],
-  [/^(d|days?)$/, 86_400],
-  [/^(w|wks?|weeks?)$/, 7 * 86_400],
-  [/^(mo|mos|months?)$/, 30 * 86_400],
-  [/^(y|yrs?|years?)$/, 365.25 * 86_400],
-];
-
-/** Seconds of a duration like `1 day`, `2 weeks 3 days`, `12h`, `90` (seconds); undefined when unreadable. */
-export function parseDuration(text: string): number | undefined {
-  const parts = text.trim().toLowerCase().replace(/\band\b|,/g, ' ').match(/\d+(?:\.\d+)?|[a-z]+/g);
-  if (!parts || parts.length === 0) return undefined;
-  let total = 0;
-  for (let i = 0; i < parts.length; i++) {
-    const n = Number(parts[i]);
-    if (Number.isNaN(n)) return undefined;
-    const unit = parts[i + 1];
-    if (unit === undefined || /^\d/.test(unit)) {
-      total += n; // a bare number is seconds
-      continue;
-    }
-    const factor = DURATION_UNITS.find(([re]) => re.test(unit))?.[1];
-    if (factor === undefined) return undefined;
-    total += n * factor;
-    i++;
-  }
-  return total;
-}
-
 /**
  * Every model error of a settings record, keyed by response name: each value against its bounds,
  * fixed values, durations, the dependency rules of section 2.2 (a partner of an enabled flag, or
@@ -573,7 +543,7 @@ export function recordErrors(state: EmulatorState, record: Record<string, unknow
     }
     const duration = DURATIONS[spec.name];
     if (duration && typeof value === 'string' && value.trim() !== '') {
-      const seconds = parseDuration(value);
+      const seconds = humanDurationSeconds(value);
       if (seconds === undefined) addError(spec.name, 'is not a correct duration');
       else if (seconds < duration.minSeconds) addError(spec.name, duration.message);
     }

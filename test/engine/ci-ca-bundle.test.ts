@@ -39,7 +39,7 @@ afterAll(async () => {
 async function plan(env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   let out = '';
   const io: Io = { stdout: (s) => void (out += s), stderr: (s) => void (out += s), isTTY: false, env: { PATH: process.env.PATH ?? '', PLUMB_TOKEN: TOKEN, ...env }, cwd: dir };
-  const code = await runPlan({ config: ['plumb.yaml'], state: path.join(dir, 'state.json') }, io, { client: { maxAttempts: 1 } });
+  const code = await runPlan({ config: ['plumb.yaml'], state: path.join(dir, 'state.json'), detailedExitcode: false, json: false }, io, { client: { maxAttempts: 1 } });
   return { code, out };
 }
 

@@ -10,6 +10,7 @@ import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { at, obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
+import { humanDurationSeconds } from '../../util/human-duration.js';
 
 /** Each setting is a key of `settings`; settings merge key by key across files. */
 export const SETTINGS_POINTERS: readonly KindPointer[] = [
@@ -97,33 +98,10 @@ export function resolveSettings(raw: Record<string, unknown>, p: string, ctx: Ct
 }
 
 
-const DURATION_UNITS: readonly [RegExp, number][] = [
-  [/^(s|secs?|seconds?)$/, 1],
-  [/^(m|mins?|minutes?)$/, 60],
-  [/^(h|hrs?|hours?)$/, 3600],
-  [/^(d|days?)$/, 86_400],
-  [/^(w|wks?|weeks?)$/, 7 * 86_400],
-  [/^(mo|mos|months?)$/, 30 * 86_400],
-  [/^(y|yrs?|years?)$/, 365 * 86_400],
-];
-
-/** Seconds in a human-readable duration ("12 hours", "1 day 6 hours"); undefined when unreadable. */
-function durationSeconds(text: string): number | undefined {
-  const parts = [...text.trim().toLowerCase().matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)[\s,]*(?:and\s+)?/g)];
-  if (parts.length === 0 || parts.map((m) => m[0]).join('') !== text.trim().toLowerCase().replace(/\s+$/, '')) return undefined;
-  let total = 0;
-  for (const m of parts) {
-    const unit = DURATION_UNITS.find(([re]) => re.test(m[2]!));
-    if (!unit) return undefined;
-    total += Number(m[1]) * unit[1];
-  }
-  return total;
-}
-
 /** Values the schema cannot judge and the instance would refuse at apply. */
 function checkValue(key: string, value: unknown, pointer: string, ctx: Ctx): void {
   if (key === 'archive_builds_in_human_readable' && typeof value === 'string' && value.trim() !== '') {
-    const seconds = durationSeconds(value);
+    const seconds = humanDurationSeconds(value);
     if (seconds !== undefined && seconds < 86_400) {
       push(ctx, {
         severity: 'error',
