@@ -7,9 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
-import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { scratchArea } from '../helpers/scratch.js';
+import { settingsPlan } from '../helpers/plans.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const bin = path.resolve(here, '../../bin/plumb.js');
@@ -29,33 +28,7 @@ function plumb(args: readonly string[], cwd: string) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, network };
 }
 
-const change: ResourceChange = {
-  address: 'prod.application_settings',
-  instance: 'prod',
-  kind: 'application_settings',
-  action: 'update',
-  reasons: ['field-changed'],
-  attributes: [{ name: 'signup_enabled', before: true, after: false }],
-  payload: { set: { signup_enabled: false }, secrets: {} },
-  liveFingerprint: 'sha256:0',
-};
-
-const PLAN: Plan = {
-  formatVersion: PLAN_FORMAT_VERSION,
-  plumbVersion: '0.1.0',
-  createdAt: '2026-06-01T10:00:00.000Z',
-  today: '2026-06-01',
-  configFingerprint: 'sha256:x',
-  // An address nothing listens on: a connection attempt would be refused by the preload and logged.
-  instances: [{ name: 'prod', url: 'https://code.example.invalid' }],
-  changes: [change],
-  drift: [],
-  risks: [],
-  diagnostics: [],
-  summary: summarize([change]),
-  applicable: true,
-  targets: ['prod.application_settings'],
-};
+const PLAN = settingsPlan({ targets: ['prod.application_settings'] });
 
 describe('plumb show', () => {
   it('renders a saved plan for people without opening any network connection', () => {

@@ -16,6 +16,7 @@ import type { CtyType, CtyValue } from '../../src/provider/cty.js';
 import { dv, objectOf, startProvider, typeOfSchema, undv } from './harness.js';
 import { workdir } from '../helpers/cli.js';
 import type { Diag, ProtoSchema, ProviderProcess } from './harness.js';
+import { alive } from '../helpers/process.js';
 
 const ADMIN = 'provider-admin-token-0123456789';
 const SPAM_KEY = 'spam-filter-key-do-not-leak-4711';
@@ -860,21 +861,9 @@ c.stdout.once('data', () => { process.stdout.write(String(c.pid)); process.exit(
     const pid = Number(out);
     expect(pid).toBeGreaterThan(0);
     // Exited means gone, or a zombie nobody has reaped yet (its new parent may be slow to).
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        return false;
-      }
-      try {
-        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return true;
-      }
-    };
     const deadline = Date.now() + 8000;
-    while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const stillAlive = alive();
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const stillAlive = alive(pid);
     if (stillAlive) process.kill(pid, 'SIGKILL');
     expect(stillAlive).toBe(false);
   });

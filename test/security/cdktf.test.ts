@@ -8,32 +8,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scratchArea } from '../helpers/scratch.js';
 import { instanceYaml, plumb } from './harness.js';
+import { goneWithin } from '../helpers/process.js';
 
 const { project } = scratchArea('plumb-security-cdktf');
 
-/** Whether a process still runs: a killed one may linger as a zombie until its new parent reaps it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-/** Waits (bounded) for a killed process to be gone: SIGKILL is delivered asynchronously. */
-function goneWithin(pid: number, ms: number): boolean {
-  const until = Date.now() + ms;
-  while (alive(pid)) {
-    if (Date.now() > until) return false;
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-  }
-  return true;
-}
 
 describe('a cdktf.json in a configuration directory', () => {
   it('is never run by validate or plan without --cdktf: an error names the flag, and the app does not run', () => {

@@ -3,35 +3,10 @@
  * plan (which field, what is wrong) with exit 1, never a stack trace.
  */
 import { describe, expect, it } from 'vitest';
-import { PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
-import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { workdir } from '../helpers/cli.js';
+import { SETTINGS_CHANGE as change, settingsPlan } from '../helpers/plans.js';
 
-const change: ResourceChange = {
-  address: 'prod.application_settings',
-  instance: 'prod',
-  kind: 'application_settings',
-  action: 'update',
-  reasons: ['field-changed'],
-  attributes: [{ name: 'signup_enabled', before: true, after: false }],
-  payload: { set: { signup_enabled: false }, secrets: {} },
-  liveFingerprint: 'sha256:0',
-};
-
-const PLAN: Plan = {
-  formatVersion: PLAN_FORMAT_VERSION,
-  plumbVersion: '0.1.0',
-  createdAt: '2026-06-01T10:00:00.000Z',
-  today: '2026-06-01',
-  configFingerprint: 'sha256:x',
-  instances: [{ name: 'prod', url: 'https://code.example.invalid' }],
-  changes: [change],
-  drift: [],
-  risks: [],
-  diagnostics: [],
-  summary: summarize([change]),
-  applicable: true,
-};
+const PLAN = settingsPlan();
 
 const STACK = /\n\s+at .*:\d+:\d+/;
 

@@ -11,6 +11,8 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
+import { changeOf, savePlan } from '../helpers/plans.js';
+import type { PlanJson } from '../helpers/plans.js';
 
 const TOKEN = secret('admin-token-saved-plan-0123456789');
 const TODAY = '2026-03-01';
@@ -86,18 +88,10 @@ function snapshot(): string {
   });
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = PlanJson;
 
 async function savedPlan(): Promise<Json> {
-  const r = await wd.run(['plan', '--out', 'plan.json', '--state', 'state.json']);
-  if (r.code !== 0) throw new Error(`plan failed: ${r.stderr}${r.stdout}`);
-  return JSON.parse(wd.read('plan.json')) as Json;
-}
-
-function change(plan: Json, address: RegExp): Json {
-  const c = (plan.changes as Json[]).find((x) => address.test(x.address));
-  expect(c, `a change matching ${address}`).toBeDefined();
-  return c!;
+  return savePlan(wd);
 }
 
 async function applyEdited(plan: Json, ...flags: string[]) {
@@ -115,7 +109,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    change(plan, /application_settings$/).payload.set.default_project_visibility = 'public';
+    changeOf(plan, /application_settings$/).payload.set.default_project_visibility = 'public';
     const r = await applyEdited(plan);
     expect(r.stderr).toContain('PLUMB_PLAN_EDITED');
     expect(r.stderr).toContain('local.application_settings');
@@ -125,7 +119,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    const settings = change(plan, /application_settings$/);
+    const settings = changeOf(plan, /application_settings$/);
     expect(settings.payload.set.signup_enabled).toBe(false);
     settings.payload.set.signup_enabled = true;
     const r = await applyEdited(plan);
@@ -137,7 +131,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    const token = change(plan, /access_token\["ci"\]$/);
+    const token = changeOf(plan, /access_token\["ci"\]$/);
     token.payload.create.scopes = ['api'];
     token.payload.create.access_level = 50;
     const r = await applyEdited(plan);
@@ -150,7 +144,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    change(plan, /NOTES\.md/).payload.path = '.gitlab-ci.yml';
+    changeOf(plan, /NOTES\.md/).payload.path = '.gitlab-ci.yml';
     const r = await applyEdited(plan);
     expect(r.stderr).toContain('PLUMB_PLAN_EDITED');
     expect(r.stderr).toContain('NOTES.md');
@@ -160,7 +154,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    const extra = JSON.parse(JSON.stringify(change(plan, /NOTES\.md/))) as Json;
+    const extra = JSON.parse(JSON.stringify(changeOf(plan, /NOTES\.md/))) as Json;
     extra.address = extra.address.replace('NOTES.md', 'EVIL.md');
     extra.payload.path = 'EVIL.md';
     plan.changes.push(extra);
@@ -223,7 +217,7 @@ describe('apply of an edited saved plan', () => {
     await start();
     config();
     const plan = await savedPlan();
-    const expiry = change(plan, /access_token\["ci"\]$/).payload.create.expires_at;
+    const expiry = changeOf(plan, /access_token\["ci"\]$/).payload.create.expires_at;
     emuDay = '2026-03-04';
     const r = await wd.run(['apply', 'plan.json', '--state', 'state.json'], { PLUMB_NOW: emuDay });
     expect(r.code, r.stderr).toBe(0);

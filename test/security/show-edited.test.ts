@@ -9,6 +9,8 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
+import { changeOf, savePlan } from '../helpers/plans.js';
+import type { PlanJson } from '../helpers/plans.js';
 
 const TOKEN = secret('admin-token-show-edited-0123456789');
 const TODAY = '2026-03-01';
@@ -20,7 +22,7 @@ afterEach(async () => {
   emu = undefined;
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = PlanJson;
 
 async function savedPlan(settings: string[] = [], seedTokens: Json[] = [], tokenExtra: string[] = []): Promise<Json> {
   emu = await startEmulator({
@@ -60,15 +62,7 @@ async function savedPlan(settings: string[] = [], seedTokens: Json[] = [], token
       '            content: "notes\\n"',
     ].join('\n') + '\n',
   );
-  const r = await wd.run(['plan', '--out', 'plan.json', '--state', 'state.json']);
-  if (r.code !== 0) throw new Error(`plan failed: ${r.stderr}${r.stdout}`);
-  return JSON.parse(wd.read('plan.json')) as Json;
-}
-
-function change(plan: Json, address: RegExp): Json {
-  const c = (plan.changes as Json[]).find((x) => address.test(x.address));
-  expect(c, `a change matching ${address}`).toBeDefined();
-  return c!;
+  return savePlan(wd);
 }
 
 /** show (human and markdown) and comment of the edited plan: each refused, naming the change. */
@@ -96,19 +90,19 @@ describe('plumb show of a saved plan whose payload was edited', () => {
 
   it('refuses a settings payload that turns sign-up on where the attributes say off', async () => {
     const plan = await savedPlan();
-    change(plan, /application_settings$/).payload.set.signup_enabled = true;
+    changeOf(plan, /application_settings$/).payload.set.signup_enabled = true;
     await refused(plan, 'local.application_settings', /signup_enabled = false, its payload sends true/);
   });
 
   it('refuses a settings payload that sends a setting no attribute shows', async () => {
     const plan = await savedPlan();
-    change(plan, /application_settings$/).payload.set.default_project_visibility = 'public';
+    changeOf(plan, /application_settings$/).payload.set.default_project_visibility = 'public';
     await refused(plan, 'local.application_settings', /does not show default_project_visibility/);
   });
 
   it('refuses a token payload raised to api / Owner while the attributes say read_api / Reporter', async () => {
     const plan = await savedPlan();
-    const token = change(plan, /access_token\["ci"\]$/).payload;
+    const token = changeOf(plan, /access_token\["ci"\]$/).payload;
     token.create.scopes = ['api'];
     token.create.access_level = 50;
     await refused(plan, 'access_token["ci"]', /scopes = \["read_api"\], its payload sends \["api"\]/);
@@ -116,13 +110,13 @@ describe('plumb show of a saved plan whose payload was edited', () => {
 
   it('refuses a file payload that writes .gitlab-ci.yml at the address of NOTES.md', async () => {
     const plan = await savedPlan();
-    change(plan, /NOTES\.md/).payload.path = '.gitlab-ci.yml';
+    changeOf(plan, /NOTES\.md/).payload.path = '.gitlab-ci.yml';
     await refused(plan, 'NOTES.md', /its payload acts on .*\.gitlab-ci\.yml/);
   });
 
   it('refuses a token payload that creates a token of another name than the one shown', async () => {
     const plan = await savedPlan();
-    const token = change(plan, /access_token\["ci"\]$/).payload;
+    const token = changeOf(plan, /access_token\["ci"\]$/).payload;
     token.name = 'deploy-admin';
     token.create.name = 'deploy-admin';
     await refused(plan, 'access_token["ci"]', /its payload acts on .*access_token\["deploy-admin"\]/);
@@ -139,7 +133,7 @@ describe('what a payload sends, shown', () => {
     const requests = live.throttle_authenticated_api_requests_per_period;
     await emu!.close();
     const plan = await savedPlan(['throttle_authenticated_api_enabled: true', `throttle_authenticated_api_period_in_seconds: ${period}`, `throttle_authenticated_api_requests_per_period: ${requests}`]);
-    const settings = change(plan, /application_settings$/);
+    const settings = changeOf(plan, /application_settings$/);
     expect(settings.payload.set.throttle_authenticated_api_period_in_seconds).toBe(period);
     expect(settings.attributes).toEqual(
       expect.arrayContaining([
@@ -154,7 +148,7 @@ describe('what a payload sends, shown', () => {
 
   it('shows the unchanged scopes and access level of a token it replaces', async () => {
     const plan = await savedPlan([], [{ name: 'ci', token: 'seeded-ci-token-0000001', scopes: ['read_api'], access_level: 20, expires_at: '2026-03-20', description: 'old' }], ['description: new']);
-    const token = change(plan, /access_token\["ci"\]$/);
+    const token = changeOf(plan, /access_token\["ci"\]$/);
     expect(token.action).toBe('replace');
     expect(token.attributes).toEqual(
       expect.arrayContaining([
