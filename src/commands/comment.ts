@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileErrorSentence } from '../config/load.js';
+import { fileErrorSentence } from '../util/file-error.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';

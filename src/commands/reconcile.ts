@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { API_RESPONSE_CHANNEL, API_RETRY_CHANNEL } from '../api/events.js';
 import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
-import { fileErrorSentence } from '../config/load.js';
+import { fileErrorSentence } from '../util/file-error.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileErrorSentence } from '../config/load.js';
+import { fileErrorSentence } from '../util/file-error.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';

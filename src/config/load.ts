@@ -12,9 +12,6 @@ import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsF
 import type { FileRoots } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 
-// In util/ so a kind's resolver can use it without importing this module (no import cycle).
-export { fileErrorSentence };
-
 /** Where a value of the merged configuration was written. */
 export interface NodeLocation {
   /** The key that introduced the value (absent for the document root and list items). */
