@@ -15,6 +15,7 @@ import type { DesiredConfig } from '../config/model.js';
 import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
+import { expandConfiguration } from '../engine/selectors.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import { lockInstances, releaseAll } from '../engine/instance-lock.js';
@@ -146,7 +147,16 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
-  return { loaded, config: loaded.config, engine, redact, view, ...(backend && { backend }) };
+  // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
+  const expanded = await expandConfiguration(loaded, engine, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  if (expanded !== loaded) {
+    if (!expanded.config) {
+      view.configDiagnostics(expanded, false);
+      view.configInvalid(expanded);
+      return 1;
+    }
+  }
+  return { loaded: expanded, config: expanded.config!, engine, redact, view, ...(backend && { backend }) };
 }
 
 /** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */

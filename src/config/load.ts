@@ -11,6 +11,8 @@ import { SecretRegistry, UNAVAILABLE_SECRET } from './secrets.js';
 import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsFrom } from './files.js';
 import type { FileRoots } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
+import { extractSelectors } from './selectors.js';
+import type { Expansion, SelectorSet } from './selectors.js';
 
 /** Where a value of the merged configuration was written. */
 export interface NodeLocation {
@@ -40,6 +42,10 @@ export interface LoadedSources {
   readonly reported: ReportedPointers;
   /** What each instance inherits from or overrides in `defaults:` (docs/config.md#shared-defaults). */
   readonly defaults: DefaultsOrigins;
+  /** The selector entries of `projects:` and `groups:` (src/config/selectors.ts), when there are any. */
+  readonly selectors?: SelectorSet;
+  /** After discovery expanded the selectors (engine/selectors.ts): origins and match counts. */
+  readonly expansion?: Pick<Expansion, 'origins' | 'counts'>;
 }
 
 /**
@@ -495,11 +501,12 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   }
   inheritDefaults(data, locations, secrets, defaults, pending);
   registerTokenSecrets(data, env, secrets);
+  const selectors = extractSelectors(data, locations, diagnostics);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);
     diagnostics.push({ ...d, pointer, location: on === 'key' ? (l?.key ?? l?.value) : l?.value });
   }
-  return { data, diagnostics, texts, locations, secrets, files: shown, roots, reported, defaults };
+  return { data, diagnostics, texts, locations, secrets, files: shown, roots, reported, defaults, ...(selectors.size > 0 && { selectors }) };
 }
 
 /**

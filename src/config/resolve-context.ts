@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { LoadedSources } from './load.js';
 import { configRoot } from './files.js';
+import { isSelectorKey } from './selectors.js';
 import type { FileRoots } from './files.js';
 
 /** A resolver's context. */
@@ -40,6 +41,7 @@ export function obj(v: unknown): Record<string, unknown> {
 }
 
 export function checkRef(ref: string, p: string, kind: 'group' | 'project', ctx: Ctx): void {
+  if (isSelectorKey(ref)) return; // a selector: config/selectors.ts checked it
   const ok = /^\d+$/.test(ref) || /^[A-Za-z0-9_.][A-Za-z0-9_.-]*(\/[A-Za-z0-9_.][A-Za-z0-9_.-]*)*$/.test(ref);
   if (!ok || ref.split('/').some((s) => s === '..' || s === '.')) {
     push(ctx, {

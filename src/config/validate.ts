@@ -82,7 +82,8 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
       continue;
     }
     const written = sources.locations.written(d.pointer);
-    if (written !== d.pointer) {
+    // (A value a selector gave a project is aliased too: config/selectors.ts reports those.)
+    if (written !== d.pointer && written.startsWith('/defaults/')) {
       const key = `${d.code}\0${written}`;
       const first = seen.get(key);
       const instance = splitPointer(d.pointer)[1] ?? '';

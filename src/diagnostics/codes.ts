@@ -106,6 +106,11 @@ export const DIAGNOSTIC_CODES = {
 
   // Group access tokens
   PLUMB_RESOURCE_REF: 'A group or project key is neither a numeric id nor a full path.',
+  PLUMB_SELECTOR_SYNTAX: 'A selector key of `projects:` or `groups:` is not `GROUP/*` or `GROUP/**`, or its `exclude:` or `include_archived:` is malformed.',
+  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), or stands where a value may not come from the instance (a sink command\'s program).',
+  PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
+  PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
+  PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',
   PLUMB_TOKEN_SCOPE_UNKNOWN: 'A token scope is not one plumb knows (the instance may still accept it).',
   PLUMB_TOKEN_EXPIRY_BOTH: 'A token has both expires_at and a rotation policy.',
   PLUMB_TOKEN_EXPIRY_MISSING: 'A token has neither expires_at nor a rotation policy.',

@@ -24,6 +24,8 @@ import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { ciCaBundle, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
+import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
+import type { SelectorChangeThreshold } from './selector-counts.js';
 
 export interface EngineOptions {
   /** The resource kinds to plan and apply (src/resources/index.ts); the engine knows none itself. */
@@ -51,6 +53,8 @@ export interface EngineOptions {
    * (default DEFAULT_MAX_CHANGES). Apply judges it with its own value (risks.ts `blastRadius`).
    */
   readonly maxChanges?: number;
+  /** `--max-match-change`: a selector's count moving beyond this is `selector-match-count-changed` (selector-counts.ts). */
+  readonly selectorChange?: SelectorChangeThreshold;
   /** `plan --show-private-content`: diffs may show the live content of private projects' files. */
   readonly showPrivateContent?: boolean;
   /** Client tuning (tests, benchmarks). */
@@ -295,7 +299,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   } finally {
     if (!session) await own.close();
   }
-  if (loaded.sources.defaults.size > 0) changes.splice(0, changes.length, ...changes.map((c) => withOrigins(c, loaded)));
+  if (loaded.sources.defaults.size > 0 || loaded.sources.expansion) changes.splice(0, changes.length, ...changes.map((c) => withOrigins(c, loaded)));
   const selected = selectedInstances(config, opts, own.targets);
   // Each target must select something declared (a no-op counts): a typo would otherwise pass as
   // "In sync" for ever. Not judged when reading failed (the failure says why, and is an error).
@@ -316,6 +320,8 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   }
   for (const instance of selected) diagnostics.push(...unmanagedKinds(instance, opts.kinds));
   risks.push(...blastRadius(changes, selected, opts.maxChanges));
+  const selectors = planSelectors(loaded, new Set(own.contexts.keys()));
+  risks.push(...selectorRisks(selectors, own.contexts, opts.selectorChange));
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     plumbVersion: VERSION,
@@ -330,18 +336,24 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     summary: summarize(changes),
     applicable: !diagnostics.some((d) => d.severity === 'error'),
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
+    ...(selectors.length > 0 && { selectors }),
   };
 }
 
 /** A value's origin when `defaults:` declares it: the default's place, and the override's. */
 function originAt(loaded: ConfigResult, pointer: string): ValueOrigin | undefined {
-  const o = loaded.sources.defaults.at(pointer);
-  if (!o) return undefined;
   const place = (p: string) => {
     const l = loaded.sources.locations.get(p);
     const at = l?.key ?? l?.value;
     return at ? `${at.file}:${at.line}:${at.column}` : p;
   };
+  const o = loaded.sources.defaults.at(pointer);
+  if (!o) {
+    // A value a selector gave this project or group (config/selectors.ts).
+    const s = loaded.sources.expansion?.origins.at(pointer);
+    if (!s) return undefined;
+    return s.how === 'inherited' ? { from: 'inherited', selector: s.selector.key, declared: s.at } : { from: 'overridden', selector: s.selector.key, declared: s.at, override: place(pointer) };
+  }
   return o.how === 'inherited' ? { from: 'inherited', defaults: place(o.defaults) } : { from: 'overridden', defaults: place(o.defaults), override: place(pointer) };
 }
 
@@ -359,7 +371,9 @@ function withOrigins(change: ResourceChange, loaded: ConfigResult): ResourceChan
     touched = true;
     return { ...a, origin };
   });
-  return touched ? { ...change, attributes, ...(own && { origin: own }) } : change;
+  const selector = loaded.sources.expansion?.origins.selectorOf(change.pointer)?.key;
+  if (selector !== undefined) touched = true;
+  return touched ? { ...change, attributes, ...(own && { origin: own }), ...(selector !== undefined && { selector }) } : change;
 }
 
 /** Kinds the configuration declares that this version of plumb does not plan yet. */
@@ -522,6 +536,8 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
       if (checked) return refuse(checked.why, checked.diagnostics);
     }
 
+    // The counts this apply carries out are the ones the next plan compares with.
+    if (plan.selectors) recordSelectorCounts(plan.selectors, own.contexts);
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];
     let done = 0;

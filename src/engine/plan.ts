@@ -42,8 +42,12 @@ export type ShownValue = unknown;
 export interface ValueOrigin {
   /** `inherited`: the instance does not declare it; `overridden`: it does, and its own value wins. */
   readonly from: 'inherited' | 'overridden';
-  /** The declaration in `defaults:`. */
-  readonly defaults: string;
+  /** The declaration in `defaults:` (absent when a selector gave the value). */
+  readonly defaults?: string;
+  /** The selector that gave the value to this project or group (`platform/**`); `declared` says where. */
+  readonly selector?: string;
+  /** With `selector`: the selector's declaration. */
+  readonly declared?: string;
   /** The instance's own declaration (overridden only). */
   readonly override?: string;
 }
@@ -125,6 +129,17 @@ export interface ChangeOrder {
   readonly dependsOn?: readonly string[];
 }
 
+/** A selector of the configuration and how many objects it matched at plan (docs/plans.md#selectors). */
+export interface PlanSelector {
+  readonly instance: string;
+  readonly container: 'projects' | 'groups';
+  /** As written: `platform/**`. */
+  readonly selector: string;
+  readonly matched: number;
+  /** `file:line:col` of the selector. */
+  readonly at?: string;
+}
+
 /** A difference between the instance and the configuration that arose outside plumb. */
 export interface DriftEntry {
   readonly address: string;
@@ -203,6 +218,11 @@ export interface Plan {
    * ignores the field and applies the same changes, which the plan already limits.
    */
   readonly targets?: readonly string[];
+  /**
+   * Each selector of the planned instances and how many objects it matched (1.2; cosmetic but for
+   * apply recording the counts in the state for the next plan's `selector-match-count-changed`).
+   */
+  readonly selectors?: readonly PlanSelector[];
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {

@@ -45,7 +45,8 @@ function formatValue(v: unknown): string {
 
 /** Where a value declared in `defaults:` came from, for people. */
 export function originNote(o: ValueOrigin): string {
-  return o.from === 'inherited' ? `from defaults at ${o.defaults}` : `overrides defaults at ${o.defaults} (set at ${o.override ?? '?'})`;
+  if (o.selector !== undefined) return o.from === 'inherited' ? `from selector ${o.selector} at ${o.declared ?? '?'}` : `overrides selector ${o.selector} at ${o.declared ?? '?'} (set at ${o.override ?? '?'})`;
+  return o.from === 'inherited' ? `from defaults at ${o.defaults ?? '?'}` : `overrides defaults at ${o.defaults ?? '?'} (set at ${o.override ?? '?'})`;
 }
 
 function attrLine(a: AttributeChange, action: Action): string {
@@ -114,6 +115,17 @@ export function groupingLines(items: readonly PlanItem[]): string[] {
   return out;
 }
 
+/** How many objects each selector of the configuration matched (docs/plans.md#selectors). */
+export function selectorLines(plan: Pick<Plan, 'selectors'>): string[] {
+  if (!plan.selectors || plan.selectors.length === 0) return [];
+  const out = ['', 'Selectors:'];
+  for (const s of plan.selectors) {
+    const noun = s.container === 'projects' ? 'project' : 'group';
+    out.push(clean(`  ${s.instance}.${s.container}[${JSON.stringify(s.selector)}] matched ${count(s.matched)} ${noun}${s.matched === 1 ? '' : 's'}${s.at ? ` (${s.at})` : ''}`));
+  }
+  return out;
+}
+
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
@@ -177,6 +189,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
     for (const item of items) out.push(renderItem(item, color, opts.reasons), '');
     out.push(summaryLine(plan), ...groupingLines(items));
   }
+  out.push(...selectorLines(plan));
   out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {

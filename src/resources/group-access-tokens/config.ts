@@ -92,15 +92,18 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
         if (seen) {
           const first = seen.token;
           const across = seen.instance !== inst.name;
-          const name = (n: string, i: string) => (across ? `"${n}" of instance "${i}"` : `"${n}"`);
+          // Two groups (a selector's matches, whose sink is one line): each named by its group.
+          const groupOf = (p: string) => splitPointer(p)[3] ?? '';
+          const inGroups = !across && groupOf(first.pointer) !== groupOf(t.pointer);
+          const name = (n: string, i: string, p: string) => (across ? `"${n}" of instance "${i}"` : inGroups ? `"${n}" of group "${groupOf(p)}"` : `"${n}"`);
           push(ctx, {
             severity: 'error',
             code: 'PLUMB_TOKEN_SINK_SHARED',
-            summary: `Tokens ${name(first.name, seen.instance)} and ${name(t.name, inst.name)} deliver their secrets into the same file`,
+            summary: `Tokens ${name(first.name, seen.instance, first.pointer)} and ${name(t.name, inst.name, t.pointer)} deliver their secrets into the same file`,
             detail: 'The second secret would overwrite the first, and the first token would be unusable.',
-            suggestion: across ? 'give each token its own file: in a token shared through defaults, `{instance}` in the path is the instance\'s name (file: "secrets/{instance}-ci.token", quoted)' : 'give each token its own file',
+            suggestion: across ? 'give each token its own file: in a token shared through defaults, `{instance}` in the path is the instance\'s name (file: "secrets/{instance}-ci.token", quoted)' : inGroups ? 'give each token its own file: in a token of a selector, `{group}` in the path is the group\'s full path (file: "secrets/{group}/ci.token", quoted)' : 'give each token its own file',
             pointer: joinPointer(t.pointer, 'sink', 'file'),
-            related: [{ message: `${name(first.name, seen.instance)} writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
+            related: [{ message: `${name(first.name, seen.instance, first.pointer)} writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
           });
         } else files.set(t.sink.path, { token: t, instance: inst.name });
       }

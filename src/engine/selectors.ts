@@ -1,0 +1,115 @@
+/**
+ * Expanding the configuration's selectors at plan, apply and drift (docs/config.md#selectors):
+ * each selected instance's selectors are listed through api/discovery.ts (the group's own lists,
+ * never the whole instance, every list of the run at once through the client's concurrency limit),
+ * config/selectors.ts expands them into entries, and the expanded configuration is validated again
+ * whole, so every check a written entry gets applies to each match. A problem of a selector's body
+ * is reported once, at the selector's line, naming the matches it concerns.
+ */
+import path from 'node:path';
+import { listDescendantGroups, listGroupProjects, listSubgroups } from '../api/discovery.js';
+import { ApiError } from '../api/errors.js';
+import type { Diagnostic } from '../diagnostics/index.js';
+import { hasErrors } from '../diagnostics/index.js';
+import { expandSelectors } from '../config/selectors.js';
+import type { Selector, SelectorMatch, SelectorOrigins } from '../config/selectors.js';
+import { splitPointer } from '../config/pointer.js';
+import { validateLoaded } from '../config/validate.js';
+import type { ConfigResult, ValidateOptions } from '../config/validate.js';
+import { openSession } from './engine.js';
+import type { EngineOptions } from './engine.js';
+
+/** `loaded` with its selectors expanded for the instances this run works on; `loaded` itself when it has none. */
+export async function expandConfiguration(loaded: ConfigResult, opts: EngineOptions, validate: ValidateOptions = {}): Promise<ConfigResult> {
+  const selectors = loaded.sources.selectors;
+  if (!selectors || selectors.size === 0 || !loaded.config) return loaded;
+  const session = openSession(loaded, loaded.config, opts);
+  const matches = new Map<Selector, SelectorMatch[]>();
+  const problems: Diagnostic[] = [];
+  const locate = (pointer: string) => {
+    const l = loaded.sources.locations.get(pointer);
+    return l?.key ?? l?.value;
+  };
+  try {
+    await Promise.all(
+      selectors.list.map(async (s) => {
+        const ctx = session.contexts.get(s.instance);
+        if (!ctx) return; // not selected, or the session says why (the plan reports it)
+        try {
+          const found =
+            s.container === 'projects'
+              ? (await listGroupProjects(ctx.client, s.base, { includeSubgroups: s.depth === 'all', archived: s.includeArchived ? 'include' : 'exclude' })).map((p) => ({ path: p.path_with_namespace }))
+              : (await (s.depth === 'all' ? listDescendantGroups : listSubgroups)(ctx.client, s.base)).map((g) => ({ path: g.full_path }));
+          matches.set(s, found);
+        } catch (err) {
+          const api = err instanceof ApiError ? err : undefined;
+          problems.push({
+            severity: 'error',
+            code: api?.code ?? 'PLUMB_INTERNAL',
+            summary: loaded.sources.secrets.redact(`Cannot list the ${s.container} of selector "${s.key}" of instance "${s.instance}": ${err instanceof Error ? err.message : String(err)}`),
+            ...(api && { detail: `${api.method} ${api.path}${api.status !== undefined ? ` answered ${api.status}` : ' failed'}.` }),
+            suggestion: api?.status === 404 ? `check that group "${s.base}" exists and that the token can see it` : 'check the instance and the token; nothing was planned',
+            pointer: s.pointer,
+            location: locate(s.pointer),
+          });
+        }
+      }),
+    );
+  } finally {
+    await session.close();
+  }
+  if (problems.length > 0) return { diagnostics: [...loaded.diagnostics, ...problems], sources: loaded.sources };
+  const exp = expandSelectors(loaded.sources.data, selectors, matches, loaded.sources.locations, loaded.sources.secrets);
+  const sources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts } };
+  const cwd = validate.cwd ?? process.cwd();
+  const files = new Map(sources.files.map((f) => [f, path.resolve(cwd, f)]));
+  const result = validateLoaded(sources, files, [], validate);
+  const diagnostics = [...oncePerSelector(result.diagnostics, loaded, exp.origins), ...exp.diagnostics];
+  if (hasErrors(diagnostics)) return { diagnostics, sources };
+  return { ...result, diagnostics };
+}
+
+/**
+ * A problem of a selector's body is one place in the files, so it is reported once, at the
+ * selector (with the first match it was found in, and how many more), not once per match; a
+ * problem of an explicit entry's value that overrides a selector's names the selector too.
+ */
+function oncePerSelector(diagnostics: readonly Diagnostic[], loaded: ConfigResult, origins: SelectorOrigins): Diagnostic[] {
+  const selectors = loaded.sources.selectors!.list;
+  const locations = loaded.sources.locations;
+  const within = selectors.map((s) => ({ s, at: locations.written(s.pointer) }));
+  const seen = new Map<string, { index: number; more: number }>();
+  const out: Diagnostic[] = [];
+  for (const d of diagnostics) {
+    if (d.pointer === undefined) {
+      out.push(d);
+      continue;
+    }
+    const written = locations.written(d.pointer);
+    const from = within.find((w) => written === w.at || written.startsWith(w.at + '/'));
+    const match = splitPointer(d.pointer)[3];
+    if (from && written !== d.pointer && match !== undefined) {
+      const key = `${d.code}\0${written}\0${d.summary.replaceAll(match, '')}`;
+      const first = seen.get(key);
+      if (first) {
+        first.more++;
+        continue;
+      }
+      seen.set(key, { index: out.length, more: 0 });
+      out.push({ ...d, related: [...(d.related ?? []), { message: `declared by selector "${from.s.key}" for ${from.s.container === 'projects' ? 'project' : 'group'} "${match}"` }] });
+      continue;
+    }
+    const over = origins.overrideOver(d.pointer);
+    if (over) {
+      out.push({ ...d, related: [...(d.related ?? []), { message: `this overrides the value of selector "${over.selector.key}" declared here`, location: (() => { const l = locations.get(over.selector.pointer); return l?.key ?? l?.value; })() }] });
+      continue;
+    }
+    out.push(d);
+  }
+  for (const { index, more } of seen.values()) {
+    if (more === 0) continue;
+    const d = out[index]!;
+    out[index] = { ...d, related: [...(d.related ?? []), { message: `and ${more.toLocaleString('en-US')} more of its matches` }] };
+  }
+  return out;
+}
