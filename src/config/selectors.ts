@@ -6,8 +6,8 @@
  *
  * - offline ({@link extractSelectors}, a hook of config/load.ts): the key's syntax, `exclude:` and
  *   `include_archived:` are checked and taken out of the entry; the entry stays in the data so that
- *   `validate` checks its body as any entry's, with the placeholders it can already tell replaced
- *   (`{instance}`; `{group}` of `platform/*` is `platform`);
+ *   `validate` checks its body as any entry's, `{instance}` replaced and the selector's group
+ *   standing in for `{group}` (only the form of a value is checked there);
  * - at plan, apply and drift ({@link expandSelectors}, after engine/selectors.ts listed the group
  *   through api/discovery.ts): the entry is replaced by one entry per match, its placeholders
  *   replaced per match, merged under an explicit entry for the same project or group the way
@@ -253,8 +253,9 @@ export function extractSelectors(data: Record<string, unknown>, locations: Locat
           }
         });
         const body = structuredClone(entry);
-        // The body as validate checks it: what it can tell already replaced.
-        entries[key] = substitute(entry, { '{instance}': name, ...(m[2] === '*' && { '{group}': m[1]! }) }, '');
+        // The body as validate checks it: `{instance}` replaced, and `{group}` by the selector's
+        // group as a stand-in (a commit message knows no {group}; the value checked is the form).
+        entries[key] = substitute(entry, { '{instance}': name, '{group}': m[1]! }, '');
         if (!ok) continue;
         set.list.push({ instance: name, container, key, pointer, base: m[1]!, depth: m[2] === '*' ? 'children' : 'all', exclude, includeArchived, body });
       }

@@ -1,0 +1,195 @@
+/**
+ * Selectors (issue 23, docs/config.md#selectors) against the emulator over loopback: `GROUP/*` and
+ * `GROUP/**` in `projects:` and `groups:`, expanded through the group's own lists at plan, merged
+ * under explicit entries with origins, placeholders per match, counts in the plan, the zero-match
+ * warning, the shared-sink refusal and the blast radius of a moved count.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fileHarness } from '../files/helpers.js';
+import type { FileHarness } from '../files/helpers.js';
+import { harness as tokenHarness } from '../tokens/helpers.js';
+import type { Harness as TokenHarness } from '../tokens/helpers.js';
+
+const README = { 'README.md': 'x\n' };
+/** platform/{a,b,c} (c archived), platform/team/{d,e}, platform/team/deep/f, other/g. */
+const SEED = {
+  groups: [{ full_path: 'platform' }, { full_path: 'platform/team' }, { full_path: 'platform/team/deep' }, { full_path: 'platform/empty' }, { full_path: 'other' }],
+  projects: [
+    ...['a', 'b'].map((n) => ({ path_with_namespace: `platform/${n}`, default_branch: 'main', files: README })),
+    { path_with_namespace: 'platform/c', default_branch: 'main', files: README, archived: true },
+    ...['d', 'e'].map((n) => ({ path_with_namespace: `platform/team/${n}`, default_branch: 'main', files: README })),
+    { path_with_namespace: 'platform/team/deep/f', default_branch: 'main', files: README },
+    { path_with_namespace: 'other/g', default_branch: 'main', files: README },
+  ],
+};
+
+let h: FileHarness | undefined;
+let t: TokenHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  await t?.close();
+  h = t = undefined;
+});
+
+/** plumb.yaml from the lines under `projects:` (indented by 6). */
+function projects(lines: string[], extra: string[] = []): void {
+  h!.wd.write('plumb.yaml', ['version: 1', 'instances:', '  local:', `    url: ${h!.emu.url}`, '    token_env: PLUMB_TOKEN', ...extra, '    projects:', ...lines].join('\n') + '\n');
+}
+
+interface JsonPlan {
+  changes: { address: string; action: string; selector?: string; origin?: Record<string, string>; attributes: { name: string; origin?: Record<string, string> }[]; payload: Record<string, unknown> }[];
+  selectors?: { instance: string; container: string; selector: string; matched: number; at?: string }[];
+  risks: { id: string; address: string; summary: string }[];
+  diagnostics: { severity: string; code: string; summary: string; file?: string; line?: number; related?: { message: string; file?: string; line?: number }[] }[];
+}
+const plan = async (args: string[] = []): Promise<JsonPlan> => JSON.parse((await h!.run(['plan', '--json', ...args])).stdout) as JsonPlan;
+const created = (p: JsonPlan, file: string) => p.changes.filter((c) => c.action === 'create' && c.address.endsWith(`.file["${file}"]`)).map((c) => /project\["([^"]+)"\]/.exec(c.address)![1]).sort();
+
+describe('project selectors', () => {
+  it('selects the direct children with /* and every depth with /**, skipping archived projects, and states each count', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/*":', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}', '      "platform/**":', '        files:', '          SECURITY.md: {content: "# Security\\n"}']);
+    const p = await plan();
+    expect(created(p, 'CODEOWNERS')).toEqual(['platform/a', 'platform/b']);
+    expect(created(p, 'SECURITY.md')).toEqual(['platform/a', 'platform/b', 'platform/team/d', 'platform/team/deep/f', 'platform/team/e']);
+    expect(p.selectors).toEqual([
+      { instance: 'local', container: 'projects', selector: 'platform/*', matched: 2, at: 'plumb.yaml:7:7' },
+      { instance: 'local', container: 'projects', selector: 'platform/**', matched: 5, at: 'plumb.yaml:10:7' },
+    ]);
+    expect(p.changes.find((c) => c.address.includes('platform/team/d'))!.selector).toBe('platform/**');
+    // Only the group's own lists were read, never the instance's.
+    expect(h.emu.requests.some((r) => r.path === '/api/v4/projects' && r.method === 'GET')).toBe(false);
+    const human = await h.run(['plan']);
+    expect(human.stdout).toContain('local.projects["platform/**"] matched 5 projects (plumb.yaml:10:7)');
+    expect(human.stdout).toContain('in 5 projects matching platform/**');
+  });
+
+  it('leaves out the paths and patterns of exclude, and takes archived projects with include_archived', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        exclude: [platform/b, "platform/team/deep/**"]', '        include_archived: true', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    const p = await plan();
+    expect(created(p, 'CODEOWNERS')).toEqual(['platform/a', 'platform/c', 'platform/team/d', 'platform/team/e']);
+    expect(p.selectors![0]!.matched).toBe(4);
+  });
+
+  it('lets an explicit entry override a file of the selector, keeping the selector\'s other files, and names both lines', async () => {
+    h = await fileHarness(SEED);
+    projects([
+      '      "platform/*":',
+      '        files:',
+      '          CODEOWNERS: {content: "* @platform\\n"}',
+      '          SECURITY.md: {content: "# Security\\n"}',
+      '      platform/a:',
+      '        files:',
+      '          CODEOWNERS: {content: "* @team-a\\n"}',
+    ]);
+    const p = await plan();
+    const own = p.changes.find((c) => c.address === 'local.project["platform/a"].branch["main"].file["CODEOWNERS"]')!;
+    expect(own.origin).toEqual({ from: 'overridden', selector: 'platform/*', declared: 'plumb.yaml:9:11', override: 'plumb.yaml:13:11' });
+    const inherited = p.changes.find((c) => c.address === 'local.project["platform/a"].branch["main"].file["SECURITY.md"]')!;
+    expect(inherited.origin).toEqual({ from: 'inherited', selector: 'platform/*', declared: 'plumb.yaml:10:11' });
+    const human = await h.run(['plan']);
+    expect(human.stdout).toContain('# overrides selector platform/* at plumb.yaml:9:11 (set at plumb.yaml:13:11)');
+    // The explicit content is the one planned for platform/a.
+    const b = p.changes.find((c) => c.address === 'local.project["platform/b"].branch["main"].file["CODEOWNERS"]')!;
+    expect(own.payload).not.toEqual(b.payload);
+  });
+
+  it('replaces {project}, {group} and {instance} per match in content and commit messages', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        exclude: [platform/team/deep/f]', '        files:', '          OWNER.md:', '            content: "{project} in {group} on {instance}\\n"', '            commit_message: "plumb: {action} {path} for {group}"']);
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(h.file('OWNER.md', 'main', 'platform/team/d')!.data.toString()).toBe('platform/team/d in platform/team on local\n');
+    expect(h.file('OWNER.md', 'main', 'platform/a')!.data.toString()).toBe('platform/a in platform on local\n');
+  });
+
+  it('warns about a selector that matches nothing, at its line, and checks its syntax offline', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/empty/*":', '        files:', '          CODEOWNERS: {content: "x\\n"}']);
+    const p = await plan();
+    const w = p.diagnostics.find((d) => d.code === 'PLUMB_SELECTOR_MATCHES_NOTHING')!;
+    expect(w).toMatchObject({ severity: 'warning', file: 'plumb.yaml', line: 7 });
+    expect(p.selectors![0]!.matched).toBe(0);
+    projects(['      "platform/*/x":', '        files:', '          CODEOWNERS: {content: "x\\n"}', '      "platform/**":', '        exclude: [1]', '        files:', '          C: {content: "x\\n"}']);
+    const v = await h.run(['validate', '--json']);
+    expect(v.code).toBe(1);
+    const codes = (JSON.parse(v.stdout) as JsonPlan).diagnostics.map((d) => `${d.code}@${d.line}`);
+    expect(codes).toEqual(expect.arrayContaining(['PLUMB_SELECTOR_SYNTAX@7', 'PLUMB_SELECTOR_SYNTAX@11']));
+    expect(h.emu.requests.filter((r) => r.path.includes('/groups/')).length).toBe(1 + 0); // only the plan above listed
+  });
+
+  it('plans and applies only a selector-expanded address given to --target', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/*":', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    const r = await h.run(['apply', '--auto-approve', '--target', 'local.project["platform/b"]']);
+    expect(r.code).toBe(0);
+    expect(h.file('CODEOWNERS', 'main', 'platform/b')).toBeDefined();
+    expect(h.file('CODEOWNERS', 'main', 'platform/a')).toBeUndefined();
+  });
+
+  it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
+    const more = Array.from({ length: 20 }, (_, i) => `platform/n${i}`);
+    h = await fileHarness({ ...SEED, projects: [...SEED.projects, ...more.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: README }))] });
+    const write = (exclude: string[]) => projects(['      "platform/*":', `        exclude: ${JSON.stringify(exclude)}`, '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    write(more);
+    expect((await plan()).risks).toEqual([]); // no count recorded yet
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    write([...more.slice(4), 'platform/a']); // 2 → 5: fewer than 6 more
+    expect((await plan()).risks).toEqual([]);
+    write([]); // 2 → 22
+    const risk = (await plan()).risks.find((r) => r.id === 'selector-match-count-changed')!;
+    expect(risk.address).toBe('local.projects["platform/*"]');
+    expect(risk.summary).toContain('matches 22 projects, 2 at the last apply (+1000%)');
+    const refused = await h.run(['apply', '--auto-approve']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain('PLUMB_RISK_NOT_ACCEPTED');
+    expect(h.file('CODEOWNERS', 'main', 'platform/n0')).toBeUndefined();
+    expect((await h.run(['apply', '--auto-approve', '--allow-risky'])).code).toBe(0);
+    expect(h.file('CODEOWNERS', 'main', 'platform/n0')).toBeDefined();
+    expect((await plan()).risks).toEqual([]); // 22 is the count now
+  });
+});
+
+describe('group selectors', () => {
+  const teams = { groups: [{ full_path: 'teams' }, { full_path: 'teams/a' }, { full_path: 'teams/b' }, { full_path: 'teams/b/inner' }] };
+  const write = (sink: string) =>
+    t!.wd.write(
+      'plumb.yaml',
+      ['version: 1', 'instances:', '  local:', `    url: ${t!.emu.url}`, '    token_env: PLUMB_TOKEN', '    groups:', '      "teams/**":', '        access_tokens:', '          ci:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', `            sink: {file: "${sink}"}`].join('\n') + '\n',
+    );
+
+  it('issues a token in every group at every depth, each into the file its {group} names', async () => {
+    t = await tokenHarness(teams);
+    for (const d of ['secrets/teams/a', 'secrets/teams/b/inner']) mkdirSync(path.join(t.wd.dir, d), { recursive: true });
+    write('secrets/{group}/ci.token');
+    for (const g of ['teams/a', 'teams/b', 'teams/b/inner']) t.allow(`secrets/${g}/ci.token`);
+    const r = await t.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    for (const g of ['teams/a', 'teams/b', 'teams/b/inner']) {
+      expect(t.active(g, 'ci')).toHaveLength(1);
+      expect(t.wd.read(`secrets/${g}/ci.token`)).toMatch(/^svc-/);
+    }
+  });
+
+  it('refuses a sink shared by two matches, naming both groups, before any request that writes', async () => {
+    t = await tokenHarness(teams);
+    mkdirSync(path.join(t.wd.dir, 'secrets'), { recursive: true });
+    write('secrets/ci.token');
+    const r = await t.run(['plan']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_TOKEN_SINK_SHARED');
+    expect(r.stderr).toMatch(/Tokens "ci" of group "teams\/a" and "ci" of group "teams\/b(\/inner)?" deliver their secrets into the same file/);
+    expect(r.stderr).toContain('plumb.yaml:12');
+    expect(t.count('POST', /access_tokens/)).toBe(0);
+  });
+
+  it('refuses {project} in a group selector and a placeholder in a sink command\'s program, offline', async () => {
+    t = await tokenHarness(teams);
+    t.wd.write('plumb.yaml', ['version: 1', 'instances:', '  local:', `    url: ${t.emu.url}`, '    token_env: PLUMB_TOKEN', '    groups:', '      "teams/*":', '        access_tokens:', '          ci:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', '            sink: {command: ["bin/{group}", "{project}"]}'].join('\n') + '\n');
+    const v = await t.run(['validate']);
+    expect(v.code).toBe(1);
+    expect(v.stderr.match(/PLUMB_SELECTOR_PLACEHOLDER/g)).toHaveLength(2);
+  });
+});
