@@ -168,7 +168,7 @@ function substitute(v: unknown, values: Readonly<Record<string, string>>, pointe
 }
 
 /** A token sink's program: chosen by the configuration alone, never by a placeholder. */
-const PROGRAM = /^\/access_tokens\/[^/]+\/sink\/command\/0$/;
+const PROGRAM = /\/sink\/command\/0$/;
 
 /**
  * The load hook: finds every selector key of every instance's `projects:` and `groups:`, checks it
@@ -263,12 +263,6 @@ export function extractSelectors(data: Record<string, unknown>, locations: Locat
   }
   return set;
 }
-
-/**
- * How a selector's entry merges under an explicit entry: a file, a token, a Pages field, any other
- * key is a unit (the same units as `defaults:`, docs/config.md#shared-defaults).
- */
-const EACH_UNIT = new Set(['files', 'pages', 'access_tokens']);
 
 export interface Expansion {
   readonly data: Record<string, unknown>;
@@ -383,7 +377,9 @@ export function expandSelectors(
       }
       if (!isPlainObject(own)) continue; // an empty explicit entry is reported where it is
       origins.entry(mp, s);
-      for (const [k, v] of Object.entries(body)) inherit(own, k, v, joinPointer(mp, k), joinPointer(s.pointer, k), EACH_UNIT.has(k));
+      // How it merges: a key holding a mapping (files by path, tokens by name, Pages by field) merges
+      // entry by entry, any other key is a unit: the units of `defaults:` (docs/config.md#shared-defaults).
+      for (const [k, v] of Object.entries(body)) inherit(own, k, v, joinPointer(mp, k), joinPointer(s.pointer, k), true);
     }
   }
   return { data, origins, counts, diagnostics };
