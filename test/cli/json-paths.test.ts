@@ -121,7 +121,7 @@ describe('plumb plan --json', () => {
   it('answers a state backend it has no token for with the error document', async () => {
     config();
     const r = await wd.run(['plan', '--json', '--state', `${emu.url}/api/v4/projects/1/terraform/state/plumb`], { PLUMB_TOKEN: '' });
-    errorDoc(r, /^PLUMB_STATE/);
+    errorDoc(r, 'PLUMB_STATE_BACKEND');
   });
 
   it('answers a refused connection and an empty plan with the plan itself', async () => {
@@ -157,7 +157,7 @@ describe('plumb apply --json', () => {
     config();
     wd.write('plan.json', JSON.stringify(settingsPlan({ instances: [{ name: 'local', url: 'https://code.example.invalid' }], changes: [{ ...SETTINGS_CHANGE, address: 'local.application_settings', instance: 'local' }] })));
     emu.resetRequests();
-    errorDoc(await wd.run(['apply', 'plan.json', '--json']), /^PLUMB_PLAN_/);
+    errorDoc(await wd.run(['apply', 'plan.json', '--json']), 'PLUMB_PLAN_INSTANCE_MISMATCH');
     expect(emu.requests.filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
@@ -171,6 +171,21 @@ describe('plumb apply --json', () => {
     expect((report.diagnostics as { severity: string }[]).some((d) => d.severity === 'error')).toBe(true);
     // The plan for people went to stderr.
     expect(r.stderr).toContain('local.application_settings');
+  });
+
+  it('answers a plan it refuses for its risks, saved or not, with a report that refuses', async () => {
+    wd.write('plumb.yaml', `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      password_authentication_enabled_for_web: false\n      password_authentication_enabled_for_git: false\n`);
+    expect((await wd.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    emu.resetRequests();
+    for (const args of [['apply', 'plan.json', '--json'], ['apply', '--json', '--auto-approve']]) {
+      const r = await wd.run(args);
+      expect(r.code, args.join(' ')).toBe(1);
+      const report = one(r);
+      expect(report.ok).toBe(false);
+      expect(report.refused).toMatch(/risky/);
+      expect(JSON.stringify(report.diagnostics)).toContain('password-sign-in-off');
+    }
+    expect(emu.requests.filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
   it('answers a state file it cannot write, and a state file another apply holds, with the error document', async () => {
