@@ -3,10 +3,9 @@ import type { ParseArgsConfig } from 'node:util';
 import { HOMEPAGE, VERSION } from './version.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './emulator/options.js';
 import type { Diagnostic } from './diagnostics/index.js';
-import { flattenDiagnostic } from './diagnostics/diagnostic.js';
-import { renderDiagnosticsHuman } from './diagnostics/render.js';
 import type { Io } from './commands/output.js';
-import { processIo, useColor } from './commands/output.js';
+import { processIo } from './commands/output.js';
+import { problemView } from './commands/views/problem.js';
 import { closestMatch } from './util/suggest.js';
 import { targetProblem } from './engine/targets.js';
 import { parseDuration } from './util/duration.js';
@@ -389,12 +388,18 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   } catch (err) {
     if (err instanceof UsageError) {
       const d: Diagnostic = { severity: 'error', code: 'PLUMB_USAGE', ...err.parts };
-      if (rest.includes('--json')) io.stdout(JSON.stringify({ error: 'usage', diagnostics: [flattenDiagnostic(d)] }) + '\n');
-      io.stderr(renderDiagnosticsHuman([d], new Map(), { color: useColor(io) }));
-      return 1;
+      return problemView(asksForJson(rest), io).problem([d]);
     }
     throw err;
   }
+}
+
+/**
+ * Whether a command line that could not be parsed asked for JSON (`--json`, or validate's
+ * `--format json`): its usage error is then the error document on stdout, like any other error.
+ */
+function asksForJson(rest: readonly string[]): boolean {
+  return rest.some((a, i) => a === '--json' || a === '--format=json' || (a === '--format' && rest[i + 1] === 'json'));
 }
 
 function usage(command: CommandName, io: Io, spec: { usage: string } = COMMANDS[command]): number {

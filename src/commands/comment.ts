@@ -11,14 +11,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
-import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
 import { KINDS, REASON_TEXT } from '../resources/index.js';
 import type { Io } from './output.js';
-import { useColor } from './output.js';
+import { commentView } from './views/comment.js';
 
 /** The service's limit on a note, in characters. */
 export const NOTE_LIMIT = 1_000_000;
@@ -42,10 +41,8 @@ interface Note {
 }
 
 export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
-  const fail = (code: DiagnosticCode, summary: string, suggestion: string): number => {
-    io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
-    return 1;
-  };
+  const view = commentView(io);
+  const fail = (code: DiagnosticCode, summary: string, suggestion: string): number => view.problem([{ severity: 'error', code, summary, suggestion }]);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
@@ -100,10 +97,10 @@ export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
     }
     if (existing) {
       await call('PUT', `${notes}/${existing.id}`, headers, { body });
-      io.stdout(`Updated the plan comment (note ${existing.id}) on merge request !${env.CI_MERGE_REQUEST_IID}.\n`);
+      view.posted(existing.id, env.CI_MERGE_REQUEST_IID!, true);
     } else {
       const r = await call('POST', notes, headers, { body });
-      io.stdout(`Posted the plan comment (note ${(r.json as Note).id}) on merge request !${env.CI_MERGE_REQUEST_IID}.\n`);
+      view.posted((r.json as Note).id, env.CI_MERGE_REQUEST_IID!, false);
     }
     return 0;
   } catch (err) {

@@ -12,7 +12,6 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
-import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { LoadedSources } from '../config/load.js';
 import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDir, ResourceExporter } from '../engine/export.js';
 // The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
@@ -26,7 +25,8 @@ import { parseNow } from './now.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
-import { useColor } from './output.js';
+import { exportView } from './views/export.js';
+import type { ExportView } from './views/export.js';
 
 export interface ExportFlags {
   /** Each exporter's options, by kind (`ResourceExporter.parseOptions` of its flags' values). */
@@ -61,12 +61,8 @@ interface Target {
 export const EXPORT_FILE = 'plumb.yaml';
 
 export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
-  const fail = (d: Omit<Diagnostic, 'severity'>): number => {
-    const diag: Diagnostic = { severity: 'error', ...d };
-    if (flags.json) io.stdout(JSON.stringify({ error: d.code, diagnostics: [{ severity: 'error', code: d.code, summary: d.summary, suggestion: d.suggestion }] }) + '\n');
-    io.stderr(renderDiagnosticsHuman([diag], new Map(), { color: useColor(io) }));
-    return 1;
-  };
+  const view = exportView(flags.json, io);
+  const fail = (d: Omit<Diagnostic, 'severity'>): number => view.problem([{ severity: 'error', ...d }]);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return fail(now);
   const today = now.toISOString().slice(0, 10);
@@ -76,7 +72,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const outProblem = checkExportOut(out, flags, dirs);
   if (outProblem) return fail(outProblem);
 
-  const target = await findTarget(flags, io, today);
+  const target = await findTarget(flags, io, view, today);
   if (typeof target === 'number') return target;
   if ('summary' in target) return fail(target);
   // A URL from a configuration (-c) goes where the environment or --allow-url allow; one given with
@@ -99,7 +95,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
       token,
       caBundle: target.caBundle ? readFileSync(target.caBundle, 'utf8') : undefined,
       allowInsecureHttp: target.allowInsecureHttp,
-      onWarning: (m) => io.stderr(`warning: ${m}\n`),
+      onWarning: (m) => view.warning(m),
       ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
     });
   } catch (err) {
@@ -123,7 +119,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
       env.push(...(r.env ?? []));
       files.push(...(r.files ?? []));
       r.directories?.forEach((d) => directories.add(d));
-      r.notes?.forEach((n) => io.stderr(`note: ${n}\n`));
+      r.notes?.forEach((n) => view.note(n));
     }
   } catch (err) {
     if (err instanceof ApiError) {
@@ -165,13 +161,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     });
   }
 
-  if (flags.json) {
-    io.stdout(JSON.stringify({ out: path.join(flags.out, EXPORT_FILE), ...counts, files: files.map((f) => f.path), env: env.map((e) => e.name) }) + '\n');
-  } else {
-    io.stdout(`Exported ${target.url} to ${path.join(flags.out, EXPORT_FILE)}: ${summaries.join(', ')}.\n`);
-    if (env.length > 0) io.stdout(`It reads ${env.length} secret(s) from the environment: ${env.map((e) => e.name).join(', ')}.\n`);
-    for (const t of todo) io.stdout(`${t}\n`);
-  }
+  view.exported({ url: target.url, file: path.join(flags.out, EXPORT_FILE), summaries, counts, files: files.map((f) => f.path), env: env.map((e) => e.name), todo });
   return 0;
 }
 
@@ -322,15 +312,12 @@ function foreignIn(dir: string, d: ExportOutputDir): string[] {
 }
 
 /** The instance to read: from `-c` (its url, token_env, CA), or `--instance-url` and `--token-env`. */
-async function findTarget(flags: ExportFlags, io: Io, today: string): Promise<Target | Omit<Diagnostic, 'severity'> | number> {
+async function findTarget(flags: ExportFlags, io: Io, view: ExportView, today: string): Promise<Target | Omit<Diagnostic, 'severity'> | number> {
   const usage = (summary: string, suggestion: string): Omit<Diagnostic, 'severity'> => ({ code: 'PLUMB_USAGE', summary, suggestion });
   if (flags.config.length > 0 || flags.cdktf !== undefined) {
     if (flags.instanceUrl !== undefined) return usage('--instance-url cannot be combined with -c (the configuration names the instance)', 'give either -c PATH [--instance NAME] or --instance-url URL --token-env NAME');
     const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today });
-    if (!loaded.config) {
-      io.stderr(loaded.sources.secrets.redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(io) })));
-      return 1;
-    }
+    if (!loaded.config) return view.configInvalid(loaded);
     const instances = loaded.config.instances.filter((i) => flags.instance === undefined || i.name === flags.instance);
     if (instances.length !== 1) {
       const names = loaded.config.instances.map((i) => i.name).join(', ');

@@ -12,7 +12,6 @@ import type { ApiResponseEvent, ApiRetryEvent } from '../api/events.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
-import { renderDiagnosticsHuman } from '../diagnostics/render.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
@@ -33,9 +32,8 @@ import { renderDriftJunit } from './junit.js';
 import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress } from './state-backend.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
-import { useColor } from './output.js';
-import { applyPreview, reconcileView } from './views.js';
-import type { ReconcileView } from './views.js';
+import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
+import type { ReconcileView } from './views/reconcile.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
@@ -91,6 +89,11 @@ export interface RunHooks {
 }
 
 interface Loaded {
+  /**
+   * Where the command's view writes: `io`, or for an apply whose configuration declares a token
+   * sink with `stdout: true`, `io` with stdout turned to stderr (that sink owns standard output).
+   */
+  readonly io: Io;
   /** The Terraform-state backend and the engine's local copy of its state (`--state https://…`). */
   readonly backend?: { readonly backend: HttpStateBackend; readonly copy: LocalCopy };
   readonly loaded: ConfigResult;
@@ -100,21 +103,26 @@ interface Loaded {
   readonly view: ReconcileView;
 }
 
-/** `inPlan`: the command shows a plan made from this configuration, which carries its warnings. */
-async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Promise<Loaded | number> {
+/**
+ * Loads the configuration and builds the command's view (once: for the format the flags chose, on
+ * the stream the configuration leaves it). Every early exit answers through that view.
+ * `inPlan`: the command shows a plan made from this configuration, which carries its warnings.
+ * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
+ */
+async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
+  // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
+  const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
+  const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
+  let view = reconcileView(flags.json, io, redact);
   const now = parseNow(flags.now, io.env);
-  if (!(now instanceof Date)) {
-    io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
-    return 1;
-  }
+  if (!(now instanceof Date)) return view.problem([now]);
   const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
-  const redact = (s: string) => loaded.sources.secrets.redact(s);
-  const view = reconcileView(flags.json, io, redact);
+  known.secrets = loaded.sources.secrets;
   view.configDiagnostics(loaded, inPlan);
-  if (!loaded.config) {
-    view.configInvalid(loaded);
-    return 1;
-  }
+  if (!loaded.config) return view.configInvalid(loaded);
+  // Nothing has reached stdout yet: the view that writes the command's document is built here.
+  const out: Io = apply && writesStdout(loaded.config.instances, flags.instance) ? { ...io, stdout: io.stderr } : io;
+  if (out !== io) view = reconcileView(flags.json, out, redact);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   let backend: Loaded['backend'];
   if (isBackendAddress(stateSpec)) {
@@ -127,7 +135,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
       loaded.sources.secrets.add(auth.secret);
       backend = { backend: new HttpStateBackend(url, auth.headers), copy: new LocalCopy() };
     } catch (err) {
-      return stateProblem(io, err);
+      return stateProblem(view, err);
     }
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
@@ -139,7 +147,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     instance: flags.instance,
     ...(flags.targets && flags.targets.length > 0 && { targets: flags.targets }),
     log: (m) => io.stderr(redact(m) + '\n'),
-    stdout: io.stdout,
+    stdout: machineOutput(io),
     sleep: hooks.sleep,
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
@@ -149,20 +157,17 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
   traceApiCalls(flags.debug ? io : undefined, redact);
   // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
   const expanded = await expandConfiguration(loaded, engine, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
-  if (expanded !== loaded) {
-    if (!expanded.config) {
-      view.configDiagnostics(expanded, false);
-      view.configInvalid(expanded);
-      return 1;
-    }
+  if (!expanded.config) {
+    view.configDiagnostics(expanded, false);
+    return view.configInvalid(expanded);
   }
-  return { loaded: expanded, config: expanded.config!, engine, redact, view, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, ...(backend && { backend }) };
 }
 
 /** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
-function stateProblem(io: Io, err: unknown): number {
+function stateProblem(view: ReconcileView, err: unknown): number {
   if (!(err instanceof StateBackendError)) throw err;
-  return usageProblem(io, err.code, err.message, err.suggestion);
+  return usageProblem(view, err.code, err.message, err.suggestion);
 }
 
 /**
@@ -170,14 +175,14 @@ function stateProblem(io: Io, err: unknown): number {
  * read without locking) and, for apply (which holds the backend's `lock` for the whole run), written
  * back as a new version when the run changed it.
  */
-async function withState(l: Loaded, io: Io, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
+async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
   const b = l.backend;
   if (!b) return run();
   try {
     b.copy.fill(await b.backend.read());
   } catch (err) {
     b.copy.done();
-    return stateProblem(io, err);
+    return stateProblem(l.view, err);
   }
   let code = 1;
   let keep = false;
@@ -189,8 +194,8 @@ async function withState(l: Loaded, io: Io, lock: HttpStateLock | undefined, run
       if (changed !== undefined) await b.backend.write(changed, lock!.id);
     } catch (err) {
       keep = true;
-      code = stateProblem(io, err);
-      io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`);
+      code = stateProblem(l.view, err);
+      l.io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`);
     }
     if (!keep) b.copy.done();
   }
@@ -217,9 +222,8 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(io: Io, code: DiagnosticCode, summary: string, suggestion: string): number {
-  io.stderr(renderDiagnosticsHuman([{ severity: 'error', code, summary, suggestion }], new Map(), { color: useColor(io) }));
-  return 1;
+function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string, suggestion: string): number {
+  return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
 /** The files plan was asked to write, each checked before the instance is read. */
@@ -238,9 +242,9 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
   const outputs = planOutputs(flags, io.cwd);
   for (const o of outputs) {
     const problem = checkWritable(o.file, { createDirectory: true });
-    if (problem) return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
+    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
   }
-  return withState(l, io, undefined, () => planLoaded(flags, io, l, outputs));
+  return withState(l, undefined, () => planLoaded(flags, io, l, outputs));
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
@@ -258,15 +262,15 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
     try {
       await writeFileAtomic(o.file, content, { mode });
     } catch (err) {
-      return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
+      return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
   return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
 }
 
 
-async function askOnTty(io: Io): Promise<boolean> {
-  io.stdout('\nDo you want to perform these actions? Only "yes" will be accepted.\n  Enter a value: ');
+async function askOnTty(view: ReconcileView): Promise<boolean> {
+  view.prompt();
   const rl = createInterface({ input: process.stdin });
   const answer = await new Promise<string>((resolve) => rl.once('line', resolve).once('close', () => resolve('')));
   rl.close();
@@ -274,14 +278,14 @@ async function askOnTty(io: Io): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile);
+  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
   if (typeof l === 'number') return l;
   // Every output apply writes is checked before the first request: a state file that cannot
   // record a newly issued token must stop apply before the token is issued. (A state backend is
   // checked by reading it, under its lock.)
   if (!l.backend) {
     const stateProblem = checkStateFile(l.engine.stateFile);
-    if (stateProblem) return usageProblem(io0, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+    if (stateProblem) return usageProblem(l.view, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
   }
   // One apply at a time per state, from before its plan to after its last write: the state
   // backend's lock, or the state file's.
@@ -289,25 +293,24 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
-    if (err instanceof LockHeld) return usageProblem(io0, err.code, err.summary, err.suggestion);
-    return stateProblem(io0, err);
+    if (err instanceof LockHeld) return usageProblem(l.view, err.code, err.summary, err.suggestion);
+    return stateProblem(l.view, err);
   }
   try {
-    return await withState(l, io0, lock instanceof HttpStateLock ? lock : undefined, () => applyLoaded(flags, io0, l));
+    return await withState(l, lock instanceof HttpStateLock ? lock : undefined, () => applyLoaded(flags, l));
   } finally {
     try {
       await lock.release();
     } catch (err) {
-      stateProblem(io0, err);
+      stateProblem(l.view, err);
     }
   }
 }
 
-async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
+async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
-  // output; everything meant for people goes to standard error.
-  const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
-  const view = reconcileView(flags.json, io, l.redact);
+  // output; everything meant for people goes to standard error (`l.io`, load()).
+  const { io, view } = l;
   let plan: Plan;
   let fromFile = false;
   if (flags.planFile) {
@@ -316,26 +319,23 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
     } catch (err) {
       const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
-      return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
+      return usageProblem(view, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
     const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
-    if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
+    if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
     // The connection comes from the configuration and the pinned URLs, never from the plan file.
     const elsewhere = planConnectionProblem(plan, l.config);
     if (elsewhere) {
-      return usageProblem(io, 'PLUMB_PLAN_INSTANCE_MISMATCH', `${flags.planFile} does not match the configuration: ${elsewhere}; nothing was sent`, 'apply the plan with the configuration it was made from, or make a new plan with `plumb plan --out FILE`');
+      return usageProblem(view, 'PLUMB_PLAN_INSTANCE_MISMATCH', `${flags.planFile} does not match the configuration: ${elsewhere}; nothing was sent`, 'apply the plan with the configuration it was made from, or make a new plan with `plumb plan --out FILE`');
     }
     const given = flags.targets ?? [];
     if (given.length > 0 && JSON.stringify(given) !== JSON.stringify(plan.targets ?? [])) {
-      return usageProblem(io, 'PLUMB_USAGE', `--target does not apply to a saved plan: ${flags.planFile} was made ${plan.targets?.length ? `with --target ${plan.targets.join(', ')}` : 'without --target'}`, 'leave --target out (apply uses the plan\'s targets), or make a new plan with the targets you want');
+      return usageProblem(view, 'PLUMB_USAGE', `--target does not apply to a saved plan: ${flags.planFile} was made ${plan.targets?.length ? `with --target ${plan.targets.join(', ')}` : 'without --target'}`, 'leave --target out (apply uses the plan\'s targets), or make a new plan with the targets you want');
     }
   } else {
-    if (!flags.autoApprove && !io.isTTY && !flags.confirm) {
-      io.stderr('plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n');
-      return 1;
-    }
+    if (!flags.autoApprove && !io.isTTY && !flags.confirm) return view.needsConfirmation();
     const session = openSession(l.loaded, l.config, l.engine);
     const locks = await lockTheInstances(session, flags, io, l);
     if (typeof locks === 'number') {
@@ -345,7 +345,7 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
     try {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact).plan(plan);
-      if (!plan.applicable) return 1;
+      if (!plan.applicable) return view.notApplicable(plan);
       if (!hasChanges(plan)) {
         view.nothingToApply(false);
         return 0;
@@ -353,11 +353,8 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       // A plan apply would refuse for its risks is not worth a question.
       const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
       if (!flags.autoApprove && !refusesRisks) {
-        const yes = await (flags.confirm ?? (() => askOnTty(io)))();
-        if (!yes) {
-          io.stderr('Apply cancelled; nothing was changed.\n');
-          return 1;
-        }
+        const yes = await (flags.confirm ?? (() => askOnTty(view)))();
+        if (!yes) return view.cancelled();
       }
       const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
       return view.applyReport(report);
@@ -396,7 +393,7 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
   try {
     return await lockInstances(session, { timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log, env: io.env });
   } catch (err) {
-    if (err instanceof LockHeld || err instanceof LockFailed) return usageProblem(io, err.code, l.redact(err.summary), err.suggestion);
+    if (err instanceof LockHeld || err instanceof LockFailed) return usageProblem(l.view, err.code, l.redact(err.summary), err.suggestion);
     throw err;
   }
 }
@@ -466,16 +463,16 @@ export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}):
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
   if (junit) {
     const problem = checkWritable(junit, { createDirectory: true });
-    if (problem) return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} cannot be written: ${problem.why}`, problem.fix);
+    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} cannot be written: ${problem.why}`, problem.fix);
   }
-  return withState(l, io, undefined, async () => {
+  return withState(l, undefined, async () => {
     const t0 = performance.now();
     const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
     if (junit) {
       try {
         await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)), { mode: 0o644 });
       } catch (err) {
-        return usageProblem(io, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
+        return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
       }
     }
     return l.view.drift(plan);

@@ -1,13 +1,10 @@
-import type { ConfigResult } from '../config/validate.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
-import { renderDiagnosticsHuman, diagnosticsToJson } from '../diagnostics/render.js';
-import { codeQualityReport } from './codequality.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
 import type { Io } from './output.js';
-import { useColor } from './output.js';
+import { validateView } from './views/validate.js';
 
 export interface ValidateFlags {
   readonly json: boolean;
@@ -28,12 +25,12 @@ export interface ValidateFlags {
  * every check plan runs before it connects, with the same date (`--now`/PLUMB_NOW).
  */
 export async function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io): Promise<number> {
+  let redact = (s: string) => s;
+  const view = validateView(flags.format ?? (flags.json ? 'json' : 'human'), io, (s) => redact(s));
   const now = parseNow(flags.now, io.env);
-  if (!(now instanceof Date)) {
-    io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
-    return 1;
-  }
+  if (!(now instanceof Date)) return view.result(false, [now], { files: [], texts: new Map(), instances: 0 });
   const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  redact = (s: string) => result.sources.secrets.redact(s);
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {
     diagnostics.push({
@@ -43,41 +40,5 @@ export async function runValidate(paths: readonly string[], flags: ValidateFlags
       suggestion: `use one of: ${result.config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
     });
   }
-  const redact = (s: string) => result.sources.secrets.redact(s);
-  const ok = !hasErrors(diagnostics);
-  validateView(flags.format ?? (flags.json ? 'json' : 'human'), io, redact).result(ok, diagnostics, result);
-  return ok ? 0 : 1;
-}
-
-/** The validate command's view, one implementation per output format. */
-interface ValidateView {
-  result(ok: boolean, diagnostics: readonly Diagnostic[], loaded: ConfigResult): void;
-}
-
-function validateView(format: 'human' | 'json' | 'codequality', io: Io, redact: (s: string) => string): ValidateView {
-  if (format === 'codequality') {
-    return {
-      result(ok, diagnostics, loaded) {
-        io.stdout(redact(JSON.stringify(codeQualityReport(diagnostics, io.cwd, loaded.sources.files[0]), null, 2)) + '\n');
-        if (!ok) io.stderr(`Configuration is invalid: ${diagnostics.filter((d) => d.severity === 'error').length} error(s) in the Code Quality report.\n`);
-      },
-    };
-  }
-  if (format === 'json') {
-    return {
-      result(ok, diagnostics, loaded) {
-        const body = { valid: ok, files: loaded.sources.files, diagnostics: diagnosticsToJson(diagnostics, loaded.sources.texts) };
-        io.stdout(redact(JSON.stringify(body, null, 2)) + '\n');
-      },
-    };
-  }
-  return {
-    result(ok, diagnostics, loaded) {
-      if (diagnostics.length > 0) io.stderr(redact(renderDiagnosticsHuman(diagnostics, loaded.sources.texts, { color: useColor(io) })));
-      if (ok) {
-        const n = loaded.config?.instances.length ?? 0;
-        io.stdout(`Configuration is valid: ${loaded.sources.files.length} file(s), ${n} instance(s).\n`);
-      }
-    },
-  };
+  return view.result(!hasErrors(diagnostics), diagnostics, { files: result.sources.files, texts: result.sources.texts, instances: result.config?.instances.length ?? 0 });
 }

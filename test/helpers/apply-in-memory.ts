@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { loadConfiguration } from '../../src/commands/config-source.js';
-import { reconcileView } from '../../src/commands/views.js';
+import { reconcileView } from '../../src/commands/views/reconcile.js';
 import { applyPlan, makePlan } from '../../src/engine/engine.js';
 import type { ResourceChange } from '../../src/engine/plan.js';
 import { KINDS } from '../../src/resources/index.js';

@@ -93,4 +93,15 @@ describe('the import rules', () => {
     expect(rules({ 'engine/engine.ts': "export function f() { process.stdout.write('x'); }" })).toEqual(['stdout engine/engine.ts']);
     expect(rules({ 'render/human.ts': "export function f() { process.stdout.write('x'); }" })).toEqual([]);
   });
+
+  it('fail on a command that writes standard output itself instead of through its view', () => {
+    // Every command: the phase-2 exceptions (comment, export, reconcile, show, validate) are gone.
+    for (const command of ['comment', 'export', 'reconcile', 'show', 'validate']) {
+      expect(rules({ [`commands/${command}.ts`]: "export function f(io: { stdout(s: string): void }) { io.stdout('x'); }" })).toEqual([`stdout commands/${command}.ts`]);
+    }
+    // However the Io is named or reached.
+    expect(rules({ 'commands/reconcile.ts': "export function f(io0: { stdout(s: string): void }) { io0.stdout('x'); }" })).toEqual(['stdout commands/reconcile.ts']);
+    expect(rules({ 'commands/export.ts': "export class C { constructor(private io: { stdout(s: string): void }) {} f() { this.io.stdout('x'); } }" })).toEqual(['stdout commands/export.ts']);
+    expect(rules({ 'commands/views/show.ts': "export function f(io: { stdout(s: string): void }) { io.stdout('x'); }" })).toEqual([]);
+  });
 });

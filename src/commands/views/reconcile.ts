@@ -1,34 +1,53 @@
 /**
- * One view per command, one implementation per output format, chosen once from the flags
- * (Terraform's internal/command/views). Commands decide what happened; a view decides how it is
- * written. Every string passes through `redact` before it leaves.
+ * The view of `plumb plan`, `apply` and `drift`, one implementation per output format (human,
+ * `--json`), chosen once from the flags (Terraform's internal/command/views). Commands decide what
+ * happened; a view decides how it is written. Every string passes through `redact` before it
+ * leaves. With `--json`, standard output carries exactly one JSON document in every path: the
+ * plan, the apply report, the drift report, or the error document (./problem.ts).
  */
-import type { ConfigResult } from '../config/validate.js';
-import { renderDiagnosticsHuman } from '../diagnostics/render.js';
-import type { ApplyReport } from '../engine/engine.js';
-import { hasChanges } from '../engine/plan.js';
-import type { Plan } from '../engine/plan.js';
-import { renderDiagnosticLine, renderPlanHuman, summaryLine } from '../render/human.js';
-import { REASON_TEXT } from '../resources/index.js';
-import { logSections } from './log-sections.js';
-import type { LogSections } from './log-sections.js';
-import type { Io } from './output.js';
-import { useColor } from './output.js';
+import type { ConfigResult } from '../../config/validate.js';
+import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
+import type { ApplyReport } from '../../engine/engine.js';
+import { hasChanges } from '../../engine/plan.js';
+import type { Plan } from '../../engine/plan.js';
+import { renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
+import { REASON_TEXT } from '../../resources/index.js';
+import { logSections } from '../log-sections.js';
+import type { LogSections } from '../log-sections.js';
+import type { Io } from '../output.js';
+import { useColor } from '../output.js';
+import { JsonOut, errorDocument, humanProblems } from './problem.js';
+import type { ProblemView, Redact } from './problem.js';
 
-type Redact = (s: string) => string;
+/**
+ * Where a kind's machine-readable output goes (a token's `stdout: true` sink: one JSON line per
+ * issued secret): standard output itself. When a configuration declares such a sink, apply hands
+ * its view an Io whose stdout is stderr, so these lines are all standard output carries.
+ */
+export function machineOutput(io: Io): (s: string) => void {
+  return io.stdout;
+}
 
 /** What plan, apply and drift show. */
-export interface ReconcileView {
+export interface ReconcileView extends ProblemView {
   /**
    * The configuration's diagnostics, after loading it. `inPlan`: a plan made from this configuration
    * will carry its warnings and show them, so they are not shown here too.
    */
   configDiagnostics(loaded: ConfigResult, inPlan: boolean): void;
-  /** The configuration is unusable (its errors were shown). */
-  configInvalid(loaded: ConfigResult): void;
+  /** The configuration is unusable (its errors were shown); returns the exit code (1). */
+  configInvalid(loaded: ConfigResult): number;
   plan(plan: Plan): void;
   /** Apply found nothing to do: in a plan it made (`saved: false`) or in a saved plan file. */
   nothingToApply(saved: boolean): void;
+  /** The plan an unsaved apply made has errors (its preview showed them); returns the exit code (1). */
+  notApplicable(plan: Plan): number;
+  /** An unsaved apply without a terminal to confirm it and without --auto-approve; returns 1. */
+  needsConfirmation(): number;
+  /** Asks whether to apply (on a terminal). */
+  prompt(): void;
+  /** The answer was not "yes"; returns the exit code (1). */
+  cancelled(): number;
   /** What apply did; returns the exit code. */
   applyReport(report: ApplyReport): number;
   /** What drift found; returns the exit code. */
@@ -42,6 +61,9 @@ export interface ReconcileView {
 export function reconcileView(json: boolean, io: Io, redact: Redact): ReconcileView {
   return json ? new JsonView(io, redact) : new HumanView(io, redact);
 }
+
+const NEEDS_CONFIRMATION = 'plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n';
+const CANCELLED = 'Apply cancelled; nothing was changed.\n';
 
 /** The plan an unsaved apply is about to execute, always for people (on stderr with --json). */
 export function applyPreview(json: boolean, io: Io, redact: Redact): Pick<ReconcileView, 'plan'> {
@@ -84,7 +106,14 @@ class HumanView implements ReconcileView {
     }
   }
 
-  configInvalid(): void {}
+  configInvalid(): number {
+    return 1;
+  }
+
+  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
+    humanProblems(this.io, this.redact, diagnostics, texts);
+    return 1;
+  }
 
   /**
    * In CI the plan's body is a collapsed section headed by its summary; it stays open when it holds
@@ -102,6 +131,24 @@ class HumanView implements ReconcileView {
   nothingToApply(saved: boolean): void {
     // An unsaved apply has just shown its plan, which says "no changes".
     if (saved) this.io.stdout('The saved plan has no changes.\n');
+  }
+
+  notApplicable(): number {
+    return 1;
+  }
+
+  needsConfirmation(): number {
+    this.io.stderr(NEEDS_CONFIRMATION);
+    return 1;
+  }
+
+  prompt(): void {
+    this.io.stdout('\nDo you want to perform these actions? Only "yes" will be accepted.\n  Enter a value: ');
+  }
+
+  cancelled(): number {
+    this.io.stderr(CANCELLED);
+    return 1;
   }
 
   applyReport(report: ApplyReport): number {
@@ -145,22 +192,32 @@ class HumanView implements ReconcileView {
 }
 
 class JsonView implements ReconcileView {
+  private readonly out: JsonOut;
+
   constructor(
     private readonly io: Io,
     private readonly redact: Redact,
-  ) {}
+  ) {
+    this.out = new JsonOut(io, redact);
+  }
 
   /** Warnings travel inside the JSON document; errors also go to stderr for people. */
   configDiagnostics(loaded: ConfigResult): void {
     if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact).configDiagnostics(loaded, false);
   }
 
-  configInvalid(loaded: ConfigResult): void {
-    this.io.stdout(JSON.stringify({ error: 'configuration is invalid', diagnostics: loaded.diagnostics.length }) + '\n');
+  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
+  configInvalid(loaded: ConfigResult): number {
+    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
+    return 1;
+  }
+
+  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
+    return this.out.problem(diagnostics, texts);
   }
 
   plan(plan: Plan): void {
-    this.io.stdout(this.redact(JSON.stringify(plan, null, 2)) + '\n');
+    this.out.document(plan);
   }
 
   /** JSON on stdout stays JSON: no log sections. */
@@ -169,11 +226,32 @@ class JsonView implements ReconcileView {
   readEnd(): void {}
 
   nothingToApply(): void {
-    this.io.stdout(JSON.stringify({ ok: true, outcomes: [] }) + '\n');
+    this.out.document({ ok: true, outcomes: [] }, false);
+  }
+
+  /** An apply report that refuses, as apply itself refuses a plan with errors (engine.ts). */
+  notApplicable(plan: Plan): number {
+    return this.applyReport(refusal('the plan has errors; fix them and plan again', plan));
+  }
+
+  needsConfirmation(): number {
+    this.io.stderr(NEEDS_CONFIRMATION);
+    this.out.document(errorDocument([{ severity: 'error', code: 'PLUMB_USAGE', summary: 'refusing to apply an unsaved plan without a terminal to confirm it', suggestion: 'review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve' }]), false);
+    return 1;
+  }
+
+  /** The question goes to people, on stderr: stdout carries only the document. */
+  prompt(): void {
+    this.io.stderr('\nDo you want to perform these actions? Only "yes" will be accepted.\n  Enter a value: ');
+  }
+
+  cancelled(): number {
+    this.io.stderr(CANCELLED);
+    return this.applyReport({ ok: false, refused: 'apply was cancelled (the answer was not "yes"); nothing was changed', outcomes: [], diagnostics: [] });
   }
 
   applyReport(report: ApplyReport): number {
-    this.io.stdout(this.redact(JSON.stringify(report, null, 2)) + '\n');
+    this.out.document(report);
     return report.ok ? 0 : 1;
   }
 
@@ -187,7 +265,13 @@ class JsonView implements ReconcileView {
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
       diagnostics: plan.diagnostics,
     };
-    this.io.stdout(this.redact(JSON.stringify(report, null, 2)) + '\n');
+    this.out.document(report);
     return code;
   }
+}
+
+/** The report of an apply that wrote nothing: every change of `plan` not attempted. */
+function refusal(why: string, plan: Plan): ApplyReport {
+  const todo = plan.changes.filter((c) => c.action !== 'no-op');
+  return { ok: false, refused: why, outcomes: todo.map((c) => ({ address: c.address, action: c.action, status: 'not-attempted', notes: [] })), diagnostics: [...plan.diagnostics] };
 }
