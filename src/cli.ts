@@ -38,7 +38,10 @@ const UNAVAILABLE_HELP = `  --unavailable-secrets skip
                         so, instead of an error (default: error; apply has no such option)`;
 
 const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one instance is the risk large-change-set, which
-                        apply carries out only with --allow-risky or allow_risky (default 100)`;
+                        apply carries out only with --allow-risky or allow_risky (default 100)
+  --max-match-change P  a selector whose match count moved by more than P percent (and more than
+                        5 objects) since the last apply is the risk selector-match-count-changed
+                        (default 10)`;
 
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
@@ -144,6 +147,7 @@ ${COMMON_HELP}`,
       'show-private-content': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
+      'max-match-change': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -166,7 +170,7 @@ ${TARGET_HELP}
                         (a saved plan applies the targets it was made with)
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false }, 'lock-timeout': { type: 'string' }, 'max-changes': { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, 'auto-approve': { type: 'boolean', default: false }, 'allow-risky': { type: 'boolean', default: false }, 'allow-destroy': { type: 'boolean', default: false }, 'lock-timeout': { type: 'string' }, 'max-changes': { type: 'string' }, 'max-match-change': { type: 'string' } },
   },
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
@@ -514,6 +518,8 @@ interface CommonValues {
   debug: boolean;
   concurrency?: number;
   maxChanges?: number;
+  /** `--max-match-change`: percent a selector's count may move before selector-match-count-changed. */
+  maxMatchChange?: number;
   targets: string[];
   allowUrls: string[];
   unavailableSecrets: boolean;
@@ -538,6 +544,14 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
       suggestion: `leave it out for the default (100), or see plumb ${command} --help`,
     });
   }
+  const rawMatch = str('max-match-change');
+  const maxMatchChange = rawMatch === undefined ? undefined : Number(rawMatch);
+  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 1000 && rawMatch!.trim() !== '')) {
+    throw new UsageError({
+      summary: `--max-match-change must be a whole number of percent from 0 to 1000, not "${rawMatch}"`,
+      suggestion: `leave it out for the default (10), or see plumb ${command} --help`,
+    });
+  }
   const cdktf = str('cdktf');
   const rawTimeout = str('cdktf-timeout');
   const timeout = rawTimeout === undefined ? undefined : Number(rawTimeout);
@@ -560,6 +574,7 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
     debug: values.debug === true,
     concurrency,
     ...(maxChanges !== undefined && { maxChanges }),
+    ...(maxMatchChange !== undefined && { maxMatchChange }),
     targets: checkTargets(command, values.target as string[] | undefined),
     allowUrls: checkAllowUrls(command, values['allow-url'] as string[] | undefined),
     unavailableSecrets: unavailableSecrets(command, str('unavailable-secrets')),

@@ -15,6 +15,7 @@ import type { DesiredConfig } from '../config/model.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
+import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import { lockInstances, releaseAll } from '../engine/instance-lock.js';
@@ -45,6 +46,8 @@ export interface CommonFlags {
   readonly concurrency?: number;
   /** `--max-changes` (plan, apply): more changes to one instance is the risk `large-change-set`. */
   readonly maxChanges?: number;
+  /** `--max-match-change` (plan, apply): percent a selector's match count may move (selector-counts.ts). */
+  readonly maxMatchChange?: number;
   readonly now?: string;
   readonly state?: string;
   readonly instance?: string;
@@ -152,6 +155,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),
+    ...(flags.maxMatchChange !== undefined && { selectorChange: { ...DEFAULT_SELECTOR_CHANGE, percent: flags.maxMatchChange } }),
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);

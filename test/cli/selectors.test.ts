@@ -150,6 +150,21 @@ describe('project selectors', () => {
     expect(h.file('CODEOWNERS', 'main', 'platform/n0')).toBeDefined();
     expect((await plan()).risks).toEqual([]); // 22 is the count now
   });
+
+  it('takes the percent a selector count may move from --max-match-change, and refuses a value that is not a percent', async () => {
+    const more = Array.from({ length: 20 }, (_, i) => `platform/n${i}`);
+    h = await fileHarness({ ...SEED, projects: [...SEED.projects, ...more.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: README }))] });
+    const write = (exclude: string[]) => projects(['      "platform/*":', `        exclude: ${JSON.stringify(exclude)}`, '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    write(more.slice(10)); // 12 matches
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    write([]); // 12 → 22: +83%
+    expect((await plan()).risks.map((r) => r.id)).toContain('selector-match-count-changed');
+    expect((await plan(['--max-match-change', '90'])).risks).toEqual([]);
+    expect((await plan(['--max-match-change', '80'])).risks.map((r) => r.id)).toContain('selector-match-count-changed');
+    const bad = await h.run(['plan', '--max-match-change', '10%']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--max-match-change must be a whole number of percent');
+  });
 });
 
 describe('group selectors', () => {
