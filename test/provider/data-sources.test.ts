@@ -210,3 +210,24 @@ describe('plumb_groups', () => {
     expect(diagnostics.map((d) => [d.summary, at(d)])).toEqual([['Group "nowhere" not found', 'group']]);
   });
 });
+
+describe('the connection rules', () => {
+  it('reads nothing through a provider whose url the environment does not allow: configure fails at url, and the read says the provider is not configured', async () => {
+    const other = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-ds-')), env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      const schema = await other.call<{ provider: ProtoSchema }>('GetProviderSchema');
+      const providerType = typeOfSchema(schema.provider);
+      const configured = await other.call<{ diagnostics: Diag[] }>('ConfigureProvider', {
+        terraform_version: '1.11.4',
+        config: dv(objectOf(providerType, { url: 'https://code.elsewhere.example', token_env: 'PLUMB_TOKEN' }), providerType),
+        client_capabilities: { write_only_attributes_allowed: true },
+      });
+      expect(configured.diagnostics.map((d) => [d.severity, at(d)])).toContainEqual(['ERROR', 'url']);
+      const t = types.plumb_projects!;
+      const r = await other.call<{ diagnostics: Diag[] }>('ReadDataSource', { type_name: 'plumb_projects', config: dv(objectOf(t, { group: 'platform' }), t) });
+      expect(r.diagnostics.map((d) => d.summary)).toEqual(['The plumb provider is not configured']);
+    } finally {
+      other.kill();
+    }
+  });
+});
