@@ -32,12 +32,18 @@ export interface GroupProjectRef {
   readonly default_branch?: string;
   /** The id of the group the project is in (absent if the service did not say). */
   readonly namespace_id?: number;
+  /** Its display name and page, as the service gives them (absent if it did not say). */
+  readonly name?: string;
+  readonly web_url?: string;
 }
 
 export interface DescendantGroupRef {
   readonly id: number;
   readonly full_path: string;
   readonly parent_id: number | null;
+  /** Its display name and page, as the service gives them (absent if it did not say). */
+  readonly name?: string;
+  readonly web_url?: string;
 }
 
 export interface ListGroupProjectsOptions {
@@ -62,7 +68,7 @@ export async function listGroupProjects(client: ApiClient, group: PathParam, opt
   const seen = new Set<number>();
   const refs: GroupProjectRef[] = [];
   for (const item of items) {
-    const p = item as { id?: unknown; path_with_namespace?: unknown; archived?: unknown; default_branch?: unknown; namespace?: { id?: unknown } | null } | null;
+    const p = item as { id?: unknown; path_with_namespace?: unknown; archived?: unknown; default_branch?: unknown; namespace?: { id?: unknown } | null; name?: unknown; web_url?: unknown } | null;
     if (typeof p?.id !== 'number' || typeof p.path_with_namespace !== 'string') {
       throw ApiInvalidResponseError.lacking('GET', path, 200, "each project's id and path_with_namespace");
     }
@@ -76,6 +82,8 @@ export async function listGroupProjects(client: ApiClient, group: PathParam, opt
       archived: isArchived,
       ...(typeof p.default_branch === 'string' && { default_branch: p.default_branch }),
       ...(typeof p.namespace?.id === 'number' && { namespace_id: p.namespace.id }),
+      ...(typeof p.name === 'string' && { name: p.name }),
+      ...(typeof p.web_url === 'string' && { web_url: p.web_url }),
     });
   }
   return refs;
@@ -99,13 +107,19 @@ async function listGroups(client: ApiClient, path: ApiPath): Promise<DescendantG
   const seen = new Set<number>();
   const refs: DescendantGroupRef[] = [];
   for (const item of items) {
-    const g = item as { id?: unknown; full_path?: unknown; parent_id?: unknown } | null;
+    const g = item as { id?: unknown; full_path?: unknown; parent_id?: unknown; name?: unknown; web_url?: unknown } | null;
     if (typeof g?.id !== 'number' || typeof g.full_path !== 'string') {
       throw ApiInvalidResponseError.lacking('GET', path, 200, "each group's id and full_path");
     }
     if (seen.has(g.id)) continue;
     seen.add(g.id);
-    refs.push({ id: g.id, full_path: g.full_path, parent_id: typeof g.parent_id === 'number' ? g.parent_id : null });
+    refs.push({
+      id: g.id,
+      full_path: g.full_path,
+      parent_id: typeof g.parent_id === 'number' ? g.parent_id : null,
+      ...(typeof g.name === 'string' && { name: g.name }),
+      ...(typeof g.web_url === 'string' && { web_url: g.web_url }),
+    });
   }
   return refs;
 }

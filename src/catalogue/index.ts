@@ -10,6 +10,7 @@ export * from './types.js';
 export * from './application-settings.js';
 export * from './resources.js';
 export * from './kinds.js';
+export * from './data-sources.js';
 
 let byName: ReadonlyMap<string, SettingSpec> | undefined;
 let current: readonly string[] | undefined;

@@ -39,6 +39,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TF_ALREADY_EXISTS: 'A Terraform resource would create an object (a group access token) that already exists on the instance and that its state does not record: import it instead of adopting it silently.',
   PLUMB_TF_TWO_OWNERS: 'Two resources of one Terraform run own the same object (a setting, a token, a file, a project\'s Pages); refused at plan, since every apply would undo the other\'s.',
   PLUMB_TF_VALUE: "A value Terraform sent the provider cannot be decoded for the type its schema declares.",
+  PLUMB_TF_DATA_SOURCE_ARGUMENT: 'An argument of the plumb_projects or plumb_groups data source is not usable: a group that is not a path or id, or an exclude entry that is not a full path or a pattern (* within a segment, ** at any depth).',
 
   // YAML and interpolation
   PLUMB_KEY_TOO_LONG: 'A key of the configuration is longer than 256 characters; it was not read.',

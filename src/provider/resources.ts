@@ -6,7 +6,7 @@
  */
 import { applyPlan, makePlan, openSession } from '../engine/engine.js';
 import type { EngineOptions } from '../engine/engine.js';
-import type { ReadCache } from '../engine/resource.js';
+import type { InstanceContext, ReadCache } from '../engine/resource.js';
 import type { Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { ApiError } from '../api/errors.js';
@@ -70,7 +70,7 @@ function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): Engi
   return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
 }
 
-const NOT_CONFIGURED: TfDiagnostic = {
+export const NOT_CONFIGURED: TfDiagnostic = {
   severity: 'error',
   summary: 'The plumb provider is not configured',
   detail: 'Terraform called the provider before ConfigureProvider; this is a bug in the caller.',
@@ -248,24 +248,27 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
       return applyChanges(rt, b, planned.plan, changes);
     },
     riskWarnings,
-    async read(fn) {
-      const b = buildConfig(rt.provider, undefined, { env: rt.env, today: today(rt), cwd: rt.cwd });
-      if (!b.loaded.config) return { diagnostics: configDiagnostics(b, 'provider') };
-      const session = openSession(b.loaded, b.loaded.config, engineOptions(rt, b.env));
-      try {
-        const ctx = session.contexts.get(INSTANCE);
-        if (!ctx) return { diagnostics: planDiags(session.diagnostics, (s) => b.loaded.sources.secrets.redact(s)) };
-        try {
-          return { value: await fn(ctx), diagnostics: [] };
-        } catch (err) {
-          if (err instanceof ApiError) return { diagnostics: [{ severity: 'error', summary: b.loaded.sources.secrets.redact(`Reading the instance failed: ${err.message}`), detail: `${err.method} ${err.path}` }] };
-          throw err;
-        }
-      } finally {
-        await session.close();
-      }
-    },
+    read: (fn) => readInstance(rt, fn),
   };
+}
+
+/** Runs a read against the configured instance, no resource declared: refresh, import, data sources. */
+export async function readInstance<T>(rt: Runtime, fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }> {
+  const b = buildConfig(rt.provider, undefined, { env: rt.env, today: today(rt), cwd: rt.cwd });
+  if (!b.loaded.config) return { diagnostics: configDiagnostics(b, 'provider') };
+  const session = openSession(b.loaded, b.loaded.config, engineOptions(rt, b.env));
+  try {
+    const ctx = session.contexts.get(INSTANCE);
+    if (!ctx) return { diagnostics: planDiags(session.diagnostics, (s) => b.loaded.sources.secrets.redact(s)) };
+    try {
+      return { value: await fn(ctx), diagnostics: [] };
+    } catch (err) {
+      if (err instanceof ApiError) return { diagnostics: [{ severity: 'error', summary: b.loaded.sources.secrets.redact(`Reading the instance failed: ${err.message}`), detail: `${err.method} ${err.path}` }] };
+      throw err;
+    }
+  } finally {
+    await session.close();
+  }
 }
 
 // --- one owner per object ----------------------------------------------------------------------
@@ -405,13 +408,6 @@ export async function importResource(rt: Runtime, typeName: string, id: string):
   const part = partFor(typeName);
   if (!part) return { newState: null, diagnostics: [unknownType(typeName)] };
   return part.importState(doorFor(rt, part), id);
-}
-
-export async function readDataSource(rt: Runtime, typeName: string): Promise<ApplyResult> {
-  const part = TERRAFORM_PARTS.find((p) => p.dataSource && p.typeName === typeName);
-  if (!part?.dataSource) return { newState: null, diagnostics: [{ severity: 'error', summary: `Unknown data source ${typeName}`, detail: `plumb serves ${TERRAFORM_PARTS.filter((p) => p.dataSource).map((p) => p.typeName).join(', ')}.` }] };
-  if (!rt.provider) return { newState: null, diagnostics: [NOT_CONFIGURED] };
-  return part.dataSource.read(doorFor(rt, part));
 }
 
 export { hasTfErrors };

@@ -29,7 +29,8 @@ import type { TfJsonSchema } from './tfjson.js';
 import { RESOURCE_TYPE_NAMES, SCHEMA_VERSION, providerSchema } from './schema.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
-import { GroupListings, Owners, applyResource, configDiagnostics, importResource, planResource, readDataSource, readResource, validateResource } from './resources.js';
+import { GroupListings, Owners, applyResource, configDiagnostics, importResource, planResource, readResource, validateResource } from './resources.js';
+import { readDataSource, validateDataSource } from './data-sources.js';
 import type { Runtime, TfDiagnostic } from './resources.js';
 
 export const MAGIC_COOKIE_KEY = 'TF_PLUGIN_MAGIC_COOKIE';
@@ -205,12 +206,15 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       if (!req.client_capabilities?.write_only_attributes_allowed) diagnostics.push(...writeOnlyRefused(req.type_name, config));
       return { diagnostics: diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
-    ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string }) =>
-      dataSourceType(req.type_name) ? { diagnostics: [] } : diagsOnly(unknownDataSource(req.type_name)), diagsOnly),
-    ReadDataSource: unary('ReadDataSource', async (req: { type_name: string }) => {
+    ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string; config: DynamicValueMsg }) => {
       const type = dataSourceType(req.type_name);
       if (!type) return diagsOnly(unknownDataSource(req.type_name));
-      const r = await readDataSource(rt.current, req.type_name);
+      return { diagnostics: validateDataSource(req.type_name, decodeDynamic(req.config, type) as TfObject | null).map(protoDiagnostic) };
+    }, diagsOnly),
+    ReadDataSource: unary('ReadDataSource', async (req: { type_name: string; config: DynamicValueMsg }) => {
+      const type = dataSourceType(req.type_name);
+      if (!type) return diagsOnly(unknownDataSource(req.type_name));
+      const r = await readDataSource(rt.current, req.type_name, decodeDynamic(req.config, type) as TfObject | null);
       return { state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     UpgradeResourceState: unary('UpgradeResourceState', (req: { type_name: string; version: number; raw_state: { json?: Buffer | null } | null }) => {

@@ -134,6 +134,32 @@ export interface DoorPlan {
   readonly diagnostics: TfDiagnostic[];
 }
 
+/** What a data source reads through, for one read: the configured instance. */
+export interface DataSourceDoor {
+  readonly today: string;
+  /** The name of the one instance the provider manages. */
+  readonly instance: string;
+  /** Runs a read against the configured instance (the provider's url, token and connection rules). */
+  read<T>(fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }>;
+}
+
+/**
+ * A read-only data source: a kind's (`TerraformPart.dataSource`, named as the kind's resource) or
+ * one the provider serves by itself (src/provider/data-sources.ts: the group listings).
+ */
+export interface TerraformDataSource {
+  readonly typeName: string;
+  /** Its schema when the generated document (schemas/terraform-provider.schema.json) does not hold it. */
+  readonly schema?: () => TfJsonSchema;
+  /** Offline checks of its configuration; a value not known yet is skipped. */
+  validate?(config: TfObject): TfDiagnostic[];
+  /**
+   * Reads it. `config` may hold values not known yet (Terraform normally defers such a read to
+   * apply): then the computed attributes are unknown and nothing is read.
+   */
+  read(door: DataSourceDoor, config: TfObject): Promise<ApplyResult>;
+}
+
 /**
  * What the provider gives a kind's `terraform` part for one RPC: plumb's engine, reached with a
  * configuration document the kind writes. The kind never builds a client or a plan itself.
@@ -188,7 +214,7 @@ export interface TerraformPart {
   /** A read-only data source of the same name, when the kind serves one. */
   readonly dataSource?: {
     readonly schema: () => TfJsonSchema;
-    read(door: TerraformDoor): Promise<ApplyResult>;
+    read(door: DataSourceDoor, config: TfObject): Promise<ApplyResult>;
   };
 }
 

@@ -8,7 +8,7 @@
  */
 import { configSchema, instanceSchema } from './build.js';
 import type { JsonSchema } from './build.js';
-import { TERRAFORM_RESOURCES } from '../catalogue/index.js';
+import { DATA_SOURCES, TERRAFORM_RESOURCES } from '../catalogue/index.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
 /** Where the provider lives, as a `required_providers` source (plumb is not in a registry). */
@@ -144,7 +144,9 @@ export function terraformProviderSchema(): Record<string, unknown> {
           ),
         },
         resource_schemas: Object.fromEntries(TERRAFORM_RESOURCES.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),
-        data_source_schemas: {},
+        // The data sources listing a group's projects and groups (catalogue/data-sources.ts); the
+        // settings' data source is served by the provider alone (src/provider/schema.ts).
+        data_source_schemas: DATA_SOURCES,
       },
     },
   };

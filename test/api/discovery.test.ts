@@ -57,7 +57,7 @@ describe('listGroupProjects', () => {
     expect(refs).toHaveLength(227);
     expect(refs.every((r) => !r.archived)).toBe(true);
     expect(refs.map((r) => r.id)).toEqual([...refs.map((r) => r.id)].sort((a, b) => a - b));
-    expect(refs.find((r) => r.path_with_namespace === 'fleet/sub/svc-0')).toEqual({ id: 2000, path_with_namespace: 'fleet/sub/svc-0', archived: false, default_branch: 'main', namespace_id: 2 });
+    expect(refs.find((r) => r.path_with_namespace === 'fleet/sub/svc-0')).toEqual({ id: 2000, path_with_namespace: 'fleet/sub/svc-0', archived: false, default_branch: 'main', namespace_id: 2, name: 'svc-0', web_url: `${emu.url}/fleet/sub/svc-0` });
     expect(refs.some((r) => r.path_with_namespace === 'elsewhere/shared' || r.path_with_namespace === 'fleet/app-009')).toBe(false);
 
     const [first, second, third, ...more] = lists(emu);
@@ -140,11 +140,9 @@ describe('listSubgroups and listDescendantGroups', () => {
     const emu = await emulatorWith({ latencyMs: 0 });
     try {
       const client = clientFor(emu);
-      expect(await listSubgroups(client, 'fleet')).toEqual([{ id: 2, full_path: 'fleet/sub', parent_id: 1 }]);
-      expect(await listDescendantGroups(client, 'fleet')).toEqual([
-        { id: 2, full_path: 'fleet/sub', parent_id: 1 },
-        { id: 3, full_path: 'fleet/sub/deeper', parent_id: 2 },
-      ]);
+      const sub = { id: 2, full_path: 'fleet/sub', parent_id: 1, name: 'sub', web_url: `${emu.url}/groups/fleet/sub` };
+      expect(await listSubgroups(client, 'fleet')).toEqual([sub]);
+      expect(await listDescendantGroups(client, 'fleet')).toEqual([sub, { id: 3, full_path: 'fleet/sub/deeper', parent_id: 2, name: 'deeper', web_url: `${emu.url}/groups/fleet/sub/deeper` }]);
       expect(lists(emu, '/descendant_groups').map((r) => Object.fromEntries(new URLSearchParams(r.query)))).toEqual([
         { per_page: '100', all_available: 'true', order_by: 'id', sort: 'asc' },
       ]);

@@ -124,9 +124,9 @@ describe('the go-plugin handshake', () => {
 });
 
 describe('schema', () => {
-  it('lists the four resource types and the settings data source in GetMetadata', async () => {
+  it('lists the four resource types, the settings data source and the group listings in GetMetadata', async () => {
     const r = await p.call<{ resources: { type_name: string }[]; data_sources: { type_name: string }[] }>('GetMetadata');
-    expect(r.data_sources.map((x) => x.type_name)).toEqual(['plumb_application_settings']);
+    expect(r.data_sources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_groups', 'plumb_projects']);
     expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_repository_file']);
   });
 

@@ -6,5 +6,7 @@ export * as applicationSettings from './application-settings/index.js';
 export * as groupAccessToken from './group-access-token/index.js';
 export * as repositoryFile from './repository-file/index.js';
 export * as projectPages from './project-pages/index.js';
+export * as dataPlumbProjects from './data-plumb-projects/index.js';
+export * as dataPlumbGroups from './data-plumb-groups/index.js';
 export * as provider from './provider/index.js';
 

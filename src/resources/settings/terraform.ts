@@ -11,7 +11,7 @@ import type { SettingSpec } from '../../catalogue/index.js';
 import { getApplicationSettings } from '../../api/settings.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
-import type { ApplyResult, CtyType, CtyValue, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
+import type { ApplyResult, CtyType, CtyValue, PathStep, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
 const SHAPE = terraformShape('application_settings');
 
@@ -218,7 +218,7 @@ export const settingsTerraform: TerraformPart = {
 
   dataSource: {
     schema: dataSchema,
-    async read(door: TerraformDoor): Promise<ApplyResult> {
+    async read(door: DataSourceDoor): Promise<ApplyResult> {
       const r = await door.read(async (ctx) => getApplicationSettings(ctx.client));
       if (!r.value) return { newState: null, diagnostics: r.diagnostics };
       const live = r.value;
