@@ -22,6 +22,7 @@
  * configuration root.
  */
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
+import { matchesPathGlob, pathGlobProblem } from '../util/path-glob.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import type { LocationIndex } from './load.js';
 import type { SecretRegistry } from './secrets.js';
@@ -116,8 +117,6 @@ export class SelectorOrigins {
 const SEGMENT = '[A-Za-z0-9_.][A-Za-z0-9_.-]*';
 const PLAIN_PATH = new RegExp(`^${SEGMENT}(/${SEGMENT})*$`);
 const SELECTOR = new RegExp(`^(${SEGMENT}(?:/${SEGMENT})*)/(\\*\\*?)$`);
-/** An `exclude:` item: a path, or a path ending in `/*` or `/**`. */
-const EXCLUDE = new RegExp(`^${SEGMENT}(/${SEGMENT})*(/\\*\\*?)?$`);
 
 /** A key that is meant as a selector (a `*` in it); its syntax is checked by {@link extractSelectors}. */
 export function isSelectorKey(key: string): boolean {
@@ -127,16 +126,6 @@ export function isSelectorKey(key: string): boolean {
 /** A path plumb accepts as a group or project path: plain segments, no `.` or `..`. */
 export function isPlainPath(p: string): boolean {
   return PLAIN_PATH.test(p) && !p.split('/').some((s) => s === '.' || s === '..');
-}
-
-/** Whether `path` is `pattern`, or under it as `pattern` says (`a/*`: a child of a; `a/**`: any depth). */
-export function matchesSelectorPattern(pattern: string, path: string): boolean {
-  if (pattern.endsWith('/**')) return path.startsWith(pattern.slice(0, -2));
-  if (pattern.endsWith('/*')) {
-    const base = pattern.slice(0, -1);
-    return path.startsWith(base) && !path.slice(base.length).includes('/');
-  }
-  return path === pattern;
 }
 
 /** The placeholders a selector's values may hold, per container. */
@@ -217,9 +206,10 @@ export function extractSelectors(data: Record<string, unknown>, locations: Locat
           } else {
             entry.exclude.forEach((x, i) => {
               const xp = joinPointer(ep, i);
-              if (typeof x === 'string' && EXCLUDE.test(x) && isPlainPath(x.replace(/\/\*\*?$/, ''))) exclude.push(x);
+              const problem = typeof x === 'string' ? pathGlobProblem(x) : 'it is not a string';
+              if (problem === undefined) exclude.push(x as string);
               else {
-                diagnostics.push({ severity: 'error', code: 'PLUMB_SELECTOR_SYNTAX', summary: `${JSON.stringify(x)} in exclude of selector "${key}" is neither a ${noun} path nor a pattern`, suggestion: `write a full path (platform/legacy) or a pattern ending in /* or /** (platform/sandbox/**)`, pointer: xp, location: locate(xp, 'value') });
+                diagnostics.push({ severity: 'error', code: 'PLUMB_SELECTOR_SYNTAX', summary: `${JSON.stringify(x)} in exclude of selector "${key}" is neither a ${noun} path nor a pattern: ${problem}`, suggestion: `write a full path (platform/legacy) or a pattern with * within a segment and ** across segments (platform/legacy-*, platform/sandbox/**)`, pointer: xp, location: locate(xp, 'value') });
                 ok = false;
               }
             });
@@ -305,7 +295,7 @@ export function expandSelectors(
   }
   for (const s of selectors.list) {
     const entries = (data.instances as Record<string, Record<string, Record<string, unknown>>>)[s.instance]![s.container]!;
-    const found = (matches.get(s) ?? []).filter((m) => !s.exclude.some((x) => matchesSelectorPattern(x, m.path)));
+    const found = (matches.get(s) ?? []).filter((m) => !s.exclude.some((x) => matchesPathGlob(x, m.path)));
     const kept = found.filter((m) => {
       if (isPlainPath(m.path)) return true;
       diagnostics.push({ severity: 'warning', code: 'PLUMB_SELECTOR_MATCH_REFUSED', summary: `Selector "${s.key}" of instance "${s.instance}" leaves out ${JSON.stringify(m.path)}: not a plain path`, detail: 'A match\'s path goes into placeholders and addresses; the instance returned one with characters a path cannot hold.', pointer: s.pointer, location: locate(s.pointer) });

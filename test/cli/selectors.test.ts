@@ -74,6 +74,17 @@ describe('project selectors', () => {
     expect(p.selectors![0]!.matched).toBe(4);
   });
 
+  it('takes the same path patterns in exclude as the Terraform data sources (* within a segment), and refuses a wildcard it does not know, located', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        exclude: ["platform/[ab]"]', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    const bad = await h.run(['validate']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/plumb\.yaml:\d+:\d+/);
+    expect(bad.stderr).toContain('"[" is not a wildcard here');
+    projects(['      "platform/**":', '        exclude: ["platform/team/*", "Platform/B"]', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}']);
+    expect(created(await plan(), 'CODEOWNERS')).toEqual(['platform/a', 'platform/team/deep/f']);
+  });
+
   it('lets an explicit entry override a file of the selector, keeping the selector\'s other files, and names both lines', async () => {
     h = await fileHarness(SEED);
     projects([
