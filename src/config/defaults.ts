@@ -7,6 +7,7 @@ import { isPlainObject } from './loading.js';
 import type { PendingDiagnostic } from './loading.js';
 import type { LocationIndex } from './locations.js';
 import type { SecretRegistry } from './secrets.js';
+import type { KindConfig } from '../resources/kind-config.js';
 
 /**
  * Where an instance's value came from when `defaults:` declares it: `inherited` (the instance does
@@ -51,14 +52,23 @@ export class DefaultsOrigins {
 type MergeSpec = 'unit' | { readonly keys?: Readonly<Record<string, MergeSpec>>; readonly each?: MergeSpec };
 
 const EACH_UNIT: MergeSpec = { each: 'unit' };
-const INSTANCE_SPEC: MergeSpec = {
-  keys: {
-    settings: EACH_UNIT,
-    groups: { each: { keys: { access_tokens: EACH_UNIT }, each: 'unit' } },
-    projects: { each: { keys: { files: EACH_UNIT, pages: EACH_UNIT }, each: 'unit' } },
-  },
-};
-const DEFAULTS_SECTIONS = ['settings', 'groups', 'projects'];
+
+/**
+ * The instance's spec, from the kinds' mounts: each key a kind mounts holds units (a setting, a
+ * token, a file, a Pages field); a container (groups, projects) merges entry by entry, each
+ * entry's other keys (`prune_access_tokens`) being units. With the built-in kinds:
+ * `{settings: each unit, groups: {each: {access_tokens: each unit}}, projects: {each: {files, pages: each unit}}}`.
+ */
+function instanceSpec(kinds: readonly KindConfig[]): { readonly spec: MergeSpec; readonly sections: readonly string[] } {
+  const keys: Record<string, MergeSpec> = {};
+  const containers: Record<string, Record<string, MergeSpec>> = {};
+  for (const k of kinds) {
+    const into = k.mount.container ? (containers[k.mount.container] ??= {}) : keys;
+    for (const key of k.mount.keys) into[key] = EACH_UNIT;
+  }
+  for (const [c, under] of Object.entries(containers)) keys[c] = { each: { keys: under, each: 'unit' } };
+  return { spec: { keys }, sections: Object.keys(keys) };
+}
 
 function childSpec(spec: MergeSpec, key: string): MergeSpec {
   return spec === 'unit' ? 'unit' : (spec.keys?.[key] ?? spec.each ?? 'unit');
@@ -69,7 +79,7 @@ function childSpec(spec: MergeSpec, key: string): MergeSpec {
  * block from the data (the schema and the resolvers see each instance whole). An inherited value
  * keeps its default's location (`LocationIndex.alias`) and secrecy; an instance's own value wins.
  */
-export function inheritDefaults(data: Record<string, unknown>, locations: LocationIndex, secrets: SecretRegistry, origins: DefaultsOrigins, pending: PendingDiagnostic[]): void {
+export function inheritDefaults(data: Record<string, unknown>, locations: LocationIndex, secrets: SecretRegistry, origins: DefaultsOrigins, pending: PendingDiagnostic[], kinds: readonly KindConfig[]): void {
   if (!('defaults' in data)) return;
   const block = data.defaults;
   delete data.defaults;
@@ -86,10 +96,11 @@ export function inheritDefaults(data: Record<string, unknown>, locations: Locati
     });
     return;
   }
+  const { spec, sections } = instanceSpec(kinds);
   const shared: [string, Record<string, unknown>][] = [];
   for (const [key, value] of Object.entries(block)) {
     const p = joinPointer('/defaults', key);
-    if (!DEFAULTS_SECTIONS.includes(key)) {
+    if (!sections.includes(key)) {
       pending.push({
         severity: 'error',
         code: 'PLUMB_DEFAULTS_SHAPE',
@@ -146,6 +157,6 @@ export function inheritDefaults(data: Record<string, unknown>, locations: Locati
   for (const [name, instance] of Object.entries(instances)) {
     if (!isPlainObject(instance)) continue;
     const ip = joinPointer('/instances', name);
-    for (const [key, value] of shared) inherit(instance, key, value, childSpec(INSTANCE_SPEC, key), joinPointer(ip, key), joinPointer('/defaults', key));
+    for (const [key, value] of shared) inherit(instance, key, value, childSpec(spec, key), joinPointer(ip, key), joinPointer('/defaults', key));
   }
 }

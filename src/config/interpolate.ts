@@ -124,7 +124,7 @@ function interpolationRefused(reference: string, pointer: string, ctx: WalkConte
   reportAt(ctx, {
     severity: 'error',
     code: 'PLUMB_INTERPOLATION_NOT_ALLOWED',
-    summary: `${capitalized(describePointer(pointer))} cannot be interpolated (${reference.length > 40 ? reference.slice(0, 40) + '…' : reference})`,
+    summary: `${capitalized(describePointer(pointer, ctx.places))} cannot be interpolated (${reference.length > 40 ? reference.slice(0, 40) + '…' : reference})`,
     detail: connection
       ? 'The connection (url, token_env, ca_bundle, allow_insecure_http, …) is written out in the configuration: a merge request that could interpolate it could send the token, and any variable or file, to another host. Which instances the token may go to is set outside the configuration (docs/config.md#where-the-token-may-go).'
       : 'Only secret values (settings, a repository file\'s content) are read from the environment or files. This value becomes part of a request (its path or query: a branch, a group, a path) or of what plumb does locally, so a variable or file read into it would travel to the instance, into its logs, or elsewhere. Nothing was read.',

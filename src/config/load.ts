@@ -21,6 +21,8 @@ import { mergeInto } from './merge.js';
 import { DefaultsOrigins, inheritDefaults } from './defaults.js';
 import { isPlainObject, ReportedPointers } from './loading.js';
 import type { PendingDiagnostic, WalkContext } from './loading.js';
+import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
+import type { ConfigKinds } from '../resources/kind-config.js';
 
 export { resolveConfigFiles } from './paths.js';
 export { describePointer } from './places.js';
@@ -68,6 +70,11 @@ export interface LoadOptions {
    * becomes {@link UNAVAILABLE_SECRET}, an information, and plan does not compare it. Never for apply.
    */
   readonly unavailableSecrets?: boolean;
+  /**
+   * The kinds to read the configuration with (a registry's configuration side); default: the
+   * built-in kinds. Their places decide merging, interpolation and names; their mounts, `defaults:`.
+   */
+  readonly kinds?: ConfigKinds;
 }
 
 /** Reads, parses, interpolates and merges configuration files, recording where every value came from. */
@@ -102,6 +109,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   const shown: string[] = [];
   const roots = new Map<string, FileRoots>();
   const secretRoots = secretRootsFrom(env);
+  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
 
   for (const doc of docs) {
     const abs = doc.abs;
@@ -166,7 +174,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       continue;
     }
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots, unavailableSecrets: opts.unavailableSecrets === true };
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots, unavailableSecrets: opts.unavailableSecrets === true, places: kinds.pointers };
     let value: unknown;
     try {
       value = fromYaml(parsed, '', ctx);
@@ -189,11 +197,11 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       });
       continue;
     }
-    mergeInto(data, value, '', fileIndex, locations, pending);
+    mergeInto(data, value, '', fileIndex, locations, pending, kinds.pointers);
     // First definition wins: a duplicate's own locations stay reachable through its diagnostic.
     for (const p of pointers) locations.own(p, fileIndex);
   }
-  inheritDefaults(data, locations, secrets, defaults, pending);
+  inheritDefaults(data, locations, secrets, defaults, pending, kinds.configs);
   registerTokenSecrets(data, env, secrets);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);

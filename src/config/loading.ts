@@ -6,6 +6,7 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import type { SecretRegistry } from './secrets.js';
 import type { FileRoots } from './files.js';
 import type { AliasBudget } from './aliases.js';
+import type { KindPointer } from './pointer.js';
 
 /** See `LoadedSources.reported` (./load.ts). */
 export class ReportedPointers {
@@ -52,6 +53,8 @@ export interface WalkContext {
   readonly aliases: AliasBudget;
   readonly roots: FileRoots;
   readonly unavailableSecrets: boolean;
+  /** The kinds' places (the registry's `KindPointer`s). */
+  readonly places: readonly KindPointer[];
 }
 
 /** One error for a problem found while reading a value; later checks stay silent about it. */

@@ -3,12 +3,13 @@
  * resources (defined in one file only), where `${…}` may be written, and a place's name for people.
  */
 import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
+import type { KindPointer } from './pointer.js';
 import { KIND_POINTERS } from '../resources/config.js';
 
 /** Whether `${…}` may be written at `pointer`: the kinds' places say (KindPointer.interpolation). */
-export function interpolationAllowed(pointer: string): boolean {
+export function interpolationAllowed(pointer: string, places: readonly KindPointer[]): boolean {
   const segs = asInstanceSegments(splitPointer(pointer));
-  return KIND_POINTERS.some((k) => {
+  return places.some((k) => {
     if (!k.interpolation || !matchesPattern(k.pattern, segs)) return false;
     const rest = segs.slice(k.pattern.length);
     return k.interpolation.some((sub) => matchesPattern(sub, rest));
@@ -20,18 +21,18 @@ export function asInstanceSegments(segs: readonly string[]): readonly string[] {
   return segs[0] === 'defaults' ? ['instances', '(defaults)', ...segs.slice(1)] : segs;
 }
 
-export function isResourceLevel(pointer: string): boolean {
+export function isResourceLevel(pointer: string, places: readonly KindPointer[]): boolean {
   const segs = asInstanceSegments(splitPointer(pointer));
   // Maps at these pointers are resources: defined in one place only (see KindPointer.resource).
-  return KIND_POINTERS.some((k) => k.resource && k.pattern.length === segs.length && matchesPattern(k.pattern, segs));
+  return places.some((k) => k.resource && k.pattern.length === segs.length && matchesPattern(k.pattern, segs));
 }
 
 /** A readable name for a place in the configuration, for messages: the exact key, then its owner. */
-export function describePointer(pointer: string): string {
+export function describePointer(pointer: string, places: readonly KindPointer[] = KIND_POINTERS): string {
   const segs = splitPointer(pointer);
   if (segs[0] === 'defaults') {
     if (segs.length === 1) return 'the defaults block';
-    const inner = describePointer(joinPointer('/instances/(defaults)', ...segs.slice(1)));
+    const inner = describePointer(joinPointer('/instances/(defaults)', ...segs.slice(1)), places);
     return inner.includes('instance "(defaults)"') ? inner.replace('instance "(defaults)"', 'the defaults block') : `${inner} in defaults`;
   }
   const s = segs;
@@ -39,7 +40,7 @@ export function describePointer(pointer: string): string {
   const inst = `instance "${s[1]}"`;
   let base: string;
   let used: number;
-  const owner = KIND_POINTERS.find((k) => matchesPattern(k.pattern, s));
+  const owner = places.find((k) => matchesPattern(k.pattern, s));
   if (owner) [base, used] = [owner.describe(s), owner.pattern.length];
   else if ((s[2] === 'groups' || s[2] === 'projects') && s[3] !== undefined) [base, used] = [`${s[2] === 'groups' ? 'group' : 'project'} "${s[3]}"`, 4];
   else if (s.length >= 3) [base, used] = [inst, 2];

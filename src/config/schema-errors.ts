@@ -13,6 +13,7 @@ import { describePointer } from './places.js';
 import { at, push } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
 import { joinPointer, splitPointer } from './pointer.js';
+import type { KindPointer } from './pointer.js';
 
 /** One diagnostic for one ajv error (without its severity and pointer: the error's place, unless it says). */
 type Mapped = Omit<Diagnostic, 'severity' | 'location' | 'pointer'> & { pointer?: string; on?: 'key' | 'value' };
@@ -20,9 +21,9 @@ type Mapped = Omit<Diagnostic, 'severity' | 'location' | 'pointer'> & { pointer?
 type Mapper = (e: ErrorObject, ctx: Ctx, where: string) => Mapped | undefined;
 
 /** Maps one ajv error to plumb's diagnostic for it (none for an error another one already says). */
-export function mapSchemaError(e: ErrorObject, ctx: Ctx, schema: () => JsonSchemaNode): void {
+export function mapSchemaError(e: ErrorObject, ctx: Ctx, schema: () => JsonSchemaNode, places: readonly KindPointer[]): void {
   // A key that breaks `propertyNames` (an instance name): located at that key.
-  const d = e.propertyName !== undefined ? badName(e, e.propertyName) : (BY_KEYWORD[e.keyword] ?? otherValue)(e, { ...ctx, schema } as SchemaCtx, capitalize(describePointer(e.instancePath)));
+  const d = e.propertyName !== undefined ? badName(e, e.propertyName) : (BY_KEYWORD[e.keyword] ?? otherValue)(e, { ...ctx, schema } as SchemaCtx, capitalize(describePointer(e.instancePath, places)));
   if (d) push(ctx, { severity: 'error', pointer: e.instancePath, ...d });
 }
 

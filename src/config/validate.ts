@@ -9,10 +9,11 @@ import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../engine/risk-ids
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles } from './load.js';
 import { committedSchema, dedupeErrors, mapSchemaError } from './schema-errors.js';
+import type { JsonSchemaNode } from './schema-errors.js';
 import { resolveInstanceLock } from './instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { KIND_CONFIGS } from '../resources/config.js';
+import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
 import type { KindConfig } from '../resources/kind-config.js';
 import { CONTAINERS, CONTAINER_NAMES } from '../catalogue/containers.js';
 import type { LoadedSources, LoadOptions } from './load.js';
@@ -20,7 +21,7 @@ import { joinPointer, splitPointer } from './pointer.js';
 import type { DesiredConfig, DesiredContainer, DesiredInstance } from './model.js';
 
 /** The ajv standalone validator generated at build time (no schema compilation at start-up). */
-const validateSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+const generatedSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 export interface ValidateOptions extends LoadOptions {
   /** Today's date for date checks (YYYY-MM-DD); defaults to the current UTC date. */
@@ -53,10 +54,13 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
   const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map() };
+  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
-    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, committedSchema);
+    const json = kinds.schema ? () => kinds.schema!.json() as JsonSchemaNode : committedSchema;
+    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds.pointers);
   }
-  const config = resolveConfig(sources.data, ctx);
+  const config = resolveConfig(sources.data, kinds.configs, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.
   const first = earlier.length + sources.diagnostics.length;
   const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !(sources.reported.covers(d.pointer) || sources.reported.covers(sources.locations.written(d.pointer))));
@@ -191,7 +195,7 @@ function holdsPemCertificate(file: string): boolean {
   }
 }
 
-function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
+function resolveConfig(data: Record<string, unknown>, kinds: readonly KindConfig[], ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
   const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(obj(data.instances))) {
@@ -237,7 +241,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
         on: 'key',
       });
     }
-    const { resources, containers } = resolveKinds(name, inst, p, KIND_CONFIGS, ctx);
+    const { resources, containers } = resolveKinds(name, inst, p, kinds, ctx);
     const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), ctx);
     instances.push({
       name,
@@ -254,7 +258,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       containers,
     });
   }
-  for (const k of KIND_CONFIGS) k.check?.(instances, ctx);
+  for (const k of kinds) k.check?.(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',

@@ -51,7 +51,7 @@ export function fromYaml(v: unknown, pointer: string, ctx: WalkContext): unknown
   }
   if (v instanceof Date) return v.toISOString().slice(0, 10);
   if (typeof v === 'number') checkNumber(v, pointer, ctx);
-  if (typeof v === 'string' && v.includes('${')) return interpolate(v, pointer, ctx, interpolationAllowed(pointer));
+  if (typeof v === 'string' && v.includes('${')) return interpolate(v, pointer, ctx, interpolationAllowed(pointer, ctx.places));
   return v;
 }
 
