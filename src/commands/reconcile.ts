@@ -24,7 +24,8 @@ import { checkStateFile } from '../engine/state.js';
 import { planConnectionProblem } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
+import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
@@ -87,6 +88,8 @@ export interface RunHooks {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Test hook: client tuning (the fault soak shortens back-off and time-outs). */
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
+  /** The registry to load, plan and apply with; default the built-in kinds (a test adds one, test/fixtures/kinds/). */
+  readonly kinds?: KindSet;
 }
 
 interface Loaded {
@@ -97,16 +100,18 @@ interface Loaded {
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
   readonly view: ReconcileView;
+  readonly kinds: KindSet;
 }
 
 /** `inPlan`: the command shows a plan made from this configuration, which carries its warnings. */
 async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true): Promise<Loaded | number> {
+  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) {
     io.stderr(renderDiagnosticsHuman([now], new Map(), { color: useColor(io) }));
     return 1;
   }
-  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const view = reconcileView(flags.json, io, redact);
   view.configDiagnostics(loaded, inPlan);
@@ -131,7 +136,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
   const engine: EngineOptions = {
-    kinds: KINDS,
+    kinds: kinds.engine,
     env: io.env,
     now,
     stateFile,
@@ -146,7 +151,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true):
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
-  return { loaded, config: loaded.config, engine, redact, view, ...(backend && { backend }) };
+  return { loaded, config: loaded.config, engine, redact, view, kinds, ...(backend && { backend }) };
 }
 
 /** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
@@ -243,7 +248,7 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       o.option === '--out'
         ? [l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600]
         : o.option === '--markdown'
-          ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)), 0o644]
+          ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, l.kinds.reasonText)), 0o644]
           : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
     try {
       await writeFileAtomic(o.file, content, { mode });
@@ -296,7 +301,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
 async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<number> {
   // A kind that writes machine-readable output (issued secrets, one JSON line each) owns standard
   // output; everything meant for people goes to standard error.
-  const io: Io = writesStdout(l.config.instances, flags.instance) ? { ...io0, stdout: io0.stderr } : io0;
+  const io: Io = writesStdout(l.config.instances, flags.instance, l.kinds.engine) ? { ...io0, stdout: io0.stderr } : io0;
   const view = reconcileView(flags.json, io, l.redact);
   let plan: Plan;
   let fromFile = false;
@@ -308,7 +313,7 @@ async function applyLoaded(flags: ApplyFlags, io0: Io, l: Loaded): Promise<numbe
       const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
       return usageProblem(io, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
-    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
+    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, l.kinds.engine);
     if (problem) return usageProblem(io, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
