@@ -128,7 +128,7 @@ function renderRuleIndex(): string {
 
 /**
  * The loader merges `defaults:` into every instance and removes the block before validating
- * (src/config/load.ts inheritDefaults), so the precompiled validator never sees it; the editors'
+ * (src/config/defaults.ts inheritDefaults), so the precompiled validator never sees it; the editors'
  * schema keeps it. (Compiled in, its second copy of every setting also overflowed tsc's stack.)
  */
 function withoutDefaults(schema: JsonSchema): JsonSchema {

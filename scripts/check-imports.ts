@@ -50,7 +50,9 @@ export const TABLE: Readonly<Record<string, readonly string[]>> = {
   'resources/config': ['kind', 'config', 'resources/kind-config'],
   'resources/kind': ['diagnostics', 'engine', 'config', ...KIND_SHARED],
   'resources/kind-config': ['config', 'catalogue'],
-  'resources/terraform': ['engine'],
+  'resources/terraform': ['engine', 'catalogue'],
+  // A registry of other kinds (a test's fifth kind): compiles their schemas at run time.
+  'resources/with-kinds': ['resources/index', 'schema', ...KIND_SHARED],
   'resources/codes': ['diagnostics'],
   render: ['engine/plan'],
   emulator: ['catalogue', 'util'],

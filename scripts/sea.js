@@ -119,7 +119,7 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
 }
 
 /**
- * src/config/load.ts loads `yaml` lazily through createRequire (so that `plumb validate` of a valid
+ * src/config/yaml-doc.ts loads `yaml` lazily through createRequire (so that `plumb validate` of a valid
  * configuration never evaluates it), which esbuild cannot follow; in the executable, where nothing
  * can be required from disk, that call becomes a plain `require`, which esbuild bundles and still
  * evaluates only when called.
@@ -127,7 +127,7 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
 const requireYamlPlugin = {
   name: 'plumb-require-yaml',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]config[\\/]load\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]src[\\/]config[\\/]yaml-doc\.ts$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const out = text.replace(/requireCjs\((['"])yaml\1\)/g, "require('yaml')");
       if (out === text) throw new Error(`${args.path}: the lazy requireCjs('yaml') this build rewrites is gone; update scripts/sea.js`);

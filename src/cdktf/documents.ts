@@ -14,9 +14,6 @@ import { closestMatch } from '../util/suggest.js';
 import { TERRAFORM_RESOURCES } from '../catalogue/index.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
-/** plumb's resource types, as the generated constructs synthesize them. */
-export const PLUMB_TYPES: readonly string[] = TERRAFORM_RESOURCES.map((r) => r.type);
-
 /** One synthesized stack. */
 export interface SynthesizedStack {
   readonly name: string;
@@ -65,13 +62,15 @@ interface Resource {
 const EXPRESSION = /(?<!\$)\$\{(?!env:|file:)([^}]*)\}/g;
 const REFERENCE = /^(plumb_[a-z_]+)\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_]+|\[0\])+)$/;
 
-export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string): StackDocuments {
+/** `shapes`: the Terraform resources to read (the registry's; default: the built-in kinds'). */
+export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[] = TERRAFORM_RESOURCES): StackDocuments {
   const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [] };
-  for (const stack of stacks) mapStack(stack, appDir, cwd, out);
+  for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes);
   return out;
 }
 
-function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments): void {
+function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments, shapes: readonly TerraformResourceShape[]): void {
+  const types = shapes.map((r) => r.type);
   const resources = new Map<string, Resource>();
   for (const [type, byName] of Object.entries(isObject(stack.json.resource) ? stack.json.resource : {})) {
     for (const [name, body] of Object.entries(isObject(byName) ? byName : {})) {
@@ -82,14 +81,14 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
         out.ignored.push(`${type}.${name}`);
         continue;
       }
-      const shape = TERRAFORM_RESOURCES.find((r) => r.type === type);
+      const shape = shapes.find((r) => r.type === type);
       if (!shape) {
-        const guess = closestMatch(type, PLUMB_TYPES);
+        const guess = closestMatch(type, types);
         out.located.push({
           severity: 'error',
           code: 'PLUMB_CDKTF_UNKNOWN_TYPE',
           summary: `Unknown plumb resource type "${type}" (construct ${constructPath})`,
-          detail: `plumb manages ${PLUMB_TYPES.join(', ')}.`,
+          detail: `plumb manages ${types.join(', ')}.`,
           suggestion: guess ? `did you mean "${guess}"? Use the constructs exported by plumb-gitops/cdktf` : 'use the constructs exported by plumb-gitops/cdktf',
           location: { file: constructPath, line: 1, column: 1 },
         });

@@ -233,7 +233,7 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 /** Synthesized stacks → the validated configuration, with construct paths as the documents' names. */
 export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions = {}): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
-  const mapped = stackDocuments(stacks, appDir, cwd);
+  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds?.terraformShapes);
   const sources = loadDocuments(mapped.documents, { ...opts, root: opts.root ?? configRoot(appDir, cwd) });
   const earlier: Diagnostic[] = [...mapped.located];
   for (const { pointer, ...d } of mapped.pending) {

@@ -46,6 +46,8 @@ export interface ExportFlags {
   readonly force?: boolean;
   /** `--allow-url`: instances the token may be sent to, besides the environment's (engine/connection.ts). */
   readonly allowUrls?: readonly string[];
+  /** The kinds' exporters; default the built-in kinds' (`EXPORTERS`). */
+  readonly exporters?: readonly ResourceExporter[];
 }
 
 interface Target {
@@ -68,7 +70,8 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const today = now.toISOString().slice(0, 10);
   // The output directory is checked before the instance is read: a refusal costs nothing.
   const out = path.resolve(io.cwd, flags.out);
-  const dirs = EXPORTERS.flatMap((e) => e.outputDirs?.(flags.options.get(e.kind)) ?? []);
+  const exporters = flags.exporters ?? EXPORTERS;
+  const dirs = exporters.flatMap((e) => e.outputDirs?.(flags.options.get(e.kind)) ?? []);
   const outProblem = checkExportOut(out, flags, dirs);
   if (outProblem) return fail(outProblem);
 
@@ -110,7 +113,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const files: ExportFile[] = [];
   const directories = new Set<string>();
   try {
-    const results = await Promise.all(EXPORTERS.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }) })));
+    const results = await Promise.all(exporters.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }) })));
     for (const r of results) {
       entries.push(...r.entries);
       Object.assign(counts, r.counts);
@@ -123,7 +126,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ApiError) {
-      const missing = err.status === 404 ? notFoundSubject(err.path, EXPORTERS) : undefined;
+      const missing = err.status === 404 ? notFoundSubject(err.path, exporters) : undefined;
       if (missing) {
         return fail({
           code: err.code,

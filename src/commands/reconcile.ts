@@ -25,7 +25,8 @@ import { checkStateFile } from '../engine/state.js';
 import { planConnectionProblem } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { KINDS, REASON_TEXT, writesStdout } from '../resources/index.js';
+import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
@@ -89,6 +90,8 @@ export interface RunHooks {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Test hook: client tuning (the fault soak shortens back-off and time-outs). */
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
+  /** The registry to load, plan and apply with; default the built-in kinds (a test adds one, test/fixtures/kinds/). */
+  readonly kinds?: KindSet;
 }
 
 interface Loaded {
@@ -104,6 +107,7 @@ interface Loaded {
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
   readonly view: ReconcileView;
+  readonly kinds: KindSet;
 }
 
 /**
@@ -113,18 +117,19 @@ interface Loaded {
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
 async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
+  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
   let view = reconcileView(flags.json, io, redact);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.problem([now]);
-  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
   known.secrets = loaded.sources.secrets;
   view.configDiagnostics(loaded, inPlan);
   if (!loaded.config) return view.configInvalid(loaded);
   // Nothing has reached stdout yet: the view that writes the command's document is built here.
-  const out: Io = apply && writesStdout(loaded.config.instances, flags.instance) ? { ...io, stdout: io.stderr } : io;
+  const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
   if (out !== io) view = reconcileView(flags.json, out, redact);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   let backend: Loaded['backend'];
@@ -143,7 +148,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
   const engine: EngineOptions = {
-    kinds: KINDS,
+    kinds: kinds.engine,
     env: io.env,
     now,
     stateFile,
@@ -160,12 +165,12 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
   // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
-  const expanded = await expandConfiguration(loaded, engine, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  const expanded = await expandConfiguration(loaded, engine, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
   if (!expanded.config) {
     view.configDiagnostics(expanded, false);
     return view.configInvalid(expanded);
   }
-  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, ...(backend && { backend }) };
 }
 
 /** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
@@ -261,7 +266,7 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       o.option === '--out'
         ? [l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600]
         : o.option === '--markdown'
-          ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, REASON_TEXT)), 0o644]
+          ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, l.kinds.reasonText)), 0o644]
           : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
     try {
       await writeFileAtomic(o.file, content, { mode });
@@ -325,7 +330,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
       return usageProblem(view, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'apply the file `plumb plan --out FILE` wrote');
     }
-    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
+    const problem = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, l.kinds.engine);
     if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;

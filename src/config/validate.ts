@@ -3,18 +3,17 @@ import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
-import { settingByName, suggestSettingName, SETTING_RULES } from '../catalogue/index.js';
 import { validate as generatedValidate } from '../generated/config-validator.js';
-import { SETTINGS_RULE_INDEX } from '../generated/settings-rule-index.js';
 import { closestMatch } from '../util/suggest.js';
 import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../engine/risk-ids.js';
-import { ownText } from '../util/own-files.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
-import { loadSources, resolveConfigFiles, describePointer } from './load.js';
+import { loadSources, resolveConfigFiles } from './load.js';
+import { committedSchema, dedupeErrors, mapSchemaError } from './schema-errors.js';
+import type { JsonSchemaNode } from './schema-errors.js';
 import { resolveInstanceLock } from './instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { KIND_CONFIGS } from '../resources/config.js';
+import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
 import type { KindConfig } from '../resources/kind-config.js';
 import { CONTAINERS, CONTAINER_NAMES } from '../catalogue/containers.js';
 import type { LoadedSources, LoadOptions } from './load.js';
@@ -22,7 +21,7 @@ import { joinPointer, splitPointer } from './pointer.js';
 import type { DesiredConfig, DesiredContainer, DesiredInstance } from './model.js';
 
 /** The ajv standalone validator generated at build time (no schema compilation at start-up). */
-const validateSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+const generatedSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 export interface ValidateOptions extends LoadOptions {
   /** Today's date for date checks (YYYY-MM-DD); defaults to the current UTC date. */
@@ -55,10 +54,13 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
   const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map() };
+  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
-    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx);
+    const json = kinds.schema ? () => kinds.schema!.json() as JsonSchemaNode : committedSchema;
+    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds.pointers);
   }
-  const config = resolveConfig(sources.data, ctx);
+  const config = resolveConfig(sources.data, kinds.configs, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.
   const first = earlier.length + sources.diagnostics.length;
   const later = diagnostics.splice(first).filter((d) => d.pointer === undefined || !(sources.reported.covers(d.pointer) || sources.reported.covers(sources.locations.written(d.pointer))));
@@ -110,397 +112,6 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
 function displayOf(abs: string, cwd: string): string {
   const rel = path.relative(cwd, abs);
   return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
-}
-
-/** One error per place and keyword; ajv repeats some errors for every branch it tried. */
-function dedupeErrors(errors: readonly ErrorObject[]): ErrorObject[] {
-  const seen = new Set<string>();
-  const out: ErrorObject[] = [];
-  for (const e of errors) {
-    if (e.keyword === 'if') continue; // the `then` error that follows says it better
-    const key = `${e.instancePath}|${e.keyword}|${JSON.stringify(e.params)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(e);
-  }
-  return out;
-}
-
-let schemaCache: Record<string, unknown> | undefined;
-/** The committed config schema, read only on the error path (for did-you-mean suggestions). */
-function configSchemaJson(): Record<string, unknown> {
-  if (!schemaCache) {
-    const text = ownText('schemas/plumb-config.schema.json', import.meta.url);
-    schemaCache = text !== undefined ? (JSON.parse(text) as Record<string, unknown>) : {};
-  }
-  return schemaCache;
-}
-
-/**
- * Keys the schema allows at a place in the data, found by walking the schema along the data's
- * pointer (ajv's schemaPath is relative to a $ref'd definition, so it cannot be used here).
- */
-function knownKeysAt(instancePath: string): string[] {
-  const root = configSchemaJson() as SchemaNode;
-  const deref = (n: SchemaNode | undefined): SchemaNode | undefined => {
-    const ref = n?.$ref;
-    if (!ref) return n;
-    let node: unknown = root;
-    for (const s of ref.replace(/^#\//, '').split('/')) node = (node as Record<string, unknown> | undefined)?.[s];
-    return node as SchemaNode | undefined;
-  };
-  let node = deref(root);
-  for (const seg of splitPointer(instancePath)) {
-    node = deref(node?.properties?.[seg] ?? (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined));
-  }
-  return Object.keys(node?.properties ?? {});
-}
-
-interface SchemaNode {
-  $ref?: string;
-  properties?: Record<string, SchemaNode>;
-  additionalProperties?: SchemaNode | boolean;
-}
-
-function isSettingsPointer(pointer: string): boolean {
-  const s = splitPointer(pointer);
-  return s.length === 3 && s[0] === 'instances' && s[2] === 'settings';
-}
-
-function mapSchemaError(e: ErrorObject, ctx: Ctx): void {
-  if (e.propertyName !== undefined) {
-    // A key that breaks `propertyNames` (an instance name): located at that key.
-    if (e.keyword === 'propertyNames') return;
-    return push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_STRING_FORMAT',
-      summary: `"${e.propertyName}" is not a valid name here`,
-      detail: 'Instance names start with a letter or digit and use letters, digits, ".", "_" and "-".',
-      suggestion: `rename it, e.g. "${e.propertyName.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '')}"`,
-      pointer: joinPointer(e.instancePath, e.propertyName),
-      on: 'key',
-    });
-  }
-  const where = describePointer(e.instancePath);
-  switch (e.keyword) {
-    case 'additionalProperties': {
-      const key = (e.params as { additionalProperty: string }).additionalProperty;
-      const pointer = joinPointer(e.instancePath, key);
-      if (isSettingsPointer(e.instancePath)) return unknownSetting(key, pointer, ctx);
-      if (key === 'token' && splitPointer(e.instancePath).length === 2) {
-        return push(ctx, {
-          severity: 'error',
-          code: 'PLUMB_TOKEN_INLINE',
-          summary: 'The access token is written in the configuration',
-          detail: 'A token in a Git repository is a leaked token. plumb reads it from an environment variable instead.',
-          suggestion: 'replace `token:` with `token_env: NAME` and export NAME (revoke the token that was committed)',
-          pointer,
-          on: 'key',
-        });
-      }
-      const known = knownKeysAt(e.instancePath);
-      const guess = closestMatch(key, known);
-      const belongs = whereKeyBelongs(key);
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_UNKNOWN_KEY',
-        summary: belongs ? `"${key}" does not belong here` : `Unknown key "${key}"`,
-        detail: `Allowed here: ${known.join(', ') || '(none)'}.`,
-        suggestion: guess ? `did you mean "${guess}"?` : belongs ? `move it ${belongs}` : 'remove it',
-        pointer,
-        on: 'key',
-      });
-    }
-    case 'required': {
-      const missing = (e.params as { missingProperty: string }).missingProperty;
-      const rule = ruleOf(e.schemaPath);
-      if (rule && rule.kind !== 'not-in-list') {
-        const trigger = rule.kind === 'required-when-enabled' ? rule.flag : rule.field;
-        const triggerPointer = joinPointer(e.instancePath, trigger);
-        return push(ctx, {
-          severity: 'error',
-          code: 'PLUMB_DEPENDENCY_MISSING',
-          summary: `"${missing}" is required when "${trigger}" is ${rule.kind === 'required-when-enabled' ? 'true' : 'set'}`,
-          detail: `The instance rejects an update that sets ${trigger}${rule.kind === 'required-when-enabled' ? ': true' : ''} without ${rule.requires.join(', ')} in the same request.`,
-          suggestion: `add "${missing}" next to "${trigger}"${settingByName(missing)?.secret ? ' (as ${env:NAME}: it is a secret)' : ''}, or ${rule.kind === 'required-when-enabled' ? `set "${trigger}" to false` : `remove "${trigger}"`}`,
-          pointer: triggerPointer,
-          on: 'key',
-        });
-      }
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_MISSING_FIELD',
-        summary: `${capitalize(where)} lacks the required key "${missing}"`,
-        suggestion: `add "${missing}"`,
-        pointer: e.instancePath,
-        on: 'key',
-      });
-    }
-    case 'not': {
-      const rule = ruleOf(e.schemaPath);
-      if (rule?.kind === 'not-in-list') {
-        const listPointer = joinPointer(splitPointer(e.instancePath).slice(0, -1).reduce((p, s) => joinPointer(p, s), ''), rule.list);
-        return push(ctx, {
-          severity: 'error',
-          code: 'PLUMB_VISIBILITY_CONFLICT',
-          summary: `"${rule.field}" is a level listed in "${rule.list}"`,
-          detail: `A default visibility cannot be a restricted level; the instance rejects this combination.`,
-          suggestion: `choose another ${rule.field} or remove that level from ${rule.list}`,
-          pointer: e.instancePath,
-          related: [{ message: `${rule.list} is set here`, location: at(ctx, listPointer) }],
-        });
-      }
-      break;
-    }
-    case 'type':
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_TYPE_MISMATCH',
-        summary: `${capitalize(where)} must be ${article((e.params as { type: string | string[] }).type)}`,
-        detail: `Found ${describeValue(valueAt(ctx, e.instancePath))}.`,
-        suggestion: typeHint((e.params as { type: string | string[] }).type, valueAt(ctx, e.instancePath)),
-        pointer: e.instancePath,
-      });
-    case 'enum':
-    case 'const': {
-      const allowed = e.keyword === 'enum' ? (e.params as { allowedValues: unknown[] }).allowedValues : [(e.params as { allowedValue: unknown }).allowedValue];
-      const v = valueAt(ctx, e.instancePath);
-      const guess = typeof v === 'string' ? closestMatch(v, allowed.map(String)) : undefined;
-      const unquoted = typeof v === 'string' && allowed.some((a) => typeof a === 'number' && String(a) === v);
-      const shown = allowed.map((a) => JSON.stringify(a));
-      const last = splitPointer(e.instancePath).at(-1);
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_ENUM_VALUE',
-        summary:
-          allowed.length === 1
-            ? `${capitalize(where)} must be ${shown[0]}, not ${JSON.stringify(v)}`
-            : `${capitalize(where)} has a value that is not allowed: ${JSON.stringify(v)}`,
-        detail: allowed.length === 1 ? (last === 'version' ? 'This is the only configuration format plumb reads.' : undefined) : `Allowed: ${shown.join(', ')}.`,
-        suggestion: unquoted
-          ? `write ${v} without quotes: it is a number`
-          : guess && allowed.length > 1
-            ? `did you mean ${JSON.stringify(guess)}?`
-            : allowed.length === 1
-              ? `write ${last !== undefined && !/^\d+$/.test(last) ? `${last}: ` : ''}${shown[0]}`
-              : `use one of ${shown.join(', ')}`,
-        pointer: e.instancePath,
-      });
-    }
-    case 'minimum':
-    case 'maximum':
-    case 'exclusiveMinimum':
-    case 'exclusiveMaximum':
-    case 'multipleOf': {
-      const p = e.params as { comparison?: string; limit?: number; multipleOf?: number };
-      const words: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
-      const bound = e.keyword === 'multipleOf' ? `a multiple of ${p.multipleOf}` : `${words[p.comparison ?? ''] ?? p.comparison} ${p.limit}`;
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_OUT_OF_RANGE',
-        summary: `${capitalize(where)} is out of range: ${JSON.stringify(valueAt(ctx, e.instancePath))}`,
-        detail: `It must be ${bound}${rangeOf(e.instancePath)}.`,
-        suggestion: `use a value ${bound}`,
-        pointer: e.instancePath,
-      });
-    }
-    case 'maxItems':
-    case 'minItems': {
-      const limit = (e.params as { limit: number }).limit;
-      const n = Array.isArray(valueAt(ctx, e.instancePath)) ? (valueAt(ctx, e.instancePath) as unknown[]).length : 0;
-      const empty = e.keyword === 'minItems' && limit === 1;
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_ARRAY_SIZE',
-        summary: empty
-          ? `${capitalize(where)} is an empty list`
-          : `${capitalize(where)} lists ${n} item${n === 1 ? '' : 's'}; ${e.keyword === 'minItems' ? 'at least' : 'at most'} ${limit} ${e.keyword === 'minItems' ? 'are' : 'are allowed'}`,
-        detail: empty ? 'It needs at least one item.' : undefined,
-        suggestion: empty ? 'add an item, or remove the key' : e.keyword === 'minItems' ? `list at least ${limit}` : `remove ${n - limit} of them`,
-        pointer: e.instancePath,
-      });
-    }
-    case 'uniqueItems': {
-      const { i, j } = e.params as { i: number; j: number };
-      const list = valueAt(ctx, e.instancePath);
-      const item = Array.isArray(list) ? list[j] : undefined;
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_DUPLICATE_ITEM',
-        summary: `${capitalize(where)} lists ${JSON.stringify(item)} twice (items ${j + 1} and ${i + 1})`,
-        suggestion: 'remove the repeated item',
-        pointer: e.instancePath,
-      });
-    }
-    case 'pattern':
-    case 'minLength':
-    case 'maxLength':
-    case 'format':
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_STRING_FORMAT',
-        summary: `${capitalize(where)} is not in the expected form`,
-        detail: formatDetail(e),
-        suggestion: formatSuggestion(e),
-        pointer: e.instancePath,
-      });
-    case 'minProperties':
-    case 'maxProperties':
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_SINK_INVALID',
-        summary: `${capitalize(where)} must name exactly one of file, command or stdout`,
-        suggestion: 'keep one way of delivering the secret, e.g. `sink: {file: secrets/deployer.token}`',
-        pointer: e.instancePath,
-      });
-    case 'propertyNames':
-      return;
-    default:
-      return push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_SCHEMA',
-        summary: `${capitalize(where)} does not have a value plumb accepts here`,
-        suggestion: 'see docs/config.md for the form of this key',
-        pointer: e.instancePath,
-      });
-  }
-}
-
-function ruleOf(schemaPath: string) {
-  const m = /\/settings\/allOf\/(\d+)\//.exec(schemaPath);
-  if (!m) return undefined;
-  const idx = SETTINGS_RULE_INDEX[Number(m[1])];
-  return idx === undefined ? undefined : SETTING_RULES[idx];
-}
-
-function unknownSetting(key: string, pointer: string, ctx: Ctx): void {
-  const spec = settingByName(key);
-  if (spec?.removed) {
-    return push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_SETTING_REMOVED',
-      summary: `Setting "${key}" was removed from the interface in ${spec.removed.version}`,
-      detail: 'The instance ignores it; keeping it would hide that the configuration no longer does anything.',
-      suggestion: spec.removed.replacement ? `use "${spec.removed.replacement}" instead` : 'remove it',
-      pointer,
-      on: 'key',
-    });
-  }
-  if (spec && spec.name !== key) {
-    return push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_SETTING_RESPONSE_NAME',
-      summary: `"${key}" is the name the instance uses in responses; updates use "${spec.name}"`,
-      suggestion: `rename it to "${spec.name}"`,
-      pointer,
-      on: 'key',
-    });
-  }
-  const guess = suggestSettingName(key);
-  const belongs = guess ? undefined : whereKeyBelongs(key);
-  push(ctx, {
-    severity: 'error',
-    code: 'PLUMB_UNKNOWN_SETTING',
-    summary: belongs ? `"${key}" is not an application setting` : `Unknown application setting "${key}"`,
-    detail: 'See docs/settings.md for every setting plumb knows.',
-    suggestion: guess ? `did you mean "${guess}"?` : belongs ? `move it ${belongs}` : 'check the spelling against docs/settings.md',
-    pointer,
-    on: 'key',
-  });
-}
-
-function valueAt(ctx: Ctx, pointer: string): unknown {
-  let node: unknown = ctx.sources.data;
-  for (const s of splitPointer(pointer)) node = (node as Record<string, unknown> | undefined)?.[s];
-  return node;
-}
-
-function article(t: string | string[]): string {
-  const list = Array.isArray(t) ? t : [t];
-  const words = list.map((x) => (x === 'integer' ? 'an integer' : x === 'array' ? 'a list' : x === 'object' ? 'a mapping' : x === 'null' ? 'null' : `a ${x}`));
-  return words.join(' or ');
-}
-
-function describeValue(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  return `${typeof v} ${JSON.stringify(v)}`;
-}
-
-function typeHint(t: string | string[], v: unknown): string {
-  const list = Array.isArray(t) ? t : [t];
-  if (list.includes('boolean') && typeof v === 'string' && /^(true|false|yes|no|on|off)$/i.test(v)) return `write ${/^(true|yes|on)$/i.test(v) ? 'true' : 'false'} without quotes`;
-  if ((list.includes('integer') || list.includes('number')) && typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return `write ${v} without quotes`;
-  if (list.includes('integer') && typeof v === 'number') return `use a whole number such as ${Math.round(v)}`;
-  if (list.includes('array') && !Array.isArray(v)) return `write a list, e.g. [${v === undefined ? '' : JSON.stringify(v)}]`;
-  if (list.includes('string') && typeof v !== 'string') return 'quote the value';
-  return `change it to ${article(t)}`;
-}
-
-function rangeOf(pointer: string): string {
-  const s = splitPointer(pointer);
-  if (s[2] !== 'settings' || s.length !== 4) return '';
-  const spec = settingByName(s[3]!);
-  if (!spec) return '';
-  const lo = spec.minimum;
-  const hi = spec.maximum;
-  return lo !== undefined && hi !== undefined ? ` (allowed ${lo}–${hi})` : '';
-}
-
-/** What a pattern or length asks for, in words (never the raw regular expression). */
-const FORMS: Record<string, string> = {
-  url: 'an absolute http or https URL, such as https://code.example.com',
-  token_env: 'the name of an environment variable: letters, digits and underscores, not starting with a digit',
-  expires_at: 'a date written YYYY-MM-DD',
-  pages_primary_domain: 'a host name such as docs.example.com (no scheme, path, port or spaces)',
-  search_engine_prefix: 'lowercase letters, digits, hyphens and underscores, starting and ending with a letter or digit',
-  spam_check_endpoint_url: 'a grpc:// or tls:// URL, or empty',
-};
-
-function formatDetail(e: ErrorObject): string {
-  const p = e.params as { limit?: number };
-  const last = splitPointer(e.instancePath).at(-1) ?? '';
-  if (e.keyword === 'minLength') return p.limit === 1 ? 'It must not be empty.' : `It must be at least ${p.limit} characters long.`;
-  if (e.keyword === 'maxLength') return `It must be at most ${p.limit} characters long.`;
-  const form = FORMS[last];
-  return form ? `It must be ${form}.` : 'It does not have the form this key takes (see docs/config.md and docs/settings.md).';
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-/**
- * Where a key misplaced at one level belongs, e.g. `prune_access_tokens` written under a token:
- * "under a group (next to access_tokens)". Read from the schema, on the error path only.
- */
-function whereKeyBelongs(key: string): string | undefined {
-  if (settingByName(key) && !settingByName(key)?.removed) return 'under `settings:` of the instance: it is an application setting';
-  const root = configSchemaJson() as SchemaNode & { definitions?: Record<string, SchemaNode> };
-  const places: [SchemaNode | undefined, string][] = [
-    [root, 'to the top level of the file'],
-    [root.definitions?.instance, 'directly under an instance (next to url and token_env)'],
-    [root.definitions?.group, 'under a group (next to access_tokens)'],
-    [root.definitions?.access_token, 'under an access token (next to scopes)'],
-    [root.definitions?.access_token?.properties?.rotation, 'under rotation: of an access token'],
-    [root.definitions?.access_token?.properties?.sink, 'under sink: of an access token'],
-    [root.definitions?.project, 'under a project (next to files and pages)'],
-    [root.definitions?.file, 'under a file of a project'],
-    [root.definitions?.pages, 'under pages: of a project'],
-  ];
-  return places.find(([node]) => node?.properties?.[key] !== undefined)?.[1];
-}
-
-function formatSuggestion(e: ErrorObject): string {
-  const last = splitPointer(e.instancePath).at(-1);
-  if (e.keyword === 'minLength') return 'give it a value, or remove the key';
-  if (e.keyword === 'maxLength') return 'shorten it';
-  if (last === 'pages_primary_domain') return 'write the domain alone, e.g. docs.example.com';
-  if (last === 'expires_at') return 'write the date as YYYY-MM-DD';
-  if (last === 'url') return 'write the base URL with its scheme, e.g. https://code.example.com';
-  if (last === 'token_env') return 'write the name of an environment variable, e.g. PLUMB_TOKEN';
-  return 'fix the value';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -585,7 +196,7 @@ function holdsPemCertificate(file: string): boolean {
   }
 }
 
-function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
+function resolveConfig(data: Record<string, unknown>, kinds: readonly KindConfig[], ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
   const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(obj(data.instances))) {
@@ -631,7 +242,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
         on: 'key',
       });
     }
-    const { resources, containers } = resolveKinds(name, inst, p, KIND_CONFIGS, ctx);
+    const { resources, containers } = resolveKinds(name, inst, p, kinds, ctx);
     const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), ctx);
     instances.push({
       name,
@@ -648,7 +259,7 @@ function resolveConfig(data: Record<string, unknown>, ctx: Ctx): DesiredConfig {
       containers,
     });
   }
-  for (const k of KIND_CONFIGS) k.check?.(instances, ctx);
+  for (const k of kinds) k.check?.(instances, ctx);
   if (instances.length === 0 && !hasErrors(ctx.diagnostics)) {
     ctx.diagnostics.push({
       severity: 'warning',

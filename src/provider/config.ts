@@ -17,7 +17,8 @@ import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
 import { blockNames, resourceBlock } from './schema.js';
-import { TERRAFORM_PARTS } from '../resources/index.js';
+import { BUILT_IN_KINDS } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import type { DocumentHelpers, FragmentBuilder, PathStep, TerraformPart, TfObject } from '../resources/terraform.js';
 
 export type { PathStep, TfObject } from '../resources/terraform.js';
@@ -46,6 +47,8 @@ export interface Built {
   readonly loaded: ConfigResult;
   /** Where in the Terraform configuration a diagnostic's pointer is; undefined: the resource as a whole. */
   readonly pathOf: (pointer: string | undefined) => PathStep[] | undefined;
+  /** Whether a diagnostic is about the provider block rather than a resource. */
+  readonly isProviderPointer: (pointer: string | undefined) => boolean;
 }
 
 /** Placeholder used while the provider is not configured yet (validation runs before configure). */
@@ -73,8 +76,9 @@ export function one(v: CtyValue | undefined): TfObject | undefined {
  * Builds and loads the plumb document for what is declared. `env` is the environment the loader
  * and the engine see (with the write-only values added under private names).
  */
-export function buildConfig(provider: ProviderSettings | undefined, d: Declared | undefined, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string }): Built & { env: NodeJS.ProcessEnv } {
+export function buildConfig(provider: ProviderSettings | undefined, d: Declared | undefined, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string; kinds?: KindSet }): Built & { env: NodeJS.ProcessEnv } {
   const p = provider ?? UNCONFIGURED;
+  const kinds = opts.kinds ?? BUILT_IN_KINDS;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   const instance: Record<string, unknown> = { url: p.url, token_env: p.tokenEnv };
   if (p.caBundle) instance.ca_bundle = path.resolve(opts.cwd, p.caBundle);
@@ -88,7 +92,7 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared 
       literal,
       known,
       one,
-      block: resourceBlock(d.part.typeName),
+      block: resourceBlock(d.part.typeName, kinds),
       secret: (v) => {
         const key = `PLUMB_TF_WRITE_ONLY_${++secretCount}`;
         env[key] = v;
@@ -101,27 +105,27 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared 
   // resolved against the working directory) are confined to the Terraform configuration's root.
   const shown = 'terraform.plumb.yaml';
   const abs = path.join(opts.cwd, shown);
-  const validateOpts = { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd) };
+  const validateOpts = { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd), kinds };
   const text = JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1);
   const loaded: ConfigResult = validateLoaded(loadDocuments([{ abs, file: shown, text }], validateOpts), new Map([[shown, abs]]), [], validateOpts);
-  return { loaded, env, pathOf: (pointer) => pathOf(d?.part, pointer) };
+  return { loaded, env, pathOf: (pointer) => pathOf(d?.part, pointer, kinds), isProviderPointer: (pointer) => isProviderPointer(pointer, kinds) };
 }
 
 /** Maps a pointer into the built document to the Terraform attribute it came from (the resource's kind says how). */
-function pathOf(part: TerraformPart | undefined, pointer: string | undefined): PathStep[] | undefined {
+function pathOf(part: TerraformPart | undefined, pointer: string | undefined, kinds: KindSet): PathStep[] | undefined {
   if (pointer === undefined) return undefined;
   const s = splitPointer(pointer);
   if (s[0] !== 'instances' || s[1] !== INSTANCE) return undefined;
   const rest = s.slice(2);
-  if (part && rest[0] === part.mount) return part.pathOf(rest, blockNames(part.typeName));
+  if (part && rest[0] === part.mount) return part.pathOf(rest, blockNames(part.typeName, kinds));
   // The instance itself: url, token_env, ca_bundle… are the provider block's attributes.
   return rest.length > 0 ? rest.map((seg): PathStep => (/^\d+$/.test(seg) ? { index: Number(seg) } : { attribute: seg })) : undefined;
 }
 
 /** Whether a diagnostic is about the provider block rather than a resource. */
-export function isProviderPointer(pointer: string | undefined): boolean {
+export function isProviderPointer(pointer: string | undefined, kinds: KindSet = BUILT_IN_KINDS): boolean {
   if (pointer === undefined) return false;
   const s = splitPointer(pointer);
-  return s[0] === 'instances' && s.length >= 3 && !TERRAFORM_PARTS.some((p) => p.mount === s[2]);
+  return s[0] === 'instances' && s.length >= 3 && !kinds.terraformParts.some((p) => p.mount === s[2]);
 }
 

@@ -23,7 +23,7 @@ import type { DiagnosticCode } from '../diagnostics/codes.js';
 import type { InstanceContext } from '../engine/resource.js';
 import { TERRAFORM_PARTS } from '../resources/index.js';
 import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
-import type { ApplyResult, CtyValue, DataSourceDoor, TerraformDataSource, TfDiagnostic, TfObject } from '../resources/terraform.js';
+import type { ApplyResult, CtyValue, DataSourceDoor, TerraformDataSource, TerraformPart, TfDiagnostic, TfObject } from '../resources/terraform.js';
 import { anyPathGlob, pathGlobProblem } from '../util/path-glob.js';
 import { INSTANCE } from './config.js';
 import { NOT_CONFIGURED, readInstance } from './resources.js';
@@ -169,18 +169,20 @@ const groupsDataSource: TerraformDataSource = {
   },
 };
 
-/** Every data source the provider serves. */
-export const DATA_SOURCES: readonly TerraformDataSource[] = [
-  ...TERRAFORM_PARTS.flatMap((p): TerraformDataSource[] => {
-    const ds = p.dataSource;
-    return ds ? [{ typeName: p.typeName, schema: ds.schema, read: (door, config) => ds.read(door, config) }] : [];
-  }),
-  projectsDataSource,
-  groupsDataSource,
-];
+/** Every data source the provider serves: its kinds' own (the registry it runs with), then the fleet listings. */
+export function dataSourcesOf(parts: readonly TerraformPart[] = TERRAFORM_PARTS): readonly TerraformDataSource[] {
+  return [
+    ...parts.flatMap((p): TerraformDataSource[] => {
+      const ds = p.dataSource;
+      return ds ? [{ typeName: p.typeName, schema: ds.schema, read: (door, config) => ds.read(door, config) }] : [];
+    }),
+    projectsDataSource,
+    groupsDataSource,
+  ];
+}
 
-function unknownDataSource(typeName: string): TfDiagnostic {
-  return { severity: 'error', summary: `Unknown data source ${typeName}`, detail: `plumb serves ${DATA_SOURCES.map((d) => d.typeName).join(', ')}.` };
+function unknownDataSource(typeName: string, all: readonly TerraformDataSource[]): TfDiagnostic {
+  return { severity: 'error', summary: `Unknown data source ${typeName}`, detail: `plumb serves ${all.map((d) => d.typeName).join(', ')}.` };
 }
 
 function doorOf(rt: Runtime): DataSourceDoor {
@@ -192,16 +194,18 @@ function doorOf(rt: Runtime): DataSourceDoor {
 }
 
 /** ValidateDataResourceConfig: the data source's offline checks (values not known yet skipped). */
-export function validateDataSource(typeName: string, config: TfObject | null): TfDiagnostic[] {
-  const ds = DATA_SOURCES.find((d) => d.typeName === typeName);
-  if (!ds) return [unknownDataSource(typeName)];
+export function validateDataSource(typeName: string, config: TfObject | null, parts?: readonly TerraformPart[]): TfDiagnostic[] {
+  const all = dataSourcesOf(parts);
+  const ds = all.find((d) => d.typeName === typeName);
+  if (!ds) return [unknownDataSource(typeName, all)];
   return config ? (ds.validate?.(config) ?? []) : [];
 }
 
 /** ReadDataSource: checks the configuration again (Terraform may skip validation), then reads. */
 export async function readDataSource(rt: Runtime, typeName: string, config: TfObject | null): Promise<ApplyResult> {
-  const ds = DATA_SOURCES.find((d) => d.typeName === typeName);
-  if (!ds) return { newState: null, diagnostics: [unknownDataSource(typeName)] };
+  const all = dataSourcesOf(rt.kinds.terraformParts);
+  const ds = all.find((d) => d.typeName === typeName);
+  if (!ds) return { newState: null, diagnostics: [unknownDataSource(typeName, all)] };
   const invalid = config ? (ds.validate?.(config) ?? []) : [];
   if (hasTfErrors(invalid)) return { newState: null, diagnostics: invalid };
   const r = await ds.read(doorOf(rt), config ?? {});

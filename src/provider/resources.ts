@@ -10,15 +10,14 @@ import type { InstanceContext, ReadCache } from '../engine/resource.js';
 import type { Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { ApiError } from '../api/errors.js';
-import { KINDS, TERRAFORM_PARTS } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import { containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import type { ApplyResult, CtyType, CtyValue, DoorPlan, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic } from '../resources/terraform.js';
-import { INSTANCE, buildConfig, isProviderPointer } from './config.js';
+import { INSTANCE, buildConfig } from './config.js';
 import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
 import { blockType } from './tfjson.js';
-import { TERRAFORM_RESOURCES } from '../catalogue/kinds.js';
 
 export type { ApplyResult, PlanResult, TfDiagnostic } from '../resources/terraform.js';
 
@@ -38,6 +37,8 @@ export interface Runtime {
   readonly owners: Owners;
   /** Set by StopProvider: operations not yet started refuse. */
   readonly stopped: () => boolean;
+  /** The registry whose Terraform parts the provider serves (`ServeOptions.kinds`; default the built-in kinds). */
+  readonly kinds: KindSet;
 }
 
 const today = (rt: Runtime) => rt.now.toISOString().slice(0, 10);
@@ -51,7 +52,7 @@ export function configDiagnostics(built: Built, which: 'resource' | 'provider'):
   const out: TfDiagnostic[] = [];
   for (const d of built.loaded.diagnostics) {
     if (d.severity === 'info') continue;
-    const providerLevel = isProviderPointer(d.pointer);
+    const providerLevel = built.isProviderPointer(d.pointer);
     if ((which === 'provider') !== providerLevel) continue;
     const p = built.pathOf(d.pointer);
     out.push({ severity: d.severity, summary: d.summary, detail: detailOf(d), ...(p && { path: p }) });
@@ -67,7 +68,7 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
 
 /** `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads. */
 function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): EngineOptions {
-  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: KINDS, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
+  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: rt.kinds.engine, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
 }
 
 export const NOT_CONFIGURED: TfDiagnostic = {
@@ -76,12 +77,12 @@ export const NOT_CONFIGURED: TfDiagnostic = {
   detail: 'Terraform called the provider before ConfigureProvider; this is a bug in the caller.',
 };
 
-function partFor(typeName: string): TerraformPart | undefined {
-  return TERRAFORM_PARTS.find((p) => p.typeName === typeName);
+function partFor(rt: Runtime, typeName: string): TerraformPart | undefined {
+  return rt.kinds.terraformParts.find((p) => p.typeName === typeName);
 }
 
-function unknownType(typeName: string): TfDiagnostic {
-  return { severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${TERRAFORM_PARTS.map((p) => p.typeName).join(', ')}.` };
+function unknownType(rt: Runtime, typeName: string): TfDiagnostic {
+  return { severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${rt.kinds.terraformParts.map((p) => p.typeName).join(', ')}.` };
 }
 
 /**
@@ -94,15 +95,15 @@ function unknownType(typeName: string): TfDiagnostic {
  * does not depend on it is reported now.
  */
 export function validateResource(rt: Runtime, typeName: string, config: TfObject): TfDiagnostic[] {
-  const part = partFor(typeName);
-  if (!part) return [unknownType(typeName)];
+  const part = partFor(rt, typeName);
+  if (!part) return [unknownType(rt, typeName)];
   const check = (values: TfObject): TfDiagnostic[] => {
-    const built = buildConfig(undefined, { part, build: part.document(values) }, { env: rt.env, today: today(rt), cwd: rt.cwd });
+    const built = buildConfig(undefined, { part, build: part.document(values) }, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
     return [...configDiagnostics(built, 'resource'), ...(part.validate?.(values) ?? [])];
   };
   const refused = interpolationRefused(config, []);
   const absent = [...refused, ...check(config)];
-  const block = resourceBlock(typeName);
+  const block = resourceBlock(typeName, rt.kinds);
   if (!containsUnknown(config) || !block) return absent;
   const present = new Set(check(withStandIns(config, blockType(block)) as TfObject).map(diagnosticKey));
   return absent.filter((d) => present.has(diagnosticKey(d)));
@@ -172,7 +173,7 @@ function riskWarnings(plan: Plan | undefined, address: string): TfDiagnostic[] {
 
 /** Runs the engine's plan for one declared resource. */
 async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
-  const built = buildConfig(rt.provider, declared, { env: rt.env, today: today(rt), cwd: rt.cwd });
+  const built = buildConfig(rt.provider, declared, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
   const diagnostics = [...configDiagnostics(built, 'resource'), ...configDiagnostics(built, 'provider')];
   const { loaded } = built;
   if (!loaded.config || hasErrors(loaded.diagnostics)) return { built, diagnostics };
@@ -234,7 +235,7 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
   return {
     today: today(rt),
     instance: INSTANCE,
-    block: resourceBlock(part.typeName),
+    block: resourceBlock(part.typeName, rt.kinds),
     reads: rt.listings,
     async plan(build, opts) {
       const r = await planFor(rt, { part, build }, opts?.fresh === true);
@@ -254,7 +255,7 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
 
 /** Runs a read against the configured instance, no resource declared: refresh, import, data sources. */
 export async function readInstance<T>(rt: Runtime, fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }> {
-  const b = buildConfig(rt.provider, undefined, { env: rt.env, today: today(rt), cwd: rt.cwd });
+  const b = buildConfig(rt.provider, undefined, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
   if (!b.loaded.config) return { diagnostics: configDiagnostics(b, 'provider') };
   const session = openSession(b.loaded, b.loaded.config, engineOptions(rt, b.env));
   try {
@@ -330,8 +331,7 @@ const known = (v: CtyValue | undefined): boolean => v !== undefined && v !== nul
  * kind with one record per instance (the settings), one per attribute it sets.
  */
 function claimsOf(part: TerraformPart, config: TfObject): { key: string; path: PathStep[]; what: string }[] {
-  const shape = TERRAFORM_RESOURCES.find((r) => r.type === part.typeName);
-  if (!shape) return [];
+  const shape = part.shape;
   const segments: string[] = [];
   for (const seg of shape.keyPath) {
     const m = /^\{(.+)\}$/.exec(seg);
@@ -378,8 +378,8 @@ function ownershipRefusals(rt: Runtime, part: TerraformPart, prior: TfObject | n
 export async function planResource(rt: Runtime, typeName: string, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
   if (proposed === null || config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
   if (!rt.provider) return { planned: proposed, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
-  const part = partFor(typeName);
-  if (!part) return { planned: proposed, requiresReplace: [], diagnostics: [unknownType(typeName)] };
+  const part = partFor(rt, typeName);
+  if (!part) return { planned: proposed, requiresReplace: [], diagnostics: [unknownType(rt, typeName)] };
   const refused = ownershipRefusals(rt, part, prior, config);
   if (refused.length > 0) return { planned: proposed, requiresReplace: [], diagnostics: refused };
   return part.plan(doorFor(rt, part), prior, proposed, config);
@@ -388,8 +388,8 @@ export async function planResource(rt: Runtime, typeName: string, prior: TfObjec
 export async function applyResource(rt: Runtime, typeName: string, prior: TfObject | null, planned: TfObject | null, config: TfObject | null): Promise<ApplyResult> {
   if (!rt.provider) return { newState: prior, diagnostics: [NOT_CONFIGURED] };
   if (rt.stopped()) return { newState: prior, diagnostics: [{ severity: 'error', summary: 'The provider was stopped', detail: 'Terraform asked plumb to stop; nothing was applied.' }] };
-  const part = partFor(typeName);
-  if (!part) return { newState: prior, diagnostics: [unknownType(typeName)] };
+  const part = partFor(rt, typeName);
+  if (!part) return { newState: prior, diagnostics: [unknownType(rt, typeName)] };
   // Claims are for plans: an apply (which may also change what a resource plans next) forgets them.
   rt.owners.clear();
   return part.apply(doorFor(rt, part), prior, planned, config);
@@ -398,15 +398,15 @@ export async function applyResource(rt: Runtime, typeName: string, prior: TfObje
 export async function readResource(rt: Runtime, typeName: string, current: TfObject | null): Promise<ApplyResult> {
   if (current === null) return { newState: null, diagnostics: [] };
   if (!rt.provider) return { newState: current, diagnostics: [NOT_CONFIGURED] };
-  const part = partFor(typeName);
+  const part = partFor(rt, typeName);
   if (!part) return { newState: current, diagnostics: [] };
   return part.read(doorFor(rt, part), current);
 }
 
 export async function importResource(rt: Runtime, typeName: string, id: string): Promise<ApplyResult> {
   if (!rt.provider) return { newState: null, diagnostics: [NOT_CONFIGURED] };
-  const part = partFor(typeName);
-  if (!part) return { newState: null, diagnostics: [unknownType(typeName)] };
+  const part = partFor(rt, typeName);
+  if (!part) return { newState: null, diagnostics: [unknownType(rt, typeName)] };
   return part.importState(doorFor(rt, part), id);
 }
 

@@ -12,7 +12,8 @@
  * kinds' data sources. It never renames, retypes or removes a generated attribute.
  */
 import { ownText } from '../util/own-files.js';
-import { TERRAFORM_PARTS } from '../resources/index.js';
+import { BUILT_IN_KINDS, TERRAFORM_PARTS } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import { onlyProvider } from './tfjson.js';
 import type { TfJsonAttribute, TfJsonBlock, TfJsonProviderSchema, TfJsonSchema, TfJsonSchemas } from './tfjson.js';
 
@@ -28,53 +29,61 @@ const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonA
  * What the provider adds to the generated document, per schema. Attributes here must not exist in
  * the generated document (the test checks it), so CDKTF's synthesized configuration never sets them.
  */
-export const PROVIDER_ONLY: Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> = {
-  provider: {
-    state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
-  },
-  ...Object.fromEntries(TERRAFORM_PARTS.map((p) => [p.typeName, p.computed ?? {}])),
-};
+function providerOnly(kinds: KindSet): Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> {
+  return {
+    provider: {
+      state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
+    },
+    ...Object.fromEntries(kinds.terraformParts.map((p) => [p.typeName, p.computed ?? {}])),
+  };
+}
+
+export const PROVIDER_ONLY = providerOnly(BUILT_IN_KINDS);
 
 function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>> | undefined, edit: (name: string, a: TfJsonAttribute) => TfJsonAttribute = (_, a) => a): TfJsonSchema {
   const attributes = Object.fromEntries(Object.entries(s.block.attributes ?? {}).map(([n, a]) => [n, edit(n, a)]));
   return { ...s, block: { ...s.block, attributes: { ...attributes, ...extra } } };
 }
 
-/** The generated document, as committed by `npm run generate`. */
-export function generatedSchema(): TfJsonProviderSchema {
+/** The generated document, as committed by `npm run generate` (or generated for a registry's kinds, `KindSet.terraformSchema`). */
+export function generatedSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderSchema {
+  if (kinds.terraformSchema) return onlyProvider(kinds.terraformSchema() as unknown as TfJsonSchemas);
   const text = ownText('schemas/terraform-provider.schema.json', import.meta.url);
   if (text === undefined) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb-gitops (or run npm run generate in a checkout)');
   return onlyProvider(JSON.parse(text) as TfJsonSchemas);
 }
 
-let cached: TfJsonProviderSchema | undefined;
+const cached = new WeakMap<KindSet, TfJsonProviderSchema>();
 
-/** The served schema: the generated one plus PROVIDER_ONLY and the kinds' edits (see the note at the top). */
-export function providerSchema(): TfJsonProviderSchema {
-  if (cached) return cached;
-  const g = generatedSchema();
+/** The served schema of a registry's kinds: the generated one plus PROVIDER_ONLY and the kinds' edits (see the note at the top). */
+export function providerSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderSchema {
+  const known = cached.get(kinds);
+  if (known) return known;
+  const g = generatedSchema(kinds);
+  const only = kinds === BUILT_IN_KINDS ? PROVIDER_ONLY : providerOnly(kinds);
   const resources: Record<string, TfJsonSchema> = {};
   for (const [type, s] of Object.entries(g.resource_schemas)) {
-    const part = TERRAFORM_PARTS.find((p) => p.typeName === type);
-    resources[type] = extend(s, PROVIDER_ONLY[type], part?.editAttribute?.bind(part));
+    const part = kinds.terraformParts.find((p) => p.typeName === type);
+    resources[type] = extend(s, only[type], part?.editAttribute?.bind(part));
   }
   const dataSources: Record<string, TfJsonSchema> = { ...g.data_source_schemas };
-  for (const p of TERRAFORM_PARTS) if (p.dataSource) dataSources[p.typeName] = p.dataSource.schema();
-  cached = {
+  for (const p of kinds.terraformParts) if (p.dataSource) dataSources[p.typeName] = p.dataSource.schema();
+  const served: TfJsonProviderSchema = {
     // token_env defaults to PLUMB_TOKEN under Terraform (ConfigureProvider); CDKTF's bindings keep it required.
-    provider: extend(g.provider, PROVIDER_ONLY.provider, (name, a) => (name === 'token_env' ? { ...a, required: false, optional: true } : a)),
+    provider: extend(g.provider, only.provider, (name, a) => (name === 'token_env' ? { ...a, required: false, optional: true } : a)),
     resource_schemas: resources,
     data_source_schemas: dataSources,
   };
-  return cached;
+  cached.set(kinds, served);
+  return served;
 }
 
 /** A resource type's served block. */
-export function resourceBlock(typeName: string): TfJsonBlock | undefined {
-  return providerSchema().resource_schemas[typeName]?.block;
+export function resourceBlock(typeName: string, kinds: KindSet = BUILT_IN_KINDS): TfJsonBlock | undefined {
+  return providerSchema(kinds).resource_schemas[typeName]?.block;
 }
 
 /** Names of the nested blocks (one-element lists in Terraform's values) of a resource type. */
-export function blockNames(typeName: string): ReadonlySet<string> {
-  return new Set(Object.keys(resourceBlock(typeName)?.block_types ?? {}));
+export function blockNames(typeName: string, kinds: KindSet = BUILT_IN_KINDS): ReadonlySet<string> {
+  return new Set(Object.keys(resourceBlock(typeName, kinds)?.block_types ?? {}));
 }

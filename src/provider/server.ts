@@ -26,7 +26,9 @@ import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js'
 import type { CtyType, CtyValue } from './cty.js';
 import { blockType, toProtoSchema } from './tfjson.js';
 import type { TfJsonSchema } from './tfjson.js';
-import { RESOURCE_TYPE_NAMES, SCHEMA_VERSION, providerSchema } from './schema.js';
+import { SCHEMA_VERSION, providerSchema } from './schema.js';
+import { BUILT_IN_KINDS } from '../resources/index.js';
+import type { KindSet } from '../resources/index.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
 import { GroupListings, Owners, applyResource, configDiagnostics, importResource, planResource, readResource, validateResource } from './resources.js';
@@ -106,12 +108,12 @@ function internalError(err: unknown): TfDiagnostic {
 
 // --- the provider service ------------------------------------------------------------------------
 
-function resourceSchema(typeName: string): TfJsonSchema | undefined {
-  return providerSchema().resource_schemas[typeName];
+function resourceSchema(typeName: string, kinds: KindSet): TfJsonSchema | undefined {
+  return providerSchema(kinds).resource_schemas[typeName];
 }
 
-function typeOfResource(typeName: string): CtyType | undefined {
-  const s = resourceSchema(typeName);
+function typeOfResource(typeName: string, kinds: KindSet): CtyType | undefined {
+  const s = resourceSchema(typeName, kinds);
   return s ? blockType(s.block) : undefined;
 }
 
@@ -132,8 +134,8 @@ function providerSettings(config: TfObject, env: NodeJS.ProcessEnv): ProviderSet
  * A Terraform without write-only attributes (before 1.11) would keep these values in its plan and
  * state; plumb refuses them there rather than let a secret reach the state.
  */
-function writeOnlyRefused(typeName: string, config: TfObject | null): TfDiagnostic[] {
-  const s = resourceSchema(typeName);
+function writeOnlyRefused(typeName: string, config: TfObject | null, kinds: KindSet): TfDiagnostic[] {
+  const s = resourceSchema(typeName, kinds);
   if (!s || !config) return [];
   return Object.entries(s.block.attributes ?? {})
     .filter(([name, a]) => a.write_only && config[name] !== null && config[name] !== undefined)
@@ -146,8 +148,8 @@ function writeOnlyRefused(typeName: string, config: TfObject | null): TfDiagnost
 }
 
 /** Removes write-only values from a state Terraform wrote before it knew about them. */
-function stripWriteOnly(typeName: string, v: CtyValue): CtyValue {
-  const s = resourceSchema(typeName);
+function stripWriteOnly(typeName: string, v: CtyValue, kinds: KindSet): CtyValue {
+  const s = resourceSchema(typeName, kinds);
   if (!s || v === null || typeof v !== 'object' || Array.isArray(v)) return v;
   const out: Record<string, CtyValue> = { ...(v as TfObject) };
   for (const [name, a] of Object.entries(s.block.attributes ?? {})) if (a.write_only) out[name] = null;
@@ -155,7 +157,8 @@ function stripWriteOnly(typeName: string, v: CtyValue): CtyValue {
 }
 
 function providerService(rt: { current: Runtime; configure(p: ProviderSettings): void; stop(): void; exclusive<T>(fn: () => Promise<T>): Promise<T> }) {
-  const schema = providerSchema();
+  const kinds = rt.current.kinds;
+  const schema = providerSchema(kinds);
   const providerType = blockType(schema.provider.block);
   const unary =
     <Req, Res>(name: string, fn: (req: Req) => Promise<Res> | Res, onError: (d: TfDiagnostic) => Res) =>
@@ -176,7 +179,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     const s = schema.data_source_schemas?.[typeName];
     return s ? blockType(s.block) : undefined;
   };
-  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${RESOURCE_TYPE_NAMES.join(', ')}.` });
+  const unknownType = (typeName: string): TfDiagnostic => ({ severity: 'error', summary: `Unknown resource type ${typeName}`, detail: `plumb serves ${kinds.terraformParts.map((p) => p.typeName).join(', ')}.` });
 
   const handlers: Record<string, Handler> = {
     GetMetadata: unary('GetMetadata', () => ({
@@ -195,21 +198,21 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     GetFunctions: unary('GetFunctions', () => ({ functions: {}, diagnostics: [] }), diagsOnly),
     ValidateProviderConfig: unary('ValidateProviderConfig', (req: { config: DynamicValueMsg }) => {
       const config = decodeDynamic(req.config, providerType) as TfObject;
-      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(providerSettingsForValidation(config, rt.current.env), undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd, kinds });
       return { diagnostics: configDiagnostics(built, 'provider').map(protoDiagnostic) };
     }, diagsOnly),
     ValidateResourceConfig: unary('ValidateResourceConfig', (req: { type_name: string; config: DynamicValueMsg; client_capabilities: { write_only_attributes_allowed: boolean } | null }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const config = decodeDynamic(req.config, type) as TfObject;
       const diagnostics = validateResource(rt.current, req.type_name, config);
-      if (!req.client_capabilities?.write_only_attributes_allowed) diagnostics.push(...writeOnlyRefused(req.type_name, config));
+      if (!req.client_capabilities?.write_only_attributes_allowed) diagnostics.push(...writeOnlyRefused(req.type_name, config, kinds));
       return { diagnostics: diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ValidateDataResourceConfig: unary('ValidateDataResourceConfig', (req: { type_name: string; config: DynamicValueMsg }) => {
       const type = dataSourceType(req.type_name);
       if (!type) return diagsOnly(unknownDataSource(req.type_name));
-      return { diagnostics: validateDataSource(req.type_name, decodeDynamic(req.config, type) as TfObject | null).map(protoDiagnostic) };
+      return { diagnostics: validateDataSource(req.type_name, decodeDynamic(req.config, type) as TfObject | null, kinds.terraformParts).map(protoDiagnostic) };
     }, diagsOnly),
     ReadDataSource: unary('ReadDataSource', async (req: { type_name: string; config: DynamicValueMsg }) => {
       const type = dataSourceType(req.type_name);
@@ -218,13 +221,13 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       return { state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     UpgradeResourceState: unary('UpgradeResourceState', (req: { type_name: string; version: number; raw_state: { json?: Buffer | null } | null }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       if (req.version > SCHEMA_VERSION) {
         return diagsOnly({ severity: 'error', summary: `The state of ${req.type_name} was written by a newer plumb (schema version ${req.version})`, detail: `This plumb knows schema version ${SCHEMA_VERSION}; upgrade plumb.` });
       }
       const value = req.raw_state?.json && req.raw_state.json.length > 0 ? decodeDynamic({ json: req.raw_state.json }, type) : null;
-      return { upgraded_state: dynamic(stripWriteOnly(req.type_name, value), type), diagnostics: [] };
+      return { upgraded_state: dynamic(stripWriteOnly(req.type_name, value, kinds), type), diagnostics: [] };
     }, diagsOnly),
     ConfigureProvider: unary('ConfigureProvider', (req: { config: DynamicValueMsg }) => {
       const config = decodeDynamic(req.config, providerType) as TfObject;
@@ -242,7 +245,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
         };
       }
       const settings = providerSettings(config, rt.current.env);
-      const built = buildConfig(settings, undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd });
+      const built = buildConfig(settings, undefined, { env: rt.current.env, today: rt.current.now.toISOString().slice(0, 10), cwd: rt.current.cwd, kinds });
       const diagnostics = configDiagnostics(built, 'provider');
       // The provider block is configuration too (a merge request edits .tf files): its url must be
       // allowed from the environment (PLUMB_ALLOWED_URLS, PLUMB_URL, …), as for plan and apply.
@@ -262,14 +265,14 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       return { diagnostics: diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ReadResource: unary('ReadResource', async (req: { type_name: string; current_state: DynamicValueMsg; private: Buffer }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const current = decodeDynamic(req.current_state, type) as TfObject | null;
       const r = await readResource(rt.current, req.type_name, current);
       return { new_state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic), private: req.private };
     }, diagsOnly),
     PlanResourceChange: unary('PlanResourceChange', async (req: { type_name: string; prior_state: DynamicValueMsg; proposed_new_state: DynamicValueMsg; config: DynamicValueMsg; prior_private: Buffer }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
@@ -283,7 +286,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       };
     }, diagsOnly),
     ApplyResourceChange: unary('ApplyResourceChange', async (req: { type_name: string; prior_state: DynamicValueMsg; planned_state: DynamicValueMsg; config: DynamicValueMsg; planned_private: Buffer }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
@@ -292,7 +295,7 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       return { new_state: dynamic(r.newState, type), private: req.planned_private, diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ImportResourceState: unary('ImportResourceState', async (req: { type_name: string; id: string }) => {
-      const type = typeOfResource(req.type_name);
+      const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const r = await importResource(rt.current, req.type_name, req.id);
       return {
@@ -336,6 +339,8 @@ export interface ServeOptions {
    * at start-up, before the handshake: Terraform may be gone as soon as it has read the line.
    */
   readonly parentPid?: number;
+  /** The registry whose Terraform resources it serves; default the built-in kinds (a test serves one more, test/fixtures/kinds/). */
+  readonly kinds?: KindSet;
 }
 
 export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Promise<RunningProvider> {
@@ -359,7 +364,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   };
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped, kinds: opts.kinds ?? BUILT_IN_KINDS };
     },
     configure(p: ProviderSettings) {
       settings = p;

@@ -6,7 +6,7 @@
  * same order.
  */
 import type { KindPointer } from '../config/pointer.js';
-import type { KindConfig } from './kind-config.js';
+import type { ConfigKinds, KindConfig } from './kind-config.js';
 import { SETTINGS_CONFIG } from './settings/config.js';
 import { TOKEN_CONFIG } from './group-access-tokens/config.js';
 import { PAGES_CONFIG } from './pages/config.js';
@@ -17,3 +17,6 @@ export const KIND_CONFIGS: readonly KindConfig[] = [SETTINGS_CONFIG, TOKEN_CONFI
 
 /** Every kind's places, most specific first. */
 export const KIND_POINTERS: readonly KindPointer[] = KIND_CONFIGS.flatMap((k) => k.pointers);
+
+/** The built-in kinds' configuration side, as config/ takes it (`LoadOptions.kinds`). */
+export const BUILT_IN_CONFIG_KINDS: ConfigKinds = { configs: KIND_CONFIGS, pointers: KIND_POINTERS };

@@ -5,9 +5,11 @@
  * it in its `KindModule`, and src/resources/config.ts lists them for config/ and schema/.
  */
 import type { ContainerName } from '../catalogue/containers.js';
+import type { TerraformResourceShape } from '../catalogue/kinds.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { KindPointer } from '../config/pointer.js';
 import type { Ctx } from '../config/resolve-context.js';
+import type { ErrorObject } from 'ajv';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -62,4 +64,29 @@ export interface KindConfig<D = unknown> {
   resolve(raw: Readonly<Record<string, unknown>>, at: ResolveAt, ctx: Ctx): D | undefined;
   /** Checks across instances, after every instance is resolved (e.g. two tokens writing one file). */
   check?(instances: readonly DesiredInstance[], ctx: Ctx): void;
+}
+
+/** The configuration's JSON Schema for a set of kinds, compiled: what the schema pass runs. */
+export interface CompiledConfigSchema {
+  /** ajv's validate function (errors on `.errors`), with `allErrors`. */
+  readonly validate: ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+  /** The schema itself (read on the error path, for did-you-mean suggestions). */
+  json(): JsonSchema;
+}
+
+/**
+ * The kinds config/ loads, validates and resolves a configuration with: a registry's configuration
+ * side (`LoadOptions.kinds`). Without it, config/ uses the built-in kinds (src/resources/config.ts)
+ * and the schema generated at build time; a registry with other kinds (`withKinds`,
+ * src/resources/with-kinds.ts) passes its own compiled schema.
+ */
+export interface ConfigKinds {
+  /** Every kind's configuration side, in the registry's order. */
+  readonly configs: readonly KindConfig[];
+  /** Every kind's places, most specific first (`configs.flatMap((k) => k.pointers)`). */
+  readonly pointers: readonly KindPointer[];
+  /** The schema of a configuration with these kinds; absent: the one generated at build time. */
+  readonly schema?: CompiledConfigSchema;
+  /** The kinds' Terraform resources, for the CDKTF reader; absent: the built-in kinds' (src/catalogue/kinds.ts). */
+  readonly terraformShapes?: readonly TerraformResourceShape[];
 }

@@ -7,6 +7,7 @@
  */
 import type { InstanceContext, ReadCache } from '../engine/resource.js';
 import type { Plan, ResourceChange } from '../engine/plan.js';
+import type { TerraformResourceShape } from '../catalogue/kinds.js';
 
 /** A cty type as the schema writes it in JSON. */
 export type CtyType =
@@ -188,6 +189,8 @@ export interface TerraformDoor {
  * operations, each on plumb's engine through the door.
  */
 export interface TerraformPart {
+  /** Its shape (type, where one resource sits, identity): the schema generator and the CDKTF reader read it. */
+  readonly shape: TerraformResourceShape;
   /** The resource type, as the CDKTF constructs synthesize it. */
   readonly typeName: string;
   /** Attributes that say which resource this is: a change of one replaces it; they must be literal in CDKTF. */

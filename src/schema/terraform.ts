@@ -10,6 +10,8 @@ import { configSchema, instanceSchema } from './build.js';
 import type { JsonSchema } from './build.js';
 import { DATA_SOURCES, TERRAFORM_RESOURCES } from '../catalogue/index.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
+import { KIND_CONFIGS } from '../resources/config.js';
+import type { KindConfig } from '../resources/kind-config.js';
 
 /** Where the provider lives, as a `required_providers` source (plumb is not in a registry). */
 export const PLUMB_PROVIDER_SOURCE = 'registry.terraform.io/plumb/plumb';
@@ -124,14 +126,17 @@ function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<s
   return withKey(block, Object.fromEntries(r.identity.map((i) => [i.name, key(i.description)])));
 }
 
-/** The whole provider schema document. */
-export function terraformProviderSchema(): Record<string, unknown> {
-  const instance = instanceSchema();
+/**
+ * The whole provider schema document, for the built-in kinds (`npm run generate`) or the kinds and
+ * Terraform shapes a registry passes (`withKinds`, src/resources/with-kinds.ts).
+ */
+export function terraformProviderSchema(kinds: readonly KindConfig[] = KIND_CONFIGS, shapes: readonly TerraformResourceShape[] = TERRAFORM_RESOURCES): Record<string, unknown> {
+  const instance = instanceSchema(kinds);
   const props = instance.properties as Record<string, JsonSchema>;
   // No `lock`: Terraform locks its own state, and the provider applies one resource at a time.
-  const mounts = new Set<string>([...TERRAFORM_RESOURCES.map((r) => r.keyPath[0]), 'lock']);
+  const mounts = new Set<string>([...shapes.map((r) => r.keyPath[0]!), 'lock']);
   const connection = Object.fromEntries(Object.entries(props).filter(([k]) => !mounts.has(k)));
-  const definitions = configSchema().definitions as Record<string, JsonSchema>;
+  const definitions = configSchema(kinds).definitions as Record<string, JsonSchema>;
   return {
     format_version: '1.0',
     provider_schemas: {
@@ -143,7 +148,7 @@ export function terraformProviderSchema(): Record<string, unknown> {
             { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'] },
           ),
         },
-        resource_schemas: Object.fromEntries(TERRAFORM_RESOURCES.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),
+        resource_schemas: Object.fromEntries(shapes.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),
         // The data sources listing a group's projects and groups (catalogue/data-sources.ts); the
         // settings' data source is served by the provider alone (src/provider/schema.ts).
         data_source_schemas: DATA_SOURCES,

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { EXPORTERS, KIND_MODULES, REASON_TEXT, TERRAFORM_PARTS } from '../../src/resources/index.js';
 import { main } from '../../src/cli.js';
 import type { Io } from '../../src/commands/output.js';
-import { KIND_CONFIGS } from '../../src/resources/config.js';
+import { BUILT_IN_CONFIG_KINDS, KIND_CONFIGS, KIND_POINTERS } from '../../src/resources/config.js';
+import { BUILT_IN_KINDS } from '../../src/resources/index.js';
+import { TERRAFORM_RESOURCES } from '../../src/catalogue/kinds.js';
+import { configSchema } from '../../src/schema/build.js';
+import { compileConfigSchema } from '../../src/schema/compile.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
 
 describe('the kinds registry', () => {
@@ -33,6 +37,15 @@ describe('the kinds registry', () => {
         owner.set(c, m.kind);
       }
     }
+  });
+
+  it('builds the built-in registry from the same lists config/ and the catalogue hold, so the seam changes nothing for the built-in kinds', () => {
+    expect(BUILT_IN_KINDS.configs).toEqual(BUILT_IN_CONFIG_KINDS.configs);
+    expect(BUILT_IN_KINDS.pointers).toEqual(KIND_POINTERS);
+    expect(BUILT_IN_KINDS.terraformShapes).toEqual(TERRAFORM_RESOURCES);
+    expect(BUILT_IN_KINDS.schema).toBeUndefined();
+    // What withKinds compiles for a registry is the schema the build generates, for the same kinds.
+    expect(compileConfigSchema(KIND_CONFIGS).json()).toEqual(configSchema());
   });
 
   it('serves each Terraform resource type once', () => {

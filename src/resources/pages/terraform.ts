@@ -22,6 +22,7 @@ function pagesChanges(plan: Plan | undefined): ResourceChange[] {
 }
 
 export const projectPagesTerraform: TerraformPart = {
+  shape: SHAPE,
   typeName: SHAPE.type,
   identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',

@@ -90,6 +90,7 @@ const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[]
   rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
 
 export const repositoryFileTerraform: TerraformPart = {
+  shape: SHAPE,
   typeName: SHAPE.type,
   identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',

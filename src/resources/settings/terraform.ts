@@ -121,6 +121,7 @@ function terraformSecretDescription(d: string): string {
 }
 
 export const settingsTerraform: TerraformPart = {
+  shape: SHAPE,
   typeName: SHAPE.type,
   identity: SHAPE.identity.map((i) => i.name),
   mount: 'settings',

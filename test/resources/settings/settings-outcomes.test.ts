@@ -6,11 +6,11 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorOptions, RunningEmulator } from '../../src/emulator/index.js';
-import { settingByName } from '../../src/catalogue/index.js';
-import { secret, workdir } from '../helpers/cli.js';
-import type { Workdir } from '../helpers/cli.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
+import { settingByName } from '../../../src/catalogue/index.js';
+import { secret, workdir } from '../../helpers/cli.js';
+import type { Workdir } from '../../helpers/cli.js';
 
 /** `signin_enabled: false` as the catalogue types it (string as the spec writes it, or boolean like its target). */
 const SIGNIN_OFF = settingByName('signin_enabled')?.type === 'boolean' ? 'signin_enabled: false' : 'signin_enabled: "false"';

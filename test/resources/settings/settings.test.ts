@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { RunningEmulator, EmulatorOptions } from '../../src/emulator/index.js';
-import { secret, workdir } from '../helpers/cli.js';
-import type { Workdir } from '../helpers/cli.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { RunningEmulator, EmulatorOptions } from '../../../src/emulator/index.js';
+import { secret, workdir } from '../../helpers/cli.js';
+import type { Workdir } from '../../helpers/cli.js';
 
 const ADMIN_TOKEN = secret('admin-token-settings-0123456789');
 const CAPTCHA_KEY = secret('captcha-private-key-abcdef');
@@ -248,7 +248,7 @@ domain_denylist: [spam.example, junk.example]
 
   it('asks on a terminal and applies only after "yes"', async () => {
     config('signup_enabled: false');
-    const { runApply } = await import('../../src/commands/reconcile.js');
+    const { runApply } = await import('../../../src/commands/reconcile.js');
     let out = '';
     const io = { stdout: (s: string) => (out += s), stderr: (s: string) => (out += s), isTTY: true, env: { PLUMB_TOKEN: ADMIN_TOKEN }, cwd: wd.dir };
     const no = await runApply({ config: [], json: false, autoApprove: false, confirm: async () => false }, io);
