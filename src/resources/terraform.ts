@@ -175,6 +175,8 @@ export interface TerraformPart {
   readonly computed?: Readonly<Record<string, TfJsonAttribute>>;
   /** Changes the provider makes to a generated attribute (write-only secrets); never renames or retypes. */
   editAttribute?(name: string, a: TfJsonAttribute): TfJsonAttribute;
+  /** Nested-block attributes the provider does not serve because Terraform refuses them anyway (`sink.stdout`): block name → attribute names. */
+  readonly hidden?: Readonly<Record<string, readonly string[]>>;
   /** The document of a resource's values (`config` or `state`). */
   document(values: TfObject): FragmentBuilder;
   /**

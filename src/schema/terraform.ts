@@ -67,22 +67,38 @@ function describe(s: JsonSchema, fallback = ''): string {
   else if (s.minimum !== undefined) parts.push(`At least ${String(s.minimum)}.`);
   else if (s.maximum !== undefined) parts.push(`At most ${String(s.maximum)}.`);
   if (s.multipleOf !== undefined) parts.push(`In steps of ${String(s.multipleOf)}.`);
-  if (s.minLength !== undefined || s.maxLength !== undefined) parts.push(`Length ${String(s.minLength ?? 0)} to ${String(s.maxLength ?? 'unbounded')}.`);
+  if (s.minLength === 1 && s.maxLength === undefined) parts.push('Not empty.');
+  else if (s.maxLength === undefined && s.minLength !== undefined) parts.push(`At least ${String(s.minLength)} characters.`);
+  else if (s.maxLength !== undefined) parts.push(`Length ${String(s.minLength ?? 0)} to ${String(s.maxLength)}.`);
   if (s.pattern !== undefined) parts.push(`Matches ${String(s.pattern)}.`);
   if (s.maxItems !== undefined) parts.push(`At most ${String(s.maxItems)} items.`);
   if (s.default !== undefined) parts.push(`Default: ${JSON.stringify(s.default)}.`);
   return parts.filter(Boolean).join(' ').trim();
 }
 
+/**
+ * Descriptions written for this schema's doors (HCL, CDKTF) where the configuration schema's speak
+ * of plumb's YAML (a path "relative to this YAML file", apply's `--allow-…` flags): by the
+ * attribute's place, `<schema>.<attribute>` or `<schema>.<block>.<attribute>`. The YAML wording
+ * stays in the configuration schema and docs/config.md.
+ */
+const TERRAFORM_WORDS: Readonly<Record<string, string>> = {
+  'provider.ca_bundle': 'PEM file of a private CA (relative to the working directory). Not empty.',
+  'provider.allow_risky': 'Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
+  'plumb_group_access_token.sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.',
+  'plumb_repository_file.source': 'A local file whose content is used (relative to the working directory, inside the configuration root). Not empty.',
+  'plumb_project_pages.allow_unpublish': 'Lets published = false unpublish the site (its deployments are removed; only a new pipeline deploys it again). Without it, such a plan is an error. Default: false.',
+};
+
 /** A JSON Schema object's properties as a Terraform block: objects with known keys become nested blocks. */
-function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string> }): TfBlock {
+function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string>; at?: string }): TfBlock {
   const attributes: Record<string, TfAttribute> = {};
   const blockTypes: NonNullable<TfBlock['block_types']> = {};
   const required = new Set([...((schema.required as string[] | undefined) ?? []), ...(opts.required ?? [])]);
   for (const [name, raw] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-    const description = describe(raw, opts.descriptions?.[name]);
+    const description = (opts.at !== undefined ? TERRAFORM_WORDS[`${opts.at}.${name}`] : undefined) ?? describe(raw, opts.descriptions?.[name]);
     if (raw.properties) {
-      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description }) };
+      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description, ...(opts.at !== undefined && { at: `${opts.at}.${name}` }) }) };
       continue;
     }
     attributes[name] = {
@@ -118,6 +134,7 @@ function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<s
   if (!schema) throw new Error(`the configuration schema has no definition ${r.definition} (${r.type})`);
   const block = blockOf(schema, {
     description: r.description ?? String(schema.description),
+    at: r.type,
     ...(r.fields && { descriptions: fieldDescriptions(r.fields) }),
     ...(r.deprecated && { deprecated: new Set(r.deprecated) }),
   });
@@ -140,7 +157,7 @@ export function terraformProviderSchema(): Record<string, unknown> {
           version: 0,
           block: blockOf(
             { type: 'object', properties: connection },
-            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'] },
+            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'], at: 'provider' },
           ),
         },
         resource_schemas: Object.fromEntries(TERRAFORM_RESOURCES.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),

@@ -208,14 +208,10 @@ describe('validation with plumb\'s offline checks', () => {
     expect(JSON.stringify(e)).not.toContain('CAPTCHA_KEY');
   });
 
-  it('refuses a stdout sink, whose secret would end in Terraform\'s log, at sink.stdout', async () => {
+  it('does not serve stdout in a token\'s sink block, whose secret would end in Terraform\'s log: Terraform refuses it as an unsupported argument', async () => {
     const t = types.plumb_group_access_token!;
-    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
-      type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: [{ file: null, command: null, stdout: true }] }), t),
-    });
-    const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
-    expect(e?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_int)).toEqual(['sink', 0, 'stdout']);
+    const sink = (t as readonly [string, Record<string, CtyType>])[1].sink as readonly [string, readonly [string, Record<string, CtyType>]];
+    expect(Object.keys(sink[1][1]).sort()).toEqual(['command', 'file']);
   });
 
   it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
@@ -739,7 +735,7 @@ instances:
     expect((tokenState as Record<string, CtyValue>).expires_at).toBe('2099-01-01');
     // What terraform plan -generate-config-out writes from that state, plus the sink the instance
     // cannot tell: only the sink is a change (role, scopes and expiry are not).
-    const sink: CtyValue = [{ file: 'adopted.token', command: null, stdout: null }];
+    const sink: CtyValue = [{ file: 'adopted.token', command: null }];
     const generated = Object.fromEntries(Object.entries(tokenState as Record<string, CtyValue>).map(([k, v]) => [k, ['token_id', 'token_expires_at'].includes(k) ? null : k === 'sink' ? sink : v])) as Record<string, CtyValue>;
     const again = await plan('plumb_group_access_token', tokenState, generated);
     expect(errors(again.diagnostics).map((d) => d.summary)).toEqual([]);

@@ -108,6 +108,10 @@ export const groupAccessTokenTerraform: TerraformPart = {
     return steps(rest.slice(4), blocks);
   },
 
+  // A stdout sink's secret would go to Terraform's log: not served, so Terraform refuses it as an
+  // unsupported argument (and `validate` below refuses it from a caller that sends it anyway).
+  hidden: { sink: ['stdout'] },
+
   validate(config) {
     const sink = Array.isArray(config.sink) ? (config.sink as CtyValue[])[0] : undefined;
     if (!sink || typeof sink !== 'object' || Array.isArray(sink) || (sink as TfObject).stdout !== true) return [];

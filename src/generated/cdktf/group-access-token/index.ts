@@ -169,11 +169,11 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
 }
 export interface GroupAccessTokenSink {
   /**
-  * Written atomically with mode 0600; the directory must exist. Length 1 to unbounded.
+  * Written atomically with mode 0600; the directory must exist. Not empty.
   */
   readonly file?: string;
   /**
-  * Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.
+  * Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.
   */
   readonly command?: string[];
   /**

@@ -30,7 +30,7 @@ export interface ProjectPagesConfig extends cdktf.TerraformMetaArguments {
   */
   readonly published?: boolean | cdktf.IResolvable;
   /**
-  * Apply an unpublish of this project without --allow-destroy. Default: false.
+  * Lets published = false unpublish the site (its deployments are removed; only a new pipeline deploys it again). Without it, such a plan is an error. Default: false.
   */
   readonly allowUnpublish?: boolean | cdktf.IResolvable;
 }
