@@ -83,7 +83,11 @@ export class PlumbProvider extends cdktf.TerraformProvider {
       },
       terraformProviderSource: 'registry.terraform.io/plumb/plumb'
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._url = config.url;
     this._tokenEnv = config.tokenEnv;
     this._caBundle = config.caBundle;
