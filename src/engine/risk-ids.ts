@@ -30,7 +30,7 @@ export function isRiskId(id: string): id is RiskId {
  * resource's own opt-in, never by `allow_risky`. Each with its opt-in, in the words of each door.
  */
 export const DESTROY_IDS = {
-  'pages-unpublish': { cli: "`allow_unpublish: true` in the project's pages block", terraform: '`allow_unpublish = true` in this plumb_project_pages resource' },
+  'pages-unpublish': { cli: "`allow_unpublish: true` in the project's pages block", terraform: '`allow_unpublish = true` in this resource' },
 } as const satisfies Record<string, Readonly<Record<Door, string>>>;
 
 export function isDestroyId(id: string): id is keyof typeof DESTROY_IDS {

@@ -78,27 +78,25 @@ function describe(s: JsonSchema, fallback = ''): string {
 
 /**
  * Descriptions written for this schema's doors (HCL, CDKTF) where the configuration schema's speak
- * of plumb's YAML (a path "relative to this YAML file", apply's `--allow-…` flags): by the
- * attribute's place, `<schema>.<attribute>` or `<schema>.<block>.<attribute>`. The YAML wording
- * stays in the configuration schema and docs/config.md.
+ * of plumb's YAML (a path "relative to this YAML file", apply's `--allow-…` flags): the provider
+ * block's here, a resource's in its catalogue shape (`terraformWords`), by the attribute's place
+ * (`source`, `sink.command`). The YAML wording stays in the configuration schema and docs/config.md.
  */
-const TERRAFORM_WORDS: Readonly<Record<string, string>> = {
-  'provider.ca_bundle': 'PEM file of a private CA (relative to the working directory). Not empty.',
-  'provider.allow_risky': 'Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
-  'plumb_group_access_token.sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.',
-  'plumb_repository_file.source': 'A local file whose content is used (relative to the working directory, inside the configuration root). Not empty.',
-  'plumb_project_pages.allow_unpublish': 'Lets published = false unpublish the site (its deployments are removed; only a new pipeline deploys it again). Without it, such a plan is an error. Default: false.',
+const PROVIDER_WORDS: Readonly<Record<string, string>> = {
+  ca_bundle: 'PEM file of a private CA (relative to the working directory). Not empty.',
+  allow_risky: 'Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
 };
 
 /** A JSON Schema object's properties as a Terraform block: objects with known keys become nested blocks. */
-function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string>; at?: string }): TfBlock {
+function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string>; words?: Readonly<Record<string, string>>; at?: string }): TfBlock {
   const attributes: Record<string, TfAttribute> = {};
   const blockTypes: NonNullable<TfBlock['block_types']> = {};
   const required = new Set([...((schema.required as string[] | undefined) ?? []), ...(opts.required ?? [])]);
   for (const [name, raw] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-    const description = (opts.at !== undefined ? TERRAFORM_WORDS[`${opts.at}.${name}`] : undefined) ?? describe(raw, opts.descriptions?.[name]);
+    const place = opts.at !== undefined ? `${opts.at}.${name}` : name;
+    const description = opts.words?.[place] ?? describe(raw, opts.descriptions?.[name]);
     if (raw.properties) {
-      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description, ...(opts.at !== undefined && { at: `${opts.at}.${name}` }) }) };
+      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description, ...(opts.words && { words: opts.words, at: place }) }) };
       continue;
     }
     attributes[name] = {
@@ -134,7 +132,7 @@ function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<s
   if (!schema) throw new Error(`the configuration schema has no definition ${r.definition} (${r.type})`);
   const block = blockOf(schema, {
     description: r.description ?? String(schema.description),
-    at: r.type,
+    ...(r.terraformWords && { words: r.terraformWords }),
     ...(r.fields && { descriptions: fieldDescriptions(r.fields) }),
     ...(r.deprecated && { deprecated: new Set(r.deprecated) }),
   });
@@ -157,7 +155,7 @@ export function terraformProviderSchema(): Record<string, unknown> {
           version: 0,
           block: blockOf(
             { type: 'object', properties: connection },
-            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'], at: 'provider' },
+            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'], words: PROVIDER_WORDS },
           ),
         },
         resource_schemas: Object.fromEntries(TERRAFORM_RESOURCES.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),

@@ -514,7 +514,7 @@ instances:
     expect(refusal).toHaveLength(1);
     expect(refusal[0]!.summary).toMatch(/^Destroy not accepted: unpublishing the Pages of project "platform\/site"/);
     expect(refusal[0]!.attribute?.steps).toEqual([expect.objectContaining({ attribute_name: 'published' })]);
-    expect(refusal[0]!.detail).toContain('allow_unpublish = true` in this plumb_project_pages resource');
+    expect(refusal[0]!.detail).toContain('allow_unpublish = true` in this resource');
     expect(`${refusal[0]!.summary} ${refusal[0]!.detail}`).not.toMatch(/--allow-destroy|--allow-risky|pages block|allow_unpublish: true/);
     const refused = await apply('plumb_project_pages', null, gated.planned, unpublish);
     expect(errors(refused.diagnostics).length).toBeGreaterThan(0);

@@ -186,7 +186,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
     const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_repository_file.codeowners', '-target', 'plumb_project_pages.handbook');
     expect(destroy.out).toContain('Destroy complete! Resources: 2 destroyed');
-    expect(destroy.out).toContain('were left as they are');
+    expect(destroy.out).toContain('will be left as they are');
     expect(await codeowners()).toBeUndefined();
     // Destroying the Pages resource stops managing them: still published, settings as applied.
     expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
