@@ -36,12 +36,19 @@ function withoutRegistryLinks(code: string): string {
 /**
  * Every resource construct records where the app created it, under `//.plumb_stack_trace` of its
  * synthesized JSON (constructs 10 no longer records creation stacks in cdktf's own metadata), so
- * a diagnostic can name the app's TypeScript line. A dozen frames: the app's own is near the top.
+ * a diagnostic can name the app's TypeScript line. Only the app's own frames (a dozen looked at:
+ * the app's are near the top), relative to the app's directory (where cdktf runs the app): no
+ * absolute path of the machine that synthesized, no frame of Node.js, plumb or a library, since
+ * the synthesized stack is committed, reviewed and handed to Terraform.
  */
 function withCreationTrace(code: string): string {
   return code.replace(
     /(\n  public constructor\(scope: Construct, id: string, config: \w+(?: = \{\})?\) \{\n    super\(scope, id, \{\n      terraformResourceType: '[a-z_]+',[\s\S]*?\n    \}\);\n)/,
-    `$1    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\\n').slice(1, 13));\n`,
+    `$1    const appDir = process.cwd();\n` +
+      `    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\\n').slice(1, 13)\n` +
+      `      .map((l) => l.replace('file://' + appDir, appDir))\n` +
+      `      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\\\')) && !/[\\\\/](node_modules|generated[\\\\/]cdktf)[\\\\/]/.test(l))\n` +
+      `      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\\\', '').trim()));\n`,
   );
 }
 

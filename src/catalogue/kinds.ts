@@ -25,6 +25,11 @@ export interface TerraformResourceShape {
   readonly description?: string;
   /** Attributes Terraform marks deprecated. */
   readonly deprecated?: readonly string[];
+  /**
+   * Descriptions written for Terraform and CDKTF where the configuration schema's speak of plumb's
+   * YAML or apply's flags: by the attribute's place in the resource (`source`, `sink.command`).
+   */
+  readonly terraformWords?: Readonly<Record<string, string>>;
 }
 
 const project = { name: 'project', description: 'The project: its full path or numeric id.' };
@@ -49,6 +54,7 @@ export const TERRAFORM_RESOURCES: readonly TerraformResourceShape[] = [
       { name: 'name', description: 'The token name: its identity among the group\'s active tokens.' },
     ],
     fields: GROUP_ACCESS_TOKEN_FIELDS,
+    terraformWords: { 'sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.' },
   },
   {
     kind: 'repository_file',
@@ -57,6 +63,7 @@ export const TERRAFORM_RESOURCES: readonly TerraformResourceShape[] = [
     keyPath: ['projects', '{project}', 'files', '{file_path}'],
     identity: [project, { name: 'file_path', description: 'Path of the file in the repository (plain: no "..", "." or empty segments, no leading "/").' }],
     fields: FILE_WRITE_FIELDS,
+    terraformWords: { source: 'A local file whose content is used (relative to the working directory, inside the configuration root). Not empty.' },
   },
   {
     kind: 'pages',
@@ -65,6 +72,7 @@ export const TERRAFORM_RESOURCES: readonly TerraformResourceShape[] = [
     keyPath: ['projects', '{project}', 'pages'],
     identity: [project],
     fields: PAGES_UPDATE_FIELDS,
+    terraformWords: { allow_unpublish: 'Lets published = false unpublish the site (its deployments are removed; only a new pipeline deploys it again). Without it, such a plan is an error. Default: false.' },
   },
 ];
 

@@ -249,9 +249,11 @@ function addDocument(out: StackDocuments, appDir: string, file: string, keys: re
 /** The first frame of a construct's creation stack that lies in the app's own code, when the synth metadata carries one. */
 export function originOf(trace: readonly string[], appDir: string, cwd: string): SourceLocation | undefined {
   for (const line of trace) {
-    const m = /\(?((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+):(\d+):(\d+)\)?\s*$/.exec(line);
+    // An absolute path (cdktf's own metadata), or one relative to the app (plumb's constructs record those).
+    const m = /(?:\(|\bat |^)((?:file:\/\/)?\/[^():]+|[A-Za-z]:\\[^():]+|[^\s():][^():]*):(\d+):(\d+)\)?\s*$/.exec(line);
     if (!m) continue;
-    const file = m[1]!.replace(/^file:\/\//, '');
+    const named = m[1]!.replace(/^file:\/\//, '');
+    const file = path.isAbsolute(named) ? named : path.resolve(appDir, named);
     // Frames of libraries and of plumb's own constructs are not the app's code.
     if (/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(file) || !file.startsWith(appDir + path.sep)) continue;
     const rel = path.relative(cwd, file);

@@ -283,7 +283,7 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
         code: 'PLUMB_UNKNOWN_RISK',
         summary: `"${id}" in allow_risky is a destroy, which allow_risky does not accept`,
         detail: 'A destroy removes something people use; plumb applies it only when asked for that resource or that run, never through the lock-out risks of allow_risky.',
-        suggestion: `accept it with ${DESTROY_IDS[id]}, and remove it from allow_risky`,
+        suggestion: `accept it with ${DESTROY_IDS[id].cli} (or plumb apply --allow-destroy), and remove it from allow_risky`,
         pointer: joinPointer(p, String(i)),
       });
       return;

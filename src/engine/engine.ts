@@ -20,6 +20,7 @@ import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
+import type { Door } from './risks.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { ciCaBundle, urlPolicy, urlRefusal } from './connection.js';
@@ -415,6 +416,8 @@ export interface ApplyOptions extends EngineOptions {
   readonly allowRisky?: boolean;
   /** `--allow-destroy`: apply destroys (risks with `gate: 'destroy'`) the configuration does not opt into. */
   readonly allowDestroy?: boolean;
+  /** The door the configuration came through: how refusals word their help (default `cli`). */
+  readonly door?: Door;
 }
 
 /**
@@ -524,7 +527,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
     const risky = unacknowledgedRisks({ risks }, opts);
     if (risky.length > 0) {
       const why = risky.every((r) => r.gate === 'destroy') ? 'the plan destroys something nobody accepted' : 'the plan has risky changes nobody accepted';
-      return refuse(`${why}; nothing was applied`, riskRefusals(risky));
+      return refuse(`${why}; nothing was applied`, riskRefusals(risky, opts.door));
     }
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {

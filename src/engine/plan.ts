@@ -1,5 +1,6 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
 import { targetProblem } from './targets.js';
+import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
@@ -175,6 +176,11 @@ export interface PlanRisk {
    * only `--allow-destroy` accepts it, never `--allow-risky`.
    */
   readonly gate?: 'destroy';
+  /**
+   * The configuration value that asks for the change (a setting, `published` of a Pages block),
+   * when one does: where a door shows the refusal (Terraform's attribute path). Absent: the change.
+   */
+  readonly pointer?: string;
 }
 
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
@@ -243,6 +249,11 @@ export interface RiskAcceptance {
 }
 
 /** Risks that neither the configuration nor the flag of their gate accepted. */
+/** A destroy gate's opt-in in the configuration, in plumb's YAML (renderers of the CLI show it). */
+export function destroyOptIn(id: string): string | undefined {
+  return isDestroyId(id) ? DESTROY_IDS[id].cli : undefined;
+}
+
 export function unacknowledgedRisks(plan: Pick<Plan, 'risks'>, accept: RiskAcceptance = {}): readonly PlanRisk[] {
   return plan.risks.filter((r) => !r.acknowledged && !(r.gate === 'destroy' ? accept.allowDestroy : accept.allowRisky));
 }

@@ -28,12 +28,31 @@ export function isRiskId(id: string): id is RiskId {
 
 /**
  * Destroys a plan lists among its risks (`gate: 'destroy'`): accepted by `--allow-destroy` or the
- * resource's own opt-in, never by `allow_risky`. Each with how to accept it.
+ * resource's own opt-in, never by `allow_risky`. Each with its opt-in, in the words of each door.
  */
 export const DESTROY_IDS = {
-  'pages-unpublish': "`allow_unpublish: true` in the project's pages block, or `plumb apply --allow-destroy`",
-} as const satisfies Record<string, string>;
+  'pages-unpublish': { cli: "`allow_unpublish: true` in the project's pages block", terraform: '`allow_unpublish = true` in this resource' },
+} as const satisfies Record<string, Readonly<Record<Door, string>>>;
 
 export function isDestroyId(id: string): id is keyof typeof DESTROY_IDS {
   return Object.prototype.hasOwnProperty.call(DESTROY_IDS, id);
+}
+
+/**
+ * The door a configuration came through, which decides how help is worded: `cli` is plumb's own
+ * commands (YAML, or a CDKTF app plumb reads), with apply's flags and the instance's `allow_risky`;
+ * `terraform` is the provider, where Terraform runs apply and the provider block and the resources
+ * hold every opt-in (docs/terraform.md, "Risky changes and destroys").
+ */
+export type Door = 'cli' | 'terraform';
+
+/** How to accept a risk (or a destroy) that apply refuses, as a clause after "if you mean it, ". */
+export function howToAccept(r: { readonly id: string; readonly instance: string; readonly gate?: 'destroy' }, door: Door = 'cli'): string {
+  if (r.gate === 'destroy') {
+    const own = isDestroyId(r.id) ? DESTROY_IDS[r.id][door] : undefined;
+    if (door === 'terraform') return own ? `set ${own}` : 'opt in on this resource';
+    return `run apply with --allow-destroy, or opt in for this resource in the configuration${own ? ` with ${own}` : ''}`;
+  }
+  if (door === 'terraform') return `add "${r.id}" to allow_risky in the provider "plumb" block (allow_risky = ["${r.id}"])`;
+  return `run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`;
 }

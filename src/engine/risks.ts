@@ -12,17 +12,20 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { PlanDiagnostic, PlanRisk, ResourceChange } from './plan.js';
 import type { InstanceContext } from './resource.js';
-import type { RiskId } from './risk-ids.js';
+import { howToAccept } from './risk-ids.js';
+import type { Door, RiskId } from './risk-ids.js';
 
-export { RISKS, RISK_IDS, isRiskId } from './risk-ids.js';
-export type { RiskId } from './risk-ids.js';
+export { RISKS, RISK_IDS, howToAccept, isRiskId } from './risk-ids.js';
+export type { Door, RiskId } from './risk-ids.js';
 
 /**
  * A risk found while planning `address`, acknowledged when the instance's `allow_risky` lists its
- * id. `summary` is one line saying what would happen and why (never a secret).
+ * id. `summary` is one line saying what would happen and why (never a secret), in no door's words:
+ * how to accept it is worded per door (`howToAccept`). `pointer`: the configuration value that
+ * asks for the change, when one does (a setting), so a door can show the refusal there.
  */
-export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string }): PlanRisk {
-  return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id) };
+export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string; readonly pointer?: string }): PlanRisk {
+  return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id), ...(r.pointer !== undefined && { pointer: r.pointer }) };
 }
 
 /** The risk id of a blast radius over `--max-changes`. */
@@ -51,21 +54,21 @@ export function blastRadius(
   });
 }
 
-/** One error per unacknowledged risk, naming both ways to accept it. */
-export function riskRefusals(risks: readonly PlanRisk[]): PlanDiagnostic[] {
+/** One error per unacknowledged risk, saying how to accept it in the words of the door the configuration came through. */
+export function riskRefusals(risks: readonly PlanRisk[], door: Door = 'cli'): PlanDiagnostic[] {
   return risks.map((r): PlanDiagnostic => r.gate === 'destroy' ? {
     severity: 'error' as const,
     code: 'PLUMB_DESTROY_NOT_ACCEPTED',
     summary: `Destroy not accepted: ${r.summary}`,
-    detail: `"${r.id}": this change removes something people use, so plumb applies it only when asked to (--allow-risky does not accept it).`,
-    suggestion: 'if you mean it, run apply with --allow-destroy, or opt in for this resource in the configuration (the summary says how)',
+    detail: `"${r.id}": this change removes something people use, so plumb applies it only when asked to (${door === 'terraform' ? 'the provider\'s allow_risky' : '--allow-risky'} does not accept it).`,
+    suggestion: `if you mean it, ${howToAccept(r, door)}`,
     address: r.address,
   } : {
     severity: 'error' as const,
     code: 'PLUMB_RISK_NOT_ACCEPTED',
     summary: `Risky change not accepted: ${r.summary}`,
     detail: r.id === LARGE_CHANGE_SET ? `Risk "${r.id}": plumb applies this many changes at once only when asked to (the threshold is --max-changes).` : `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
-    suggestion: `if you mean it, run apply with --allow-risky, or add "${r.id}" to allow_risky of instance "${r.instance}" in the configuration`,
+    suggestion: `if you mean it, ${howToAccept(r, door)}`,
     address: r.address,
   });
 }

@@ -18,6 +18,7 @@ import { INSTANCE, buildConfig } from './config.js';
 import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
 import { blockType } from './tfjson.js';
+import { planDiagnosticPath, riskDiagnostics } from './risks.js';
 
 export type { ApplyResult, PlanResult, TfDiagnostic } from '../resources/terraform.js';
 
@@ -160,17 +161,6 @@ function withStandIns(v: CtyValue, t: CtyType): CtyValue {
   return Object.fromEntries(Object.entries(rec).map(([k, e]) => [k, attrs[k] ? withStandIns(e, attrs[k]!) : e]));
 }
 
-/** Risks (changes that can lock people or plumb out) of one change, as plan warnings. */
-function riskWarnings(plan: Plan | undefined, address: string): TfDiagnostic[] {
-  return (plan?.risks ?? [])
-    .filter((r) => r.address === address && !r.acknowledged)
-    .map((r) => ({
-      severity: 'warning' as const,
-      summary: r.summary,
-      detail: r.gate === 'destroy' ? `Risk ${r.id}: a destroy; apply refuses it unless the resource opts in (allow_unpublish = true).` : `Risk ${r.id}: apply refuses it unless the provider's allow_risky lists "${r.id}".`,
-    }));
-}
-
 /** Runs the engine's plan for one declared resource. */
 async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
   const built = buildConfig(rt.provider, declared, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
@@ -180,7 +170,12 @@ async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<
   const plan = await makePlan(loaded, loaded.config, engineOptions(rt, built.env, fresh));
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   // Configuration diagnostics are already in; the plan repeats them.
-  diagnostics.push(...planDiags(plan.diagnostics.filter((d) => d.code !== 'PLUMB_KIND_NOT_MANAGED' && !loaded.diagnostics.some((l) => l.code === d.code && l.summary === d.summary)), redact));
+  const fromPlan = plan.diagnostics.filter((d) => d.severity !== 'info' && d.code !== 'PLUMB_KIND_NOT_MANAGED' && !loaded.diagnostics.some((l) => l.code === d.code && l.summary === d.summary));
+  // Each at the attribute its value came from, as the offline diagnostics are.
+  diagnostics.push(...planDiags(fromPlan, redact).map((d, i) => {
+    const path = planDiagnosticPath(built, fromPlan[i]!);
+    return path ? { ...d, path } : d;
+  }));
   return { built, plan, diagnostics };
 }
 
@@ -189,7 +184,7 @@ async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, 
   const { loaded } = built;
   const risks = plan.risks.filter((r) => changes.some((c) => c.address === r.address));
   const only: Plan = { ...plan, changes, risks, diagnostics: plan.diagnostics.filter((d) => d.severity !== 'error' || !d.address || changes.some((c) => c.address === d.address)) };
-  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, true), fromFile: false, allowRisky: false });
+  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, true), fromFile: false, allowRisky: false, door: 'terraform' });
   // Any write may change what the run's shared reads hold.
   rt.listings.clear();
   const redact = (s: string) => loaded.sources.secrets.redact(s);
@@ -232,6 +227,7 @@ export class GroupListings implements ReadCache {
 /** The door a kind's Terraform part reaches plumb's engine through, for one RPC. */
 function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
   const built = new WeakMap<DoorPlan, ReturnType<typeof buildConfig>>();
+  const builtOf = new WeakMap<Plan, ReturnType<typeof buildConfig>>();
   return {
     today: today(rt),
     instance: INSTANCE,
@@ -241,6 +237,7 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
       const r = await planFor(rt, { part, build }, opts?.fresh === true);
       const out: DoorPlan = { ...(r.plan && { plan: r.plan }), diagnostics: r.diagnostics };
       built.set(out, r.built);
+      if (r.plan) builtOf.set(r.plan, r.built);
       return out;
     },
     async apply(planned, changes) {
@@ -248,7 +245,7 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
       if (!b || !planned.plan) return { ok: false, diagnostics: [{ severity: 'error', summary: 'Nothing to apply', detail: 'The plan did not come from this operation; this is a bug in plumb.' }] };
       return applyChanges(rt, b, planned.plan, changes);
     },
-    riskWarnings,
+    riskDiagnostics: (plan, address) => riskDiagnostics(plan, address, plan ? builtOf.get(plan) : undefined),
     read: (fn) => readInstance(rt, fn),
   };
 }
@@ -376,13 +373,24 @@ function ownershipRefusals(rt: Runtime, part: TerraformPart, prior: TfObject | n
 // --- dispatch: one lookup into the kinds' Terraform parts ---------------------------------------
 
 export async function planResource(rt: Runtime, typeName: string, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
-  if (proposed === null || config === null) return { planned: null, requiresReplace: [], diagnostics: [] };
+  if (proposed === null || config === null) return planDestroy(rt, typeName, prior);
   if (!rt.provider) return { planned: proposed, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
   const part = partFor(rt, typeName);
   if (!part) return { planned: proposed, requiresReplace: [], diagnostics: [unknownType(rt, typeName)] };
   const refused = ownershipRefusals(rt, part, prior, config);
   if (refused.length > 0) return { planned: proposed, requiresReplace: [], diagnostics: refused };
   return part.plan(doorFor(rt, part), prior, proposed, config);
+}
+
+/**
+ * A destroy's plan: what apply would refuse (a risk of the revocation) is an error now, and what a
+ * destroy does not do (settings and Pages stay as they are) is said now, not after apply.
+ */
+async function planDestroy(rt: Runtime, typeName: string, prior: TfObject | null): Promise<PlanResult> {
+  const part = partFor(rt, typeName);
+  if (!prior || !part?.planDestroy) return { planned: null, requiresReplace: [], diagnostics: [] };
+  if (!rt.provider) return { planned: null, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
+  return { planned: null, requiresReplace: [], diagnostics: await part.planDestroy(doorFor(rt, part), prior) };
 }
 
 export async function applyResource(rt: Runtime, typeName: string, prior: TfObject | null, planned: TfObject | null, config: TfObject | null): Promise<ApplyResult> {

@@ -45,6 +45,18 @@ function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>
   return { ...s, block: { ...s.block, attributes: { ...attributes, ...extra } } };
 }
 
+/** The schema without the nested-block attributes a kind does not serve under Terraform (a token's `sink.stdout`). */
+function withoutHidden(s: TfJsonSchema, hidden: Readonly<Record<string, readonly string[]>> | undefined): TfJsonSchema {
+  if (!hidden) return s;
+  const blockTypes = Object.fromEntries(Object.entries(s.block.block_types ?? {}).map(([name, bt]) => {
+    const drop = hidden[name];
+    if (!drop) return [name, bt];
+    const attributes = Object.fromEntries(Object.entries(bt.block.attributes ?? {}).filter(([a]) => !drop.includes(a)));
+    return [name, { ...bt, block: { ...bt.block, attributes } }];
+  }));
+  return { ...s, block: { ...s.block, block_types: blockTypes } };
+}
+
 /** The generated document, as committed by `npm run generate` (or generated for a registry's kinds, `KindSet.terraformSchema`). */
 export function generatedSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderSchema {
   if (kinds.terraformSchema) return onlyProvider(kinds.terraformSchema() as unknown as TfJsonSchemas);
@@ -64,7 +76,7 @@ export function providerSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderS
   const resources: Record<string, TfJsonSchema> = {};
   for (const [type, s] of Object.entries(g.resource_schemas)) {
     const part = kinds.terraformParts.find((p) => p.typeName === type);
-    resources[type] = extend(s, only[type], part?.editAttribute?.bind(part));
+    resources[type] = withoutHidden(extend(s, only[type], part?.editAttribute?.bind(part)), part?.hidden);
   }
   const dataSources: Record<string, TfJsonSchema> = { ...g.data_source_schemas };
   for (const p of kinds.terraformParts) if (p.dataSource) dataSources[p.typeName] = p.dataSource.schema();

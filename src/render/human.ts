@@ -3,6 +3,7 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
+import { destroyOptIn } from '../engine/plan.js';
 import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
 import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
@@ -158,7 +159,8 @@ export function renderRisks(risks: readonly PlanRisk[]): string[] {
   if (destroys.length > 0) {
     out.push('', `DESTROYS (${destroys.length}): what these remove is gone for the people who use it:`, ...destroys.map((r) => `  ${riskLine(r)}`));
     const open = destroys.filter((r) => !r.acknowledged);
-    if (open.length > 0) out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-destroy, or when the resource opts in in the configuration.`);
+    const optIns = [...new Set(open.map((r) => destroyOptIn(r.id)).filter((x) => x !== undefined))];
+    if (open.length > 0) out.push(`  apply carries ${open.length === 1 ? 'it' : 'them'} out only with --allow-destroy, or when the resource opts in in the configuration${optIns.length > 0 ? ` (${optIns.join('; ')})` : ''}.`);
   }
   const lockouts = risks.filter((r) => r.gate !== 'destroy');
   if (lockouts.length === 0) return out;

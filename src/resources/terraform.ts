@@ -171,8 +171,11 @@ export interface TerraformDoor {
   plan(build: FragmentBuilder, opts?: { readonly fresh?: boolean }): Promise<DoorPlan>;
   /** Applies exactly `changes` of a plan `plan` returned, with the engine; empties the run's shared reads. */
   apply(planned: DoorPlan, changes: readonly ResourceChange[]): Promise<{ ok: boolean; diagnostics: TfDiagnostic[] }>;
-  /** The plan's unacknowledged risks of one change, as Terraform warnings. */
-  riskWarnings(plan: Plan | undefined, address: string): TfDiagnostic[];
+  /**
+   * The plan's risks of one change: an unaccepted one is an error at plan, at the attribute that
+   * asks for it, with help naming the attribute that accepts it; an accepted one, a warning.
+   */
+  riskDiagnostics(plan: Plan | undefined, address: string): TfDiagnostic[];
   /** Runs a read against the configured instance (no resource declared): for refresh and import. */
   read<T>(fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }>;
   /** Reads shared by the RPCs of one run (the same cache the engine's plan reads through). */
@@ -201,6 +204,8 @@ export interface TerraformPart {
   readonly computed?: Readonly<Record<string, TfJsonAttribute>>;
   /** Changes the provider makes to a generated attribute (write-only secrets); never renames or retypes. */
   editAttribute?(name: string, a: TfJsonAttribute): TfJsonAttribute;
+  /** Nested-block attributes the provider does not serve because Terraform refuses them anyway (`sink.stdout`): block name → attribute names. */
+  readonly hidden?: Readonly<Record<string, readonly string[]>>;
   /** The document of a resource's values (`config` or `state`). */
   document(values: TfObject): FragmentBuilder;
   /**
@@ -212,6 +217,8 @@ export interface TerraformPart {
   validate?(config: TfObject): TfDiagnostic[];
   plan(door: TerraformDoor, prior: TfObject | null, proposed: TfObject, config: TfObject): Promise<PlanResult>;
   apply(door: TerraformDoor, prior: TfObject | null, planned: TfObject | null, config: TfObject | null): Promise<ApplyResult>;
+  /** A destroy's plan (Terraform plans it with no configuration): what apply would refuse, and what the destroy leaves as it is. */
+  planDestroy?(door: TerraformDoor, prior: TfObject): Promise<TfDiagnostic[]>;
   read(door: TerraformDoor, current: TfObject): Promise<ApplyResult>;
   importState(door: TerraformDoor, id: string): Promise<ApplyResult>;
   /** A read-only data source of the same name, when the kind serves one. */

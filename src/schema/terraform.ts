@@ -69,22 +69,36 @@ function describe(s: JsonSchema, fallback = ''): string {
   else if (s.minimum !== undefined) parts.push(`At least ${String(s.minimum)}.`);
   else if (s.maximum !== undefined) parts.push(`At most ${String(s.maximum)}.`);
   if (s.multipleOf !== undefined) parts.push(`In steps of ${String(s.multipleOf)}.`);
-  if (s.minLength !== undefined || s.maxLength !== undefined) parts.push(`Length ${String(s.minLength ?? 0)} to ${String(s.maxLength ?? 'unbounded')}.`);
+  if (s.minLength === 1 && s.maxLength === undefined) parts.push('Not empty.');
+  else if (s.maxLength === undefined && s.minLength !== undefined) parts.push(`At least ${String(s.minLength)} characters.`);
+  else if (s.maxLength !== undefined) parts.push(`Length ${String(s.minLength ?? 0)} to ${String(s.maxLength)}.`);
   if (s.pattern !== undefined) parts.push(`Matches ${String(s.pattern)}.`);
   if (s.maxItems !== undefined) parts.push(`At most ${String(s.maxItems)} items.`);
   if (s.default !== undefined) parts.push(`Default: ${JSON.stringify(s.default)}.`);
   return parts.filter(Boolean).join(' ').trim();
 }
 
+/**
+ * Descriptions written for this schema's doors (HCL, CDKTF) where the configuration schema's speak
+ * of plumb's YAML (a path "relative to this YAML file", apply's `--allow-…` flags): the provider
+ * block's here, a resource's in its catalogue shape (`terraformWords`), by the attribute's place
+ * (`source`, `sink.command`). The YAML wording stays in the configuration schema and docs/config.md.
+ */
+const PROVIDER_WORDS: Readonly<Record<string, string>> = {
+  ca_bundle: 'PEM file of a private CA (relative to the working directory). Not empty.',
+  allow_risky: 'Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
+};
+
 /** A JSON Schema object's properties as a Terraform block: objects with known keys become nested blocks. */
-function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string> }): TfBlock {
+function blockOf(schema: JsonSchema, opts: { description: string; required?: readonly string[]; descriptions?: Record<string, string>; deprecated?: ReadonlySet<string>; words?: Readonly<Record<string, string>>; at?: string }): TfBlock {
   const attributes: Record<string, TfAttribute> = {};
   const blockTypes: NonNullable<TfBlock['block_types']> = {};
   const required = new Set([...((schema.required as string[] | undefined) ?? []), ...(opts.required ?? [])]);
   for (const [name, raw] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
-    const description = describe(raw, opts.descriptions?.[name]);
+    const place = opts.at !== undefined ? `${opts.at}.${name}` : name;
+    const description = opts.words?.[place] ?? describe(raw, opts.descriptions?.[name]);
     if (raw.properties) {
-      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description }) };
+      blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description, ...(opts.words && { words: opts.words, at: place }) }) };
       continue;
     }
     attributes[name] = {
@@ -120,6 +134,7 @@ function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<s
   if (!schema) throw new Error(`the configuration schema has no definition ${r.definition} (${r.type})`);
   const block = blockOf(schema, {
     description: r.description ?? String(schema.description),
+    ...(r.terraformWords && { words: r.terraformWords }),
     ...(r.fields && { descriptions: fieldDescriptions(r.fields) }),
     ...(r.deprecated && { deprecated: new Set(r.deprecated) }),
   });
@@ -145,7 +160,7 @@ export function terraformProviderSchema(kinds: readonly KindConfig[] = KIND_CONF
           version: 0,
           block: blockOf(
             { type: 'object', properties: connection },
-            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'] },
+            { description: 'One instance plumb manages. Its name is the provider alias, else the stack name.', required: ['url', 'token_env'], words: PROVIDER_WORDS },
           ),
         },
         resource_schemas: Object.fromEntries(shapes.map((r) => [r.type, { version: 0, block: resourceBlock(r, definitions) }])),

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/resources/pages/model.js';
@@ -35,6 +37,18 @@ describe('diagnostics from a CDKTF app', () => {
     // plumb's constructs record where the app created them: the TypeScript line, too.
     const line = BAD.split('\n').findIndex((l) => l.includes("(stack, 'settings'")) + 1;
     expect(wrong?.related).toEqual([{ message: 'construct bad/settings is created here', location: { file: 'main.ts', line, column: 1 } }]);
+  });
+
+  it('come from a synthesized stack whose recorded creation frames are the app\'s own, relative to it: no absolute path, no Node.js or library frame (issue 21 defect 10)', () => {
+    const out = path.join(dir, 'synth-out');
+    const r = spawnSync(path.join(dir, 'node_modules/.bin/tsx'), ['main.ts'], { cwd: dir, env: { ...process.env, CDKTF_OUTDIR: out }, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const stack = JSON.parse(readFileSync(path.join(out, 'stacks/bad/cdk.tf.json'), 'utf8')) as { resource: Record<string, Record<string, { '//'?: { plumb_stack_trace?: string[] } }>> };
+    const traces = Object.values(stack.resource).flatMap((byName) => Object.values(byName)).map((b) => b['//']?.plumb_stack_trace).filter((t) => t !== undefined);
+    expect(traces.length).toBeGreaterThan(0);
+    const line = BAD.split('\n').findIndex((l) => l.includes("(stack, 'settings'")) + 1;
+    expect(traces.flat().some((f) => f.endsWith(`(main.ts:${line}:1)`)), JSON.stringify(traces)).toBe(true);
+    for (const frame of traces.flat()) expect(frame).not.toMatch(/node:|node_modules|generated|^\/|[A-Za-z]:\\|plumb-cdktf-app/);
   });
 
   it('reject a Terraform expression plumb cannot resolve, at the construct that uses it, once', async () => {

@@ -20,6 +20,7 @@ import { alive } from '../helpers/process.js';
 
 const ADMIN = 'provider-admin-token-0123456789';
 const SPAM_KEY = 'spam-filter-key-do-not-leak-4711';
+const SELF_TOKEN = 'selfish-group-credential-0123456789';
 
 let emu: RunningEmulator;
 let p: ProviderProcess;
@@ -36,6 +37,8 @@ beforeAll(async () => {
       groups: [
         { full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
         // A token made outside Terraform: a resource of the same group and name must import it, not adopt it.
+        // A group token that is plumb's own credential in one test: destroying its resource would lock plumb out.
+        { full_path: 'selfish', id: 12, name: 'Selfish', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'plumb-self', token: SELF_TOKEN, id: 90, scopes: ['api'], expires_at: '2099-01-01', access_level: 50 }] },
         { full_path: 'adopt', id: 11, name: 'Adopt', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'out-of-band', token: 'adopt-out-of-band-token-0123', scopes: ['read_api'], expires_at: '2099-01-01', access_level: 30 }] },
       ],
       projects: [
@@ -205,14 +208,10 @@ describe('validation with plumb\'s offline checks', () => {
     expect(JSON.stringify(e)).not.toContain('CAPTCHA_KEY');
   });
 
-  it('refuses a stdout sink, whose secret would end in Terraform\'s log, at sink.stdout', async () => {
+  it('does not serve stdout in a token\'s sink block, whose secret would end in Terraform\'s log: Terraform refuses it as an unsupported argument', async () => {
     const t = types.plumb_group_access_token!;
-    const r = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', {
-      type_name: 'plumb_group_access_token',
-      config: dv(objectOf(t, { group: 'platform', name: 'ci', scopes: ['api'], expires_at: '2099-01-01', sink: [{ file: null, command: null, stdout: true }] }), t),
-    });
-    const e = errors(r.diagnostics).find((d) => d.detail.includes('PLUMB_TF_SINK_STDOUT'));
-    expect(e?.attribute?.steps.map((s) => s.attribute_name ?? s.element_key_int)).toEqual(['sink', 0, 'stdout']);
+    const sink = (t as readonly [string, Record<string, CtyType>])[1].sink as readonly [string, readonly [string, Record<string, CtyType>]];
+    expect(Object.keys(sink[1][1]).sort()).toEqual(['command', 'file']);
   });
 
   it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
@@ -294,15 +293,41 @@ describe('plan, apply and read on the engine', () => {
     expect(second.planned).toEqual(refreshed);
   });
 
-  it('warns at plan about a lock-out risk and refuses it at apply unless the provider\'s allow_risky names it', async () => {
+  it('refuses at plan a lock-out risk the provider does not accept, at the attribute, with help naming the provider block\'s allow_risky (issue 21 defect 6)', async () => {
     const t = types.plumb_application_settings!;
     const config = objectOf(t, { admin_mode: true });
     const planned = await plan('plumb_application_settings', null, config);
-    const risk = planned.diagnostics.find((d) => d.severity === 'WARNING' && /^Risk /.test(d.detail));
-    expect(risk).toBeDefined();
+    const refusal = errors(planned.diagnostics);
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]!.summary).toMatch(/^Risky change not accepted: turning on admin_mode/);
+    expect(refusal[0]!.attribute?.steps).toEqual([expect.objectContaining({ attribute_name: 'admin_mode' })]);
+    expect(refusal[0]!.detail).toContain('allow_risky in the provider "plumb" block (allow_risky = ["admin-mode-without-scope"])');
+    // Terraform's words only: no CLI flag, no YAML instance.
+    expect(refusal[0]!.detail).not.toMatch(/--allow-risky|--allow-destroy|of instance "terraform"/);
+    // Had the plan let it through, apply would refuse it, in the same words.
     const refused = await apply('plumb_application_settings', null, planned.planned, config);
-    expect(errors(refused.diagnostics)[0]?.summary).toMatch(/plumb refused to apply/);
     expect(refused.state).toBeNull();
+    expect(errors(refused.diagnostics).map((d) => d.detail).join('\n')).toContain('allow_risky = ["admin-mode-without-scope"]');
+    expect(errors(refused.diagnostics).map((d) => `${d.summary} ${d.detail}`).join('\n')).not.toMatch(/--allow-risky|of instance "terraform"/);
+    // Accepted by the provider block: one warning line, no error.
+    try {
+      expect(errors(await configure({ allow_risky: ['admin-mode-without-scope'] }))).toEqual([]);
+      const accepted = await plan('plumb_application_settings', null, config);
+      expect(errors(accepted.diagnostics)).toEqual([]);
+      expect(accepted.diagnostics.filter((d) => /accepted/.test(d.summary))).toHaveLength(1);
+    } finally {
+      await configure();
+    }
+  });
+
+  it('warns at plan, not after apply, that destroying the settings resource changes nothing on the instance', async () => {
+    const t = types.plumb_application_settings!;
+    const state = objectOf(t, { id: 'application_settings', write_only_revision: 'none', signup_enabled: true });
+    const planned = await plan('plumb_application_settings', state, null);
+    expect(planned.planned).toBeNull();
+    expect(planned.diagnostics.map((d) => d.summary)).toEqual(['The application settings will be left as they are']);
+    const destroyed = await apply('plumb_application_settings', state, null, null);
+    expect(destroyed.diagnostics).toEqual([]);
   });
 
   it('stops managing a setting whose attribute is removed, leaving the instance as it is (as YAML does)', async () => {
@@ -470,26 +495,41 @@ instances:
     expect((again.planned as Record<string, CtyValue>).execute_filemode).toBe(true);
   });
 
-  it('unpublishes Pages only with allow_unpublish, and a destroy of the resource leaves the site published', async () => {
+  it('unpublishes Pages only with allow_unpublish, refused at plan at published otherwise, and a destroy of the resource leaves the site published', async () => {
     const t = types.plumb_project_pages!;
     const published = () => fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } }).then(async (r) => ((await r.json()) as { deployments: unknown[] }).deployments.length > 0);
     const kept = objectOf(t, { project: 'platform/site', pages_https_only: false, published: true });
     const managed = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, kept)).planned, kept);
     expect(errors(managed.diagnostics)).toEqual([]);
+    // The destroy says at plan what it leaves; apply says nothing more.
+    const destroyPlan = await plan('plumb_project_pages', managed.state, null);
+    expect(destroyPlan.diagnostics.map((d) => d.summary)).toEqual(['The Pages of platform/site will be left as they are']);
     const destroyed = await apply('plumb_project_pages', managed.state, null, null);
     expect(destroyed.state).toBeNull();
-    expect(destroyed.diagnostics.map((d) => d.summary)).toContain('The Pages of platform/site were left as they are');
+    expect(destroyed.diagnostics).toEqual([]);
     expect(await published()).toBe(true);
     const unpublish = objectOf(t, { project: 'platform/site', published: false });
     const gated = await plan('plumb_project_pages', null, unpublish);
-    expect(gated.diagnostics.some((d) => d.severity === 'WARNING' && /allow_unpublish = true/.test(d.detail))).toBe(true);
+    const refusal = errors(gated.diagnostics);
+    expect(refusal).toHaveLength(1);
+    expect(refusal[0]!.summary).toMatch(/^Destroy not accepted: unpublishing the Pages of project "platform\/site"/);
+    expect(refusal[0]!.attribute?.steps).toEqual([expect.objectContaining({ attribute_name: 'published' })]);
+    expect(refusal[0]!.detail).toContain('allow_unpublish = true` in this resource');
+    expect(`${refusal[0]!.summary} ${refusal[0]!.detail}`).not.toMatch(/--allow-destroy|--allow-risky|pages block|allow_unpublish: true/);
     const refused = await apply('plumb_project_pages', null, gated.planned, unpublish);
     expect(errors(refused.diagnostics).length).toBeGreaterThan(0);
+    expect(errors(refused.diagnostics).map((d) => d.detail).join('\n')).not.toMatch(/--allow-destroy/);
     expect(await published()).toBe(true);
     const optedIn = { ...unpublish, allow_unpublish: true };
-    const done = await apply('plumb_project_pages', null, (await plan('plumb_project_pages', null, optedIn)).planned, optedIn);
+    const accepted = await plan('plumb_project_pages', null, optedIn);
+    expect(errors(accepted.diagnostics)).toEqual([]);
+    const done = await apply('plumb_project_pages', null, accepted.planned, optedIn);
     expect(errors(done.diagnostics)).toEqual([]);
     expect(await published()).toBe(false);
+    // A plan diagnostic of the engine is at the attribute its value came from, too.
+    const unserved = await plan('plumb_project_pages', null, objectOf(t, { project: 'platform/site', published: true }));
+    const notPublished = unserved.diagnostics.find((d) => /nothing is deployed/.test(d.summary));
+    expect(notPublished?.attribute?.steps).toEqual([expect.objectContaining({ attribute_name: 'published' })]);
   });
 
   it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {
@@ -695,7 +735,7 @@ instances:
     expect((tokenState as Record<string, CtyValue>).expires_at).toBe('2099-01-01');
     // What terraform plan -generate-config-out writes from that state, plus the sink the instance
     // cannot tell: only the sink is a change (role, scopes and expiry are not).
-    const sink: CtyValue = [{ file: 'adopted.token', command: null, stdout: null }];
+    const sink: CtyValue = [{ file: 'adopted.token', command: null }];
     const generated = Object.fromEntries(Object.entries(tokenState as Record<string, CtyValue>).map(([k, v]) => [k, ['token_id', 'token_expires_at'].includes(k) ? null : k === 'sink' ? sink : v])) as Record<string, CtyValue>;
     const again = await plan('plumb_group_access_token', tokenState, generated);
     expect(errors(again.diagnostics).map((d) => d.summary)).toEqual([]);
@@ -773,6 +813,36 @@ instances:
     } finally {
       run.kill();
     }
+  });
+
+  it('refuses at plan the destroy of the token plumb runs with, as plumb plan flags it, with help naming allow_risky (issue 21 defect 6)', async () => {
+    const t = types.plumb_group_access_token!;
+    emu.state.userById(emu.state.tokenById(90)!.userId)!.admin = true;
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: SELF_TOKEN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      const prior = objectOf(t, { group: 'selfish', name: 'plumb-self', scopes: ['api'], access_level: 'owner', expires_at: '2099-01-01', token_id: 90, token_expires_at: '2099-01-01' });
+      const writes = () => emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
+      const before = writes();
+      const r = await run.call<{ diagnostics: Diag[] }>('PlanResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(prior, t), proposed_new_state: dv(null, t), config: dv(null, t) });
+      const refusal = errors(r.diagnostics);
+      expect(refusal).toHaveLength(1);
+      expect(refusal[0]!.summary).toMatch(/^Risky change not accepted: revoking token id 90 revokes the credential plumb runs with/);
+      expect(refusal[0]!.detail).toContain('allow_risky = ["prune-own-credential"]');
+      expect(refusal[0]!.detail).not.toMatch(/--allow-risky|of instance "terraform"/);
+      expect(writes()).toBe(before);
+      expect(emu.state.isActive(emu.state.tokenById(90)!)).toBe(true);
+    } finally {
+      run.kill();
+    }
+  });
+
+  it('plans a file create without a warning per write: Terraform\'s diff shows it (issue 21 defect 10)', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const config = objectOf(t, { project: 'platform/config', file_path: 'QUIET.md', content: 'shh\n', commit_messages: [] });
+    const planned = await plan('plumb_repository_file', null, config);
+    expect(planned.diagnostics).toEqual([]);
   });
 
   it('imports a token by GROUP:NAME and refuses another id shape with the expected format', async () => {

@@ -186,7 +186,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
     const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_repository_file.codeowners', '-target', 'plumb_project_pages.handbook');
     expect(destroy.out).toContain('Destroy complete! Resources: 2 destroyed');
-    expect(destroy.out).toContain('were left as they are');
+    expect(destroy.out).toContain('will be left as they are');
     expect(await codeowners()).toBeUndefined();
     // Destroying the Pages resource stops managing them: still published, settings as applied.
     expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
@@ -207,6 +207,36 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(planned.out).toContain('Two resources own group = "platform", name = "owned-twice"');
     expect(planned.out).toMatch(/with plumb_application_settings\.(a|b)/);
     expect(planned.out).toMatch(/with plumb_group_access_token\.(one|two)/);
+  });
+
+  it('refuses at plan a risky change and an unpublish the configuration does not accept, at the attribute, with help in Terraform\'s words (issue 21 defect 6)', async () => {
+    const risky = path.join(dir, 'risky');
+    mkdirSync(risky, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    writeFileSync(
+      path.join(risky, 'main.tf'),
+      `${head}\nresource "plumb_application_settings" "risky" {\n  admin_mode = true\n}\nresource "plumb_project_pages" "offline" {\n  project   = "platform/handbook"\n  published = false\n}\n`,
+    );
+    const planned = await tfIn(risky, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.code).toBe(1);
+    // Terraform shows each error at the attribute: the line that asks for the change.
+    expect(planned.out).toMatch(/Error: Risky change not accepted: turning on admin_mode[\s\S]*?admin_mode = true[\s\S]*?allow_risky = \["admin-mode-without-scope"\]/);
+    expect(planned.out).toMatch(/Error: Destroy not accepted: unpublishing the Pages of project "platform\/handbook"[\s\S]*?published = false[\s\S]*?allow_unpublish = true/);
+    expect(planned.out).not.toMatch(/--allow-risky|--allow-destroy|of instance "terraform"|pages block/);
+    expect((await (await api('/projects/21/pages')).json() as { deployments: unknown[] }).deployments.length).toBeGreaterThan(0);
+  });
+
+  it('says at plan time what a destroy of the settings and of Pages leaves as it is (issue 21 defect 10)', async () => {
+    const leaving = path.join(dir, 'leaving');
+    mkdirSync(leaving, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    writeFileSync(path.join(leaving, 'main.tf'), `${head}\nresource "plumb_application_settings" "kept" {\n}\nresource "plumb_project_pages" "kept" {\n  project = "platform/handbook"\n}\n`);
+    expect((await tfIn(leaving, 'import', '-input=false', '-no-color', 'plumb_application_settings.kept', 'application_settings')).code).toBe(0);
+    expect((await tfIn(leaving, 'import', '-input=false', '-no-color', 'plumb_project_pages.kept', 'platform/handbook')).code).toBe(0);
+    const planned = await tfIn(leaving, 'plan', '-destroy', '-input=false', '-no-color');
+    expect(planned.code).toBe(0);
+    expect(planned.out).toContain('Warning: The application settings will be left as they are');
+    expect(planned.out).toContain('Warning: The Pages of platform/handbook will be left as they are');
   });
 
   it('generates configuration on import with the token\'s expiry and a default-branch file without branches (issue 21 defect 9)', async () => {

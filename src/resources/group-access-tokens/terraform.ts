@@ -109,6 +109,10 @@ export const groupAccessTokenTerraform: TerraformPart = {
     return steps(rest.slice(4), blocks);
   },
 
+  // A stdout sink's secret would go to Terraform's log: not served, so Terraform refuses it as an
+  // unsupported argument (and `validate` below refuses it from a caller that sends it anyway).
+  hidden: { sink: ['stdout'] },
+
   validate(config) {
     const sink = Array.isArray(config.sink) ? (config.sink as CtyValue[])[0] : undefined;
     if (!sink || typeof sink !== 'object' || Array.isArray(sink) || (sink as TfObject).stdout !== true) return [];
@@ -149,7 +153,7 @@ export const groupAccessTokenTerraform: TerraformPart = {
         });
       }
     }
-    diagnostics.push(...door.riskWarnings(plan, at));
+    diagnostics.push(...door.riskDiagnostics(plan, at));
     return { planned, requiresReplace, diagnostics };
   },
 
@@ -190,6 +194,19 @@ export const groupAccessTokenTerraform: TerraformPart = {
     state.token_id = token?.id ?? null;
     state.token_expires_at = token?.expires_at ?? null;
     return { newState: state, diagnostics };
+  },
+
+  /**
+   * A destroy revokes the token: what `plumb plan` checks before a revocation (revoking plumb's own
+   * credential, `prune-own-credential`) is checked here too, so apply does not refuse what the plan
+   * let through. Planned as apply plans it: the group pruned with nothing declared.
+   */
+  async planDestroy(door, prior) {
+    if (typeof prior.group !== 'string' || typeof prior.name !== 'string') return [];
+    const made = await door.plan(pruned(prior.group));
+    const prefix = `${address(door, prior.group, prior.name)}#`;
+    const revoke = (made.plan?.changes ?? []).filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
+    return [...made.diagnostics.filter((d) => d.severity === 'error'), ...revoke.flatMap((c) => door.riskDiagnostics(made.plan, c.address))];
   },
 
   async read(door, current): Promise<ApplyResult> {

@@ -253,8 +253,9 @@ async function planProject(ctx: InstanceContext, project: PagesProject): Promise
       instance: instance.name,
       id: UNPUBLISH_RISK_ID,
       gate: 'destroy',
-      summary: `unpublishing the Pages of project "${project.ref}" takes ${urls.length === 1 ? 'its deployment' : `its ${urls.length} deployments`} offline (${urls.join(', ')}); only a new pipeline deploys it again; opt in with --allow-destroy or allow_unpublish: true in its pages block`,
+      summary: `unpublishing the Pages of project "${project.ref}" takes ${urls.length === 1 ? 'its deployment' : `its ${urls.length} deployments`} offline (${urls.join(', ')}); only a new pipeline deploys it again`,
       acknowledged: pages.allowUnpublish,
+      pointer: joinPointer(pages.pointer, 'published'),
     });
     out.drift.push({ address: target, instance: instance.name, kind: 'pages', summary: `the Pages of project "${project.ref}" are published; the configuration asks for them to be unpublished`, attributes: lost });
   } else if (pages.published === true && !published) {

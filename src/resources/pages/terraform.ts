@@ -44,19 +44,15 @@ export const projectPagesTerraform: TerraformPart = {
     const requiresReplace: PathStep[][] = prior && prior.project !== proposed.project ? [[{ attribute: 'project' }]] : [];
     if (containsUnknown(config) || requiresReplace.length > 0) return { planned, requiresReplace, diagnostics: [] };
     const { plan, diagnostics } = await door.plan(this.document(config));
-    for (const c of pagesChanges(plan)) {
-      if (c.action === 'delete') diagnostics.push({ severity: 'warning', summary: `plumb will unpublish the Pages of ${config.project as string}`, detail: 'Its deployments are removed; only a new pipeline deploys the site again.' });
-      diagnostics.push(...door.riskWarnings(plan, c.address));
-    }
+    // Unpublishing is a destroy gate: an error here unless allow_unpublish = true (then one warning).
+    for (const c of pagesChanges(plan)) diagnostics.push(...door.riskDiagnostics(plan, c.address));
     return { planned, requiresReplace, diagnostics };
   },
 
   async apply(door, prior, planned, config): Promise<ApplyResult> {
-    if (planned === null || config === null) {
-      // Destroy stops managing: the settings stay and the site stays published. Unpublishing is
-      // `published = false` (with allow_unpublish = true), applied before the resource is removed.
-      return { newState: null, diagnostics: [{ severity: 'warning', summary: `The Pages of ${String(prior?.project)} were left as they are`, detail: 'Destroying plumb_project_pages stops managing them; to unpublish the site, declare published = false and allow_unpublish = true and apply first.' }] };
-    }
+    // Destroy stops managing: the settings stay and the site stays published (said at plan). Unpublishing is
+    // `published = false` (with allow_unpublish = true), applied before the resource is removed.
+    if (planned === null || config === null) return { newState: null, diagnostics: [] };
     const made = await door.plan(this.document(config), { fresh: true });
     const { plan, diagnostics } = made;
     if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
@@ -67,6 +63,10 @@ export const projectPagesTerraform: TerraformPart = {
       if (!r.ok) return { newState: prior, diagnostics };
     }
     return { newState: { ...planned, id: config.project as string }, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
+  },
+
+  async planDestroy(_door, prior) {
+    return [{ severity: 'warning', summary: `The Pages of ${String(prior.project)} will be left as they are`, detail: 'Destroying plumb_project_pages stops managing them: the settings stay and the site stays published. To unpublish it, declare published = false and allow_unpublish = true and apply first.' }];
   },
 
   /** Refresh: each declared field, and `published` when declared, as the engine's plan finds them. */

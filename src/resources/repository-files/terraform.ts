@@ -6,7 +6,7 @@
 import { terraformShape } from '../../catalogue/index.js';
 import path from 'node:path';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
+import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../terraform.js';
 import type { ApplyResult, CtyValue, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic, TfObject } from '../terraform.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { parseFilePayload } from './payload.js';
@@ -128,9 +128,7 @@ export const repositoryFileTerraform: TerraformPart = {
     planned.content_sha256 = config.state === 'absent' ? {} : shas;
     // A write makes a new commit; without one, the commits refresh saw stay.
     planned.last_commit_id = writes.length > 0 ? UNKNOWN : commits;
-    for (const { change, payload } of writes) {
-      diagnostics.push({ severity: 'warning', summary: `plumb will ${describeChange(change)} ${payload.path} on ${payload.branch} of ${payload.project}`, detail: `One commit: "${payload.commitMessage}".` });
-    }
+    // Terraform's diff shows the writes (content_sha256, last_commit_id): no warning per write.
     return { planned, requiresReplace, diagnostics };
   },
 

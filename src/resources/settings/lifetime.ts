@@ -58,7 +58,7 @@ const describe = (t: ManagedToken) => `"${t.name}" of group "${t.group}" (id ${t
  * can see outlives it. `token-lifetime-revokes-credential` when plumb's own token is among the
  * revoked (it is named first), else `token-lifetime-lowered`.
  */
-export async function lifetimeRisk(ctx: InstanceContext, cred: Credential, days: number, limit: string, address: string): Promise<PlanRisk | undefined> {
+export async function lifetimeRisk(ctx: InstanceContext, cred: Credential, days: number, limit: string, address: string, pointer?: string): Promise<PlanRisk | undefined> {
   const { tokens, problems } = await managedTokens(ctx);
   const revoked = tokens.filter((t) => outlives(t.expiresAt, limit));
   const ownExpires = cred.token?.expires_at;
@@ -74,6 +74,7 @@ export async function lifetimeRisk(ctx: InstanceContext, cred: Credential, days:
   return flagRisk(ctx, {
     id: own ? 'token-lifetime-revokes-credential' : 'token-lifetime-lowered',
     address,
+    ...(pointer !== undefined && { pointer }),
     summary: `lowering max_personal_access_token_lifetime to ${days} days: the instance revokes every token that outlives ${limit}${names.length > 0 ? `, among them ${names.join(', ')}` : ''}${unlisted}`,
   });
 }

@@ -565,6 +565,12 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
   const after = (n: string) => (sent(n) ? norm(n, payload.set[n]) : before(n));
   const turnsOn = (n: string) => sent(n) && after(n) === true && before(n) !== true;
   const risks: PlanRisk[] = [];
+  // Where a refusal is shown: the setting that asks for the change.
+  const pointerOf = (n: string) => settingsOf(ctx.instance).get(n)?.pointer;
+  const on = (...names: string[]): { pointer?: string } => {
+    const pointer = names.filter(sent).map(pointerOf).find((x) => x !== undefined);
+    return pointer !== undefined ? { pointer } : {};
+  };
   const lifetime = (v: unknown) => (typeof v === 'number' && v > 0 ? v : 365); // blank means 365
   const lowersLifetime = sent('max_personal_access_token_lifetime') && lifetime(after('max_personal_access_token_lifetime')) < lifetime(before('max_personal_access_token_lifetime'));
   const needCredential = turnsOn('admin_mode') || turnsOn('disable_personal_access_tokens') || lowersLifetime;
@@ -578,6 +584,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
         flagRisk(ctx, {
           id: 'admin-mode-without-scope',
           address: at,
+          ...on('admin_mode'),
           summary: scopes
             ? `turning on admin_mode: plumb's token (scopes ${scopes.join(', ')}) lacks the admin_mode scope, so plumb loses administrator access to the API, starting with reading these settings back`
             : `turning on admin_mode: ${unreadable("its token's scopes")}; a token without the admin_mode scope loses administrator access`,
@@ -590,6 +597,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
       flagRisk(ctx, {
         id: 'personal-tokens-disabled',
         address: at,
+        ...on('disable_personal_access_tokens'),
         summary:
           cred.kind === 'personal'
             ? "disable_personal_access_tokens: plumb authenticates with a personal access token, which stops working, and the setting cannot be turned off again through the API"
@@ -605,6 +613,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
       flagRisk(ctx, {
         id: 'password-sign-in-off',
         address: at,
+        ...on('password_authentication_enabled_for_web', 'signin_enabled', 'password_authentication_enabled_for_git'),
         summary:
           'turning off password sign-in for both the web and Git over HTTP(S): nobody can sign in with a password, and plumb cannot see through the API whether an external sign-in (SAML, LDAP, OmniAuth) is configured',
       }),
@@ -613,7 +622,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
   if (cred && lowersLifetime) {
     const days = lifetime(after('max_personal_access_token_lifetime'));
     const limit = new Date(ctx.now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
-    const risk = await lifetimeRisk(ctx, cred, days, limit, at);
+    const risk = await lifetimeRisk(ctx, cred, days, limit, at, pointerOf('max_personal_access_token_lifetime'));
     if (risk) risks.push(risk);
   }
   const touches2fa = sent('require_two_factor_authentication') || sent('two_factor_grace_period');
@@ -623,6 +632,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
       flagRisk(ctx, {
         id: 'two-factor-without-grace',
         address: at,
+        ...on('two_factor_grace_period', 'require_two_factor_authentication'),
         summary: 'requiring two-factor authentication with a grace period of 0 hours: every user without it, administrators included, is stopped at the next sign-in until they set it up',
       }),
     );

@@ -164,15 +164,14 @@ export const settingsTerraform: TerraformPart = {
       // difference its refreshed state hides) is shown through the revision attribute.
       if (writeOnly || (prior && sameObject(prior, planned, ['write_only_revision']))) planned.write_only_revision = UNKNOWN;
       if (writeOnly) diagnostics.push({ severity: 'warning', summary: `plumb will send write-only settings: ${change.attributes.filter((a) => a.sensitive || a.writeOnly).map((a) => a.name).join(', ')}`, detail: `${door.instance}.${ID}: ${describeChange(change)}. Their values are never stored in Terraform's state.` });
-      diagnostics.push(...door.riskWarnings(plan, change.address));
+      diagnostics.push(...door.riskDiagnostics(plan, change.address));
     }
     return { planned, requiresReplace: [], diagnostics };
   },
 
   async apply(door, prior, planned, config): Promise<ApplyResult> {
-    if (planned === null || config === null) {
-      return { newState: null, diagnostics: [{ severity: 'warning', summary: 'The application settings were left as they are', detail: 'Settings cannot be deleted; Terraform forgets them and plumb changes nothing on the instance.' }] };
-    }
+    // Destroy forgets the settings and changes nothing on the instance (said at plan).
+    if (planned === null || config === null) return { newState: null, diagnostics: [] };
     const made = await door.plan(this.document(config), { fresh: true });
     const { plan, diagnostics } = made;
     const state: Record<string, CtyValue> = withoutWriteOnly(planned);
@@ -188,6 +187,10 @@ export const settingsTerraform: TerraformPart = {
     }
     if (isUnknown(state.write_only_revision)) state.write_only_revision = 'none';
     return { newState: state, diagnostics };
+  },
+
+  async planDestroy() {
+    return [{ severity: 'warning', summary: 'The application settings will be left as they are', detail: 'Settings cannot be deleted; Terraform forgets them and plumb changes nothing on the instance.' }];
   },
 
   async read(door, current): Promise<ApplyResult> {

@@ -177,7 +177,11 @@ export class DataPlumbProjects extends cdktf.TerraformDataSource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._group = config.group;
     this._includeSubgroups = config.includeSubgroups;
     this._includeArchived = config.includeArchived;

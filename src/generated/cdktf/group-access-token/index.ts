@@ -169,11 +169,11 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
 }
 export interface GroupAccessTokenSink {
   /**
-  * Written atomically with mode 0600; the directory must exist. Length 1 to unbounded.
+  * Written atomically with mode 0600; the directory must exist. Not empty.
   */
   readonly file?: string;
   /**
-  * Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.
+  * Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.
   */
   readonly command?: string[];
   /**
@@ -368,7 +368,11 @@ export class GroupAccessToken extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._group = config.group;
     this._name = config.name;
     this._id = config.id;

@@ -30,7 +30,7 @@ export interface ProjectPagesConfig extends cdktf.TerraformMetaArguments {
   */
   readonly published?: boolean | cdktf.IResolvable;
   /**
-  * Apply an unpublish of this project without --allow-destroy. Default: false.
+  * Lets published = false unpublish the site (its deployments are removed; only a new pipeline deploys it again). Without it, such a plan is an error. Default: false.
   */
   readonly allowUnpublish?: boolean | cdktf.IResolvable;
 }
@@ -85,7 +85,11 @@ export class ProjectPages extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._project = config.project;
     this._pagesUniqueDomainEnabled = config.pagesUniqueDomainEnabled;
     this._pagesHttpsOnly = config.pagesHttpsOnly;

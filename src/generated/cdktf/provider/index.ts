@@ -18,7 +18,7 @@ export interface PlumbProviderConfig {
   */
   readonly tokenEnv: string;
   /**
-  * PEM file of a private CA (relative to this YAML file). Length 1 to unbounded.
+  * PEM file of a private CA (relative to the working directory). Not empty.
   */
   readonly caBundle?: string;
   /**
@@ -30,7 +30,7 @@ export interface PlumbProviderConfig {
   */
   readonly settingsVerifySeconds?: number;
   /**
-  * Ids of risky changes (changes that can lock administrators or plumb out) this instance accepts without --allow-risky; see docs/plans.md.
+  * Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.
   */
   readonly allowRisky?: string[];
   /**
@@ -83,7 +83,11 @@ export class PlumbProvider extends cdktf.TerraformProvider {
       },
       terraformProviderSource: 'registry.terraform.io/plumb/plumb'
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._url = config.url;
     this._tokenEnv = config.tokenEnv;
     this._caBundle = config.caBundle;

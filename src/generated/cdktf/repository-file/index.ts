@@ -26,7 +26,7 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
   */
   readonly content?: string;
   /**
-  * A local file whose content is used (relative to this YAML file). Length 1 to unbounded.
+  * A local file whose content is used (relative to the working directory, inside the configuration root). Not empty.
   */
   readonly source?: string;
   /**
@@ -38,11 +38,11 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
   */
   readonly executeFilemode?: boolean | cdktf.IResolvable;
   /**
-  * When a branch of `branches` does not exist yet, the first write creates it from this branch. Length 1 to unbounded.
+  * When a branch of `branches` does not exist yet, the first write creates it from this branch. Not empty.
   */
   readonly startBranch?: string;
   /**
-  * Commit message template for every action; placeholders {path}, {branch}, {project}, {action}. Length 1 to unbounded.
+  * Commit message template for every action; placeholders {path}, {branch}, {project}, {action}. Not empty.
   */
   readonly commitMessage?: string;
   /**
@@ -64,15 +64,15 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
 }
 export interface RepositoryFileCommitMessages {
   /**
-  * Length 1 to unbounded.
+  * Not empty.
   */
   readonly create?: string;
   /**
-  * Length 1 to unbounded.
+  * Not empty.
   */
   readonly update?: string;
   /**
-  * Length 1 to unbounded.
+  * Not empty.
   */
   readonly delete?: string;
 }
@@ -263,7 +263,11 @@ export class RepositoryFile extends cdktf.TerraformResource {
       connection: config.connection,
       forEach: config.forEach
     });
-    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13));
+    const appDir = process.cwd();
+    this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
+      .map((l) => l.replace('file://' + appDir, appDir))
+      .filter((l) => (l.includes(appDir + '/') || l.includes(appDir + '\\')) && !/[\\/](node_modules|generated[\\/]cdktf)[\\/]/.test(l))
+      .map((l) => l.replaceAll(appDir + '/', '').replaceAll(appDir + '\\', '').trim()));
     this._project = config.project;
     this._filePath = config.filePath;
     this._branches = config.branches;
