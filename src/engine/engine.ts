@@ -21,6 +21,7 @@ import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
+import { ENDS_CREDENTIAL, RUNS_LAST } from './risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { ciCaBundle, urlPolicy, urlRefusal } from './connection.js';
@@ -75,6 +76,11 @@ export interface Session {
   readonly contexts: ReadonlyMap<string, InstanceContext>;
   readonly targets: TargetSet;
   readonly diagnostics: PlanDiagnostic[];
+  /**
+   * The lock each instance's apply holds on the instance itself (instance-lock.ts `lockInstances`
+   * records it here): apply gives it back before a change plumb's credential may not survive.
+   */
+  readonly instanceLocks?: Map<string, { release(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -207,6 +213,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     contexts,
     targets,
     diagnostics,
+    instanceLocks: new Map(),
     close: async () => {
       await Promise.all([...contexts.values()].map((c) => c.client.close()));
     },
@@ -288,6 +295,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
           }
         }
+        out.changes = runLast(out.changes, out.risks);
         return out;
       }),
     );
@@ -339,6 +347,23 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
     ...(selectors.length > 0 && { selectors }),
   };
+}
+
+/**
+ * Orders each change of one instance that carries a RUNS_LAST risk (risk-ids.ts: it may end
+ * plumb's credential, or revoke tokens the other changes re-issue) after every other change of the
+ * instance, whatever their outcome. An edge back to a change that already waits for it is left out.
+ */
+function runLast(changes: ResourceChange[], risks: readonly PlanRisk[]): ResourceChange[] {
+  const last = new Set(risks.filter((r) => RUNS_LAST.has(r.id)).map((r) => r.address));
+  if (last.size === 0) return changes;
+  return changes.map((c) => {
+    if (c.action === 'no-op' || !last.has(c.address)) return c;
+    const waitsFor = (o: ResourceChange) => [...(o.order?.after ?? []), ...(o.order?.dependsOn ?? [])].includes(c.address);
+    const before = changes.filter((o) => o.action !== 'no-op' && !last.has(o.address) && !waitsFor(o)).map((o) => o.address);
+    if (before.length === 0) return c;
+    return { ...c, order: { ...c.order, after: [...new Set([...(c.order?.after ?? []), ...before])] } };
+  });
 }
 
 /** A value's origin when `defaults:` declares it: the default's place, and the override's. */
@@ -541,6 +566,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
 
     // The counts this apply carries out are the ones the next plan compares with.
     if (plan.selectors) recordSelectorCounts(plan.selectors, own.contexts);
+    const endsCredential = new Set(plan.risks.filter((r) => ENDS_CREDENTIAL.has(r.id)).map((r) => r.address));
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];
     let done = 0;
@@ -550,6 +576,14 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         const ctx = own.contexts.get(change.instance)!;
         const provider = providerFor(opts.kinds, change.kind)!;
         opts.log(`${change.address}: ${change.action}…`);
+        // plumb's credential may not survive this change (ordered after every other change of its
+        // instance): give the instance's lock back first, while the credential can still delete it.
+        const lock = own.instanceLocks?.get(change.instance);
+        if (lock && endsCredential.has(change.address)) {
+          own.instanceLocks!.delete(change.instance);
+          await lock.release();
+          opts.log(`${change.address}: gave the lock on the instance "${change.instance}" back first: plumb's credential may not survive this change`);
+        }
         try {
           const r = await provider.apply(ctx, change, provider.parsePayload(change.payload));
           diagnostics.push(...r.diagnostics);

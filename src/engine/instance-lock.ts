@@ -48,6 +48,9 @@ interface Current {
   readonly content?: InstanceLockContent;
 }
 
+/** Creates tried while no lock file exists, before the failure is reported. */
+const NO_FILE_TRIES = 3;
+
 /** Time between two looks while waiting for the holder (each look is one GET). */
 const POLL_MS = 1000;
 
@@ -101,6 +104,8 @@ export interface InstanceLockOptions {
 /** A lock file in a repository of the instance: `StateLock` across machines. */
 export class InstanceFileLock implements StateLock {
   readonly what: string;
+  /** The name of the instance it locks. */
+  readonly instance: string;
   readonly #client: ApiClient;
   readonly #lock: DesiredInstanceLock;
   readonly #where: string;
@@ -116,6 +121,7 @@ export class InstanceFileLock implements StateLock {
     this.#lock = lock;
     this.#where = `${lock.path} in project ${lock.project}${lock.branch ? ` (branch ${lock.branch})` : ''}`;
     this.what = `the instance "${instanceName}"`;
+    this.instance = instanceName;
     this.#env = opts.env ?? process.env;
     this.#command = opts.command ?? 'plumb apply';
     this.#now = opts.now ?? Date.now;
@@ -130,9 +136,15 @@ export class InstanceFileLock implements StateLock {
     // Every holder id this acquire wrote: a create whose answer was lost (a time-out) may land after
     // plumb looked, and the lock it made is ours, not another run's.
     const mine = new Set<string>();
+    // Looks that found no lock file at all: the create failed before the instance acted (a 5xx, a
+    // connection dropped), or a holder released it meanwhile. Nobody holds the lock then, so the
+    // create is tried again, a few times whatever --lock-timeout says.
+    let noFile = 0;
+    let createFailure: unknown;
     for (;;) {
       const content = this.#content();
       mine.add(content.holder.id);
+      createFailure = undefined;
       try {
         await createFile(this.#client, this.#lock.project, this.#lock.path, {
           branch,
@@ -142,6 +154,7 @@ export class InstanceFileLock implements StateLock {
       } catch (err) {
         // Held (by someone, maybe us) or an unclear answer: the look below tells.
         if (!exists(err) && !mayHaveActed(err)) throw this.#failed('taken', err);
+        if (!exists(err)) createFailure = err;
       }
       // Created or not, what the file says decides: a create is never trusted blindly.
       let current = await this.#readPatiently(branch, sleep);
@@ -156,6 +169,11 @@ export class InstanceFileLock implements StateLock {
         current = await this.#read(branch);
         if (!current) continue;
       }
+      if (!current && ++noFile < NO_FILE_TRIES) {
+        await sleep(100 * noFile);
+        continue;
+      }
+      if (!current && createFailure !== undefined) throw this.#failed('taken', createFailure);
       if (this.#now() >= deadline) throw this.#heldBy(current, opts.timeoutMs);
       if (!warnedWaiting && current?.content) {
         warnedWaiting = true;
@@ -330,6 +348,7 @@ export async function lockInstances(session: Session, opts: AcquireOptions & Ins
     for (const lock of locks) {
       await lock.acquire(opts);
       held.push(lock);
+      session.instanceLocks?.set(lock.instance, lock);
     }
   } catch (err) {
     await releaseAll(held);

@@ -27,6 +27,27 @@ export function isRiskId(id: string): id is RiskId {
 
 
 /**
+ * Risks of a change that may end plumb's own credential (revoke it, stop it working, take its
+ * administrator access) or revoke tokens other changes of the apply re-issue. Such a change runs
+ * after every other change of its instance (the engine orders it so in the plan): they all run with
+ * a credential known to work, and a lowered token lifetime limit reaches tokens already re-issued
+ * within it (plumb's own first, by its self rotation).
+ */
+export const RUNS_LAST: ReadonlySet<string> = new Set<RiskId>([
+  'token-lifetime-revokes-credential',
+  'token-lifetime-lowered',
+  'personal-tokens-disabled',
+  'admin-mode-without-scope',
+]);
+
+/**
+ * Of those, the risks that plumb's credential may not survive: before such a change apply gives the
+ * instance's lock back (nothing of the apply follows it on that instance), as a dead credential
+ * could not delete the lock file and every later apply would wait for the lock to expire.
+ */
+export const ENDS_CREDENTIAL: ReadonlySet<string> = new Set<RiskId>(['token-lifetime-revokes-credential', 'personal-tokens-disabled', 'admin-mode-without-scope']);
+
+/**
  * Destroys a plan lists among its risks (`gate: 'destroy'`): accepted by `--allow-destroy` or the
  * resource's own opt-in, never by `allow_risky`. Each with its opt-in, in the words of each door.
  */

@@ -130,6 +130,29 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(h.count('DELETE', FILE_PATH)).toBe(1);
   });
 
+  it('takes the lock when its create failed before the instance acted and no lock exists, instead of calling the instance locked', async () => {
+    for (const action of [{ kind: 'status', status: 502 }, { kind: 'drop', when: 'before' }] as const) {
+      h = await lockedHarness();
+      h.addFault({ method: 'POST', path: '/projects/*/repository/files/*', nth: 1, action });
+      const r = await h.run(['apply', '--auto-approve']);
+      expect(r.code, `${JSON.stringify(action)}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).not.toContain('PLUMB_STATE_LOCKED');
+      expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+      expect(lockFile(h)).toBeUndefined();
+      await h.close();
+    }
+  });
+
+  it('says the lock could not be taken, not that the instance is locked, when every create fails and no lock exists', async () => {
+    h = await lockedHarness();
+    h.addFault({ method: 'POST', path: '/projects/*/repository/files/*', action: { kind: 'status', status: 503 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_LOCK_FAILED');
+    expect(r.stderr).not.toContain('is locked');
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(0);
+  });
+
   it('holds the lock its own create made when the answer was lost, and reads it again after a 500', async () => {
     h = await lockedHarness();
     h.addFault({ method: 'POST', path: '/projects/*/repository/files/*', nth: 1, action: { kind: 'drop', when: 'after' } });

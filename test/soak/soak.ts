@@ -32,10 +32,13 @@
  *   a configuration whose tokens keep a 30-day lifetime is refused offline
  *   (`PLUMB_TOKEN_BEYOND_MAX_LIFETIME`, no request that writes); one whose lifetimes fit is planned
  *   with the risk `token-lifetime-revokes-credential` (plumb's own token first), and apply without
- *   accepting it changes nothing; accepted (`--allow-risky`, with faults), the instance revokes
- *   every token beyond the limit and plumb reports it (`PLUMB_TOKENS_REVOKED_BY_LIMIT`); the
- *   administrator issues plumb a new credential by hand, and the next applies converge with every
- *   declared token re-issued within the limit.
+ *   accepting it changes nothing; accepted (`--allow-risky`, with faults), plumb re-issues every
+ *   declared token within the limit (its own last, by self rotation) and sends the limit after them,
+ *   so an apply that exits 0 lost no declared token to it; every managed token the instance does
+ *   revoke for the limit (a fault kept a re-issue from happening), in whichever apply the limit
+ *   lands, is reported by that apply (`PLUMB_TOKENS_REVOKED_BY_LIMIT`); where plumb's own was among
+ *   them the administrator issues plumb a new credential by hand, and the next applies converge with
+ *   every declared token within the limit.
  *
  * When the answer to plumb's own credential's rotation is lost, plumb reports
  * PLUMB_TOKEN_SELF_LOST and stops, as documented; the soak checks the report is true (the old
@@ -77,8 +80,13 @@ export interface SoakResult {
   /** Faulted rounds' second apply (the other machine), and how many of them the lock turned away. */
   readonly concurrentRuns: number;
   readonly lockRefusals: number;
-  /** Lifetime-lowering rounds run, and the managed tokens the instance revoked in them. */
+  /**
+   * Lifetime-lowering rounds run; declared tokens the accepted apply re-issued within the limit
+   * before it sent the limit; managed tokens the instance revoked for the limit (in any apply of
+   * the round), each reported by the apply that sent it.
+   */
   readonly lifetimeRounds: number;
+  readonly reissuedBeforeLimit: number;
   readonly revokedByLimit: number;
   readonly violations: Record<Invariant, string[]>;
 }
@@ -438,6 +446,7 @@ function emptyResult(): { -readonly [K in keyof SoakResult]: SoakResult[K] } {
     concurrentRuns: 0,
     lockRefusals: 0,
     lifetimeRounds: 0,
+    reissuedBeforeLimit: 0,
     revokedByLimit: 0,
     violations: Object.fromEntries(INVARIANTS.map((i) => [i, []])) as unknown as Record<Invariant, string[]>,
   };
@@ -458,14 +467,14 @@ async function removeStaleLock(ep: Episode, runs: readonly Run[], tag: string, v
   }).then((r) => r.arrayBuffer());
 }
 
-/** plays the administrator the PLUMB_TOKEN_SELF_LOST help asks for: rotate by hand, deliver. */
-async function recoverCredential(ep: Episode): Promise<void> {
+/** plays the administrator the PLUMB_TOKEN_SELF_LOST help asks for: rotate by hand (for `days`), deliver. */
+async function recoverCredential(ep: Episode, days = 30): Promise<void> {
   const active = activeTokens(ep, 'platform', 'plumb')[0];
   if (!active) return;
   const res = await fetch(`${ep.emu.url}/api/v4/groups/platform/access_tokens/${active.id}/rotate`, {
     method: 'POST',
     headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' },
-    body: JSON.stringify({ expires_at: addDays(ep.today, 30) }),
+    body: JSON.stringify({ expires_at: addDays(ep.today, days) }),
   });
   const body = (await res.json()) as { token?: string };
   if (body.token) writeFileSync(path.join(ep.dir, 'secrets', 'platform-plumb.token'), body.token, { mode: 0o600 });
@@ -484,6 +493,50 @@ async function issueCredential(ep: Episode): Promise<void> {
   if (!body.token) return;
   ep.emu.state.userById(ep.emu.state.tokenByValue(body.token)!.userId)!.admin = true;
   writeFileSync(path.join(ep.dir, 'secrets', 'platform-plumb.token'), body.token, { mode: 0o600 });
+}
+
+/**
+ * After each apply of the lifetime round. The managed tokens the instance revoked because the new
+ * limit went out in this apply: active before it, revoked now, neither deleted nor rotated by plumb,
+ * and expiring beyond the limit; only when this apply changed the limit. That is exactly what the
+ * instance's policy does (emulator `enforceMaxLifetime`), in whichever apply the limit lands (a
+ * fault may keep it from the accepted one). A family revocation looks different: it follows a
+ * rotation of a revoked token (rotated-twice sees its 401) and reaches tokens within the limit too,
+ * so family-revoked still counts every other revocation. The apply must report these
+ * (PLUMB_TOKENS_REVOKED_BY_LIMIT), and one that exits 0 must have revoked no declared token (plumb
+ * re-issues them within the limit before it sends it). Then the administrator does what plumb's
+ * report asks: recovers a credential whose rotation answer was lost (PLUMB_TOKEN_SELF_LOST), issues
+ * plumb a new one when the limit revoked it, deletes a lock plumb said it could not release.
+ */
+async function afterLifetimeApply(ep: Episode, result: ReturnType<typeof emptyResult>, run: Run, before: { ids: number[]; limit: unknown }, tag: string): Promise<void> {
+  const v = result.violations;
+  const st = ep.emu.state;
+  const limit = (st.settings as Record<string, unknown>).max_personal_access_token_lifetime;
+  const out = run.stdout + run.stderr;
+  if (limit !== before.limit && typeof limit === 'number') {
+    const limitDate = addDays(ep.today, limit);
+    const deleted = new Set(ep.emu.requests.filter((r) => r.method === 'DELETE' && (r.status === 204 || r.status === 0)).map((r) => Number(/\/(\d+)$/.exec(r.path)?.[1])));
+    const revoked = before.ids.filter((id) => {
+      const t = st.tokenById(id)!;
+      return !st.isActive(t) && !deleted.has(id) && !st.tokens.some((x) => x.previousId === id) && (t.expiresAt === null || t.expiresAt > limitDate);
+    });
+    for (const id of revoked) ep.policyRevoked.add(id);
+    result.revokedByLimit += revoked.length;
+    if (revoked.length > 0 && !out.includes('PLUMB_TOKENS_REVOKED_BY_LIMIT')) v.lifetime.push(`${tag}: the instance revoked ${revoked.length} managed token(s) for the new limit and plumb did not report it (exit ${run.code})`);
+    const declared = revoked.map((id) => st.tokenById(id)!).filter((t) => (DECLARED[st.groupById(t.groupId!)?.fullPath ?? ''] ?? []).includes(t.name));
+    if (run.code === 0 && declared.length > 0) v.lifetime.push(`${tag}: exit 0, yet the new limit revoked declared token(s) ${declared.map((t) => `"${t.name}" (id ${t.id})`).join(', ')}: they were not re-issued within it first`);
+  }
+  tokenSafety(ep, v);
+  if (out.includes('PLUMB_TOKEN_SELF_LOST')) {
+    const old = st.tokenByValue(sinkValue(ep, 'platform', 'plumb') ?? CREDENTIAL);
+    if (old && st.isActive(old)) v['outcome-true'].push(`${tag}: PLUMB_TOKEN_SELF_LOST reported while the credential still works`);
+    await recoverCredential(ep, LIMIT_DAYS - 5);
+    result.selfLostRecoveries++;
+  } else if (activeTokens(ep, 'platform', 'plumb').length === 0) {
+    // plumb's own token was revoked by the limit (its rotation failed): a new one, as the risk said.
+    await issueCredential(ep);
+  }
+  await removeStaleLock(ep, [run], tag, v);
 }
 
 /**
@@ -516,11 +569,12 @@ async function lifetimeRound(ep: Episode, result: ReturnType<typeof emptyResult>
   if (ep.emu.requests.slice(before).some((r) => WRITES.has(r.method) && !r.path.includes(encodeURIComponent(LOCKS)))) v.lifetime.push(`${tag}: apply without accepting the risk wrote to the instance`);
   if (limitOf() !== limitBefore || JSON.stringify(activeIds()) !== JSON.stringify(ids)) v.lifetime.push(`${tag}: apply without accepting the risk changed the instance`);
 
-  // Accepted, with faults: the instance revokes; plumb reports it.
+  // Accepted, with faults: plumb re-issues the declared tokens within the limit, then sends it.
   // The administrator's own token already fits the coming policy (it is not plumb's to manage).
   st.tokenByValue(ADMIN)!.expiresAt = addDays(ep.today, 10);
   for (const f of faults) ep.emu.addFault({ path: '**', nth: f.nth, times: 1, action: action(f.kind) });
   before = ep.emu.requests.length;
+  let snapshot = { ids: activeIds(), limit: limitOf() };
   const accepted = await cli(ep, 'apply', undefined, true);
   result.faultedRuns++;
   const made = ep.emu.requests.length - before;
@@ -532,28 +586,24 @@ async function lifetimeRound(ep: Episode, result: ReturnType<typeof emptyResult>
   ep.emu.clearFaults();
   if (faults.some((f) => f.kind === 'timeout' && f.nth <= made)) await new Promise((r) => setTimeout(r, REQUEST_TIMEOUT_MS + 200));
   for (const leak of leaks(ep, accepted)) v['secret-in-output'].push(`${tag} (accepted): ${leak}`);
+  outcomesTrue(ep, accepted, v);
   const limitDate = addDays(ep.today, LIMIT_DAYS);
-  const revoked = ids.filter((id) => {
-    const t = st.tokenById(id)!;
-    return !st.isActive(t) && (t.expiresAt === null || t.expiresAt > limitDate) && !st.tokens.some((x) => x.previousId === id);
-  });
-  for (const id of revoked) ep.policyRevoked.add(id);
-  result.revokedByLimit += revoked.length;
-  if (revoked.length > 0 && !(accepted.stdout + accepted.stderr).includes('PLUMB_TOKENS_REVOKED_BY_LIMIT')) {
-    v.lifetime.push(`${tag}: the instance revoked ${revoked.length} managed token(s) and plumb did not report it (exit ${accepted.code})`);
+  if (limitOf() === LIMIT_DAYS) {
+    for (const [group, names] of Object.entries(DECLARED)) {
+      for (const name of names) if (holds(ep, group, name) && activeTokens(ep, group, name).every((t) => t.expiresAt !== null && t.expiresAt <= limitDate)) result.reissuedBeforeLimit++;
+    }
   }
-  tokenSafety(ep, v);
+  await afterLifetimeApply(ep, result, accepted, snapshot, `${tag} (accepted)`);
 
-  // plumb's own token was among them: the administrator issues a new one, as the risk said, and
-  // deletes the instance lock plumb could no longer release (its warning says to).
-  if (activeTokens(ep, 'platform', 'plumb').length === 0) await issueCredential(ep);
-  await removeStaleLock(ep, [accepted], tag, v);
+  // Then clean applies converge; the administrator steps in where plumb said it must.
   let converged = false;
   let last: Run | undefined;
   for (let i = 0; i < 2 && !converged; i++) {
+    snapshot = { ids: activeIds(), limit: limitOf() };
     last = await cli(ep, 'apply', undefined, true);
     result.cleanRuns++;
     for (const leak of leaks(ep, last)) v['secret-in-output'].push(`${tag} (clean ${i + 1}): ${leak}`);
+    await afterLifetimeApply(ep, result, last, snapshot, `${tag} (clean ${i + 1})`);
     converged = last.code === 0;
   }
   const plan = await cli(ep, 'plan');
