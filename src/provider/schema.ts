@@ -8,7 +8,7 @@
  * what (its `terraform.computed` and `editAttribute`, src/resources/<kind>/terraform.ts), checked
  * by test/provider/schema.test.ts: computed attributes Terraform keeps in state (ids, revisions,
  * token ids, file digests), the write-only flag on secret settings (CDKTF's generator does not know
- * it; Terraform 1.11 does), the provider block's `state_file`, a default for `token_env`, and the
+ * it; Terraform 1.11 does), the provider block's `state_file` (migration only), a default for `token_env`, and the
  * kinds' data sources. It never renames, retypes or removes a generated attribute.
  */
 import { ownText } from '../util/own-files.js';
@@ -30,7 +30,9 @@ const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonA
  */
 export const PROVIDER_ONLY: Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> = {
   provider: {
-    state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
+    // plumb keeps what it remembers in each resource's private state (private-state.ts); the file of
+    // older versions is only read, once per resource, to move its entries there.
+    state_file: str('The state file an older plumb provider kept (default PLUMB_STATE, else .plumb/state.json): read once per resource to move its entries into Terraform\'s state, never written. Only needed while migrating.', { optional: true, deprecated: true }),
   },
   ...Object.fromEntries(TERRAFORM_PARTS.map((p) => [p.typeName, p.computed ?? {}])),
 };

@@ -261,8 +261,8 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const type = typeOfResource(req.type_name);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const current = decodeDynamic(req.current_state, type) as TfObject | null;
-      const r = await readResource(rt.current, req.type_name, current);
-      return { new_state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic), private: req.private };
+      const r = await readResource(rt.current, req.type_name, current, req.private);
+      return { new_state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic), private: r.private ?? req.private };
     }, diagsOnly),
     PlanResourceChange: unary('PlanResourceChange', async (req: { type_name: string; prior_state: DynamicValueMsg; proposed_new_state: DynamicValueMsg; config: DynamicValueMsg; prior_private: Buffer }) => {
       const type = typeOfResource(req.type_name);
@@ -270,11 +270,11 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
       const config = decodeDynamic(req.config, type) as TfObject | null;
-      const r = await planResource(rt.current, req.type_name, prior, proposed, config);
+      const r = await planResource(rt.current, req.type_name, prior, proposed, config, req.prior_private);
       return {
         planned_state: dynamic(r.planned, type),
         requires_replace: r.requiresReplace.map((p) => ({ steps: p.map(protoStep) })),
-        planned_private: req.prior_private,
+        planned_private: r.private ?? req.prior_private,
         diagnostics: r.diagnostics.map(protoDiagnostic),
       };
     }, diagsOnly),
@@ -284,15 +284,15 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
       const config = decodeDynamic(req.config, type) as TfObject | null;
-      const r = await rt.exclusive(() => applyResource(rt.current, req.type_name, prior, planned, config));
-      return { new_state: dynamic(r.newState, type), private: req.planned_private, diagnostics: r.diagnostics.map(protoDiagnostic) };
+      const r = await rt.exclusive(() => applyResource(rt.current, req.type_name, prior, planned, config, req.planned_private));
+      return { new_state: dynamic(r.newState, type), private: r.private ?? Buffer.alloc(0), diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ImportResourceState: unary('ImportResourceState', async (req: { type_name: string; id: string }) => {
       const type = typeOfResource(req.type_name);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const r = await importResource(rt.current, req.type_name, req.id);
       return {
-        imported_resources: r.newState === null ? [] : [{ type_name: req.type_name, state: dynamic(r.newState, type), private: Buffer.alloc(0) }],
+        imported_resources: r.newState === null ? [] : [{ type_name: req.type_name, state: dynamic(r.newState, type), private: r.private ?? Buffer.alloc(0) }],
         diagnostics: r.diagnostics.map(protoDiagnostic),
       };
     }, diagsOnly),
@@ -344,9 +344,8 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const owners = new Owners();
   // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
   const identity = new GroupListings(60 * 60_000);
-  // Applies run one at a time: each opens plumb's state file, changes it and writes it whole, so two
-  // at once would lose the first one's records (a write-only fingerprint, a token note) and the
-  // next plan would send the value again. Terraform still plans concurrently.
+  // Applies run one at a time, as they did when they shared a state file (each resource now keeps
+  // its own in Terraform's private state, private-state.ts). Terraform still plans concurrently.
   let applying: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = applying.then(fn, fn);
