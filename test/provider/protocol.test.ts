@@ -896,7 +896,9 @@ describe('what plumb remembers lives in Terraform\'s state, not in a file beside
       insync.fresh.kill();
     }
     // Rotated outside plumb: the sink holds a revoked secret, which only the slot can tell.
-    const rotated = await fetch(`${emu.url}/api/v4/groups/platform/access_tokens/${id}/rotate`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    // (With an expiry inside the rotation policy, so that is no reason to rotate.)
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const rotated = await fetch(`${emu.url}/api/v4/groups/platform/access_tokens/${id}/rotate?expires_at=${expiresAt}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ADMIN } });
     expect(rotated.status).toBe(200);
     const second = await freshProvider();
     try {
