@@ -32,6 +32,9 @@ export const PROVIDER_ONLY: Readonly<Record<string, Readonly<Record<string, TfJs
   provider: {
     // plumb keeps what it remembers in each resource's private state (private-state.ts); the file of
     // older versions is only read, once per resource, to move its entries there.
+    // The token itself, for a token from an ephemeral resource or a secrets manager: sensitive, and
+    // never stored (a provider block is not in Terraform's state; an ephemeral value not in the plan).
+    token: str('The instance\'s access token itself, instead of token_env: from an ephemeral variable or ephemeral resource (or a sensitive data source). Sensitive; used instead of token_env, and never with it. The URL must still be allowed from the environment (PLUMB_ALLOWED_URLS, …).', { optional: true, sensitive: true }),
     state_file: str('The state file an older plumb provider kept (default PLUMB_STATE, else .plumb/state.json): read once per resource to move its entries into Terraform\'s state, never written. Only needed while migrating.', { optional: true, deprecated: true }),
   },
   ...Object.fromEntries(TERRAFORM_PARTS.map((p) => [p.typeName, p.computed ?? {}])),

@@ -119,6 +119,7 @@ function providerSettings(config: TfObject, env: NodeJS.ProcessEnv): ProviderSet
   return {
     url: s('url') ?? '',
     tokenEnv: s('token_env') ?? 'PLUMB_TOKEN',
+    ...(s('token') !== undefined && { token: s('token') }),
     ...(s('ca_bundle') !== undefined && { caBundle: s('ca_bundle') }),
     ...(typeof config.allow_insecure_http === 'boolean' && { allowInsecureHttp: config.allow_insecure_http }),
     ...(Array.isArray(config.allow_risky) && { allowRisky: (config.allow_risky as CtyValue[]).filter((x): x is string => typeof x === 'string') }),
@@ -246,7 +247,8 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       if (refusal) {
         diagnostics.push({ severity: 'error', summary: refusal.summary, detail: `${refusal.detail}\nhelp: ${refusal.suggestion} (PLUMB_URL_NOT_ALLOWED)`, path: [{ attribute: 'url' }] });
       }
-      if (!rt.current.env[settings.tokenEnv]) {
+      diagnostics.push(...tokenDiagnostics(config));
+      if (settings.token === undefined && !rt.current.env[settings.tokenEnv]) {
         diagnostics.push({
           severity: 'error',
           summary: `Environment variable ${settings.tokenEnv} (the instance's access token) is not set`,
@@ -302,6 +304,22 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     }, () => ({ Error: 'stop failed' })),
   };
   return handlers;
+}
+
+/**
+ * The provider's `token` attribute: used instead of `token_env` (default PLUMB_TOKEN); the two
+ * together are ambiguous, so refused. The value is never repeated.
+ */
+function tokenDiagnostics(config: TfObject | null): TfDiagnostic[] {
+  const token = config?.token;
+  if (token === undefined || token === null) return [];
+  if (typeof token === 'string' && token === '') {
+    return [{ severity: 'error', summary: 'The provider\'s token is empty', detail: `help: give the instance's access token (from an ephemeral variable or resource), or remove token and use token_env (${'PLUMB_SECRET_TOO_SHORT' satisfies DiagnosticCode})`, path: [{ attribute: 'token' }] }];
+  }
+  if (typeof config?.token_env === 'string') {
+    return [{ severity: 'error', summary: 'The provider has both token and token_env', detail: `plumb would not know which credential to use.\nhelp: keep one: token (the value, e.g. from an ephemeral variable) or token_env (the name of an environment variable) (${'PLUMB_TF_TOKEN_BOTH' satisfies DiagnosticCode})`, path: [{ attribute: 'token_env' }] }];
+  }
+  return [];
 }
 
 /** While validating, unknown provider values (known only after apply) are left to ConfigureProvider. */

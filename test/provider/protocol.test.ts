@@ -934,6 +934,41 @@ describe('what plumb remembers lives in Terraform\'s state, not in a file beside
   });
 });
 
+describe('the provider\'s token attribute (issue 21: a token from an ephemeral value)', () => {
+  it('plans with the token given in the provider block and no token_env variable, never showing it, and refuses token together with token_env', async () => {
+    const bare = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-token-')), env: {} });
+    try {
+      const configure = (values: Record<string, CtyValue>) =>
+        bare.call<{ diagnostics: Diag[] }>('ConfigureProvider', { terraform_version: '1.11.4', config: dv(objectOf(providerType, { url: emu.url, ...values }), providerType), client_capabilities: { write_only_attributes_allowed: true } });
+      const both = await configure({ token: ADMIN, token_env: 'PLUMB_TOKEN' });
+      expect(errors(both.diagnostics)).toMatchObject([{ summary: 'The provider has both token and token_env', attribute: { steps: [{ attribute_name: 'token_env' }] } }]);
+      expect(errors((await configure({ token: '' })).diagnostics)).toMatchObject([{ summary: "The provider's token is empty", attribute: { steps: [{ attribute_name: 'token' }] } }]);
+      expect(errors((await configure({ token: ADMIN })).diagnostics)).toEqual([]);
+      const t = types.plumb_application_settings!;
+      const config = objectOf(t, { deletion_adjourned_period: 11 });
+      const before = emu.requests.length;
+      const r = await bare.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: 'plumb_application_settings', prior_state: dv(null, t), proposed_new_state: dv(config, t), config: dv(config, t) });
+      expect(errors(r.diagnostics)).toEqual([]);
+      expect(emu.requests.slice(before).some((q) => q.path === '/application/settings' && q.method === 'GET' && q.status === 200)).toBe(true);
+      expect(bare.stderr()).not.toContain(ADMIN);
+      const schema = await bare.call<{ provider: ProtoSchema }>('GetProviderSchema');
+      expect(schema.provider.block.attributes.find((a) => a.name === 'token')).toMatchObject({ sensitive: true, optional: true });
+    } finally {
+      bare.kill();
+    }
+  });
+
+  it('sends the token of the provider block only to an allowed URL', async () => {
+    const bare = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-token-')), env: { PLUMB_LOOPBACK_IS_TRUSTED: '0' } });
+    try {
+      const r = await bare.call<{ diagnostics: Diag[] }>('ConfigureProvider', { terraform_version: '1.11.4', config: dv(objectOf(providerType, { url: emu.url, token: ADMIN }), providerType) });
+      expect(errors(r.diagnostics).map((d) => d.detail).join('\n')).toContain('PLUMB_URL_NOT_ALLOWED');
+    } finally {
+      bare.kill();
+    }
+  });
+});
+
 describe('shutdown', () => {
   it('refuses to apply after StopProvider, writing nothing', async () => {
     const other = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });

@@ -278,7 +278,7 @@ describe.runIf(cli)('a fresh working directory with the same backend', () => {
   });
 
   /** A working directory of its own, with the one configuration and the backend outside it. */
-  function workingDirectory(name: string): string {
+  function workingDirectory(name: string, provider = 'provider "plumb" { url = var.url }'): string {
     const d = path.join(base, name);
     mkdirSync(path.join(d, 'secrets'), { recursive: true });
     writeFileSync(
@@ -296,7 +296,7 @@ variable "spam_key" {
   type      = string
   ephemeral = true
 }
-provider "plumb" { url = var.url }
+${provider}
 resource "plumb_application_settings" "this" {
   spam_check_endpoint_enabled = false
   spam_check_api_key          = var.spam_key
@@ -318,8 +318,12 @@ resource "plumb_group_access_token" "ci" {
   }
 
   function run(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
+    return runWith(env, cwd, ...args);
+  }
+
+  function runWith(environment: Record<string, string>, cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(cli!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(cli!, args, { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -354,6 +358,21 @@ resource "plumb_group_access_token" "ci" {
     expect(existsSync(path.join(first, '.plumb'))).toBe(false);
     expect(existsSync(path.join(second, '.plumb'))).toBe(false);
     const leaks = filesUnder(base).filter((f) => !f.includes(`${path.sep}secrets${path.sep}`) && !f.includes(`${path.sep}.terraform${path.sep}`) && [KEY, secret].some((x) => readFileSync(f).includes(Buffer.from(x))));
+    expect(leaks).toEqual([]);
+  });
+
+  it('takes the instance token from the provider block\'s token attribute fed by an ephemeral variable, with no token_env variable, and keeps it out of the plan file', async () => {
+    const d = workingDirectory('token-attribute', 'variable "plumb_token" {\n  type      = string\n  ephemeral = true\n}\nprovider "plumb" {\n  url   = var.url\n  token = var.plumb_token\n}');
+    const { PLUMB_TOKEN: _unset, ...rest } = env;
+    const withoutEnv = { ...rest, TF_VAR_plumb_token: ADMIN };
+    expect((await runWith(withoutEnv, d, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(base, 'plugins')}`)).code).toBe(0);
+    const plan = await runWith(withoutEnv, d, 'plan', '-input=false', '-no-color', '-detailed-exitcode', '-out=tfplan');
+    expect(plan.code, plan.out).toBe(0);
+    expect(plan.out).not.toContain(ADMIN);
+    const shown = await runWith(withoutEnv, d, 'show', '-json', 'tfplan');
+    expect(shown.code, shown.out).toBe(0);
+    expect(shown.out).not.toContain(ADMIN);
+    const leaks = filesUnder(d).filter((f) => !f.includes(`${path.sep}.terraform${path.sep}`) && readFileSync(f).includes(Buffer.from(ADMIN)));
     expect(leaks).toEqual([]);
   });
 });
