@@ -252,8 +252,9 @@ function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMa
  */
 function secretVariable(name: string, value: string, pointer: string, r: Resource, refuse: (expr: string, why: string, suggestion: string) => Json): Json {
   const expr = `var.${name}`;
-  const attr = splitPointer(pointer).at(-1) ?? '';
-  if (r.type !== 'plumb_application_settings' || !isSecretSetting(attr) || value !== `\${${expr}}`) {
+  // Where the value sits in plumb's document: instances/<name>/settings/<a secret setting>.
+  const at = splitPointer(pointer);
+  if (at.length !== 4 || at[2] !== 'settings' || !isSecretSetting(at[3]!) || value !== `\${${expr}}`) {
     return refuse(expr, 'plumb reads a Terraform variable only as the whole value of a secret setting', 'compute the value in TypeScript; a secret setting (captchaPrivateKey, …) may be a sensitive TerraformVariable (docs/cdktf.md#secrets)');
   }
   const decl = r.variables[name];
