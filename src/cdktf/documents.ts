@@ -11,7 +11,8 @@ import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import type { ConfigDocument } from '../config/load.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
-import { TERRAFORM_RESOURCES } from '../catalogue/index.js';
+import { TERRAFORM_RESOURCES, isSecretSetting } from '../catalogue/index.js';
+import { splitPointer } from '../config/pointer.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
 /** One synthesized stack. */
@@ -56,6 +57,8 @@ interface Resource {
   readonly body: Record<string, Json>;
   readonly constructPath: string;
   readonly trace?: readonly string[];
+  /** The stack's Terraform variables (`variable` of cdk.tf.json), by name. */
+  readonly variables: Readonly<Record<string, Json>>;
 }
 
 /** A Terraform reference or expression inside a string: `${…}`, but not plumb's own `${env:…}`/`${file:…}` nor the escape `$${`. */
@@ -98,7 +101,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
       const own = isObject(body['//']) ? body['//'].plumb_stack_trace : undefined;
       const rawTrace = Array.isArray(meta.stackTrace) ? meta.stackTrace : Array.isArray(own) ? own : undefined;
       const trace = rawTrace?.filter((l): l is string => typeof l === 'string');
-      resources.set(`${type}.${name}`, { stack: stack.name, type, shape, name, body, constructPath, trace });
+      resources.set(`${type}.${name}`, { stack: stack.name, type, shape, name, body, constructPath, trace, variables: isObject(stack.json.variable) ? stack.json.variable : {} });
     }
   }
   for (const [type, byName] of Object.entries(isObject(stack.json.data) ? stack.json.data : {})) {
@@ -209,6 +212,8 @@ function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMa
   const values: Json[] = [];
   for (const m of matches) {
     const expr = m[1]!.trim();
+    const variable = /^var\.([A-Za-z_][A-Za-z0-9_-]*)$/.exec(expr);
+    if (variable) return secretVariable(variable[1]!, v, pointer, r, refuse);
     const ref = REFERENCE.exec(expr);
     if (!ref) {
       return refuse(expr, 'it is not a reference to a plumb resource', 'compute the value in TypeScript, or reference an attribute of a plumb construct');
@@ -233,6 +238,29 @@ function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMa
     const x = values[i++];
     return typeof x === 'string' ? x : JSON.stringify(x);
   });
+}
+
+/**
+ * A secret setting given a Terraform variable (`captcha_private_key: captchaKey.stringValue`, i.e.
+ * `${var.captcha_key}`): the one way a secret passes through both doors. Terraform reads it from
+ * `TF_VAR_captcha_key` (or `-var`); plumb reads the same environment variable, as `${env:…}`, so
+ * it is a secret to plumb too (masked, fingerprinted). Only a variable the stack declares, without a
+ * default (it would be a secret in the synthesized JSON), marked sensitive or ephemeral, the whole
+ * value of a secret setting: the configuration (a merge request) cannot route any other variable
+ * of plumb's environment anywhere (docs/security.md).
+ */
+function secretVariable(name: string, value: string, pointer: string, r: Resource, refuse: (expr: string, why: string, suggestion: string) => Json): Json {
+  const expr = `var.${name}`;
+  // Where the value sits in plumb's document: instances/<name>/settings/<a secret setting>.
+  const at = splitPointer(pointer);
+  if (at.length !== 4 || at[2] !== 'settings' || !isSecretSetting(at[3]!) || value !== `\${${expr}}`) {
+    return refuse(expr, 'plumb reads a Terraform variable only as the whole value of a secret setting', 'compute the value in TypeScript; a secret setting (captchaPrivateKey, …) may be a sensitive TerraformVariable (docs/cdktf.md#secrets)');
+  }
+  const decl = r.variables[name];
+  if (!isObject(decl)) return refuse(expr, `the stack declares no variable "${name}"`, `declare it: new TerraformVariable(stack, '${name}', { type: 'string', sensitive: true })`);
+  if (decl.default !== undefined) return refuse(expr, `variable "${name}" has a default, which puts the secret in the synthesized stack`, `remove the default and set TF_VAR_${name} in the environment of plumb and terraform`);
+  if (decl.sensitive !== true && decl.ephemeral !== true) return refuse(expr, `variable "${name}" is not marked sensitive`, `declare it with sensitive: true, so Terraform masks it too`);
+  return `\${env:TF_VAR_${name}}`;
 }
 
 /** One document holding `value` at `keys`, shown as `file`; paths in it resolve against the app's directory. */

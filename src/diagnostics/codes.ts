@@ -38,6 +38,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TF_INTERPOLATION: 'A value given to the Terraform provider holds plumb\'s `${env:…}` or `${file:…}`, which plumb reads only in YAML (and CDKTF apps plumb runs); under Terraform use a variable or file().',
   PLUMB_TF_ALREADY_EXISTS: 'A Terraform resource would create an object (a group access token) that already exists on the instance and that its state does not record: import it instead of adopting it silently.',
   PLUMB_TF_TWO_OWNERS: 'Two resources of one Terraform run own the same object (a setting, a token, a file, a project\'s Pages); refused at plan, since every apply would undo the other\'s.',
+  PLUMB_TF_TOKEN_BOTH: 'The Terraform provider block has both `token` and `token_env`: plumb would not know which credential to use.',
   PLUMB_TF_VALUE: "A value Terraform sent the provider cannot be decoded for the type its schema declares.",
   PLUMB_TF_DATA_SOURCE_ARGUMENT: 'An argument of the plumb_projects or plumb_groups data source is not usable: a group that is not a path or id, or an exclude entry that is not a full path or a pattern (* within a segment, ** at any depth).',
 

@@ -37,6 +37,8 @@ export interface EngineOptions {
   readonly now: Date;
   /** Path of plumb's state file (write-only fingerprints). */
   readonly stateFile: string;
+  /** A state kept by the caller instead of the file (the Terraform provider: the resource's private state); `stateFile` is then not read. */
+  readonly state?: StateStore;
   /** Only this instance, when given. */
   readonly instance?: string;
   /**
@@ -111,7 +113,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     return l ? (l.key ?? l.value) : undefined;
   };
   const targets = targetSet(opts.targets ?? []);
-  const state = StateStore.read(opts.stateFile);
+  const state = opts.state ?? StateStore.read(opts.stateFile);
   if (state instanceof StateProblem) {
     // Planning without what the state remembers would plan wrongly (issue tokens again, resend
     // secrets): no instance is opened.

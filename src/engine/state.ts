@@ -18,11 +18,28 @@ interface StateFile {
 
 export class StateStore {
   #data: StateFile;
+  /** The file, or for a store kept in memory (`inMemory`), how messages name where it is kept. */
   readonly file: string;
+  /** Kept in memory by its owner (the Terraform provider keeps it in the resource's private state): `save` writes nothing. */
+  readonly #memory: boolean;
 
-  private constructor(file: string, data: StateFile) {
+  private constructor(file: string, data: StateFile, memory = false) {
     this.file = file;
     this.#data = data;
+    this.#memory = memory;
+  }
+
+  /**
+   * A store that is not a file: its owner fills it (`writableSection`) and reads it back
+   * (`sections`) itself. `where` is how messages name where it is kept.
+   */
+  static inMemory(where: string): StateStore {
+    return new StateStore(where, { version: 1, instances: {} }, true);
+  }
+
+  /** Every section of an instance, as recorded (read only). */
+  sections(instanceUrl: string): Readonly<Record<string, Readonly<Record<string, unknown>>>> {
+    return this.#data.instances[instanceUrl] ?? {};
   }
 
   /**
@@ -87,6 +104,7 @@ export class StateStore {
   /** Atomic write (random temp name created exclusively, fsync, rename: src/util/write-file.ts), mode 0600. */
   save(): void {
     this.#dirty = false;
+    if (this.#memory) return;
     mkdirSync(path.dirname(this.file), { recursive: true });
     writeFileAtomicSync(this.file, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });
   }

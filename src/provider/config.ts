@@ -30,6 +30,8 @@ export const INSTANCE = 'terraform';
 export interface ProviderSettings {
   readonly url: string;
   readonly tokenEnv: string;
+  /** The provider's `token` attribute: the token itself, used instead of `tokenEnv`'s variable. Never logged. */
+  readonly token?: string;
   readonly caBundle?: string;
   readonly allowInsecureHttp?: boolean;
   readonly allowRisky?: readonly string[];
@@ -50,6 +52,9 @@ export interface Built {
   /** Whether a diagnostic is about the provider block rather than a resource. */
   readonly isProviderPointer: (pointer: string | undefined) => boolean;
 }
+
+/** The private environment name the provider's `token` attribute reaches plumb's engine under. */
+export const PROVIDER_TOKEN_ENV = 'PLUMB_TF_PROVIDER_TOKEN';
 
 /** Placeholder used while the provider is not configured yet (validation runs before configure). */
 const UNCONFIGURED: ProviderSettings = { url: 'https://unconfigured.invalid', tokenEnv: 'PLUMB_TOKEN', stateFile: '.plumb/state.json' };
@@ -81,6 +86,12 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared 
   const kinds = opts.kinds ?? BUILT_IN_KINDS;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   const instance: Record<string, unknown> = { url: p.url, token_env: p.tokenEnv };
+  if (p.token !== undefined) {
+    // The engine reads the token from the environment it is given, registers it as a secret, and
+    // sends it only to a URL the environment allows (engine/connection.ts), as for token_env.
+    env[PROVIDER_TOKEN_ENV] = p.token;
+    instance.token_env = PROVIDER_TOKEN_ENV;
+  }
   if (p.caBundle) instance.ca_bundle = path.resolve(opts.cwd, p.caBundle);
   if (p.allowInsecureHttp !== undefined) instance.allow_insecure_http = p.allowInsecureHttp;
   if (p.allowRisky) instance.allow_risky = [...p.allowRisky];

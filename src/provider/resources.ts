@@ -19,6 +19,8 @@ import type { Built, Declared, ProviderSettings, TfObject } from './config.js';
 import { resourceBlock } from './schema.js';
 import { blockType } from './tfjson.js';
 import { planDiagnosticPath, riskDiagnostics } from './risks.js';
+import { StateStore } from '../engine/state.js';
+import { PRIVATE_STATE_WHERE, legacyStateFile, openPrivate, sealPrivate } from './private-state.js';
 
 export type { ApplyResult, PlanResult, TfDiagnostic } from '../resources/terraform.js';
 
@@ -67,9 +69,13 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
     .map((d) => ({ severity: d.severity as 'error' | 'warning', summary: redact(d.summary), detail: redact(detailOf(d)) }));
 }
 
-/** `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads. */
-function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, fresh = false): EngineOptions {
-  return { env, now: rt.now, stateFile: rt.provider!.stateFile, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: rt.kinds.engine, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
+/**
+ * `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads.
+ * `state`: what plumb remembers for the resource, from its private state (private-state.ts); the
+ * provider reads and writes no state file.
+ */
+function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, state: StateStore, fresh = false): EngineOptions {
+  return { env, now: rt.now, stateFile: state.file, state, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: rt.kinds.engine, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
 }
 
 export const NOT_CONFIGURED: TfDiagnostic = {
@@ -162,12 +168,12 @@ function withStandIns(v: CtyValue, t: CtyType): CtyValue {
 }
 
 /** Runs the engine's plan for one declared resource. */
-async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
+async function planFor(rt: Runtime, declared: Declared, state: StateStore, fresh = false): Promise<{ built: ReturnType<typeof buildConfig>; plan?: Plan; diagnostics: TfDiagnostic[] }> {
   const built = buildConfig(rt.provider, declared, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
   const diagnostics = [...configDiagnostics(built, 'resource'), ...configDiagnostics(built, 'provider')];
   const { loaded } = built;
   if (!loaded.config || hasErrors(loaded.diagnostics)) return { built, diagnostics };
-  const plan = await makePlan(loaded, loaded.config, engineOptions(rt, built.env, fresh));
+  const plan = await makePlan(loaded, loaded.config, engineOptions(rt, built.env, state, fresh));
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   // Configuration diagnostics are already in; the plan repeats them.
   const fromPlan = plan.diagnostics.filter((d) => d.severity !== 'info' && d.code !== 'PLUMB_KIND_NOT_MANAGED' && !loaded.diagnostics.some((l) => l.code === d.code && l.summary === d.summary));
@@ -180,11 +186,11 @@ async function planFor(rt: Runtime, declared: Declared, fresh = false): Promise<
 }
 
 /** Applies exactly the given changes of a plan with the engine. */
-async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, plan: Plan, changes: readonly ResourceChange[]): Promise<{ ok: boolean; diagnostics: TfDiagnostic[] }> {
+async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, plan: Plan, changes: readonly ResourceChange[], state: StateStore): Promise<{ ok: boolean; diagnostics: TfDiagnostic[] }> {
   const { loaded } = built;
   const risks = plan.risks.filter((r) => changes.some((c) => c.address === r.address));
   const only: Plan = { ...plan, changes, risks, diagnostics: plan.diagnostics.filter((d) => d.severity !== 'error' || !d.address || changes.some((c) => c.address === d.address)) };
-  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, true), fromFile: false, allowRisky: false, door: 'terraform' });
+  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, state, true), fromFile: false, allowRisky: false, door: 'terraform' });
   // Any write may change what the run's shared reads hold.
   rt.listings.clear();
   const redact = (s: string) => loaded.sources.secrets.redact(s);
@@ -224,8 +230,8 @@ export class GroupListings implements ReadCache {
   }
 }
 
-/** The door a kind's Terraform part reaches plumb's engine through, for one RPC. */
-function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
+/** The door a kind's Terraform part reaches plumb's engine through, for one RPC; `state` is the resource's (private-state.ts). */
+function doorFor(rt: Runtime, part: TerraformPart, state: StateStore): TerraformDoor {
   const built = new WeakMap<DoorPlan, ReturnType<typeof buildConfig>>();
   const builtOf = new WeakMap<Plan, ReturnType<typeof buildConfig>>();
   return {
@@ -234,7 +240,7 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
     block: resourceBlock(part.typeName, rt.kinds),
     reads: rt.listings,
     async plan(build, opts) {
-      const r = await planFor(rt, { part, build }, opts?.fresh === true);
+      const r = await planFor(rt, { part, build }, state, opts?.fresh === true);
       const out: DoorPlan = { ...(r.plan && { plan: r.plan }), diagnostics: r.diagnostics };
       built.set(out, r.built);
       if (r.plan) builtOf.set(r.plan, r.built);
@@ -243,18 +249,18 @@ function doorFor(rt: Runtime, part: TerraformPart): TerraformDoor {
     async apply(planned, changes) {
       const b = built.get(planned);
       if (!b || !planned.plan) return { ok: false, diagnostics: [{ severity: 'error', summary: 'Nothing to apply', detail: 'The plan did not come from this operation; this is a bug in plumb.' }] };
-      return applyChanges(rt, b, planned.plan, changes);
+      return applyChanges(rt, b, planned.plan, changes, state);
     },
     riskDiagnostics: (plan, address) => riskDiagnostics(plan, address, plan ? builtOf.get(plan) : undefined),
-    read: (fn) => readInstance(rt, fn),
+    read: (fn) => readInstance(rt, fn, state),
   };
 }
 
 /** Runs a read against the configured instance, no resource declared: refresh, import, data sources. */
-export async function readInstance<T>(rt: Runtime, fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }> {
+export async function readInstance<T>(rt: Runtime, fn: (ctx: InstanceContext) => Promise<T>, state: StateStore = StateStore.inMemory(PRIVATE_STATE_WHERE)): Promise<{ value?: T; diagnostics: TfDiagnostic[] }> {
   const b = buildConfig(rt.provider, undefined, { env: rt.env, today: today(rt), cwd: rt.cwd, kinds: rt.kinds });
   if (!b.loaded.config) return { diagnostics: configDiagnostics(b, 'provider') };
-  const session = openSession(b.loaded, b.loaded.config, engineOptions(rt, b.env));
+  const session = openSession(b.loaded, b.loaded.config, engineOptions(rt, b.env, state));
   try {
     const ctx = session.contexts.get(INSTANCE);
     if (!ctx) return { diagnostics: planDiags(session.diagnostics, (s) => b.loaded.sources.secrets.redact(s)) };
@@ -372,50 +378,71 @@ function ownershipRefusals(rt: Runtime, part: TerraformPart, prior: TfObject | n
 
 // --- dispatch: one lookup into the kinds' Terraform parts ---------------------------------------
 
-export async function planResource(rt: Runtime, typeName: string, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null): Promise<PlanResult> {
-  if (proposed === null || config === null) return planDestroy(rt, typeName, prior);
+/** The resource's private state for one RPC (private-state.ts): what it holds, or, the first time, what the former state file holds for it. */
+function privateStore(rt: Runtime, part: TerraformPart, bytes: Uint8Array | null | undefined, values: TfObject | null) {
+  return openPrivate(bytes, { url: rt.provider!.url, part, values, legacyFile: legacyStateFile(rt.provider!.stateFile, rt.cwd) });
+}
+
+/** The private bytes Terraform stores with the resource: what plumb remembers about it. */
+export type WithPrivate<T> = T & { readonly private?: Buffer };
+
+export async function planResource(rt: Runtime, typeName: string, prior: TfObject | null, proposed: TfObject | null, config: TfObject | null, priorPrivate?: Uint8Array | null): Promise<WithPrivate<PlanResult>> {
+  if (proposed === null || config === null) return planDestroy(rt, typeName, prior, priorPrivate);
   if (!rt.provider) return { planned: proposed, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
   const part = partFor(rt, typeName);
   if (!part) return { planned: proposed, requiresReplace: [], diagnostics: [unknownType(rt, typeName)] };
   const refused = ownershipRefusals(rt, part, prior, config);
   if (refused.length > 0) return { planned: proposed, requiresReplace: [], diagnostics: refused };
-  return part.plan(doorFor(rt, part), prior, proposed, config);
+  const { store, diagnostics } = privateStore(rt, part, priorPrivate, prior);
+  const r = await part.plan(doorFor(rt, part, store), prior, proposed, config);
+  return { ...r, diagnostics: [...diagnostics, ...r.diagnostics], private: sealPrivate(store, rt.provider.url) };
 }
 
 /**
  * A destroy's plan: what apply would refuse (a risk of the revocation) is an error now, and what a
  * destroy does not do (settings and Pages stay as they are) is said now, not after apply.
  */
-async function planDestroy(rt: Runtime, typeName: string, prior: TfObject | null): Promise<PlanResult> {
+async function planDestroy(rt: Runtime, typeName: string, prior: TfObject | null, priorPrivate?: Uint8Array | null): Promise<PlanResult> {
   const part = partFor(rt, typeName);
   if (!prior || !part?.planDestroy) return { planned: null, requiresReplace: [], diagnostics: [] };
   if (!rt.provider) return { planned: null, requiresReplace: [], diagnostics: [NOT_CONFIGURED] };
-  return { planned: null, requiresReplace: [], diagnostics: await part.planDestroy(doorFor(rt, part), prior) };
+  const { store, diagnostics } = privateStore(rt, part, priorPrivate, prior);
+  return { planned: null, requiresReplace: [], diagnostics: [...diagnostics, ...(await part.planDestroy(doorFor(rt, part, store), prior))] };
 }
 
-export async function applyResource(rt: Runtime, typeName: string, prior: TfObject | null, planned: TfObject | null, config: TfObject | null): Promise<ApplyResult> {
+export async function applyResource(rt: Runtime, typeName: string, prior: TfObject | null, planned: TfObject | null, config: TfObject | null, plannedPrivate?: Uint8Array | null): Promise<WithPrivate<ApplyResult>> {
   if (!rt.provider) return { newState: prior, diagnostics: [NOT_CONFIGURED] };
   if (rt.stopped()) return { newState: prior, diagnostics: [{ severity: 'error', summary: 'The provider was stopped', detail: 'Terraform asked plumb to stop; nothing was applied.' }] };
   const part = partFor(rt, typeName);
   if (!part) return { newState: prior, diagnostics: [unknownType(rt, typeName)] };
   // Claims are for plans: an apply (which may also change what a resource plans next) forgets them.
   rt.owners.clear();
-  return part.apply(doorFor(rt, part), prior, planned, config);
+  const { store, diagnostics } = privateStore(rt, part, plannedPrivate, prior);
+  const r = await part.apply(doorFor(rt, part, store), prior, planned, config);
+  // Even a failed apply returns the store: a note written on the way (a secret that never reached
+  // its sink) must reach Terraform's state with the resource.
+  return { ...r, diagnostics: [...diagnostics, ...r.diagnostics], ...(r.newState !== null && { private: sealPrivate(store, rt.provider.url) }) };
 }
 
-export async function readResource(rt: Runtime, typeName: string, current: TfObject | null): Promise<ApplyResult> {
+export async function readResource(rt: Runtime, typeName: string, current: TfObject | null, priv?: Uint8Array | null): Promise<WithPrivate<ApplyResult>> {
   if (current === null) return { newState: null, diagnostics: [] };
   if (!rt.provider) return { newState: current, diagnostics: [NOT_CONFIGURED] };
   const part = partFor(rt, typeName);
   if (!part) return { newState: current, diagnostics: [] };
-  return part.read(doorFor(rt, part), current);
+  const { store, diagnostics } = privateStore(rt, part, priv, current);
+  const r = await part.read(doorFor(rt, part, store), current);
+  return { ...r, diagnostics: [...diagnostics, ...r.diagnostics], private: sealPrivate(store, rt.provider.url) };
 }
 
-export async function importResource(rt: Runtime, typeName: string, id: string): Promise<ApplyResult> {
+export async function importResource(rt: Runtime, typeName: string, id: string): Promise<WithPrivate<ApplyResult>> {
   if (!rt.provider) return { newState: null, diagnostics: [NOT_CONFIGURED] };
   const part = partFor(rt, typeName);
   if (!part) return { newState: null, diagnostics: [unknownType(rt, typeName)] };
-  return part.importState(doorFor(rt, part), id);
+  const r = await part.importState(doorFor(rt, part, StateStore.inMemory(PRIVATE_STATE_WHERE)), id);
+  if (r.newState === null || typeof r.newState !== 'object' || Array.isArray(r.newState)) return r;
+  // A resource plumb managed before (from YAML, or an older provider's state file) keeps what it remembered.
+  const { store, diagnostics } = privateStore(rt, part, undefined, r.newState as TfObject);
+  return { ...r, diagnostics: [...diagnostics, ...r.diagnostics], private: sealPrivate(store, rt.provider.url) };
 }
 
 export { hasTfErrors };

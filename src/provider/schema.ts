@@ -8,7 +8,7 @@
  * what (its `terraform.computed` and `editAttribute`, src/resources/<kind>/terraform.ts), checked
  * by test/provider/schema.test.ts: computed attributes Terraform keeps in state (ids, revisions,
  * token ids, file digests), the write-only flag on secret settings (CDKTF's generator does not know
- * it; Terraform 1.11 does), the provider block's `state_file`, a default for `token_env`, and the
+ * it; Terraform 1.11 does), the provider block's `state_file` (migration only), a default for `token_env`, and the
  * kinds' data sources. It never renames, retypes or removes a generated attribute.
  */
 import { ownText } from '../util/own-files.js';
@@ -32,7 +32,12 @@ const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonA
 function providerOnly(kinds: KindSet): Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> {
   return {
     provider: {
-      state_file: str('plumb\'s state file of salted fingerprints (default PLUMB_STATE, else .plumb/state.json).', { optional: true }),
+      // plumb keeps what it remembers in each resource's private state (private-state.ts); the file of
+      // older versions is only read, once per resource, to move its entries there.
+      // The token itself, for a token from an ephemeral resource or a secrets manager: sensitive, and
+      // never stored (a provider block is not in Terraform's state; an ephemeral value not in the plan).
+      token: str('The instance\'s access token itself, instead of token_env: from an ephemeral variable or ephemeral resource (or a sensitive data source). Sensitive; used instead of token_env, and never with it. The URL must still be allowed from the environment (PLUMB_ALLOWED_URLS, …).', { optional: true, sensitive: true }),
+      state_file: str('The state file an older plumb provider kept (default PLUMB_STATE, else .plumb/state.json): read once per resource to move its entries into Terraform\'s state, never written. Only needed while migrating.', { optional: true, deprecated: true }),
     },
     ...Object.fromEntries(kinds.terraformParts.map((p) => [p.typeName, p.computed ?? {}])),
   };

@@ -122,6 +122,7 @@ function providerSettings(config: TfObject, env: NodeJS.ProcessEnv): ProviderSet
   return {
     url: s('url') ?? '',
     tokenEnv: s('token_env') ?? 'PLUMB_TOKEN',
+    ...(s('token') !== undefined && { token: s('token') }),
     ...(s('ca_bundle') !== undefined && { caBundle: s('ca_bundle') }),
     ...(typeof config.allow_insecure_http === 'boolean' && { allowInsecureHttp: config.allow_insecure_http }),
     ...(Array.isArray(config.allow_risky) && { allowRisky: (config.allow_risky as CtyValue[]).filter((x): x is string => typeof x === 'string') }),
@@ -253,7 +254,8 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       if (refusal) {
         diagnostics.push({ severity: 'error', summary: refusal.summary, detail: `${refusal.detail}\nhelp: ${refusal.suggestion} (PLUMB_URL_NOT_ALLOWED)`, path: [{ attribute: 'url' }] });
       }
-      if (!rt.current.env[settings.tokenEnv]) {
+      diagnostics.push(...tokenDiagnostics(config));
+      if (settings.token === undefined && !rt.current.env[settings.tokenEnv]) {
         diagnostics.push({
           severity: 'error',
           summary: `Environment variable ${settings.tokenEnv} (the instance's access token) is not set`,
@@ -268,8 +270,8 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const current = decodeDynamic(req.current_state, type) as TfObject | null;
-      const r = await readResource(rt.current, req.type_name, current);
-      return { new_state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic), private: req.private };
+      const r = await readResource(rt.current, req.type_name, current, req.private);
+      return { new_state: dynamic(r.newState, type), diagnostics: r.diagnostics.map(protoDiagnostic), private: r.private ?? req.private };
     }, diagsOnly),
     PlanResourceChange: unary('PlanResourceChange', async (req: { type_name: string; prior_state: DynamicValueMsg; proposed_new_state: DynamicValueMsg; config: DynamicValueMsg; prior_private: Buffer }) => {
       const type = typeOfResource(req.type_name, kinds);
@@ -277,11 +279,11 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const proposed = decodeDynamic(req.proposed_new_state, type) as TfObject | null;
       const config = decodeDynamic(req.config, type) as TfObject | null;
-      const r = await planResource(rt.current, req.type_name, prior, proposed, config);
+      const r = await planResource(rt.current, req.type_name, prior, proposed, config, req.prior_private);
       return {
         planned_state: dynamic(r.planned, type),
         requires_replace: r.requiresReplace.map((p) => ({ steps: p.map(protoStep) })),
-        planned_private: req.prior_private,
+        planned_private: r.private ?? req.prior_private,
         diagnostics: r.diagnostics.map(protoDiagnostic),
       };
     }, diagsOnly),
@@ -291,15 +293,15 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
       const prior = decodeDynamic(req.prior_state, type) as TfObject | null;
       const planned = decodeDynamic(req.planned_state, type) as TfObject | null;
       const config = decodeDynamic(req.config, type) as TfObject | null;
-      const r = await rt.exclusive(() => applyResource(rt.current, req.type_name, prior, planned, config));
-      return { new_state: dynamic(r.newState, type), private: req.planned_private, diagnostics: r.diagnostics.map(protoDiagnostic) };
+      const r = await rt.exclusive(() => applyResource(rt.current, req.type_name, prior, planned, config, req.planned_private));
+      return { new_state: dynamic(r.newState, type), private: r.private ?? Buffer.alloc(0), diagnostics: r.diagnostics.map(protoDiagnostic) };
     }, diagsOnly),
     ImportResourceState: unary('ImportResourceState', async (req: { type_name: string; id: string }) => {
       const type = typeOfResource(req.type_name, kinds);
       if (!type) return diagsOnly(unknownType(req.type_name));
       const r = await importResource(rt.current, req.type_name, req.id);
       return {
-        imported_resources: r.newState === null ? [] : [{ type_name: req.type_name, state: dynamic(r.newState, type), private: Buffer.alloc(0) }],
+        imported_resources: r.newState === null ? [] : [{ type_name: req.type_name, state: dynamic(r.newState, type), private: r.private ?? Buffer.alloc(0) }],
         diagnostics: r.diagnostics.map(protoDiagnostic),
       };
     }, diagsOnly),
@@ -309,6 +311,22 @@ function providerService(rt: { current: Runtime; configure(p: ProviderSettings):
     }, () => ({ Error: 'stop failed' })),
   };
   return handlers;
+}
+
+/**
+ * The provider's `token` attribute: used instead of `token_env` (default PLUMB_TOKEN); the two
+ * together are ambiguous, so refused. The value is never repeated.
+ */
+function tokenDiagnostics(config: TfObject | null): TfDiagnostic[] {
+  const token = config?.token;
+  if (token === undefined || token === null) return [];
+  if (typeof token === 'string' && token === '') {
+    return [{ severity: 'error', summary: 'The provider\'s token is empty', detail: `help: give the instance's access token (from an ephemeral variable or resource), or remove token and use token_env (${'PLUMB_SECRET_TOO_SHORT' satisfies DiagnosticCode})`, path: [{ attribute: 'token' }] }];
+  }
+  if (typeof config?.token_env === 'string') {
+    return [{ severity: 'error', summary: 'The provider has both token and token_env', detail: `plumb would not know which credential to use.\nhelp: keep one: token (the value, e.g. from an ephemeral variable) or token_env (the name of an environment variable) (${'PLUMB_TF_TOKEN_BOTH' satisfies DiagnosticCode})`, path: [{ attribute: 'token_env' }] }];
+  }
+  return [];
 }
 
 /** While validating, unknown provider values (known only after apply) are left to ConfigureProvider. */
@@ -353,9 +371,8 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const owners = new Owners();
   // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
   const identity = new GroupListings(60 * 60_000);
-  // Applies run one at a time: each opens plumb's state file, changes it and writes it whole, so two
-  // at once would lose the first one's records (a write-only fingerprint, a token note) and the
-  // next plan would send the value again. Terraform still plans concurrently.
+  // Applies run one at a time, as they did when they shared a state file (each resource now keeps
+  // its own in Terraform's private state, private-state.ts). Terraform still plans concurrently.
   let applying: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = applying.then(fn, fn);

@@ -213,6 +213,12 @@ export interface TerraformPart {
    * `mount`) is in this resource's values; undefined: the resource as a whole.
    */
   pathOf(rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] | undefined;
+  /**
+   * Whether an entry of plumb's former state file (section, key, entry) belongs to the resource
+   * with these values: the provider moves such entries into the resource's private state once
+   * (src/provider/private-state.ts). Absent: the kind remembers nothing between runs.
+   */
+  ownsStateEntry?(section: string, key: string, entry: unknown, values: TfObject): boolean;
   /** Checks only Terraform needs (offline), added to plumb's own. */
   validate?(config: TfObject): TfDiagnostic[];
   plan(door: TerraformDoor, prior: TfObject | null, proposed: TfObject, config: TfObject): Promise<PlanResult>;

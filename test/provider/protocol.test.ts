@@ -3,7 +3,7 @@
  * the built executable, go-plugin's handshake, mutual TLS, msgpack values typed from the served
  * schema, against the emulator over HTTP.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -80,33 +80,47 @@ interface Planned {
   requires_replace: unknown[];
 }
 
+/**
+ * The private bytes Terraform keeps with each state and planned value, as Terraform passes them on:
+ * a value the provider returned carries its private bytes into the next call that is given that
+ * value. A value made by hand (or a copy) carries none, as a resource new to Terraform's state.
+ */
+const privates = new WeakMap<object, Buffer>();
+const carry = (v: CtyValue, priv: Buffer | undefined): CtyValue => {
+  if (v !== null && typeof v === 'object' && priv) privates.set(v, priv);
+  return v;
+};
+const privateOf = (v: CtyValue): Buffer => (v !== null && typeof v === 'object' ? privates.get(v) : undefined) ?? Buffer.alloc(0);
+
 async function plan(type: string, prior: CtyValue, config: CtyValue): Promise<Planned> {
   const t = types[type]!;
-  const r = await p.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[]; requires_replace: unknown[] }>('PlanResourceChange', {
+  const r = await p.call<{ planned_state: { msgpack: Buffer }; planned_private: Buffer; diagnostics: Diag[]; requires_replace: unknown[] }>('PlanResourceChange', {
     type_name: type,
     prior_state: dv(prior, t),
     proposed_new_state: dv(config, t),
     config: dv(config, t),
+    prior_private: privateOf(prior),
   });
-  return { planned: undv(r.planned_state, t), diagnostics: r.diagnostics, requires_replace: r.requires_replace };
+  return { planned: carry(undv(r.planned_state, t), r.planned_private), diagnostics: r.diagnostics, requires_replace: r.requires_replace };
 }
 
-async function apply(type: string, prior: CtyValue, planned: CtyValue, config: CtyValue): Promise<{ state: CtyValue; raw: Buffer; diagnostics: Diag[] }> {
+async function apply(type: string, prior: CtyValue, planned: CtyValue, config: CtyValue): Promise<{ state: CtyValue; raw: Buffer; private: Buffer; diagnostics: Diag[] }> {
   const t = types[type]!;
-  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', {
+  const r = await p.call<{ new_state: { msgpack: Buffer }; private: Buffer; diagnostics: Diag[] }>('ApplyResourceChange', {
     type_name: type,
     prior_state: dv(prior, t),
     planned_state: dv(planned, t),
     config: dv(config, t),
+    planned_private: planned === null ? privateOf(prior) : privateOf(planned),
   });
-  return { state: undv(r.new_state, t), raw: r.new_state.msgpack, diagnostics: r.diagnostics };
+  return { state: carry(undv(r.new_state, t), r.private), raw: r.new_state.msgpack, private: r.private, diagnostics: r.diagnostics };
 }
 
 async function read(type: string, state: CtyValue): Promise<CtyValue> {
   const t = types[type]!;
-  const r = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadResource', { type_name: type, current_state: dv(state, t) });
+  const r = await p.call<{ new_state: { msgpack: Buffer }; private: Buffer; diagnostics: Diag[] }>('ReadResource', { type_name: type, current_state: dv(state, t), private: privateOf(state) });
   expect(errors(r.diagnostics)).toEqual([]);
-  return undv(r.new_state, t);
+  return carry(undv(r.new_state, t), r.private);
 }
 
 describe('the go-plugin handshake', () => {
@@ -876,6 +890,152 @@ instances:
     });
     expect(r.upgraded_state.msgpack.includes(Buffer.from(SPAM_KEY))).toBe(false);
     expect(undv(r.upgraded_state, t)).toMatchObject({ signup_enabled: true, spam_filter_api_key: null });
+  });
+});
+
+describe('what plumb remembers lives in Terraform\'s state, not in a file beside it (issue 21 defect 8)', () => {
+  beforeAll(async () => {
+    expect(errors(await configure())).toEqual([]);
+  });
+
+  /** A second provider process in a fresh working directory: a new CI runner with the same backend. */
+  async function freshProvider(cwd = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-fresh-')), env: Record<string, string> = {}): Promise<{ fresh: ProviderProcess; cwd: string }> {
+    const fresh = await startProvider({ cwd, env: { PLUMB_TOKEN: ADMIN, ...env } });
+    const r = await fresh.call<{ diagnostics: Diag[] }>('ConfigureProvider', {
+      terraform_version: '1.11.4',
+      config: dv(objectOf(providerType, { url: emu.url }), providerType),
+      client_capabilities: { write_only_attributes_allowed: true },
+    });
+    expect(errors(r.diagnostics)).toEqual([]);
+    return { fresh, cwd };
+  }
+
+  async function planIn(prov: ProviderProcess, type: string, prior: CtyValue, priorPrivate: Buffer, config: CtyValue): Promise<{ planned: Record<string, CtyValue>; private: Buffer }> {
+    const t = types[type]!;
+    const read = await prov.call<{ new_state: { msgpack: Buffer }; private: Buffer; diagnostics: Diag[] }>('ReadResource', { type_name: type, current_state: dv(prior, t), private: priorPrivate });
+    expect(errors(read.diagnostics)).toEqual([]);
+    const r = await prov.call<{ planned_state: { msgpack: Buffer }; planned_private: Buffer; diagnostics: Diag[] }>('PlanResourceChange', {
+      type_name: type,
+      prior_state: read.new_state,
+      proposed_new_state: dv(config, t),
+      config: dv(config, t),
+      prior_private: read.private,
+    });
+    expect(errors(r.diagnostics)).toEqual([]);
+    return { planned: undv(r.planned_state, t) as Record<string, CtyValue>, private: read.private };
+  }
+
+  it('keeps a write-only setting\'s fingerprint in the resource\'s private state, so a fresh working directory plans no change, and writes no state file', async () => {
+    const t = types.plumb_application_settings!;
+    const key = `${SPAM_KEY}-private`;
+    const config = objectOf(t, { spam_check_endpoint_enabled: false, spam_check_api_key: key });
+    const first = await plan('plumb_application_settings', null, config);
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    // Salted fingerprints only: never the secret, in any encoding.
+    expect(applied.private.length).toBeGreaterThan(0);
+    const text = applied.private.toString('utf8');
+    for (const form of [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('hex')]) expect(text).not.toContain(form);
+    expect(JSON.parse(text)).toMatchObject({ plumb: 1, state: { settings: { spam_check_api_key: { salt: expect.any(String), hash: expect.any(String) } } } });
+    const { fresh, cwd } = await freshProvider();
+    try {
+      const again = await planIn(fresh, 'plumb_application_settings', applied.state, applied.private, config);
+      expect(again.planned.write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
+      // A changed secret is still seen.
+      const changed = await planIn(fresh, 'plumb_application_settings', applied.state, applied.private, { ...config, spam_check_api_key: `${key}-rotated` });
+      expect(changed.planned.write_only_revision).toBe(UNKNOWN);
+      expect(existsSync(path.join(cwd, '.plumb'))).toBe(false);
+    } finally {
+      fresh.kill();
+    }
+    expect(existsSync(path.join(dir, '.plumb'))).toBe(false);
+  });
+
+  it('keeps a token\'s slot in its private state, so a fresh working directory sees that the sink holds a token rotated outside plumb', async () => {
+    const t = types.plumb_group_access_token!;
+    const config = objectOf(t, { group: 'platform', name: 'slot-kept', scopes: ['read_api'], rotation: [{ lifetime_days: 60, rotate_before_days: 7 }], sink: [{ file: 'slot-kept.token', command: null, stdout: null }] });
+    const first = await plan('plumb_group_access_token', null, config);
+    const applied = await apply('plumb_group_access_token', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    const id = (applied.state as Record<string, CtyValue>).token_id as number;
+    // In sync: no change planned from the private state alone.
+    const insync = await freshProvider();
+    try {
+      expect((await planIn(insync.fresh, 'plumb_group_access_token', applied.state, applied.private, config)).planned.token_id).toBe(id);
+    } finally {
+      insync.fresh.kill();
+    }
+    // Rotated outside plumb: the sink holds a revoked secret, which only the slot can tell.
+    // (With an expiry inside the rotation policy, so that is no reason to rotate.)
+    const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    const rotated = await fetch(`${emu.url}/api/v4/groups/platform/access_tokens/${id}/rotate?expires_at=${expiresAt}`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ADMIN } });
+    expect(rotated.status).toBe(200);
+    const second = await freshProvider();
+    try {
+      expect((await planIn(second.fresh, 'plumb_group_access_token', applied.state, applied.private, config)).planned.token_id).toBe(UNKNOWN);
+    } finally {
+      second.fresh.kill();
+    }
+  });
+
+  it('moves the entries of a former state file into the resource\'s private state on its first read, without writing the file', async () => {
+    const t = types.plumb_application_settings!;
+    const key = `${SPAM_KEY}-migrated`;
+    const config = objectOf(t, { spam_check_endpoint_enabled: false, spam_check_api_key: key });
+    const first = await plan('plumb_application_settings', null, config);
+    const applied = await apply('plumb_application_settings', null, first.planned, config);
+    expect(errors(applied.diagnostics)).toEqual([]);
+    // What an older provider wrote to .plumb/state.json: the same entries, in the file's format.
+    const doc = JSON.parse(applied.private.toString('utf8')) as { url: string; state: Record<string, unknown> };
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-legacy-'));
+    mkdirSync(path.join(cwd, '.plumb'));
+    const legacy = JSON.stringify({ version: 1, instances: { [doc.url]: doc.state } }, null, 2);
+    writeFileSync(path.join(cwd, '.plumb/state.json'), legacy);
+    const { fresh } = await freshProvider(cwd);
+    try {
+      // The state as an older provider left it: no private bytes.
+      const migrated = await planIn(fresh, 'plumb_application_settings', { ...(applied.state as Record<string, CtyValue>) }, Buffer.alloc(0), config);
+      expect(migrated.planned.write_only_revision).toBe((applied.state as Record<string, CtyValue>).write_only_revision);
+      expect(JSON.parse(migrated.private.toString('utf8'))).toMatchObject({ state: { settings: { spam_check_api_key: { salt: expect.any(String) } } } });
+      expect(readFileSync(path.join(cwd, '.plumb/state.json'), 'utf8')).toBe(legacy);
+    } finally {
+      fresh.kill();
+    }
+  });
+});
+
+describe('the provider\'s token attribute (issue 21: a token from an ephemeral value)', () => {
+  it('plans with the token given in the provider block and no token_env variable, never showing it, and refuses token together with token_env', async () => {
+    const bare = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-token-')), env: {} });
+    try {
+      const configure = (values: Record<string, CtyValue>) =>
+        bare.call<{ diagnostics: Diag[] }>('ConfigureProvider', { terraform_version: '1.11.4', config: dv(objectOf(providerType, { url: emu.url, ...values }), providerType), client_capabilities: { write_only_attributes_allowed: true } });
+      const both = await configure({ token: ADMIN, token_env: 'PLUMB_TOKEN' });
+      expect(errors(both.diagnostics)).toMatchObject([{ summary: 'The provider has both token and token_env', attribute: { steps: [{ attribute_name: 'token_env' }] } }]);
+      expect(errors((await configure({ token: '' })).diagnostics)).toMatchObject([{ summary: "The provider's token is empty", attribute: { steps: [{ attribute_name: 'token' }] } }]);
+      expect(errors((await configure({ token: ADMIN })).diagnostics)).toEqual([]);
+      const t = types.plumb_application_settings!;
+      const config = objectOf(t, { deletion_adjourned_period: 11 });
+      const before = emu.requests.length;
+      const r = await bare.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: 'plumb_application_settings', prior_state: dv(null, t), proposed_new_state: dv(config, t), config: dv(config, t) });
+      expect(errors(r.diagnostics)).toEqual([]);
+      expect(emu.requests.slice(before).some((q) => q.path === '/application/settings' && q.method === 'GET' && q.status === 200)).toBe(true);
+      expect(bare.stderr()).not.toContain(ADMIN);
+      const schema = await bare.call<{ provider: ProtoSchema }>('GetProviderSchema');
+      expect(schema.provider.block.attributes.find((a) => a.name === 'token')).toMatchObject({ sensitive: true, optional: true });
+    } finally {
+      bare.kill();
+    }
+  });
+
+  it('sends the token of the provider block only to an allowed URL', async () => {
+    const bare = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-provider-token-')), env: { PLUMB_LOOPBACK_IS_TRUSTED: '0' } });
+    try {
+      const r = await bare.call<{ diagnostics: Diag[] }>('ConfigureProvider', { terraform_version: '1.11.4', config: dv(objectOf(providerType, { url: emu.url, token: ADMIN }), providerType) });
+      expect(errors(r.diagnostics).map((d) => d.detail).join('\n')).toContain('PLUMB_URL_NOT_ALLOWED');
+    } finally {
+      bare.kill();
+    }
   });
 });
 

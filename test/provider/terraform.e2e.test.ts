@@ -267,7 +267,143 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     const destroy = await tf('destroy', '-input=false', '-no-color', '-auto-approve', '-target', 'plumb_group_access_token.ci');
     expect(destroy.out).toContain('Destroy complete! Resources: 1 destroyed');
     expect((await tokens()).find((t) => t.id === id)?.revoked).toBe(true);
-    expect(existsSync(path.join(dir, '.plumb/state.json'))).toBe(true);
+    // What plumb remembers is in Terraform's state (issue 21 defect 8): no state file beside it.
+    expect(existsSync(path.join(dir, '.plumb'))).toBe(false);
+  });
+});
+
+/**
+ * A CI runner's working directory is new every time; only Terraform's backend persists. What plumb
+ * remembers between runs (a write-only setting's fingerprint, a token's slot) must be in that
+ * backend, or the new directory plans to send the secret again (issue 21 defect 8).
+ */
+describe.runIf(cli)('a fresh working directory with the same backend', () => {
+  const KEY = 'e2e-fresh-dir-spam-check-key-5150';
+  let emu: RunningEmulator;
+  let base: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    emu = await startEmulator({
+      seed: {
+        users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
+        groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
+      },
+    });
+    base = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-backend-'));
+    const rc = path.join(base, 'cli.tfrc');
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    // `init` (needed for the backend) installs the provider from a local plugin directory.
+    const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+    const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
+    const at = path.join(base, 'plugins/registry.terraform.io/plumb/plumb', version, platform);
+    mkdirSync(at, { recursive: true });
+    symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
+    env = { PATH: process.env.PATH ?? '', HOME: base, TF_CLI_CONFIG_FILE: rc, TF_VAR_url: emu.url, TF_VAR_spam_key: KEY, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
+  }, 300_000);
+
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  /** A working directory of its own, with the one configuration and the backend outside it. */
+  function workingDirectory(name: string, provider = 'provider "plumb" { url = var.url }'): string {
+    const d = path.join(base, name);
+    mkdirSync(path.join(d, 'secrets'), { recursive: true });
+    writeFileSync(
+      path.join(d, 'main.tf'),
+      `terraform {
+  required_providers {
+    plumb = { source = "plumb/plumb" }
+  }
+  backend "local" {
+    path = ${JSON.stringify(path.join(base, 'backend/terraform.tfstate'))}
+  }
+}
+variable "url" { type = string }
+variable "spam_key" {
+  type      = string
+  ephemeral = true
+}
+${provider}
+resource "plumb_application_settings" "this" {
+  spam_check_endpoint_enabled = false
+  spam_check_api_key          = var.spam_key
+}
+resource "plumb_group_access_token" "ci" {
+  group  = "platform"
+  name   = "fresh-dir-ci"
+  scopes = ["read_api"]
+  rotation {
+    lifetime_days = 60
+  }
+  sink {
+    file = "secrets/fresh-dir-ci.token"
+  }
+}
+`,
+    );
+    return d;
+  }
+
+  function run(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
+    return runWith(env, cwd, ...args);
+  }
+
+  function runWith(environment: Record<string, string>, cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cli!, args, { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, out });
+      });
+    });
+  }
+
+  it('plans no change (exit 0) for a write-only setting and a token after an apply in another directory, and keeps no state file beside the backend', async () => {
+    const first = workingDirectory('first');
+    const init = await run(first, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(base, 'plugins')}`);
+    expect(init.code, init.out).toBe(0);
+    const apply = await run(first, 'apply', '-input=false', '-no-color', '-auto-approve');
+    expect(apply.code, apply.out).toBe(0);
+    expect(apply.out).toContain('Apply complete! Resources: 2 added');
+    const secret = readFileSync(path.join(first, 'secrets/fresh-dir-ci.token'), 'utf8').trim();
+
+    const second = workingDirectory('second');
+    expect((await run(second, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(base, 'plugins')}`)).code).toBe(0);
+    const plan = await run(second, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(plan.out).toContain('No changes.');
+    expect(plan.code, plan.out).toBe(0);
+    // A changed secret is still noticed from the new directory.
+    const changed = await run(second, 'plan', '-input=false', '-no-color', '-detailed-exitcode', '-var', `spam_key=${KEY}-rotated`);
+    expect(changed.code, changed.out).toBe(2);
+    expect(changed.out).toContain('write_only_revision');
+
+    expect(existsSync(path.join(first, '.plumb'))).toBe(false);
+    expect(existsSync(path.join(second, '.plumb'))).toBe(false);
+    const leaks = filesUnder(base).filter((f) => !f.includes(`${path.sep}secrets${path.sep}`) && !f.includes(`${path.sep}.terraform${path.sep}`) && [KEY, secret].some((x) => readFileSync(f).includes(Buffer.from(x))));
+    expect(leaks).toEqual([]);
+  });
+
+  it('takes the instance token from the provider block\'s token attribute fed by an ephemeral variable, with no token_env variable, and keeps it out of the plan file', async () => {
+    const d = workingDirectory('token-attribute', 'variable "plumb_token" {\n  type      = string\n  ephemeral = true\n}\nprovider "plumb" {\n  url   = var.url\n  token = var.plumb_token\n}');
+    const { PLUMB_TOKEN: _unset, ...rest } = env;
+    const withoutEnv = { ...rest, TF_VAR_plumb_token: ADMIN };
+    expect((await runWith(withoutEnv, d, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(base, 'plugins')}`)).code).toBe(0);
+    const plan = await runWith(withoutEnv, d, 'plan', '-input=false', '-no-color', '-detailed-exitcode', '-out=tfplan');
+    expect(plan.code, plan.out).toBe(0);
+    expect(plan.out).not.toContain(ADMIN);
+    const shown = await runWith(withoutEnv, d, 'show', '-json', 'tfplan');
+    expect(shown.code, shown.out).toBe(0);
+    expect(shown.out).not.toContain(ADMIN);
+    const leaks = filesUnder(d).filter((f) => !f.includes(`${path.sep}.terraform${path.sep}`) && readFileSync(f).includes(Buffer.from(ADMIN)));
+    expect(leaks).toEqual([]);
   });
 });
 
@@ -464,8 +600,6 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
       HOME: app,
       TF_CLI_CONFIG_FILE: rc,
       PLUMB_TOKEN: SEED_ADMIN,
-      // One state file of fingerprints for the provider (in the stack's directory) and plumb.
-      PLUMB_STATE: path.join(app, '.plumb/state.json'),
       TF_IN_AUTOMATION: '1',
       CHECKPOINT_DISABLE: '1',
     };
@@ -513,6 +647,8 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
     expect(apply.out).toContain('Apply complete! Resources: 6 added');
     const again = await run(cli!, [`-chdir=${stack}`, 'plan', '-input=false', '-no-color', '-detailed-exitcode'], app);
     expect(again.code, again.out).toBe(0);
+    // No second state beside the stack's (issue 21 defect 8): plumb's memory is in Terraform's state.
+    expect(filesUnder(out).filter((f) => f.includes(`${path.sep}.plumb${path.sep}`))).toEqual([]);
     const plumb = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'plan', 'examples/plumb', '--detailed-exitcode'], app);
     expect(plumb.code, plumb.out).toBe(0);
     // And the same app read by plumb itself (CDKTF on plumb, no Terraform).

@@ -12,6 +12,7 @@ import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DocumentHelpers, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { tokenAddress, tokenListKey } from './provider.js';
+import { tokenSlotKey } from './state.js';
 
 const SHAPE = terraformShape('group_access_token');
 
@@ -100,6 +101,15 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (typeof t.group !== 'string') return {};
     const tokens = typeof t.name === 'string' ? { [t.name]: tokenDocument(t, h) } : {};
     return { groups: { [t.group]: { access_tokens: tokens } } };
+  },
+
+  // The token's slot (what its sink holds) and the notes about live tokens of its name.
+  ownsStateEntry(section, key, entry, values) {
+    if (typeof values.group !== 'string' || typeof values.name !== 'string') return false;
+    if (section === 'token_slots') return key === tokenSlotKey(values.group, values.name);
+    if (section !== 'tokens' || typeof entry !== 'object' || entry === null) return false;
+    const note = entry as { group?: unknown; name?: unknown };
+    return note.group === values.group && note.name === values.name;
   },
 
   pathOf(rest, blocks) {

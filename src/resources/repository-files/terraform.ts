@@ -101,6 +101,12 @@ export const repositoryFileTerraform: TerraformPart = {
 
   document: (f) => fileDocument(f, false),
 
+  // What plumb last wrote to the file, per branch: keys `project|branch|path` (state.ts fileKey).
+  ownsStateEntry(section, key, _entry, values) {
+    if (section !== 'repository_files' || typeof values.project !== 'string' || typeof values.file_path !== 'string') return false;
+    return key.length > values.project.length + values.file_path.length + 2 && key.startsWith(`${values.project}|`) && key.endsWith(`|${values.file_path}`);
+  },
+
   pathOf(rest, blocks) {
     // projects/<ref>/files/<path>/…
     if (rest.length <= 2) return [{ attribute: 'project' }];

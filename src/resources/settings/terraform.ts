@@ -150,6 +150,11 @@ export const settingsTerraform: TerraformPart = {
 
   pathOf: (rest, blocks) => (rest.length > 1 ? steps(rest.slice(1), blocks) : undefined),
 
+  // Fingerprints of write-only settings, keyed by setting name. Which ones this resource sets is not
+  // in Terraform's state (they are write-only), so it takes them all; it consults only those its
+  // configuration sets, and a key has one owner (PLUMB_TF_TWO_OWNERS).
+  ownsStateEntry: (section) => section === 'settings',
+
   async plan(door, prior, proposed, config): Promise<PlanResult> {
     const planned: Record<string, CtyValue> = withoutWriteOnly(proposed);
     planned.id = ID;
