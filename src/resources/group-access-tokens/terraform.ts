@@ -51,8 +51,11 @@ function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown>
 /** The group pruned with nothing declared: its plan revokes every undeclared token (destroy). */
 const pruned = (group: string): FragmentBuilder => () => ({ groups: { [group]: { prune_access_tokens: true, access_tokens: {} } } });
 
-async function liveToken(door: TerraformDoor, group: string, name: string, fresh = false): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
-  if (fresh) door.reads.forget(tokenListKey(group));
+/**
+ * The active token of that group and name, from the walk's list of the group (one list per group
+ * per walk: the provider's own writes are recorded in it by the engine's apply).
+ */
+async function liveToken(door: TerraformDoor, group: string, name: string): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
   const r = await door.read((ctx) => door.reads.get(tokenListKey(group), () => listGroupAccessTokens(ctx.client, group)));
   return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
 }
@@ -156,8 +159,8 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (planned === null || config === null) {
       if (!prior || typeof prior.group !== 'string' || typeof prior.name !== 'string') return { newState: null, diagnostics: [] };
       // Destroy: the group pruned with nothing declared plans the revocation of every undeclared
-      // token; only this one's is applied.
-      const made = await door.plan(pruned(prior.group), { fresh: true });
+      // token; only this one's is applied (by id: a token revoked meanwhile is found so, not harmed).
+      const made = await door.plan(pruned(prior.group));
       if (!made.plan) return { newState: prior, diagnostics: made.diagnostics };
       const prefix = `${address(door, prior.group, prior.name)}#`;
       const revoke = made.plan.changes.filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
@@ -167,14 +170,14 @@ export const groupAccessTokenTerraform: TerraformPart = {
     }
     const replacing = prior !== null && this.identity.some((k) => prior[k] !== config[k]);
     if ((prior === null || replacing) && typeof config.group === 'string' && typeof config.name === 'string') {
-      // Created by someone else between plan and apply: still not this resource's token.
-      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name, true);
+      // Created by someone else between plan and apply: still not this resource's token. The apply
+      // walk is its own provider process, so its list of the group was made after the review.
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name);
       if (hasTfErrors(readDiags)) return { newState: prior, diagnostics: readDiags };
       if (live) return { newState: null, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
     }
-    // A create's plan reads the list the check above has just made (inside this apply): no second list.
-    const creating = prior === null || replacing;
-    const made = await door.plan(this.document(config), { fresh: !creating });
+    // Planned and applied against the walk's list of the group; a rotation lists afresh in the engine.
+    const made = await door.plan(this.document(config));
     const { plan, diagnostics } = made;
     if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
     const at = address(door, config.group as string, config.name as string);
@@ -184,7 +187,8 @@ export const groupAccessTokenTerraform: TerraformPart = {
       diagnostics.push(...r.diagnostics);
       if (!r.ok) return { newState: prior, diagnostics };
     }
-    const { token } = await liveToken(door, config.group as string, config.name as string, true);
+    // The engine's apply recorded what it did in the walk's list: the new token's id without a list.
+    const { token } = await liveToken(door, config.group as string, config.name as string);
     const state: Record<string, CtyValue> = { ...planned };
     state.token_id = token?.id ?? null;
     state.token_expires_at = token?.expires_at ?? null;
