@@ -23,6 +23,15 @@ function accessLevel(v: string): string | number {
   return /^\d+$/.test(v.trim()) ? Number(v) : v;
 }
 
+/** The numeric level a spelling names (`"maintainer"` and `"40"` both 40); undefined when it names none. */
+function levelOf(v: CtyValue | undefined): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  const a = accessLevel(v);
+  if (typeof a === 'number') return a;
+  const hit = Object.entries(ACCESS_LEVELS).find(([, role]) => role === a.trim().toLowerCase());
+  return hit ? Number(hit[0]) : undefined;
+}
+
 function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (h.known(t.description)) out.description = h.literal(t.description);
@@ -124,6 +133,10 @@ export const groupAccessTokenTerraform: TerraformPart = {
 
   async plan(door, prior, proposed, config): Promise<PlanResult> {
     const planned: Record<string, CtyValue> = { ...proposed };
+    // The same level spelled otherwise ("maintainer" imported, 40 configured) is no change: the
+    // prior spelling is kept, as Terraform allows for a value equivalent to the configuration's.
+    const level = levelOf(config.access_level);
+    if (prior && level !== undefined && levelOf(prior.access_level) === level) planned.access_level = prior.access_level ?? null;
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
     // A create, or the create half of a replacement: refused when the token exists already.

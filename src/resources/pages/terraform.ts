@@ -86,7 +86,7 @@ export const projectPagesTerraform: TerraformPart = {
     return { newState: state, diagnostics: [] };
   },
 
-  /** By project: the update fields as the instance has them (published is left unmanaged until written). */
+  /** By project: the update fields and whether it is published, as the instance has them. */
   async importState(door, project): Promise<ApplyResult> {
     const r = await door.read(async (ctx): Promise<PagesSettings | string> => {
       try {
@@ -101,7 +101,9 @@ export const projectPagesTerraform: TerraformPart = {
     if (typeof r.value === 'string') return { newState: null, diagnostics: [{ severity: 'error', summary: r.value, detail: `GET /projects/${project}/pages` }] };
     const live = r.value;
     if (!live) return { newState: null, diagnostics: r.diagnostics };
-    const state: Record<string, CtyValue> = { id: project, project, published: null, allow_unpublish: null };
+    // Whether the site serves is something the instance tells, so it is imported (a configuration
+    // that says `published = true` of a published site plans no change after import).
+    const state: Record<string, CtyValue> = { id: project, project, published: live.deployments.length > 0, allow_unpublish: null };
     for (const [field, response] of Object.entries(PAGES_UPDATE_RESPONSE_FIELD)) {
       const v = (live as unknown as Record<string, unknown>)[response];
       state[field] = typeof v === 'boolean' || typeof v === 'string' ? v : field === 'pages_primary_domain' ? '' : false;
