@@ -703,6 +703,48 @@ instances:
     expect(again.planned).toEqual({ ...(tokenState as Record<string, CtyValue>), sink });
   });
 
+  it('imports what the instance can tell, so a configuration that says the same plans no change: settings, a text file\'s content, Pages\' published, a token\'s level spelled as a number (issue 21 defect 9)', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const importOne = async (type: string, id: string) => {
+      const r = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: type, id });
+      expect(errors(r.diagnostics)).toEqual([]);
+      return (await read(type, undv(r.imported_resources[0]!.state, types[type]!))) as Record<string, CtyValue>;
+    };
+    // As Terraform proposes: the configuration, and for an optional computed attribute it leaves out, the prior value.
+    const planOver = async (type: string, prior: Record<string, CtyValue>, written: Record<string, CtyValue>) => {
+      const t = types[type]!;
+      const config = objectOf(t, written) as Record<string, CtyValue>;
+      const served = (await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema')).resource_schemas[type]!;
+      const computed = new Set(served.block.attributes.filter((a) => a.computed).map((a) => a.name));
+      const proposed: Record<string, CtyValue> = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, v === null && computed.has(k) ? prior[k] ?? null : v]));
+      const r = await p.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: type, prior_state: dv(prior, t), proposed_new_state: dv(proposed, t), config: dv(config, t), prior_private: Buffer.alloc(0) });
+      expect(errors(r.diagnostics)).toEqual([]);
+      return undv(r.planned_state, t);
+    };
+    const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, CtyValue>;
+    const settings = await importOne('plumb_application_settings', 'application_settings');
+    expect(settings).toMatchObject({ signup_enabled: live.signup_enabled, default_projects_limit: live.default_projects_limit });
+    expect(await planOver('plumb_application_settings', settings, { signup_enabled: live.signup_enabled!, default_projects_limit: live.default_projects_limit! })).toEqual(settings);
+
+    const file = await importOne('plumb_repository_file', 'platform/config:main:README.md');
+    expect(file.content).toBe('# config\n');
+    expect(await planOver('plumb_repository_file', file, { project: 'platform/config', file_path: 'README.md', content: '# config\n', commit_messages: [] })).toEqual(file);
+
+    const site = await importOne('plumb_project_pages', 'platform/site');
+    const pages = await fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } });
+    const serves = pages.status === 200 && ((await pages.json()) as { deployments: unknown[] }).deployments.length > 0;
+    expect(site.published).toBe(serves);
+    expect(await planOver('plumb_project_pages', site, { project: 'platform/site', published: serves })).toEqual(site);
+    // A configuration that leaves fields out keeps what import read (optional and computed), and manages none of them.
+    expect(await planOver('plumb_project_pages', site, { project: 'platform/site' })).toEqual(site);
+
+    const token = await importOne('plumb_group_access_token', 'adopt:out-of-band');
+    expect(token.access_level).toBe('developer');
+    const sink: CtyValue = [{ file: 'numeric.token', command: null, stdout: null }];
+    const planned = (await planOver('plumb_group_access_token', token, { group: 'adopt', name: 'out-of-band', scopes: token.scopes!, access_level: '30', expires_at: token.expires_at!, rotation: [], sink })) as Record<string, CtyValue>;
+    expect(planned).toEqual({ ...token, sink });
+  });
+
   it('refuses at plan a second resource owning a setting key or a token that another resource of the run plans, naming the attribute and the other resource', async () => {
     // A fresh provider process, as Terraform starts one for its plan walk.
     const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });

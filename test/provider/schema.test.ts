@@ -69,12 +69,13 @@ describe('the served schema', () => {
       for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
         const sa = srv.block.attributes?.[a];
         // The three edits: write-only secret settings (described for Terraform), every other setting
-        // optional and computed (an imported value kept where the configuration is silent), and
+        // and what a Pages import reads optional and computed (an imported value kept where the
+        // configuration is silent), and
         // token_env's default under Terraform.
         const expected =
           name === SETTINGS_TYPE && isSecretSetting(a)
             ? { ...ga, sensitive: true, write_only: true, description: expect.stringContaining('write-only (Terraform 1.11+)') }
-            : name === SETTINGS_TYPE && ga.optional
+            : (name === SETTINGS_TYPE || (name === 'plumb_project_pages' && a !== 'allow_unpublish')) && ga.optional
               ? { ...ga, computed: true }
               : name === 'provider' && a === 'token_env'
                 ? { ...ga, required: false, optional: true }

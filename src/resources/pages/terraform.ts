@@ -17,6 +17,9 @@ const SHAPE = terraformShape('pages');
 /** The attributes of the resource: the update fields (from the catalogue), then plumb's own. */
 const ATTRIBUTES = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published', 'allow_unpublish'];
 
+/** What import reads from the instance. */
+const IMPORTED = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published'];
+
 function pagesChanges(plan: Plan | undefined): ResourceChange[] {
   return (plan?.changes ?? []).filter((c) => c.kind === 'pages' && c.action !== 'no-op');
 }
@@ -26,6 +29,10 @@ export const projectPagesTerraform: TerraformPart = {
   identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',
   computed: { id: { type: 'string', description: 'The project.', description_kind: 'plain', computed: true } },
+  // What import reads (the update fields and `published`) is optional and computed: a configuration
+  // that leaves one out keeps the imported value instead of planning its removal, and plumb manages
+  // only what the configuration writes (the engine plans from it).
+  editAttribute: (name, a) => (IMPORTED.includes(name) && a.optional ? { ...a, computed: true } : a),
 
   document: (p) => (h) => {
     if (typeof p.project !== 'string') return {};
