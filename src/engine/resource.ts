@@ -51,9 +51,11 @@ export interface InstanceContext {
    */
   readonly stdout?: (s: string) => void;
   /**
-   * Reads a front-end shares across sessions: the Terraform provider plans one resource per RPC,
-   * and one group's token list answers every token of the group within a run. Only plan reads go
-   * through it; apply reads fresh. Absent for the CLI (one session plans everything).
+   * Reads a front-end shares across sessions: the Terraform provider plans and applies one resource
+   * per RPC, and one group's token list answers every token of the group within a walk. A kind that
+   * reads through it at apply records its own writes in it (`update`), so a later session sees them
+   * without reading again, and reads afresh wherever an older read could make a write unsafe (a
+   * rotation). Absent for the CLI (one session plans and applies everything).
    */
   readonly readCache?: ReadCache;
   /**
@@ -64,9 +66,15 @@ export interface InstanceContext {
   readonly identityCache?: ReadCache;
 }
 
-/** A cache of plan-time reads, keyed by what was read (`group-access-tokens:GROUP`). */
+/** A cache of reads, keyed by what was read (`group-access-tokens:GROUP`). */
 export interface ReadCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /**
+   * What a write of this front-end made of a cached value: `change` receives the value as cached
+   * and returns it as it is now (a created token added, a revoked one marked). Nothing happens
+   * when the key is not cached. Absent: the cache holds nothing a write can change.
+   */
+  update?<T>(key: string, change: (value: T) => T): void;
 }
 
 export interface PlanResponse {

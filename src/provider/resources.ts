@@ -70,7 +70,7 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
 }
 
 /**
- * `fresh`: apply's own plan reads the instance anew instead of through the run's shared reads.
+ * `fresh`: the plan reads the instance anew instead of through the walk's shared reads.
  * `state`: what plumb remembers for the resource, from its private state (private-state.ts); the
  * provider reads and writes no state file.
  */
@@ -190,9 +190,8 @@ async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, 
   const { loaded } = built;
   const risks = plan.risks.filter((r) => changes.some((c) => c.address === r.address));
   const only: Plan = { ...plan, changes, risks, diagnostics: plan.diagnostics.filter((d) => d.severity !== 'error' || !d.address || changes.some((c) => c.address === d.address)) };
-  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, state, true), fromFile: false, allowRisky: false, door: 'terraform' });
-  // Any write may change what the run's shared reads hold.
-  rt.listings.clear();
+  // Apply reads through the walk's shared reads too; the kinds that do record their writes there.
+  const report = await applyPlan(only, loaded, loaded.config!, { ...engineOptions(rt, built.env, state), fromFile: false, allowRisky: false, door: 'terraform' });
   const redact = (s: string) => loaded.sources.secrets.redact(s);
   const diagnostics = planDiags(report.diagnostics, redact);
   if (report.refused) diagnostics.unshift({ severity: 'error', summary: `plumb refused to apply: ${report.refused}`, detail: 'Nothing was written.' });
@@ -200,20 +199,34 @@ async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, 
 }
 
 /**
- * Reads shared by the RPCs of one Terraform run (refreshes and plans): Terraform asks about every
- * token of a group one RPC at a time, and one list of the group answers them all, as one list
- * answers a whole group in `plumb plan`. Entries live for a few seconds; any apply empties the
- * cache, and apply's own plan reads fresh. Terraform starts a new provider process for each walk.
+ * Reads shared by the RPCs of one Terraform walk: Terraform asks about every token of a group one
+ * RPC at a time, and one list of the group answers them all (refreshes, plans, and the applies of
+ * the apply walk), as one list answers a whole group in `plumb plan` and `plumb apply`. Terraform
+ * starts a new provider process for each walk (validate, plan, apply), so an entry lives for the
+ * process: the apply walk reads anew whatever the plan walk read, after the review between them.
+ * Within a walk, the provider's own writes are recorded in the entry by the kind that made them
+ * (`update`), not by emptying the cache; docs/terraform.md ("Cost") says why that is safe.
  */
 export class GroupListings implements ReadCache {
   readonly #entries = new Map<string, { readonly at: number; readonly value: Promise<unknown> }>();
-  constructor(readonly ttlMs = 10_000) {}
+  /** `ttlMs`: how long an entry answers (default: for the life of the process, one walk). */
+  constructor(readonly ttlMs = Number.POSITIVE_INFINITY) {}
 
   get<T>(key: string, load: () => Promise<T>): Promise<T> {
     const hit = this.#entries.get(key);
     if (hit && Date.now() - hit.at < this.ttlMs) return hit.value as Promise<T>;
-    const value = load();
-    const entry = { at: Date.now(), value };
+    return this.#put(key, Date.now(), load());
+  }
+
+  update<T>(key: string, change: (value: T) => T): void {
+    const hit = this.#entries.get(key);
+    if (!hit || Date.now() - hit.at >= this.ttlMs) return;
+    // The entry keeps its age: a write makes what it changed true, not the rest of the read.
+    void this.#put(key, hit.at, (hit.value as Promise<T>).then(change));
+  }
+
+  #put<T>(key: string, at: number, value: Promise<T>): Promise<T> {
+    const entry = { at, value };
     this.#entries.set(key, entry);
     value.catch(() => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key); // a failed read is never shared

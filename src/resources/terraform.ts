@@ -167,9 +167,9 @@ export interface TerraformDataSource {
  */
 export interface TerraformDoor {
   readonly today: string;
-  /** Runs the engine's plan for the document `build` writes. `fresh`: read the instance anew (apply), not through the run's shared reads. */
+  /** Runs the engine's plan for the document `build` writes. `fresh`: read the instance anew, not through the walk's shared reads. */
   plan(build: FragmentBuilder, opts?: { readonly fresh?: boolean }): Promise<DoorPlan>;
-  /** Applies exactly `changes` of a plan `plan` returned, with the engine; empties the run's shared reads. */
+  /** Applies exactly `changes` of a plan `plan` returned, with the engine, through the walk's shared reads (which the kind keeps true). */
   apply(planned: DoorPlan, changes: readonly ResourceChange[]): Promise<{ ok: boolean; diagnostics: TfDiagnostic[] }>;
   /**
    * The plan's risks of one change: an unaccepted one is an error at plan, at the attribute that
@@ -178,7 +178,7 @@ export interface TerraformDoor {
   riskDiagnostics(plan: Plan | undefined, address: string): TfDiagnostic[];
   /** Runs a read against the configured instance (no resource declared): for refresh and import. */
   read<T>(fn: (ctx: InstanceContext) => Promise<T>): Promise<{ value?: T; diagnostics: TfDiagnostic[] }>;
-  /** Reads shared by the RPCs of one run (the same cache the engine's plan reads through). */
+  /** Reads shared by the RPCs of one walk (the same cache the engine's plan and apply read through). */
   readonly reads: ReadCache & { forget(key: string): void };
   /** The name of the one instance the provider manages (the first segment of plumb's addresses). */
   readonly instance: string;

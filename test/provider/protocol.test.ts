@@ -39,6 +39,7 @@ beforeAll(async () => {
         // A token made outside Terraform: a resource of the same group and name must import it, not adopt it.
         // A group token that is plumb's own credential in one test: destroying its resource would lock plumb out.
         { full_path: 'selfish', id: 12, name: 'Selfish', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'plumb-self', token: SELF_TOKEN, id: 90, scopes: ['api'], expires_at: '2099-01-01', access_level: 50 }] },
+        ...['walk-a', 'walk-b', 'walk-c'].map((g, i) => ({ full_path: g, id: 20 + i, name: g, visibility: 'private' as const, members: [{ username: 'root', access_level: 50 }] })),
         { full_path: 'adopt', id: 11, name: 'Adopt', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'out-of-band', token: 'adopt-out-of-band-token-0123', scopes: ['read_api'], expires_at: '2099-01-01', access_level: 30 }] },
       ],
       projects: [
@@ -756,6 +757,48 @@ instances:
     expect(again.planned).toEqual({ ...(tokenState as Record<string, CtyValue>), sink });
   });
 
+  it('imports what the instance can tell, so a configuration that says the same plans no change: settings, a text file\'s content, Pages\' published, a token\'s level spelled as a number (issue 21 defect 9)', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const importOne = async (type: string, id: string) => {
+      const r = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: type, id });
+      expect(errors(r.diagnostics)).toEqual([]);
+      return (await read(type, undv(r.imported_resources[0]!.state, types[type]!))) as Record<string, CtyValue>;
+    };
+    // As Terraform proposes: the configuration, and for an optional computed attribute it leaves out, the prior value.
+    const planOver = async (type: string, prior: Record<string, CtyValue>, written: Record<string, CtyValue>) => {
+      const t = types[type]!;
+      const config = objectOf(t, written) as Record<string, CtyValue>;
+      const served = (await p.call<{ resource_schemas: Record<string, ProtoSchema> }>('GetProviderSchema')).resource_schemas[type]!;
+      const computed = new Set(served.block.attributes.filter((a) => a.computed).map((a) => a.name));
+      const proposed: Record<string, CtyValue> = Object.fromEntries(Object.entries(config).map(([k, v]) => [k, v === null && computed.has(k) ? prior[k] ?? null : v]));
+      const r = await p.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: type, prior_state: dv(prior, t), proposed_new_state: dv(proposed, t), config: dv(config, t), prior_private: Buffer.alloc(0) });
+      expect(errors(r.diagnostics)).toEqual([]);
+      return undv(r.planned_state, t);
+    };
+    const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, CtyValue>;
+    const settings = await importOne('plumb_application_settings', 'application_settings');
+    expect(settings).toMatchObject({ signup_enabled: live.signup_enabled, default_projects_limit: live.default_projects_limit });
+    expect(await planOver('plumb_application_settings', settings, { signup_enabled: live.signup_enabled!, default_projects_limit: live.default_projects_limit! })).toEqual(settings);
+
+    const file = await importOne('plumb_repository_file', 'platform/config:main:README.md');
+    expect(file.content).toBe('# config\n');
+    expect(await planOver('plumb_repository_file', file, { project: 'platform/config', file_path: 'README.md', content: '# config\n', commit_messages: [] })).toEqual(file);
+
+    const site = await importOne('plumb_project_pages', 'platform/site');
+    const pages = await fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } });
+    const serves = pages.status === 200 && ((await pages.json()) as { deployments: unknown[] }).deployments.length > 0;
+    expect(site.published).toBe(serves);
+    expect(await planOver('plumb_project_pages', site, { project: 'platform/site', published: serves })).toEqual(site);
+    // A configuration that leaves fields out keeps what import read (optional and computed), and manages none of them.
+    expect(await planOver('plumb_project_pages', site, { project: 'platform/site' })).toEqual(site);
+
+    const token = await importOne('plumb_group_access_token', 'adopt:out-of-band');
+    expect(token.access_level).toBe('developer');
+    const sink: CtyValue = [{ file: 'numeric.token', command: null }];
+    const planned = (await planOver('plumb_group_access_token', token, { group: 'adopt', name: 'out-of-band', scopes: token.scopes!, access_level: '30', expires_at: token.expires_at!, rotation: [], sink })) as Record<string, CtyValue>;
+    expect(planned).toEqual({ ...token, sink });
+  });
+
   it('refuses at plan a second resource owning a setting key or a token that another resource of the run plans, naming the attribute and the other resource', async () => {
     // A fresh provider process, as Terraform starts one for its plan walk.
     const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
@@ -789,17 +832,91 @@ instances:
     }
   });
 
-  it('lists the group at most three times for a token created in an apply walk: the existence check and apply\'s plan share one fresh list', async () => {
+  it('lists each group once in an apply walk that creates three tokens in each of three groups, and once more in the destroy walk', async () => {
+    const t = types.plumb_group_access_token!;
+    const groups = ['walk-a', 'walk-b', 'walk-c'];
+    const configs = groups.flatMap((group) =>
+      ['one', 'two', 'three'].map((name) => objectOf(t, { group, name, scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: `${group}-${name}.token`, command: null, stdout: null }] })),
+    );
+    const lists = (group: string) => emu.requests.filter((r) => r.method === 'GET' && r.path === `/groups/${group}/access_tokens`).length;
+    const count = (method: string, re: RegExp) => emu.requests.filter((r) => r.method === method && re.test(r.path)).length;
+    const walk = async <T>(fn: (call: ProviderProcess['call']) => Promise<T>): Promise<T> => {
+      // A fresh provider process, as Terraform starts one for each walk.
+      const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+      try {
+        await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+        return await fn(run.call.bind(run));
+      } finally {
+        run.kill();
+      }
+    };
+    const before = Object.fromEntries(groups.map((g) => [g, lists(g)]));
+    const creates = count('POST', /^\/groups\/walk-[abc]\/access_tokens$/);
+    // The apply walk: Terraform plans each resource again, then applies it, several at once.
+    const states = await walk(async (call) => {
+      const one = async (config: CtyValue) => {
+        const planned = await call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(null, t), proposed_new_state: dv(config, t), config: dv(config, t), prior_private: Buffer.alloc(0) });
+        expect(errors(planned.diagnostics)).toEqual([]);
+        const applied = await call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(null, t), planned_state: planned.planned_state, config: dv(config, t), planned_private: Buffer.alloc(0) });
+        expect(errors(applied.diagnostics)).toEqual([]);
+        return undv(applied.new_state, t) as Record<string, CtyValue>;
+      };
+      const out: Record<string, CtyValue>[] = [];
+      for (let i = 0; i < configs.length; i += 3) out.push(...(await Promise.all(configs.slice(i, i + 3).map(one))));
+      return out;
+    });
+    for (const g of groups) expect(lists(g) - before[g]!).toBe(1);
+    expect(count('POST', /^\/groups\/walk-[abc]\/access_tokens$/) - creates).toBe(9);
+    // Each state holds the id of the token the instance lists under that name (recorded, not read again).
+    for (const st of states) {
+      const live = (await (await fetch(`${emu.url}/api/v4/groups/${st.group as string}/access_tokens`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { id: number; name: string; active: boolean; expires_at: string }[];
+      const token = live.find((x) => x.name === st.name && x.active)!;
+      expect([st.token_id, st.token_expires_at]).toEqual([token.id, token.expires_at]);
+    }
+    // The destroy walk: one list per group as well, and who the credential is asked at most once.
+    const listed = Object.fromEntries(groups.map((g) => [g, lists(g)]));
+    const whoami = count('GET', /^\/(user|personal_access_tokens\/self)$/);
+    const revokes = count('DELETE', /^\/groups\/walk-[abc]\/access_tokens\/\d+$/);
+    await walk(async (call) => {
+      await Promise.all(
+        states.map(async (st) => {
+          const r = await call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(st, t), planned_state: dv(null, t), config: dv(null, t), planned_private: Buffer.alloc(0) });
+          expect(errors(r.diagnostics)).toEqual([]);
+          expect(undv(r.new_state, t)).toBeNull();
+        }),
+      );
+    });
+    for (const g of groups) expect(lists(g) - listed[g]!).toBe(1);
+    expect(count('DELETE', /^\/groups\/walk-[abc]\/access_tokens\/\d+$/) - revokes).toBe(9);
+    expect(count('GET', /^\/(user|personal_access_tokens\/self)$/) - whoami).toBeLessThanOrEqual(2);
+  });
+
+  it('lists afresh for a rotation in an apply walk, so a token revoked outside after the walk read its group is not rotated', async () => {
     expect(errors(await configure())).toEqual([]);
     const t = types.plumb_group_access_token!;
-    const config = objectOf(t, { group: 'platform', name: 'counted', scopes: ['read_api'], rotation: [{ lifetime_days: 30, rotate_before_days: null }], sink: [{ file: 'counted.token', command: null, stdout: null }] });
-    const planned = await plan('plumb_group_access_token', null, config);
-    const lists = () => emu.requests.filter((r) => r.method === 'GET' && /\/groups\/[^/]+\/access_tokens$/.test(r.path)).length;
-    const before = lists();
-    const applied = await apply('plumb_group_access_token', null, planned.planned, config);
-    expect(errors(applied.diagnostics)).toEqual([]);
-    expect(typeof (applied.state as Record<string, CtyValue>).token_id).toBe('number');
-    expect(lists() - before).toBeLessThanOrEqual(3);
+    const expiring = (expires_at: string) => objectOf(t, { group: 'walk-a', name: 'guarded', scopes: ['read_api'], expires_at, sink: [{ file: 'guarded.token', command: null, stdout: null }] });
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const first = expiring(day(100));
+    const created = await apply('plumb_group_access_token', null, (await plan('plumb_group_access_token', null, first)).planned, first);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const id = (created.state as Record<string, CtyValue>).token_id as number;
+    const run = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+    try {
+      await run.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+      // A new expiry is a rotation; the walk's plan reads the group's list (id active then).
+      const second = expiring(day(101));
+      const planned = await run.call<{ planned_state: { msgpack: Buffer }; diagnostics: Diag[] }>('PlanResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(created.state, t), proposed_new_state: dv(second, t), config: dv(second, t), prior_private: Buffer.alloc(0) });
+      expect(errors(planned.diagnostics)).toEqual([]);
+      expect((undv(planned.planned_state, t) as Record<string, CtyValue>).token_id).toBe(UNKNOWN);
+      const revoked = await fetch(`${emu.url}/api/v4/groups/walk-a/access_tokens/${id}`, { method: 'DELETE', headers: { 'PRIVATE-TOKEN': ADMIN } });
+      expect(revoked.status).toBe(204);
+      const rotations = emu.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/rotate')).length;
+      const r = await run.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_group_access_token', prior_state: dv(created.state, t), planned_state: planned.planned_state, config: dv(second, t), planned_private: Buffer.alloc(0) });
+      expect(errors(r.diagnostics).map((d) => d.summary).join('\n')).toContain(`(id ${id}) is revoked now; it was not rotated`);
+      expect(emu.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/rotate')).length).toBe(rotations);
+    } finally {
+      run.kill();
+    }
   });
 
   it('asks who its credential is once per provider process, not once per destroyed token', async () => {

@@ -70,9 +70,18 @@ describe('the served schema', () => {
       expect(srv.block.block_types, name).toEqual(hidden(gen.block.block_types));
       for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
         const sa = srv.block.attributes?.[a];
-        // The two edits: write-only secret settings (described for Terraform), and token_env's default under Terraform.
+        // The three edits: write-only secret settings (described for Terraform), every other setting
+        // and what a Pages import reads optional and computed (an imported value kept where the
+        // configuration is silent), and
+        // token_env's default under Terraform.
         const expected =
-          name === SETTINGS_TYPE && isSecretSetting(a) ? { ...ga, sensitive: true, write_only: true, description: expect.stringContaining('write-only (Terraform 1.11+)') } : name === 'provider' && a === 'token_env' ? { ...ga, required: false, optional: true } : ga;
+          name === SETTINGS_TYPE && isSecretSetting(a)
+            ? { ...ga, sensitive: true, write_only: true, description: expect.stringContaining('write-only (Terraform 1.11+)') }
+            : (name === SETTINGS_TYPE || (name === 'plumb_project_pages' && a !== 'allow_unpublish')) && ga.optional
+              ? { ...ga, computed: true }
+              : name === 'provider' && a === 'token_env'
+                ? { ...ga, required: false, optional: true }
+                : ga;
         expect(sa, `${name}.${a}`).toEqual(expected);
       }
       for (const a of Object.keys(srv.block.attributes ?? {})) {
@@ -97,7 +106,7 @@ describe('the served schema', () => {
       const emitted = [...body!.matchAll(/^\s+([a-z_0-9]+): /gm)].map((m) => m[1]!).filter((k) => k !== 'alias');
       const declared = [...Object.keys(srv.block.attributes ?? {}), ...Object.keys(srv.block.block_types ?? {})];
       for (const k of emitted) expect(declared, `${name}: cdk.tf.json carries ${k}`).toContain(k);
-      const settable = declared.filter((k) => !srv.block.attributes?.[k]?.computed && !(PROVIDER_ONLY[name] && k in PROVIDER_ONLY[name]!));
+      const settable = declared.filter((k) => !(srv.block.attributes?.[k]?.computed && !srv.block.attributes[k]!.optional) && !(PROVIDER_ONLY[name] && k in PROVIDER_ONLY[name]!));
       expect(emitted.sort(), name).toEqual(settable.sort());
     }
   });

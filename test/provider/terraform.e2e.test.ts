@@ -256,6 +256,73 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(file).not.toMatch(/branches\s+=\s+\[/);
   });
 
+  it('plans no change right after terraform import of settings, a file and Pages, and only a token\'s sink (which the instance cannot tell), with a configuration that says what the instance holds (issue 21 defect 9)', async () => {
+    const imp = path.join(dir, 'import-clean');
+    mkdirSync(path.join(imp, 'secrets'), { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const live = await settings();
+    const expires = new Date(Date.now() + 120 * 86_400_000).toISOString().slice(0, 10);
+    const created = await api('/groups/platform/access_tokens', { method: 'POST', body: JSON.stringify({ name: 'imported-bot', scopes: ['read_api', 'read_repository'], access_level: 40, expires_at: expires }) });
+    expect(created.status).toBe(201);
+    const site = (await (await api('/projects/21/pages')).json()) as { force_https: boolean; primary_domain: string | null; is_unique_domain_enabled: boolean };
+    writeFileSync(
+      path.join(imp, 'main.tf'),
+      `${head}
+resource "plumb_application_settings" "this" {
+  signup_enabled            = ${String(live.signup_enabled)}
+  deletion_adjourned_period = ${String(live.deletion_adjourned_period)}
+  default_projects_limit    = ${String(live.default_projects_limit)}
+}
+resource "plumb_group_access_token" "bot" {
+  group        = "platform"
+  name         = "imported-bot"
+  scopes       = ["read_api", "read_repository"]
+  access_level = 40
+  expires_at   = "${expires}"
+  sink {
+    file = "secrets/imported-bot.token"
+  }
+}
+resource "plumb_repository_file" "readme" {
+  project   = "platform/infra/instance-config"
+  file_path = "README.md"
+  content   = "# Instance configuration\\n"
+}
+resource "plumb_project_pages" "handbook" {
+  project                     = "platform/handbook"
+  pages_primary_domain        = ${JSON.stringify(site.primary_domain ?? '')}
+  pages_https_only            = ${String(site.force_https)}
+  pages_unique_domain_enabled = ${String(site.is_unique_domain_enabled)}
+  published                   = true
+}
+`,
+    );
+    for (const [address, id] of [
+      ['plumb_application_settings.this', 'application_settings'],
+      ['plumb_group_access_token.bot', 'platform:imported-bot'],
+      ['plumb_repository_file.readme', 'platform/infra/instance-config:main:README.md'],
+      ['plumb_project_pages.handbook', 'platform/handbook'],
+    ] as const) {
+      const r = await tfIn(imp, 'import', '-input=false', '-no-color', address, id);
+      expect(r.out, r.out).toContain('Import successful');
+    }
+    const writes = () => emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
+    const before = writes();
+    // What the instance cannot tell is a token's sink (a nested block: Terraform's plan must carry
+    // the configuration's block, and import cannot know it); everything else plans no change.
+    const planned = await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.out, planned.out).toContain('Plan: 0 to add, 1 to change, 0 to destroy');
+    expect(planned.out).toContain('# plumb_group_access_token.bot will be updated in-place');
+    expect(planned.out).toMatch(/# \(6 unchanged attributes hidden\)\s+\+ sink \{\s+\+ file = "secrets\/imported-bot.token"/);
+    expect(planned.out).not.toMatch(/Warning: (?!Provider development overrides)/);
+    // Adding the sink is an update that sends nothing; then no change at all.
+    expect((await tfIn(imp, 'apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
+    expect(writes()).toBe(before);
+    const again = await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).not.toMatch(/Warning: (?!Provider development overrides)/);
+  });
+
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
     expect((await tf('state', 'rm', 'plumb_group_access_token.ci')).code).toBe(0);
     const imported = await tf('import', '-input=false', '-no-color', 'plumb_group_access_token.ci', 'platform:terraform-ci');

@@ -748,6 +748,18 @@ function mayHaveActed(err: unknown): boolean {
   return err.status === undefined || err.status >= 500;
 }
 
+/** A token as a list shows it: the secret an issue returned is never kept (lists are shared and cached). */
+function listed(issued: NewGroupAccessToken): GroupAccessToken {
+  const { token: _secret, ...token } = issued;
+  return token;
+}
+
+/** The list with a token this run issued (created, or the new token of a rotation). */
+const withIssued = (issued: NewGroupAccessToken) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => [...list.filter((x) => x.id !== issued.id), listed(issued)];
+
+/** The list with a token this run revoked (or rotated: the old token is revoked by it), as the instance lists it now. */
+const withRevoked = (id: number) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => list.map((x) => (x.id === id ? { ...x, active: false, revoked: true } : x));
+
 class TokenApply {
   readonly #ctx: InstanceContext;
   readonly #change: ResourceChange;
@@ -774,7 +786,7 @@ class TokenApply {
         return this.#fail('PLUMB_TOKEN_SINK_UNUSABLE', `Token "${p.name}" cannot receive its secret: ${problem?.summary}; nothing was requested`, problem?.suggestion, declared?.pointer);
       }
     }
-    const before = await sharedList(this.#ctx, p.group, { fromApply: p.op === 'rotate' });
+    const before = await this.#before();
     this.#forgetStaleNotes(before);
     switch (p.op) {
       case 'create':
@@ -808,6 +820,7 @@ class TokenApply {
       return this.#afterFailedIssue(err, before, 'create');
     }
     this.#ctx.secrets.add(issued.token);
+    this.#record(withIssued(issued));
     this.#notes.push(`created token id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
     const delivered = await this.#deliver(t, issued);
     if (delivered) return this.#done();
@@ -850,6 +863,7 @@ class TokenApply {
       return this.#afterFailedIssue(err, before, 'rotate');
     }
     this.#ctx.secrets.add(issued.token);
+    this.#record((list) => withIssued(issued)(withRevoked(target.id)(list)));
     // The old credential is revoked from this moment: switch before anything else is sent.
     if (p.self) this.#ctx.client.replaceToken(issued.token);
     // A self-rotation rotates whatever token authenticates: the declared one only when the names agree.
@@ -894,6 +908,7 @@ class TokenApply {
       return this.#afterFailedIssue(err, before, 'replace');
     }
     this.#ctx.secrets.add(issued.token);
+    this.#record(withIssued(issued));
     this.#notes.push(`created replacement id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
     const delivered = await this.#deliver(t, issued);
     if (!delivered) {
@@ -952,6 +967,7 @@ class TokenApply {
     let list: GroupAccessToken[];
     try {
       list = await confirmList(this.#ctx, this.#p.group);
+      this.#record(() => list);
     } catch (err) {
       this.#notes.push(`could not confirm that id ${newId} is active (${err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err)}); run \`plumb plan\` to check`);
       return this.#done();
@@ -1121,8 +1137,32 @@ class TokenApply {
   }
 
   /** A fresh list of the group, after a failure that may have happened on the instance. */
-  #list(): Promise<GroupAccessToken[]> {
-    return sharedList(this.#ctx, this.#p.group, { maxAgeMs: 0, fromApply: true });
+  async #list(): Promise<GroupAccessToken[]> {
+    const list = await sharedList(this.#ctx, this.#p.group, { maxAgeMs: 0, fromApply: true });
+    this.#record(() => list);
+    return list;
+  }
+
+  /**
+   * The list of the group this change is applied against. In the CLI: the session's, one list per
+   * group per apply (sharedList). Under the Terraform provider (`readCache`): the walk's list of the
+   * group, which holds the provider's own writes, so the applies of a walk list each group once.
+   * A rotation lists afresh in both (rotating a token revoked meanwhile revokes its whole family),
+   * and the walk's list takes that newer read. Why an older list is safe for the other operations:
+   * docs/terraform.md, "Cost: requests and time".
+   */
+  async #before(): Promise<GroupAccessToken[]> {
+    const ctx = this.#ctx;
+    const { group, op } = this.#p;
+    if (ctx.readCache && op !== 'rotate') return ctx.readCache.get(tokenListKey(group), () => sharedList(ctx, group, { maxAgeMs: 0 }));
+    const list = await sharedList(ctx, group, { fromApply: op === 'rotate' });
+    if (op === 'rotate') this.#record(() => list);
+    return list;
+  }
+
+  /** Records what this change did (or a newer list) in the walk's shared list of the group, if there is one. */
+  #record(change: (list: GroupAccessToken[]) => GroupAccessToken[]): void {
+    this.#ctx.readCache?.update?.(tokenListKey(this.#p.group), change);
   }
 
   /** Delivers, reporting failure as a diagnostic; returns whether the secret arrived. */
@@ -1166,9 +1206,13 @@ class TokenApply {
       let refused = false;
       try {
         await revokeGroupAccessToken(this.#ctx.client, this.#g, id);
+        this.#record(withRevoked(id));
         return 'revoked';
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) return attempt === 1 ? 'already-revoked' : 'revoked';
+        if (err instanceof ApiError && err.status === 404) {
+          this.#record(withRevoked(id));
+          return attempt === 1 ? 'already-revoked' : 'revoked';
+        }
         refused = !mayHaveActed(err);
       }
       try {

@@ -24,6 +24,15 @@ function accessLevel(v: string): string | number {
   return /^\d+$/.test(v.trim()) ? Number(v) : v;
 }
 
+/** The numeric level a spelling names (`"maintainer"` and `"40"` both 40); undefined when it names none. */
+function levelOf(v: CtyValue | undefined): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  const a = accessLevel(v);
+  if (typeof a === 'number') return a;
+  const hit = Object.entries(ACCESS_LEVELS).find(([, role]) => role === a.trim().toLowerCase());
+  return hit ? Number(hit[0]) : undefined;
+}
+
 function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (h.known(t.description)) out.description = h.literal(t.description);
@@ -52,8 +61,11 @@ function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown>
 /** The group pruned with nothing declared: its plan revokes every undeclared token (destroy). */
 const pruned = (group: string): FragmentBuilder => () => ({ groups: { [group]: { prune_access_tokens: true, access_tokens: {} } } });
 
-async function liveToken(door: TerraformDoor, group: string, name: string, fresh = false): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
-  if (fresh) door.reads.forget(tokenListKey(group));
+/**
+ * The active token of that group and name, from the walk's list of the group (one list per group
+ * per walk: the provider's own writes are recorded in it by the engine's apply).
+ */
+async function liveToken(door: TerraformDoor, group: string, name: string): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
   const r = await door.read((ctx) => door.reads.get(tokenListKey(group), () => listGroupAccessTokens(ctx.client, group)));
   return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
 }
@@ -136,6 +148,10 @@ export const groupAccessTokenTerraform: TerraformPart = {
 
   async plan(door, prior, proposed, config): Promise<PlanResult> {
     const planned: Record<string, CtyValue> = { ...proposed };
+    // The same level spelled otherwise ("maintainer" imported, 40 configured) is no change: the
+    // prior spelling is kept, as Terraform allows for a value equivalent to the configuration's.
+    const level = levelOf(config.access_level);
+    if (prior && level !== undefined && levelOf(prior.access_level) === level) planned.access_level = prior.access_level ?? null;
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
     // A create, or the create half of a replacement: refused when the token exists already.
@@ -171,8 +187,8 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (planned === null || config === null) {
       if (!prior || typeof prior.group !== 'string' || typeof prior.name !== 'string') return { newState: null, diagnostics: [] };
       // Destroy: the group pruned with nothing declared plans the revocation of every undeclared
-      // token; only this one's is applied.
-      const made = await door.plan(pruned(prior.group), { fresh: true });
+      // token; only this one's is applied (by id: a token revoked meanwhile is found so, not harmed).
+      const made = await door.plan(pruned(prior.group));
       if (!made.plan) return { newState: prior, diagnostics: made.diagnostics };
       const prefix = `${address(door, prior.group, prior.name)}#`;
       const revoke = made.plan.changes.filter((c) => c.address.startsWith(prefix) && c.action === 'delete');
@@ -182,14 +198,14 @@ export const groupAccessTokenTerraform: TerraformPart = {
     }
     const replacing = prior !== null && this.identity.some((k) => prior[k] !== config[k]);
     if ((prior === null || replacing) && typeof config.group === 'string' && typeof config.name === 'string') {
-      // Created by someone else between plan and apply: still not this resource's token.
-      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name, true);
+      // Created by someone else between plan and apply: still not this resource's token. The apply
+      // walk is its own provider process, so its list of the group was made after the review.
+      const { token: live, diagnostics: readDiags } = await liveToken(door, config.group, config.name);
       if (hasTfErrors(readDiags)) return { newState: prior, diagnostics: readDiags };
       if (live) return { newState: null, diagnostics: [adoptionRefused(live, config.group, config.name, this.typeName)] };
     }
-    // A create's plan reads the list the check above has just made (inside this apply): no second list.
-    const creating = prior === null || replacing;
-    const made = await door.plan(this.document(config), { fresh: !creating });
+    // Planned and applied against the walk's list of the group; a rotation lists afresh in the engine.
+    const made = await door.plan(this.document(config));
     const { plan, diagnostics } = made;
     if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
     const at = address(door, config.group as string, config.name as string);
@@ -199,7 +215,8 @@ export const groupAccessTokenTerraform: TerraformPart = {
       diagnostics.push(...r.diagnostics);
       if (!r.ok) return { newState: prior, diagnostics };
     }
-    const { token } = await liveToken(door, config.group as string, config.name as string, true);
+    // The engine's apply recorded what it did in the walk's list: the new token's id without a list.
+    const { token } = await liveToken(door, config.group as string, config.name as string);
     const state: Record<string, CtyValue> = { ...planned };
     state.token_id = token?.id ?? null;
     state.token_expires_at = token?.expires_at ?? null;

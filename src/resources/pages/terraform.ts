@@ -17,6 +17,9 @@ const SHAPE = terraformShape('pages');
 /** The attributes of the resource: the update fields (from the catalogue), then plumb's own. */
 const ATTRIBUTES = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published', 'allow_unpublish'];
 
+/** What import reads from the instance. */
+const IMPORTED = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published'];
+
 function pagesChanges(plan: Plan | undefined): ResourceChange[] {
   return (plan?.changes ?? []).filter((c) => c.kind === 'pages' && c.action !== 'no-op');
 }
@@ -27,6 +30,10 @@ export const projectPagesTerraform: TerraformPart = {
   identity: SHAPE.identity.map((i) => i.name),
   mount: 'projects',
   computed: { id: { type: 'string', description: 'The project.', description_kind: 'plain', computed: true } },
+  // What import reads (the update fields and `published`) is optional and computed: a configuration
+  // that leaves one out keeps the imported value instead of planning its removal, and plumb manages
+  // only what the configuration writes (the engine plans from it).
+  editAttribute: (name, a) => (IMPORTED.includes(name) && a.optional ? { ...a, computed: true } : a),
 
   document: (p) => (h) => {
     if (typeof p.project !== 'string') return {};
@@ -87,7 +94,7 @@ export const projectPagesTerraform: TerraformPart = {
     return { newState: state, diagnostics: [] };
   },
 
-  /** By project: the update fields as the instance has them (published is left unmanaged until written). */
+  /** By project: the update fields and whether it is published, as the instance has them. */
   async importState(door, project): Promise<ApplyResult> {
     const r = await door.read(async (ctx): Promise<PagesSettings | string> => {
       try {
@@ -102,7 +109,9 @@ export const projectPagesTerraform: TerraformPart = {
     if (typeof r.value === 'string') return { newState: null, diagnostics: [{ severity: 'error', summary: r.value, detail: `GET /projects/${project}/pages` }] };
     const live = r.value;
     if (!live) return { newState: null, diagnostics: r.diagnostics };
-    const state: Record<string, CtyValue> = { id: project, project, published: null, allow_unpublish: null };
+    // Whether the site serves is something the instance tells, so it is imported (a configuration
+    // that says `published = true` of a published site plans no change after import).
+    const state: Record<string, CtyValue> = { id: project, project, published: live.deployments.length > 0, allow_unpublish: null };
     for (const [field, response] of Object.entries(PAGES_UPDATE_RESPONSE_FIELD)) {
       const v = (live as unknown as Record<string, unknown>)[response];
       state[field] = typeof v === 'boolean' || typeof v === 'string' ? v : field === 'pages_primary_domain' ? '' : false;

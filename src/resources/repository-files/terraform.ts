@@ -10,6 +10,7 @@ import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../terraform.j
 import type { ApplyResult, CtyValue, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic, TfObject } from '../terraform.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { parseFilePayload } from './payload.js';
+import { getRawFile } from '../../api/repository-files.js';
 import type { FilePayload } from './payload.js';
 
 const SHAPE = terraformShape('repository_file');
@@ -204,6 +205,16 @@ export const repositoryFileTerraform: TerraformPart = {
     // was a change on the first plan after every import (issue 21 defect 9).
     const onDefault = await liveFile(door, { ...state, branches: null });
     if (Object.keys(onDefault.commits).length === 1 && onDefault.commits[m[2]!] !== undefined) state.branches = null;
+    // The content, as the configuration will hold it (a literal), so `content = "…"` of the same
+    // text plans no change after import: one download, at import only. A file that is not UTF-8
+    // text is left without (its configuration gives base64 content, or a source).
+    const raw = await door.read((ctx) => getRawFile(ctx.client, m[1]!, m[3]!, { ref: m[2]! }));
+    if (hasTfErrors(raw.diagnostics)) return { newState: null, diagnostics: raw.diagnostics };
+    try {
+      if (raw.value) state.content = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(raw.value);
+    } catch {
+      // not text
+    }
     return { newState: { ...state, content_sha256: live.shas, last_commit_id: live.commits }, diagnostics: [] };
   },
 };

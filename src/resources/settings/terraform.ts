@@ -131,7 +131,13 @@ export const settingsTerraform: TerraformPart = {
   },
   // Secret settings: write-only, so Terraform sends them but never stores them in plan or state.
   // Their description is Terraform's: the YAML wording (`${env:NAME}`) is refused under Terraform.
-  editAttribute: (name, a) => (isSecretSetting(name) ? { ...a, sensitive: true, write_only: true, ...(a.description !== undefined && { description: terraformSecretDescription(a.description) }) } : a),
+  // Every other setting is optional and computed: a setting the configuration does not write keeps
+  // the value state holds (an imported one, or one the configuration stopped writing) instead of
+  // planning its removal, so an import that reads the instance's settings plans no change for
+  // those the configuration writes with the same value (issue 21 defect 9). plumb manages only the
+  // settings the configuration writes either way: the engine plans from the configuration.
+  editAttribute: (name, a) =>
+    isSecretSetting(name) ? { ...a, sensitive: true, write_only: true, ...(a.description !== undefined && { description: terraformSecretDescription(a.description) }) } : META_ATTRIBUTES.includes(name) || !a.optional ? a : { ...a, computed: true },
 
   document: (values) => (h) => {
     const blocks = new Set(Object.keys(h.block?.block_types ?? {}));
@@ -219,10 +225,26 @@ export const settingsTerraform: TerraformPart = {
     return { newState: state, diagnostics };
   },
 
-  async importState(_door, id): Promise<ApplyResult> {
+  /**
+   * The instance's settings as they are (one `GET /application/settings`), each current setting
+   * that is an attribute of its own and can be written (not a nested block, not secret, deprecated,
+   * read-only or fixed): which of them
+   * the configuration manages is its choice, and the others are optional and computed, so they
+   * keep the imported value without a change. Terraform reads the resource right after.
+   */
+  async importState(door, id): Promise<ApplyResult> {
     if (id !== ID) return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: 'The application settings are imported with the fixed id "application_settings".' }] };
-    // Nothing is managed until the configuration names settings; the next plan shows them.
-    return { newState: { id, write_only_revision: 'none' }, diagnostics: [] };
+    const r = await door.read(async (ctx) => getApplicationSettings(ctx.client));
+    if (!r.value) return { newState: null, diagnostics: r.diagnostics };
+    const live = r.value;
+    const attributes = door.block?.attributes ?? {};
+    const state: Record<string, CtyValue> = { id, write_only_revision: 'none' };
+    for (const s of SETTINGS) {
+      const type = attributes[s.name]?.type;
+      if (s.removed || s.secret || s.deprecated || s.readOnly || s.fixed || !type) continue;
+      state[s.name] = asType(live[responseNameOf(s.name)], type);
+    }
+    return { newState: state, diagnostics: [] };
   },
 
   dataSource: {
