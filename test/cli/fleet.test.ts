@@ -5,8 +5,8 @@
  * `large-change-set`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileHarness } from '../files/helpers.js';
-import type { FileHarness } from '../files/helpers.js';
+import { fileHarness } from '../resources/repository-files/helpers.js';
+import type { FileHarness } from '../resources/repository-files/helpers.js';
 
 const PROJECTS = Array.from({ length: 8 }, (_, i) => `platform/app-${i}`);
 

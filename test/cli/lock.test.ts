@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileStateLock, LockHeld } from '../../src/engine/lock.js';
-import { addDays, BASE_DAY, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken } from '../tokens/helpers.js';
-import type { Harness } from '../tokens/helpers.js';
+import { addDays, BASE_DAY, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
+import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
 let h: Harness;
 afterEach(async () => {

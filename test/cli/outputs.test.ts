@@ -11,8 +11,8 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ADMIN, Clock, OWNER, SEED } from '../emulator/helpers.js';
 import { secret, workdir } from '../helpers/cli.js';
-import { harness } from '../tokens/helpers.js';
-import type { Harness } from '../tokens/helpers.js';
+import { harness } from '../resources/group-access-tokens/helpers.js';
+import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
 let h: Harness | undefined;
 let emu: RunningEmulator | undefined;

@@ -7,10 +7,10 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileHarness } from '../files/helpers.js';
-import type { FileHarness } from '../files/helpers.js';
-import { harness as tokenHarness } from '../tokens/helpers.js';
-import type { Harness as TokenHarness } from '../tokens/helpers.js';
+import { fileHarness } from '../resources/repository-files/helpers.js';
+import type { FileHarness } from '../resources/repository-files/helpers.js';
+import { harness as tokenHarness } from '../resources/group-access-tokens/helpers.js';
+import type { Harness as TokenHarness } from '../resources/group-access-tokens/helpers.js';
 
 const README = { 'README.md': 'x\n' };
 /** platform/{a,b,c} (c archived), platform/team/{d,e}, platform/team/deep/f, other/g. */

@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { InstanceFileLock } from '../../src/engine/instance-lock.js';
 import { LockHeld } from '../../src/engine/lock.js';
-import { ADMIN_TOKEN, addDays, BASE_DAY, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken } from '../tokens/helpers.js';
-import type { Harness } from '../tokens/helpers.js';
+import { ADMIN_TOKEN, addDays, BASE_DAY, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
+import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
 let h: Harness;
 afterEach(async () => {

@@ -13,8 +13,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/emulator/index.js';
 import { applyInMemory } from '../helpers/apply-in-memory.js';
-import { ADMIN_TOKEN, BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
-import type { GroupSpec, Harness } from '../tokens/helpers.js';
+import { ADMIN_TOKEN, BASE_DAY, addDays, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
+import type { GroupSpec, Harness } from '../resources/group-access-tokens/helpers.js';
 
 const LATENCY_MS = 25;
 

@@ -8,8 +8,8 @@ import { targetProblem, targetSet } from '../../src/engine/targets.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { ADMIN, SEED } from '../emulator/helpers.js';
 import { workdir } from '../helpers/cli.js';
-import { harness, seedToken } from '../tokens/helpers.js';
-import type { Harness } from '../tokens/helpers.js';
+import { harness, seedToken } from '../resources/group-access-tokens/helpers.js';
+import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
 describe('target addresses', () => {
   const token = (group: string, name: string) => `prod.group[${JSON.stringify(group)}].access_token[${JSON.stringify(name)}]`;

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileHarness, PROJECT } from '../files/helpers.js';
-import type { FileHarness } from '../files/helpers.js';
+import { fileHarness, PROJECT } from '../resources/repository-files/helpers.js';
+import type { FileHarness } from '../resources/repository-files/helpers.js';
 
 /** A line of a private file that only the project's members may read. */
 const PRIVATE_LINE = 'internal-hostname: db-7.corp.example';

@@ -4,8 +4,8 @@
  * revoke it; an entry of the wrong shape is ignored; both with a warning naming the file and entry.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_DAY, addDays, harness, seedToken } from '../tokens/helpers.js';
-import type { Harness } from '../tokens/helpers.js';
+import { BASE_DAY, addDays, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
+import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
 let h: Harness;
 afterEach(async () => {

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
-import { applyInMemory } from '../helpers/apply-in-memory.js';
+import { applyInMemory } from '../../helpers/apply-in-memory.js';
 
 let h: Harness;
 afterEach(async () => {

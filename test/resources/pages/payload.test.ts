@@ -1,7 +1,7 @@
 /** The Pages payload parser: a saved plan's payload is checked field by field before apply reads it. */
 import { describe, expect, it } from 'vitest';
-import { PayloadError } from '../../src/engine/payload.js';
-import { parsePagesPayload } from '../../src/resources/pages/payload.js';
+import { PayloadError } from '../../../src/engine/payload.js';
+import { parsePagesPayload } from '../../../src/resources/pages/payload.js';
 
 describe('parsePagesPayload', () => {
   it('reads the three payload types', () => {

@@ -1,9 +1,9 @@
 /** Shared setup for the repository file tests: an emulator with one project, a working directory, a config writer. */
 import { createHash } from 'node:crypto';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
-import { secret, workdir } from '../helpers/cli.js';
-import type { CliResult, Workdir } from '../helpers/cli.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { EmulatorSeed, RunningEmulator } from '../../../src/emulator/index.js';
+import { secret, workdir } from '../../helpers/cli.js';
+import type { CliResult, Workdir } from '../../helpers/cli.js';
 
 export const ADMIN_TOKEN = secret('admin-token-for-file-tests-0123456789');
 export const PROJECT = 'platform/app';

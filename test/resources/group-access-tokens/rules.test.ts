@@ -6,17 +6,17 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
-import { ApiClient } from '../../src/api/client.js';
-import { ApiUnauthorizedError } from '../../src/api/errors.js';
-import { listGroupAccessTokens } from '../../src/api/group-access-tokens.js';
-import type { GroupAccessToken } from '../../src/api/group-access-tokens.js';
-import type { DesiredAccessToken } from '../../src/resources/group-access-tokens/model.js';
-import { loadConfig } from '../../src/config/validate.js';
-import { startEmulator } from '../../src/emulator/index.js';
-import { StateStore } from '../../src/engine/state.js';
-import { TokenState } from '../../src/resources/group-access-tokens/state.js';
-import { attributeDiffs, daysBetween, identify, rotationReason } from '../../src/resources/group-access-tokens/identity.js';
+import { groupsOf } from '../../../src/resources/group-access-tokens/model.js';
+import { ApiClient } from '../../../src/api/client.js';
+import { ApiUnauthorizedError } from '../../../src/api/errors.js';
+import { listGroupAccessTokens } from '../../../src/api/group-access-tokens.js';
+import type { GroupAccessToken } from '../../../src/api/group-access-tokens.js';
+import type { DesiredAccessToken } from '../../../src/resources/group-access-tokens/model.js';
+import { loadConfig } from '../../../src/config/validate.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import { StateStore } from '../../../src/engine/state.js';
+import { TokenState } from '../../../src/resources/group-access-tokens/state.js';
+import { attributeDiffs, daysBetween, identify, rotationReason } from '../../../src/resources/group-access-tokens/identity.js';
 
 const live = (over: Partial<GroupAccessToken>): GroupAccessToken => ({
   id: 1,

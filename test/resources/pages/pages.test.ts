@@ -4,14 +4,14 @@
  * and the instance's refusals (404, 403, 400) as diagnostics on the YAML line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, DEVELOPER, MAINTAINER, OWNER_READ, SEED } from '../emulator/helpers.js';
-import { secret, workdir } from '../helpers/cli.js';
-import type { Workdir } from '../helpers/cli.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { EmulatorSeed, RunningEmulator } from '../../../src/emulator/index.js';
+import { ADMIN, DEVELOPER, MAINTAINER, OWNER_READ, SEED } from '../../emulator/helpers.js';
+import { secret, workdir } from '../../helpers/cli.js';
+import type { Workdir } from '../../helpers/cli.js';
 import { recorder } from './recorder.js';
 import type { Recorder } from './recorder.js';
-import type { Plan, PlanDiagnostic, ResourceChange } from '../../src/engine/plan.js';
+import type { Plan, PlanDiagnostic, ResourceChange } from '../../../src/engine/plan.js';
 
 for (const t of [ADMIN, DEVELOPER, MAINTAINER, OWNER_READ]) secret(t);
 

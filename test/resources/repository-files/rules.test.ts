@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secret } from '../helpers/cli.js';
+import { secret } from '../../helpers/cli.js';
 import { ADMIN_TOKEN, fileHarness, PROJECT, README } from './helpers.js';
 import type { FileHarness } from './helpers.js';
 

@@ -7,7 +7,7 @@
  * - after the faults are gone, the next runs converge: the plan after them has no changes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultAction } from '../../src/emulator/index.js';
+import type { FaultAction } from '../../../src/emulator/index.js';
 import { BASE_DAY, addDays, expectNoFamilyRevoked, expectNoRepeatedRotation, harness, seedToken, sha256 } from './helpers.js';
 import type { Harness } from './helpers.js';
 

@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import type { EmulatorSeed, FaultRule, RunningEmulator, SeedGroupToken } from '../../src/emulator/index.js';
-import { secret, workdir } from '../helpers/cli.js';
-import type { CliResult, Workdir } from '../helpers/cli.js';
+import { startEmulator } from '../../../src/emulator/index.js';
+import type { EmulatorSeed, FaultRule, RunningEmulator, SeedGroupToken } from '../../../src/emulator/index.js';
+import { secret, workdir } from '../../helpers/cli.js';
+import type { CliResult, Workdir } from '../../helpers/cli.js';
 
 export const ADMIN_TOKEN = secret('admin-token-for-token-tests-0123456789');
 

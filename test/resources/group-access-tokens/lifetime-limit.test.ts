@@ -4,7 +4,7 @@
  * unless accepted, and after applying it reports which managed tokens the instance revoked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { secret } from '../helpers/cli.js';
+import { secret } from '../../helpers/cli.js';
 import { ADMIN_TOKEN, BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /** Concurrent edits, refused writes, drift and large files: repository files against the emulator. */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/commands/reconcile.js';
+import { runApply } from '../../../src/commands/reconcile.js';
 import { ADMIN_TOKEN, fileHarness, PROJECT, README } from './helpers.js';
 import type { FileHarness } from './helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApply } from '../../src/commands/reconcile.js';
+import { runApply } from '../../../src/commands/reconcile.js';
 import { ADMIN_TOKEN, harness, ISSUED, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
 
