@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient, ApiInvalidResponseError, listDescendantGroups, listGroupProjects, listSubgroups } from '../../src/api/index.js';
 import type { ApiClientOptions } from '../../src/api/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorOptions, EmulatorSeed, RecordedRequest, RunningEmulator, SeedProject } from '../../src/emulator/index.js';
 import { fastSleep, rejection, sendJson, startTinyServer } from './helpers.js';
 
@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 async function emulatorWith(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
-  return startEmulator({ seed: seed(), latencyMs: LATENCY_MS, ...opts });
+  return startTestEmulator({ seed: seed(), latencyMs: LATENCY_MS, ...opts });
 }
 
 const lists = (emu: RunningEmulator, suffix = '/projects'): RecordedRequest[] => emu.requests.filter((r) => r.path.endsWith(suffix));

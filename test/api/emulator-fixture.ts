@@ -1,5 +1,5 @@
 /** The seed and setup shared by the emulator-backed client tests. */
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import { ApiClient } from '../../src/api/index.js';
 import type { ApiClientOptions } from '../../src/api/index.js';
@@ -60,7 +60,7 @@ export interface Harness {
 export async function startHarness(
   options: { readonly tokens?: number; readonly client?: Partial<ApiClientOptions> } = {},
 ): Promise<Harness> {
-  const emulator = await startEmulator({ seed: seed({ tokens: options.tokens }), now: () => NOW });
+  const emulator = await startTestEmulator({ seed: seed({ tokens: options.tokens }), now: () => NOW });
   const { waits, sleep } = fastSleep();
   const clients: ApiClient[] = [];
   const clientWith = (extra: Partial<ApiClientOptions>): ApiClient => {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { loadCdktfConfig } from '../../src/cdktf/load.js';
@@ -35,7 +35,7 @@ describe('the bundled CDKTF example', () => {
   let dirs: { yaml: string; app: string };
 
   beforeAll(async () => {
-    emu = await startEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
+    emu = await startTestEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
     dirs = examplesAt(emu.url);
   });
   afterAll(async () => {

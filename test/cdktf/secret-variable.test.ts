@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromStacks } from '../../src/cdktf/load.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
 
@@ -85,7 +85,7 @@ describe.runIf(terraform)('the same app through both doors: plumb plan --cdktf a
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    emu = await startEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }] } });
+    emu = await startTestEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }] } });
     app = cdktfApp({
       'main.ts': appSource(
         'local',

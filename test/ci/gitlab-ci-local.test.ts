@@ -14,7 +14,8 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addJobToken, addMergeRequest, mergeRequestNotes, startEmulator, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
+import { addJobToken, addMergeRequest, mergeRequestNotes, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 
 const root = path.resolve(__dirname, '../..');
 const local = path.join(root, 'node_modules/.bin/gitlab-ci-local');
@@ -36,7 +37,7 @@ let repo: string;
 
 beforeAll(async () => {
   if (!usable) return;
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: {
       users: [
         { username: 'root', admin: true, personal_access_tokens: [{ name: 'apply', token: APPLY, scopes: ['api'] }, { name: 'read', token: READ, scopes: ['read_api'] }] },

@@ -4,7 +4,8 @@
  * and never with the administrator token.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addMergeRequest, mergeRequestNotes, startEmulator } from '../../src/emulator/index.js';
+import { addMergeRequest, mergeRequestNotes } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { noteBody } from '../../src/commands/comment.js';
 import { secret, workdir } from '../helpers/cli.js';
@@ -19,7 +20,7 @@ let wd: Workdir;
 let ciEnv: Record<string, string>;
 
 beforeEach(async () => {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: {
       users: [
         { username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] },

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runApply } from '../../src/commands/reconcile.js';
 import { FileStateLock } from '../../src/engine/lock.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { CliResult, Workdir } from '../helpers/cli.js';
@@ -22,7 +22,7 @@ let emu: RunningEmulator;
 let wd: Workdir;
 
 beforeEach(async () => {
-  emu = await startEmulator({ seed });
+  emu = await startTestEmulator({ seed });
   wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_NOW: '2026-06-01' });
 });
 afterEach(async () => {
@@ -36,7 +36,7 @@ function config(url = emu.url, signup: boolean | null = false): void {
 
 /** An instance URL nothing listens on: the emulator's, after it stopped. */
 async function deadUrl(): Promise<string> {
-  const dead = await startEmulator({ seed });
+  const dead = await startTestEmulator({ seed });
   await dead.close();
   return dead.url;
 }

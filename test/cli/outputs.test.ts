@@ -7,9 +7,9 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, Clock, OWNER, SEED } from '../emulator/helpers.js';
+import { ADMIN, Clock, OWNER, SEED } from '../helpers/emulator.js';
 import { secret, workdir } from '../helpers/cli.js';
 import { harness } from '../resources/group-access-tokens/helpers.js';
 import type { Harness } from '../resources/group-access-tokens/helpers.js';
@@ -103,7 +103,7 @@ describe('export never destroys configuration', () => {
   secret(ADMIN);
   secret(OWNER);
   async function start() {
-    emu = await startEmulator({ seed: SEED, now: new Clock().now });
+    emu = await startTestEmulator({ seed: SEED, now: new Clock().now });
     return workdir({ PLUMB_TOKEN: ADMIN, PLUMB_NOW: '2025-06-15' });
   }
   const args = (out: string, extra: string[] = []) => ['export', '--instance-url', emu!.url, '--out', out, ...extra];

@@ -3,7 +3,7 @@
  * and `drift --junit FILE` (JUnit XML), parsed and checked field by field.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
@@ -86,7 +86,7 @@ describe('drift --junit', () => {
   let emu: RunningEmulator;
   let wd: Workdir;
   beforeEach(async () => {
-    emu = await startEmulator({
+    emu = await startTestEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
         groups: [{ full_path: 'platform' }],

@@ -5,7 +5,8 @@
  * must be on a pinned instance.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addJobToken, startEmulator, terraformState } from '../../src/emulator/index.js';
+import { addJobToken, terraformState } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
@@ -20,7 +21,7 @@ let wd: Workdir;
 let stateUrl: string;
 
 beforeEach(async () => {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: {
       users: [
         {

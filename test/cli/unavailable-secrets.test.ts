@@ -5,7 +5,7 @@
  * count it; without the option (and always for apply) the missing variable is an error.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
@@ -24,7 +24,7 @@ function config(extra = ''): void {
 }
 
 beforeEach(async () => {
-  emu = await startEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }] } });
+  emu = await startTestEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }] } });
   wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN });
   config();
   expect((await wd.run(['apply', '--auto-approve'], { CAPTCHA_KEY })).code).toBe(0);

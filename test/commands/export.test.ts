@@ -6,10 +6,10 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { EmulatorSeed, RunningEmulator } from '../../src/emulator/index.js';
 import type { Plan } from '../../src/engine/plan.js';
-import { ADMIN, Clock, OWNER, SEED } from '../emulator/helpers.js';
+import { ADMIN, Clock, OWNER, SEED } from '../helpers/emulator.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
@@ -39,7 +39,7 @@ let wd: Workdir;
 
 async function start(seed: EmulatorSeed = EXPORT_SEED): Promise<void> {
   const clock = new Clock();
-  emu = await startEmulator({ seed, now: clock.now });
+  emu = await startTestEmulator({ seed, now: clock.now });
   wd = workdir({ PLUMB_TOKEN: ADMIN, PLUMB_NOW: TODAY });
 }
 

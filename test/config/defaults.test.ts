@@ -9,7 +9,7 @@ import { pagesOf } from '../../src/resources/pages/model.js';
 import { settingsOf } from '../../src/resources/settings/model.js';
 import { loadConfig } from '../../src/config/validate.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import { scratchArea } from '../helpers/scratch.js';
@@ -169,7 +169,7 @@ afterEach(async () => {
 describe('defaults in a plan', () => {
   it('masks a secret declared in defaults for every instance, and notes where each value came from', async () => {
     const seed = { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] };
-    emus = [await startEmulator({ seed }), await startEmulator({ seed })];
+    emus = [await startTestEmulator({ seed }), await startTestEmulator({ seed })];
     const wd = workdir({ PLUMB_TOKEN: ADMIN, CAPTCHA_KEY: CAPTCHA });
     wd.write(
       'plumb.yaml',
@@ -208,7 +208,7 @@ instances:
 
   it("names the default's line in a plan diagnostic about an instance's value that overrides it", async () => {
     const seed = { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] };
-    emus = [await startEmulator({ seed, tier: 'free' })];
+    emus = [await startTestEmulator({ seed, tier: 'free' })];
     const wd = workdir({ PLUMB_TOKEN: ADMIN });
     wd.write(
       'plumb.yaml',

@@ -4,7 +4,8 @@
  * auth) and merge-request notes (list with pagination, create, update, the size limit).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addJobToken, addMergeRequest, startEmulator, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
+import { addJobToken, addMergeRequest, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { ADMIN, ADMIN_READ, DEVELOPER, MAINTAINER, OUTSIDER, SEED } from './helpers.js';
 
 let emu: RunningEmulator;
@@ -13,7 +14,7 @@ const DEV_JOB = 'job-token-of-a-developer-job-01';
 const PROJECT = encodeURIComponent('platform/infra/config');
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: SEED });
+  emu = await startTestEmulator({ seed: SEED });
   addJobToken(emu.state, JOB, 'max', 'platform/infra/config');
   addJobToken(emu.state, DEV_JOB, 'dev', 'platform/infra/config');
   addMergeRequest(emu.state, 'platform/infra/config', 7);

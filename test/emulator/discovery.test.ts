@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Api, enc } from './helpers.js';
-import { startEmulator, type EmulatorOptions, type EmulatorSeed, type RunningEmulator } from '../../src/emulator/index.js';
+import { type EmulatorOptions, type EmulatorSeed, type RunningEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 
 const ADMIN = 'discovery-admin-token-01';
 const OWNER = 'discovery-owner-token-01';
@@ -45,7 +46,7 @@ afterEach(async () => {
 });
 
 async function start(opts: EmulatorOptions = {}): Promise<Api> {
-  emulator = await startEmulator({ seed: SEED, now: () => new Date('2025-06-15T12:00:00.000Z'), ...opts });
+  emulator = await startTestEmulator({ seed: SEED, now: () => new Date('2025-06-15T12:00:00.000Z'), ...opts });
   return new Api(emulator);
 }
 

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runEmulatorCommand } from '../../src/emulator/cli.js';
 import { blobId, commitId, makeBlob, Repository, treeId } from '../../src/emulator/git.js';
-import { createEmulatorState, loadSeedFile, SeedError, startEmulator, type EmulatorSeed } from '../../src/emulator/index.js';
+import { createEmulatorState, loadSeedFile, SeedError, type EmulatorSeed } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import { ADMIN, Api, SEED, start } from './helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/emulator-seed.yaml', import.meta.url));
@@ -27,7 +28,7 @@ describe('example seed', () => {
   });
 
   it('serves the example over HTTP with the admin token of the file', async () => {
-    const emulator = await startEmulator({ seed: EXAMPLE });
+    const emulator = await startTestEmulator({ seed: EXAMPLE });
     try {
       const api = new Api(emulator);
       expect((await api.get('/application/settings', { token: 'local-admin-token-change-me' })).body.deletion_adjourned_period).toBe(14);
@@ -88,7 +89,7 @@ describe('seed loading and validation', () => {
   });
 
   it('accepts an empty seed', async () => {
-    const emulator = await startEmulator();
+    const emulator = await startTestEmulator();
     try {
       expect((await fetch(`${emulator.url}/api/v4/application/settings`)).status).toBe(401);
     } finally {
@@ -100,7 +101,7 @@ describe('seed loading and validation', () => {
 describe('server', () => {
   it('starts in well under a second', async () => {
     const t0 = performance.now();
-    const emulator = await startEmulator({ seed: SEED });
+    const emulator = await startTestEmulator({ seed: SEED });
     const elapsed = performance.now() - t0;
     await emulator.close();
     expect(elapsed).toBeLessThan(500);

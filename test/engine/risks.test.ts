@@ -3,7 +3,7 @@
  * with a reason, and applied only with --allow-risky or an `allow_risky` opt-in.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { checkPlanFile } from '../../src/engine/plan.js';
 import { settingByName } from '../../src/catalogue/index.js';
@@ -19,7 +19,7 @@ let emu: RunningEmulator;
 let wd: Workdir;
 
 async function start(token: { scopes?: string[]; expires_at?: string | null } = {}): Promise<void> {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: token.scopes ?? ['api'], expires_at: token.expires_at ?? null }] }] },
   });
   wd = workdir({ PLUMB_TOKEN: TOKEN });

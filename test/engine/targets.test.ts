@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { targetProblem, targetSet } from '../../src/engine/targets.js';
-import { startEmulator } from '../../src/emulator/index.js';
-import { ADMIN, SEED } from '../emulator/helpers.js';
+import { startTestEmulator } from '../helpers/emulator.js';
+import { ADMIN, SEED } from '../helpers/emulator.js';
 import { workdir } from '../helpers/cli.js';
 import { harness, seedToken } from '../resources/group-access-tokens/helpers.js';
 import type { Harness } from '../resources/group-access-tokens/helpers.js';
@@ -167,7 +167,7 @@ describe('plumb plan, apply and drift with --target', () => {
 
 describe('repository files with --target', () => {
   it('reads only the targeted file of the targeted project and branch', async () => {
-    const emu = await startEmulator({ seed: SEED });
+    const emu = await startTestEmulator({ seed: SEED });
     try {
       const wd = workdir({ PLUMB_TOKEN: ADMIN });
       wd.write(

@@ -10,7 +10,7 @@ import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, symlinkSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp } from '../cdktf/helpers.js';
@@ -75,7 +75,7 @@ describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cl
 
   beforeAll(async () => {
     ensureBuilt();
-    emu = await startEmulator({
+    emu = await startTestEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
         groups: [

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { UNKNOWN } from '../../src/provider/cty.js';
 import type { CtyType, CtyValue } from '../../src/provider/cty.js';
@@ -23,7 +23,7 @@ let schemas: Record<string, ProtoSchema>;
 let types: Record<string, CtyType>;
 
 beforeAll(async () => {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
       groups: [

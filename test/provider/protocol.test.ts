@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { settingNames, isSecretSetting } from '../../src/catalogue/index.js';
 import { UNKNOWN } from '../../src/provider/cty.js';
@@ -31,7 +31,7 @@ let providerType: CtyType;
 const errors = (ds: Diag[]) => ds.filter((d) => d.severity === 'ERROR');
 
 beforeAll(async () => {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
       groups: [

@@ -9,7 +9,7 @@ import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
@@ -50,7 +50,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
 
   beforeAll(async () => {
     ensureBuilt();
-    emu = await startEmulator({
+    emu = await startTestEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
         groups: [
@@ -352,7 +352,7 @@ describe.runIf(cli)('a fresh working directory with the same backend', () => {
 
   beforeAll(async () => {
     ensureBuilt();
-    emu = await startEmulator({
+    emu = await startTestEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
         groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
@@ -490,7 +490,7 @@ describe.runIf(cli)('installed through a filesystem mirror, used from a module f
 
   beforeAll(async () => {
     ensureBuilt();
-    emu = await startEmulator({
+    emu = await startTestEmulator({
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
         groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
@@ -649,7 +649,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
 
   beforeAll(async () => {
     ensureBuilt();
-    emu = await startEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
+    emu = await startTestEmulator({ seed: path.join(root, 'examples/emulator-seed.yaml') });
     app = cdktfApp({});
     copyFromRepo(app, ['cdktf.json', 'examples/cdktf/main.ts', 'examples/files', 'examples/plumb']);
     mkdirSync(path.join(app, 'examples/secrets'), { recursive: true });

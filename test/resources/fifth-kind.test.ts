@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { KIND_MODULES } from '../../src/resources/index.js';
 import { withKinds } from '../../src/resources/with-kinds.js';
@@ -32,7 +32,7 @@ let emu: RunningEmulator;
 let dir: string;
 
 beforeAll(async () => {
-  emu = await startEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] } });
+  emu = await startTestEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] } });
 });
 afterAll(async () => {
   await emu?.close();

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { runEmulatorCommand } from '../../src/emulator/cli.js';
 import { MASK, SecretRegistry } from '../../src/config/secrets.js';
@@ -119,7 +119,7 @@ describe('the instances a token may be sent to are pinned outside the configurat
   });
 
   it('refuses a saved plan whose instance URL was rewritten, and sends nothing to either host', async () => {
-    emu = await startEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }] } });
+    emu = await startTestEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }] } });
     attacker = await recorder();
     const wd = workdir({ PLUMB_TOKEN: TOKEN });
     wd.write('plumb.yaml', instanceYaml(emu.url));

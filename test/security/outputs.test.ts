@@ -8,9 +8,9 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { ADMIN, Clock, SEED } from '../emulator/helpers.js';
+import { ADMIN, Clock, SEED } from '../helpers/emulator.js';
 import { secret, workdir } from '../helpers/cli.js';
 import { harness } from '../resources/group-access-tokens/helpers.js';
 import type { Harness } from '../resources/group-access-tokens/helpers.js';
@@ -73,7 +73,7 @@ describe('local writes never follow a planted symlink', () => {
   describe('export', () => {
     secret(ADMIN);
     async function start() {
-      emu = await startEmulator({ seed: SEED, now: new Clock().now });
+      emu = await startTestEmulator({ seed: SEED, now: new Clock().now });
       return workdir({ PLUMB_TOKEN: ADMIN, PLUMB_NOW: '2025-06-15' });
     }
     const args = (out: string, extra: string[] = []) => ['export', '--instance-url', emu!.url, '--out', out, '--file', 'platform/infra/config:README.md', ...extra];

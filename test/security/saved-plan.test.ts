@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
@@ -28,7 +28,7 @@ afterEach(async () => {
 
 async function start(): Promise<void> {
   emuDay = TODAY;
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     now: () => new Date(`${emuDay}T12:00:00Z`),
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }],

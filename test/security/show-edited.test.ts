@@ -5,7 +5,7 @@
  * payload means (`describePayload`); show and comment refuse a change whose attributes disagree.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
@@ -25,7 +25,7 @@ afterEach(async () => {
 type Json = PlanJson;
 
 async function savedPlan(settings: string[] = [], seedTokens: Json[] = [], tokenExtra: string[] = []): Promise<Json> {
-  emu = await startEmulator({
+  emu = await startTestEmulator({
     now: () => new Date(`${TODAY}T12:00:00Z`),
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }],

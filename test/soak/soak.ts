@@ -51,7 +51,7 @@ import path from 'node:path';
 import { runApply, runDrift, runPlan } from '../../src/commands/reconcile.js';
 import type { Io } from '../../src/commands/output.js';
 import { mulberry32 } from '../../src/emulator/faults.js';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startTestEmulator } from '../helpers/emulator.js';
 import type { FaultAction, RunningEmulator } from '../../src/emulator/index.js';
 
 export const INVARIANTS = ['rotated-twice', 'family-revoked', 'secret-in-sink', 'secret-in-output', 'outcome-true', 'converged', 'commits', 'lock', 'lifetime'] as const;
@@ -144,7 +144,7 @@ interface Episode {
 
 async function startEpisode(): Promise<Episode> {
   const ep = { offset: Date.parse(D0 + 'T12:00:00Z') - Date.now() } as Episode & { offset: number };
-  const emu = await startEmulator({
+  const emu = await startTestEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'admin', token: ADMIN, scopes: ['api'] }] }],
       groups: [

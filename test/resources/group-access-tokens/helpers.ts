@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import type { EmulatorSeed, FaultRule, RunningEmulator, SeedGroupToken } from '../../../src/emulator/index.js';
 import { secret, workdir } from '../../helpers/cli.js';
 import type { CliResult, Workdir } from '../../helpers/cli.js';
@@ -85,7 +85,7 @@ export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: E
     groups: opts.groups ?? [{ full_path: 'platform' }],
     ...(opts.projects && { projects: opts.projects }),
   };
-  const emu = await startEmulator({ seed, now: () => new Date(Date.now() + offset), latencyMs: opts.latencyMs ?? 0 });
+  const emu = await startTestEmulator({ seed, now: () => new Date(Date.now() + offset), latencyMs: opts.latencyMs ?? 0 });
   const wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN, PLUMB_SINK_TIMEOUT_SECONDS: '5' });
   wd.write('secrets/README', 'sinks land here\n');
   const allowed = new Set<string>();

@@ -13,7 +13,7 @@ import { listGroupAccessTokens } from '../../../src/api/group-access-tokens.js';
 import type { GroupAccessToken } from '../../../src/api/group-access-tokens.js';
 import type { DesiredAccessToken } from '../../../src/resources/group-access-tokens/model.js';
 import { loadConfig } from '../../../src/config/validate.js';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import { StateStore } from '../../../src/engine/state.js';
 import { TokenState } from '../../../src/resources/group-access-tokens/state.js';
 import { attributeDiffs, daysBetween, identify, rotationReason } from '../../../src/resources/group-access-tokens/identity.js';
@@ -161,7 +161,7 @@ describe('state notes', () => {
 
 describe('the client credential', () => {
   it('sends the new credential after replaceToken', async () => {
-    const emu = await startEmulator({
+    const emu = await startTestEmulator({
       seed: {
         users: [
           { username: 'root', admin: true, personal_access_tokens: [{ name: 'a', token: 'first-credential-000001', scopes: ['api'] }, { name: 'b', token: 'second-credential-00002', scopes: ['api'] }] },

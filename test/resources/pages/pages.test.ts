@@ -4,9 +4,9 @@
  * and the instance's refusals (404, 403, 400) as diagnostics on the YAML line.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import type { EmulatorSeed, RunningEmulator } from '../../../src/emulator/index.js';
-import { ADMIN, DEVELOPER, MAINTAINER, OWNER_READ, SEED } from '../../emulator/helpers.js';
+import { ADMIN, DEVELOPER, MAINTAINER, OWNER_READ, SEED } from '../../helpers/emulator.js';
 import { secret, workdir } from '../../helpers/cli.js';
 import type { Workdir } from '../../helpers/cli.js';
 import { recorder } from './recorder.js';
@@ -34,7 +34,7 @@ let rec: Recorder;
 let wd: Workdir;
 
 async function start(seed: EmulatorSeed = PAGES_SEED, token = ADMIN): Promise<void> {
-  emu = await startEmulator({ seed });
+  emu = await startTestEmulator({ seed });
   rec = await recorder(emu.url);
   wd = workdir({ PLUMB_TOKEN: token });
 }

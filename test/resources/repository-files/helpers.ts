@@ -1,6 +1,6 @@
 /** Shared setup for the repository file tests: an emulator with one project, a working directory, a config writer. */
 import { createHash } from 'node:crypto';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import type { EmulatorSeed, RunningEmulator } from '../../../src/emulator/index.js';
 import { secret, workdir } from '../../helpers/cli.js';
 import type { CliResult, Workdir } from '../../helpers/cli.js';
@@ -26,7 +26,7 @@ export interface FileHarness {
 }
 
 export async function fileHarness(seed: Partial<EmulatorSeed> = {}): Promise<FileHarness> {
-  const emu = await startEmulator({
+  const emu = await startTestEmulator({
     seed: {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
       groups: [{ full_path: 'platform' }],

@@ -6,7 +6,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import type { EmulatorOptions, RunningEmulator } from '../../../src/emulator/index.js';
 import { settingByName } from '../../../src/catalogue/index.js';
 import { secret, workdir } from '../../helpers/cli.js';
@@ -24,7 +24,7 @@ let wd: Workdir;
 let proxy: Server | undefined;
 
 async function start(opts: Partial<EmulatorOptions> = {}): Promise<void> {
-  emu = await startEmulator({ seed, ...opts });
+  emu = await startTestEmulator({ seed, ...opts });
   wd = workdir({ PLUMB_TOKEN: TOKEN });
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 import type { RunningEmulator, EmulatorOptions } from '../../../src/emulator/index.js';
 import { secret, workdir } from '../../helpers/cli.js';
 import type { Workdir } from '../../helpers/cli.js';
@@ -16,7 +16,7 @@ let emu: RunningEmulator;
 let wd: Workdir;
 
 async function start(opts: Partial<EmulatorOptions> = {}): Promise<void> {
-  emu = await startEmulator({ seed, ...opts });
+  emu = await startTestEmulator({ seed, ...opts });
   wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN });
 }
 
