@@ -1,10 +1,15 @@
 /** Conformance: application settings (GET/PUT /application/settings), spec sections 2, 2.1, 2.2, 4, 5, 8. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RESPONSE_ONLY_SETTINGS, SETTING_RULES, SETTINGS, type SettingSpec } from '../../src/catalogue/index.js';
 import { createEmulatorState } from '../../src/emulator/index.js';
 import { ADMIN, ADMIN_READ, OWNER, SEED, start, type Api, type Clock } from './helpers.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { SPEC_DIR, specDir, specSettingRows, specTestMode } from '../helpers/spec-names.js';
 
+const settingsSpecPath = join(specDir() ?? SPEC_DIR, 'application-settings.md');
+const settingsSpec = existsSync(settingsSpecPath) ? readFileSync(settingsSpecPath, 'utf8') : '';
 const current = SETTINGS.filter((s) => !s.removed);
 const responseName = (s: SettingSpec): string => s.responseName ?? s.name;
 const tierOf = (s: SettingSpec): 'free' | 'premium' | 'ultimate' =>
@@ -15,6 +20,8 @@ const isAlias = (s: SettingSpec): boolean => {
 };
 /** Settings a test may write directly (not aliases, not read-only). */
 const writable = current.filter((s) => !s.readOnly && !isAlias(s));
+/** "Removed from the interface" (application-settings.md, section 2), written from the spec, not the catalogue. */
+const REMOVED = ['delayed_project_deletion', 'delayed_group_deletion', 'in_product_marketing_emails_enabled', 'repository_storages', 'user_email_lookup_limit'];
 
 let emulator: RunningEmulator;
 let api: Api;
@@ -37,7 +44,7 @@ describe('GET /application/settings', () => {
 
   it('omits the settings removed from the interface', async () => {
     const r = await api.get('/application/settings', { token: ADMIN });
-    for (const s of SETTINGS.filter((x) => x.removed)) expect(r.body).not.toHaveProperty(s.name);
+    for (const name of REMOVED) expect(r.body).not.toHaveProperty(name);
   });
 
   it('omits secret settings from the response', async () => {
@@ -191,10 +198,9 @@ describe('PUT /application/settings: encodings and coercion', () => {
   });
 
   it('ignores settings removed from the interface', async () => {
-    const r = await api.put('/application/settings', { token: ADMIN, json: { user_email_lookup_limit: 5, delayed_project_deletion: true } });
+    const r = await api.put('/application/settings', { token: ADMIN, json: { user_email_lookup_limit: 5, delayed_project_deletion: true, repository_storages: ['default'] } });
     expect(r.status).toBe(200);
-    expect(r.body).not.toHaveProperty('user_email_lookup_limit');
-    expect(r.body).not.toHaveProperty('delayed_project_deletion');
+    for (const name of REMOVED) expect(r.body).not.toHaveProperty(name);
   });
 
   it('accepts the response name users_api_limit_ssh_keys as well as users_api_limit_keys', async () => {
@@ -746,5 +752,32 @@ describe('seeded settings', () => {
   it('rejects an unknown or invalid seeded setting with a clear error', () => {
     expect(() => createEmulatorState({ settings: { signup_enabeld: false } })).toThrow(/unknown settings: signup_enabeld/);
     expect(() => createEmulatorState({ settings: { deletion_adjourned_period: 500 } })).toThrow(/deletion_adjourned_period must be less than or equal to 90/);
+  });
+});
+
+describe.skipIf(specTestMode(settingsSpec !== '') === 'skip')('the defaults of the settings document', () => {
+  /** Rows whose meaning states a plain `default true|false|N`: the spec's value, not the catalogue's. */
+  const stated = (settingsSpec === '' ? [] : specSettingRows(settingsSpec)).flatMap((row) => {
+    const m = /\bdefault (true|false|\d+)\s*(?:[);,.]|$)/.exec(row.meaning);
+    return m ? [{ name: row.name, value: JSON.parse(m[1]!) as boolean | number }] : [];
+  });
+
+  let fresh: RunningEmulator;
+  let freshApi: Api;
+  beforeAll(async () => {
+    ({ emulator: fresh, api: freshApi } = await start());
+  });
+  afterAll(() => fresh.close());
+
+  it('reads stated defaults from the spec', () => {
+    expect(stated.length).toBeGreaterThan(10);
+  });
+
+  /** Section 2: "the update response also shows `users_api_limit_ssh_keys` and `users_api_limit_ssh_key`" for these rows. */
+  const responseNames: Record<string, string> = { users_api_limit_keys: 'users_api_limit_ssh_keys', users_api_limit_key: 'users_api_limit_ssh_key' };
+
+  it.each(stated.map((s) => [s.name, s.value]))('answers GET with the default the spec states for %s (%s)', async (name, value) => {
+    const r = await freshApi.get('/application/settings', { token: ADMIN });
+    expect(r.body[responseNames[name as string] ?? (name as string)]).toEqual(value);
   });
 });
