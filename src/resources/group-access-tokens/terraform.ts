@@ -156,7 +156,7 @@ function adoptionRefused(live: GroupAccessToken, group: string, name: string, ty
   return {
     severity: 'error',
     summary: `The group access token "${name}" of ${group} already exists; import it with \`terraform import <address> ${group}:${name}\``,
-    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME ${group}:${name}, or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
+    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME '${group}:${name};sink_file=PATH' (the sink the configuration gives, so the plan after the import is empty), or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
     path: [{ attribute: 'name' }],
   };
 }
