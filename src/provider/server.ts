@@ -371,8 +371,17 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   const owners = new Owners();
   // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
   const identity = new GroupListings(60 * 60_000);
-  // Applies run one at a time, as they did when they shared a state file (each resource now keeps
-  // its own in Terraform's private state, private-state.ts). Terraform still plans concurrently.
+  // Applies run one at a time (plans and refreshes run concurrently). Not for plumb's state any
+  // more (each resource keeps its own in its private state, private-state.ts), nor for the walk's
+  // reads (GroupListings.update chains each write onto the entry, so concurrent updates compose;
+  // the identity cache is only read). It stays because the engine orders writes across resources
+  // only within one plan, and each ApplyResourceChange applies a plan of one resource:
+  // - commits to one branch go one at a time (the repository files' lane per project and branch);
+  //   two files of one branch applied at once by Terraform (-parallelism=10) would race for the
+  //   branch, and the instance may refuse one of the commits;
+  // - a change that ends plumb's own credential (its token revoked or rotated, when allow_risky
+  //   accepts it) comes after every other change, never beside requests made with that credential.
+  // Cost: token creates of one walk run in sequence too (docs/terraform.md, "Cost").
   let applying: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
     const run = applying.then(fn, fn);

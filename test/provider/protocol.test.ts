@@ -989,6 +989,76 @@ instances:
     expect(errors(bad.diagnostics)[0]?.detail).toContain('GROUP:NAME');
   });
 
+  it('imports a token with the sink its configuration gives carried in the id (GROUP:NAME;sink_file=PATH), so that configuration plans no change, and checks the sink as configuration', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const importAs = (id: string) => p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id });
+    mkdirSync(path.join(dir, 'carried'), { recursive: true });
+    const carried = await importAs('adopt:out-of-band;sink_file=carried/oob.token');
+    expect(errors(carried.diagnostics)).toEqual([]);
+    expect(carried.diagnostics.map((d) => d.summary)).not.toContain('Imported without a sink');
+    const state = (await read('plumb_group_access_token', undv(carried.imported_resources[0]!.state, t))) as Record<string, CtyValue>;
+    expect(state.sink).toEqual([{ file: 'carried/oob.token', command: null }]);
+    // What the configuration says (as -generate-config-out writes it): no change.
+    const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: state.scopes!, access_level: 'developer', expires_at: state.expires_at!, rotation: [], sink: [{ file: 'carried/oob.token', command: null }] });
+    const again = await plan('plumb_group_access_token', state, config);
+    expect(errors(again.diagnostics)).toEqual([]);
+    expect(again.planned).toEqual(state);
+    // A command sink, as a JSON list.
+    const command = await importAs('adopt:out-of-band;sink_command=["/bin/sh","-c","cat > /dev/null"]');
+    expect(errors(command.diagnostics)).toEqual([]);
+    expect((undv(command.imported_resources[0]!.state, t) as Record<string, CtyValue>).sink).toEqual([{ file: null, command: ['/bin/sh', '-c', 'cat > /dev/null'] }]);
+    // The sink is checked as in a configuration, before it enters state: a directory that does not exist.
+    const nowhere = await importAs('adopt:out-of-band;sink_file=no-such-dir/oob.token');
+    expect(nowhere.imported_resources).toEqual([]);
+    expect(errors(nowhere.diagnostics)[0]?.summary).toContain('cannot receive its secret');
+    expect(errors(nowhere.diagnostics)[0]?.attribute?.steps.map((x) => x.attribute_name ?? x.element_key_int)).toEqual(['sink', 0, 'file']);
+    const malformed = await importAs('adopt:out-of-band;sink_command=store-token');
+    expect(malformed.imported_resources).toEqual([]);
+    expect(errors(malformed.diagnostics)[0]?.detail).toContain('not a JSON list of strings');
+  });
+
+  it('reports two active tokens of one name on refresh as ambiguous (PLUMB_TOKEN_NAME_AMBIGUOUS), as plumb plan does, and reads the one the id pins', async () => {
+    const t = types.plumb_group_access_token!;
+    const made = async () => {
+      const r = await fetch(`${emu.url}/api/v4/groups/platform/access_tokens`, { method: 'POST', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'twin', scopes: ['read_api'], access_level: 30, expires_at: new Date(Date.now() + 100 * 86_400_000).toISOString().slice(0, 10) }) });
+      expect(r.status).toBe(201);
+      return ((await r.json()) as { id: number }).id;
+    };
+    // Each step in a provider process of its own, as Terraform starts one per walk (a walk lists a group once).
+    const walk = async <T>(fn: (w: ProviderProcess) => Promise<T>): Promise<T> => {
+      const w = await startProvider({ cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
+      try {
+        await w.call('ConfigureProvider', { config: dv(objectOf(providerType, { url: emu.url }), providerType) });
+        return await fn(w);
+      } finally {
+        w.kill();
+      }
+    };
+    const importTwin = (w: ProviderProcess) => w.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id: 'platform:twin' });
+    const refresh = (w: ProviderProcess, state: CtyValue) => w.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ReadResource', { type_name: 'plumb_group_access_token', current_state: dv(state, t), private: Buffer.alloc(0) });
+    const first = await made();
+    const state = await walk(async (w) => undv((await importTwin(w)).imported_resources[0]!.state, t) as Record<string, CtyValue>);
+    expect(state.token_id).toBe(first);
+    const second = await made();
+    await walk(async (w) => {
+      const ambiguous = errors((await refresh(w, state)).diagnostics);
+      expect(ambiguous).toHaveLength(1);
+      expect(ambiguous[0]!.summary).toBe(`Token "twin" of group "platform" matches 2 active tokens (ids ${first}, ${second})`);
+      expect(ambiguous[0]!.detail).toContain('PLUMB_TOKEN_NAME_AMBIGUOUS');
+      expect(ambiguous[0]!.detail).toContain(`id = ${first}`);
+      expect(ambiguous[0]!.attribute?.steps.map((x) => x.attribute_name)).toEqual(['name']);
+      // Pinned, the refresh reads that one, whichever the list gives first.
+      const pinned = await refresh(w, { ...state, id: second });
+      expect(errors(pinned.diagnostics)).toEqual([]);
+      expect((undv(pinned.new_state, t) as Record<string, CtyValue>).token_id).toBe(second);
+      // Import refuses to guess too.
+      const again = await importTwin(w);
+      expect(again.imported_resources).toEqual([]);
+      expect(errors(again.diagnostics)[0]?.detail).toContain('PLUMB_TOKEN_NAME_AMBIGUOUS');
+    });
+  });
+
   it('plans with unknown configuration values without calling the instance', async () => {
     const t = types.plumb_application_settings!;
     const before = emu.requests.length;

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -32,6 +33,28 @@ const cli = onPath('terraform') ?? onPath('tofu');
 function filesUnder(d: string): string[] {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
 }
+/** The entries of a zip archive (a Terraform plan file), read from its central directory; stored or deflated. */
+function zipEntries(zip: Buffer): { name: string; data: Buffer }[] {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (end < 0) throw new Error('not a zip archive');
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const out: { name: string; data: Buffer }[] = [];
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const size = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const raw = zip.subarray(start, start + size);
+    out.push({ name, data: method === 8 ? inflateRawSync(raw) : raw });
+    at += 46 + skip;
+  }
+  return out;
+}
+
 const ADMIN = 'e2e-admin-token-0123456789abcdef';
 const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
@@ -192,14 +215,16 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(await pages()).toMatchObject({ primary_domain: 'docs.example.test' });
   });
 
-  it('refuses at plan two resources that set one setting, and two that own one token, naming the attribute of each second one', async () => {
+  it('refuses at plan two resources that set one setting, own one token, one file or one project\'s Pages, naming the attribute of each second one', async () => {
     const twice = path.join(dir, 'two-owners');
     mkdirSync(twice, { recursive: true });
     const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const file = (n: string) => `resource "plumb_repository_file" "${n}" {\n  project   = "platform/infra/instance-config"\n  file_path = "OWNED_TWICE.md"\n  content   = "${n}\\n"\n}\n`;
+    const site = (n: string) => `resource "plumb_project_pages" "${n}" {\n  project          = "platform/handbook"\n  pages_https_only = ${n === 'one'}\n}\n`;
     const token = (n: string) => `resource "plumb_group_access_token" "${n}" {\n  group = "platform"\n  name = "owned-twice"\n  description = "${n}"\n  scopes = ["read_api"]\n  rotation { lifetime_days = 30 }\n  sink { file = "${n}.token" }\n}\n`;
     writeFileSync(
       path.join(twice, 'main.tf'),
-      `${head}\nresource "plumb_application_settings" "a" {\n  deletion_adjourned_period = 5\n}\nresource "plumb_application_settings" "b" {\n  deletion_adjourned_period = 7\n}\n${token('one')}${token('two')}`,
+      `${head}\nresource "plumb_application_settings" "a" {\n  deletion_adjourned_period = 5\n}\nresource "plumb_application_settings" "b" {\n  deletion_adjourned_period = 7\n}\n${token('one')}${token('two')}${file('one')}${file('two')}${site('one')}${site('two')}`,
     );
     const planned = await tfIn(twice, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(planned.code).toBe(1);
@@ -207,6 +232,10 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(planned.out).toContain('Two resources own group = "platform", name = "owned-twice"');
     expect(planned.out).toMatch(/with plumb_application_settings\.(a|b)/);
     expect(planned.out).toMatch(/with plumb_group_access_token\.(one|two)/);
+    expect(planned.out).toContain('Two resources own project = "platform/infra/instance-config", file_path = "OWNED_TWICE.md"');
+    expect(planned.out).toMatch(/with plumb_repository_file\.(one|two)/);
+    expect(planned.out).toContain('Two resources own project = "platform/handbook"');
+    expect(planned.out).toMatch(/with plumb_project_pages\.(one|two)/);
   });
 
   it('refuses at plan a risky change and an unpublish the configuration does not accept, at the attribute, with help in Terraform\'s words (issue 21 defect 6)', async () => {
@@ -256,7 +285,23 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(file).not.toMatch(/branches\s+=\s+\[/);
   });
 
-  it('plans no change right after terraform import of settings, a file and Pages, and only a token\'s sink (which the instance cannot tell), with a configuration that says what the instance holds (issue 21 defect 9)', async () => {
+  it('generates a token\'s configuration with the sink its import block\'s id carries, which the next plan accepts with no change (exit 0)', async () => {
+    const gen = path.join(dir, 'generate-sink');
+    mkdirSync(path.join(gen, 'secrets'), { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const expires = new Date(Date.now() + 150 * 86_400_000).toISOString().slice(0, 10);
+    expect((await api('/groups/platform/access_tokens', { method: 'POST', body: JSON.stringify({ name: 'generated-bot', scopes: ['read_api'], access_level: 30, expires_at: expires }) })).status).toBe(201);
+    writeFileSync(path.join(gen, 'main.tf'), `${head}\nimport {\n  to = plumb_group_access_token.bot\n  id = "platform:generated-bot;sink_file=secrets/generated-bot.token"\n}\n`);
+    const planned = await tfIn(gen, 'plan', '-input=false', '-no-color', '-generate-config-out=generated.tf');
+    const generated = readFileSync(path.join(gen, 'generated.tf'), 'utf8');
+    expect(generated, planned.out).toMatch(/sink \{\s+command\s+= null\s+file\s+= "secrets\/generated-bot.token"\s+\}/);
+    const applied = await tfIn(gen, 'apply', '-input=false', '-no-color', '-auto-approve');
+    expect(applied.out, applied.out).toContain('Apply complete! Resources: 1 imported, 0 added, 0 changed, 0 destroyed');
+    const again = await tfIn(gen, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(again.code, again.out).toBe(0);
+  });
+
+  it('plans no change (exit 0) right after terraform import of all four types, the token\'s sink carried in its import id, with a configuration that says what the instance holds (issue 21 defect 9)', async () => {
     const imp = path.join(dir, 'import-clean');
     mkdirSync(path.join(imp, 'secrets'), { recursive: true });
     const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
@@ -299,7 +344,7 @@ resource "plumb_project_pages" "handbook" {
     );
     for (const [address, id] of [
       ['plumb_application_settings.this', 'application_settings'],
-      ['plumb_group_access_token.bot', 'platform:imported-bot'],
+      ['plumb_group_access_token.bot', 'platform:imported-bot;sink_file=secrets/imported-bot.token'],
       ['plumb_repository_file.readme', 'platform/infra/instance-config:main:README.md'],
       ['plumb_project_pages.handbook', 'platform/handbook'],
     ] as const) {
@@ -308,19 +353,61 @@ resource "plumb_project_pages" "handbook" {
     }
     const writes = () => emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
     const before = writes();
-    // What the instance cannot tell is a token's sink (a nested block: Terraform's plan must carry
-    // the configuration's block, and import cannot know it); everything else plans no change.
+    // The instance cannot tell a token's sink; the import id carried it, so nothing is a change.
     const planned = await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect(planned.out, planned.out).toContain('Plan: 0 to add, 1 to change, 0 to destroy');
-    expect(planned.out).toContain('# plumb_group_access_token.bot will be updated in-place');
-    expect(planned.out).toMatch(/# \(6 unchanged attributes hidden\)\s+\+ sink \{\s+\+ file = "secrets\/imported-bot.token"/);
+    expect(planned.out).toContain('No changes.');
+    expect(planned.code, planned.out).toBe(0);
     expect(planned.out).not.toMatch(/Warning: (?!Provider development overrides)/);
-    // Adding the sink is an update that sends nothing; then no change at all.
+    expect(writes()).toBe(before);
+    expect(existsSync(path.join(imp, 'secrets/imported-bot.token'))).toBe(false);
+  });
+
+  it('imports a token by GROUP:NAME alone with a warning, and then plans only its sink, an update that sends nothing', async () => {
+    const imp = path.join(dir, 'import-no-sink');
+    mkdirSync(path.join(imp, 'secrets'), { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const expires = new Date(Date.now() + 120 * 86_400_000).toISOString().slice(0, 10);
+    expect((await api('/groups/platform/access_tokens', { method: 'POST', body: JSON.stringify({ name: 'sinkless-bot', scopes: ['read_api'], access_level: 30, expires_at: expires }) })).status).toBe(201);
+    writeFileSync(
+      path.join(imp, 'main.tf'),
+      `${head}\nresource "plumb_group_access_token" "bot" {\n  group        = "platform"\n  name         = "sinkless-bot"\n  scopes       = ["read_api"]\n  access_level = "developer"\n  expires_at   = "${expires}"\n  sink {\n    file = "secrets/sinkless-bot.token"\n  }\n}\n`,
+    );
+    const imported = await tfIn(imp, 'import', '-input=false', '-no-color', 'plumb_group_access_token.bot', 'platform:sinkless-bot');
+    expect(imported.out).toContain('Import successful');
+    expect(imported.out).toContain('Imported without a sink');
+    const writes = () => emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
+    const before = writes();
+    const planned = await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.out).toContain('Plan: 0 to add, 1 to change, 0 to destroy');
+    expect(planned.out).toMatch(/\+ sink \{\s+\+ file = "secrets\/sinkless-bot.token"/);
     expect((await tfIn(imp, 'apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
     expect(writes()).toBe(before);
-    const again = await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect(again.code, again.out).toBe(0);
-    expect(again.out).not.toMatch(/Warning: (?!Provider development overrides)/);
+    expect((await tfIn(imp, 'plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+  });
+
+  it('refuses at plan a token resource whose group and name exist on the instance, naming terraform import, and creates nothing', async () => {
+    const adopt = path.join(dir, 'adopt');
+    mkdirSync(path.join(adopt, 'secrets'), { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    const expires = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
+    expect((await api('/groups/platform/access_tokens', { method: 'POST', body: JSON.stringify({ name: 'made-outside', scopes: ['read_api'], access_level: 30, expires_at: expires }) })).status).toBe(201);
+    writeFileSync(
+      path.join(adopt, 'main.tf'),
+      `${head}\nresource "plumb_group_access_token" "outside" {\n  group      = "platform"\n  name       = "made-outside"\n  scopes     = ["read_api"]\n  expires_at = "${expires}"\n  sink {\n    file = "secrets/outside.token"\n  }\n}\n`,
+    );
+    const writes = () => emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
+    const before = writes();
+    const planned = await tfIn(adopt, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.code, planned.out).toBe(1);
+    expect(planned.out).toMatch(/Error: The group access token "made-outside" of platform already exists; import it with\s+`terraform import <address> platform:made-outside`/);
+    expect(planned.out).toContain('with plumb_group_access_token.outside');
+    // Applied regardless: refused too, nothing sent, no sink written, nothing in state.
+    const applied = await tfIn(adopt, 'apply', '-input=false', '-no-color', '-auto-approve');
+    expect(applied.code).toBe(1);
+    expect(applied.out).toContain('already exists');
+    expect(writes()).toBe(before);
+    expect(existsSync(path.join(adopt, 'secrets/outside.token'))).toBe(false);
+    expect((await tokens()).filter((t) => t.name === 'made-outside' && t.active)).toHaveLength(1);
   });
 
   it('imports a token by GROUP:NAME and destroys it by revoking it', async () => {
@@ -623,7 +710,11 @@ module "instance" {
     const shown = await run(cli!, ['show', '-json', 'tfplan']);
     expect(shown.code, shown.out).toBe(0);
     expect(shown.out).not.toContain(SECRET);
-    expect(readFileSync(path.join(work, 'tfplan')).includes(Buffer.from(SECRET))).toBe(false);
+    // A plan file is a zip archive (compressed): look inside every entry, not at its bytes.
+    const entries = zipEntries(readFileSync(path.join(work, 'tfplan')));
+    expect(entries.map((e) => e.name)).toContain('tfplan');
+    expect(entries.some((e) => e.data.includes(Buffer.from('plumb_application_settings')))).toBe(true);
+    expect(entries.filter((e) => e.data.includes(Buffer.from(SECRET))).map((e) => e.name)).toEqual([]);
     const apply = await run(cli!, ['apply', '-input=false', '-no-color', '-auto-approve']);
     expect(apply.code, apply.out).toBe(0);
     const live = (await (await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as Record<string, unknown>;

@@ -109,7 +109,7 @@ export type Identity =
  * (otherwise a replaced or rotated token would be re-created forever), reported as `staleId`.
  * Tokens in `exclude` (replaced ones plumb still has to revoke) are never the declaration.
  */
-export function identify(t: DesiredAccessToken, live: readonly GroupAccessToken[], exclude: ReadonlySet<number>): Identity {
+export function identify(t: Pick<DesiredAccessToken, 'name' | 'id'>, live: readonly GroupAccessToken[], exclude: ReadonlySet<number>): Identity {
   const sameName = live.filter((x) => x.name === t.name);
   let staleId: number | undefined;
   if (t.id !== undefined) {

@@ -12,7 +12,8 @@ import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DocumentHelpers, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { tokenAddress, tokenListKey } from './provider.js';
-import { tokenSlotKey } from './state.js';
+import { TokenState, tokenSlotKey } from './state.js';
+import { identify, isActive } from './identity.js';
 
 const SHAPE = terraformShape('group_access_token');
 
@@ -58,16 +59,91 @@ function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown>
   return out;
 }
 
+/**
+ * An import id: `GROUP:NAME[;sink_file=PATH | ;sink_command=JSON]`. Group paths have no colon, so
+ * the group ends at the first one (a name may hold colons); the sink starts at the first
+ * `;sink_file=` or `;sink_command=` after it.
+ */
+export function parseImportId(id: string): { group: string; name: string; sink?: TfObject } | { error: string } {
+  const usage = 'A group access token is imported as GROUP:NAME, e.g. platform/infra:ci-deployer, optionally with its sink: platform/infra:ci-deployer;sink_file=secrets/ci.token or ;sink_command=["scripts/store-token","ci"].';
+  const colon = id.indexOf(':');
+  if (colon <= 0) return { error: usage };
+  const group = id.slice(0, colon);
+  const rest = id.slice(colon + 1);
+  const m = /;sink_(file|command)=/.exec(rest);
+  const name = m ? rest.slice(0, m.index) : rest;
+  if (name === '') return { error: usage };
+  if (!m) return { group, name };
+  const value = rest.slice(m.index + m[0].length);
+  if (m[1] === 'file') return value === '' ? { error: `The sink_file of "${id}" is empty. ${usage}` } : { group, name, sink: { file: value, command: null } };
+  let argv: unknown;
+  try {
+    argv = JSON.parse(value);
+  } catch {
+    argv = undefined;
+  }
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string' && a !== '')) return { error: `The sink_command of "${id}" is not a JSON list of strings (the program and its arguments). ${usage}` };
+  return { group, name, sink: { file: null, command: argv as string[] } };
+}
+
 /** The group pruned with nothing declared: its plan revokes every undeclared token (destroy). */
 const pruned = (group: string): FragmentBuilder => () => ({ groups: { [group]: { prune_access_tokens: true, access_tokens: {} } } });
 
 /**
  * The active token of that group and name, from the walk's list of the group (one list per group
- * per walk: the provider's own writes are recorded in it by the engine's apply).
+ * per walk: the provider's own writes are recorded in it by the engine's apply). Any one of them:
+ * for the adoption check, which refuses whichever exists.
  */
 async function liveToken(door: TerraformDoor, group: string, name: string): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
   const r = await door.read((ctx) => door.reads.get(tokenListKey(group), () => listGroupAccessTokens(ctx.client, group)));
   return { token: r.value?.find((t) => t.name === name && t.active && !t.revoked), diagnostics: r.diagnostics };
+}
+
+/**
+ * Which live token a resource is, as the engine's plan identifies a declared token (identity.ts
+ * `identify`): the active token its `id` pins, else the group's one active token of that name,
+ * leaving out those this resource's private state says plumb revokes next (a replaced token whose
+ * revocation did not finish, a second token issued by a replacement whose answer was lost). Two
+ * or more left is ambiguous: an error, as `plumb plan` reports it, rather than the first one's id
+ * (which may be the other token's).
+ */
+async function identifiedToken(door: TerraformDoor, group: string, name: string, pin: CtyValue | undefined): Promise<{ token?: GroupAccessToken; diagnostics: PlanResult['diagnostics'] }> {
+  const r = await door.read(async (ctx) => {
+    const list = await door.reads.get(tokenListKey(group), () => listGroupAccessTokens(ctx.client, group));
+    const state = new TokenState(ctx.state);
+    const slot = state.tokenSlot(ctx.instance.url, group, name);
+    const held = slot?.held ?? slot?.unknown?.tokenId;
+    const exclude = new Set(state.tokenNotes(ctx.instance.url).filter((n) => n.group === group && n.name === name && n.kind === 'revoke-pending' && n.id !== held).map((n) => n.id));
+    if (slot?.unknown?.op === 'replace' && list.some((t) => t.id === held && isActive(t))) {
+      for (const t of list) if (t.name === name && isActive(t) && t.id !== held) exclude.add(t.id);
+    }
+    return identify({ name, ...(typeof pin === 'number' && { id: pin }) }, list, exclude);
+  });
+  const id = r.value;
+  if (!id) return { diagnostics: r.diagnostics };
+  if (id.kind === 'found') return { token: id.live, diagnostics: [] };
+  if (id.kind === 'ambiguous') {
+    const ids = id.candidates.map((c) => c.id);
+    return {
+      diagnostics: [{
+        severity: 'error',
+        summary: `Token "${name}" of group "${group}" matches ${ids.length} active tokens (ids ${ids.join(', ')})`,
+        detail: `A group access token resource is the group's active token with that name; plumb will not guess which one you mean.\nhelp: pin one with \`id = ${ids[0]!}\` in the resource, or revoke the extra ones (${'PLUMB_TOKEN_NAME_AMBIGUOUS' satisfies DiagnosticCode})`,
+        path: [{ attribute: 'name' }],
+      }],
+    };
+  }
+  if (id.kind === 'id-mismatch') {
+    return {
+      diagnostics: [{
+        severity: 'error',
+        summary: `The resource pins id ${String(pin)}, but that token is named "${id.live.name}"`,
+        detail: `help: pin the id of an active token named "${name}", or remove id (${'PLUMB_TOKEN_ID_MISMATCH' satisfies DiagnosticCode})`,
+        path: [{ attribute: 'id' }],
+      }],
+    };
+  }
+  return { diagnostics: [] };
 }
 
 /**
@@ -80,7 +156,7 @@ function adoptionRefused(live: GroupAccessToken, group: string, name: string, ty
   return {
     severity: 'error',
     summary: `The group access token "${name}" of ${group} already exists; import it with \`terraform import <address> ${group}:${name}\``,
-    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME ${group}:${name}, or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
+    detail: `plumb does not take over a token that this resource did not create (it has id ${live.id}). Import it into this resource, e.g. terraform import ${typeName}.NAME '${group}:${name};sink_file=PATH' (the sink the configuration gives, so the plan after the import is empty), or give the resource another name.\n(${'PLUMB_TF_ALREADY_EXISTS' satisfies DiagnosticCode})`,
     path: [{ attribute: 'name' }],
   };
 }
@@ -240,7 +316,7 @@ export const groupAccessTokenTerraform: TerraformPart = {
     if (typeof current.group !== 'string' || typeof current.name !== 'string') return { newState: current, diagnostics: [] };
     // Read needs the live token only: the state may lack what a plan needs (an imported token has
     // no sink or expiry policy until the configuration gives them).
-    const { token: live, diagnostics } = await liveToken(door, current.group, current.name);
+    const { token: live, diagnostics } = await identifiedToken(door, current.group, current.name, current.id);
     if (hasTfErrors(diagnostics)) return { newState: current, diagnostics };
     if (!live) return { newState: null, diagnostics: [] };
     const state: Record<string, CtyValue> = { ...current, token_id: live.id, token_expires_at: live.expires_at };
@@ -256,34 +332,46 @@ export const groupAccessTokenTerraform: TerraformPart = {
     return { newState: state, diagnostics: [] };
   },
 
-  /** `GROUP:NAME` → the token's state; Terraform then reads it. */
+  /**
+   * `GROUP:NAME`, optionally followed by the sink the configuration gives it (`;sink_file=PATH`
+   * or `;sink_command=["PROGRAM","ARG"]`) → the token's state; Terraform then reads it. The
+   * instance cannot tell the sink, and a nested block in state must equal the configuration's for
+   * the plan after an import to be empty, so the id carries it (as other providers carry what the
+   * remote cannot tell: kubernetes_manifest's `key=value,…` ids).
+   */
   async importState(door, id): Promise<ApplyResult> {
-    const at = id.lastIndexOf(':');
-    if (at <= 0 || at === id.length - 1) {
-      return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: 'A group access token is imported as GROUP:NAME, e.g. platform/infra:ci-deployer.' }] };
-    }
-    const group = id.slice(0, at);
-    const name = id.slice(at + 1);
-    const { token: live, diagnostics } = await liveToken(door, group, name);
+    const parsed = parseImportId(id);
+    if ('error' in parsed) return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: parsed.error }] };
+    const { group, name, sink } = parsed;
+    const { token: live, diagnostics } = await identifiedToken(door, group, name, undefined);
     if (hasTfErrors(diagnostics)) return { newState: null, diagnostics };
     if (!live) return { newState: null, diagnostics: [{ severity: 'error', summary: `No active token named "${name}" in group ${group}`, detail: 'Check the group path and the token name (GROUP:NAME).' }] };
-    return {
-      newState: {
-        id: null,
-        group,
-        name,
-        description: live.description ?? null,
-        scopes: [...live.scopes],
-        access_level: ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS] ?? String(live.access_level),
-        // The live expiry, so -generate-config-out writes it and a configuration that keeps it plans no change.
-        expires_at: live.expires_at ?? null,
-        rotation: [],
-        sink: [],
-        self: null,
-        token_id: live.id,
-        token_expires_at: live.expires_at,
-      },
-      diagnostics: [{ severity: 'warning', summary: 'Imported without a sink', detail: 'The state holds the token\'s live expiry as expires_at. Write a sink (and a rotation policy instead of expires_at, if you want one) in the configuration before plumb has to issue a new secret.' }],
+    const state: TfObject = {
+      id: null,
+      group,
+      name,
+      description: live.description ?? null,
+      scopes: [...live.scopes],
+      access_level: ACCESS_LEVELS[live.access_level as keyof typeof ACCESS_LEVELS] ?? String(live.access_level),
+      // The live expiry, so -generate-config-out writes it and a configuration that keeps it plans no change.
+      expires_at: live.expires_at ?? null,
+      rotation: [],
+      sink: sink ? [sink] : [],
+      self: null,
+      token_id: live.id,
+      token_expires_at: live.expires_at,
     };
+    if (!sink) {
+      return {
+        newState: state,
+        diagnostics: [{ severity: 'warning', summary: 'Imported without a sink', detail: `The state holds the token's live expiry as expires_at. Write a sink (and a rotation policy instead of expires_at, if you want one) in the configuration before plumb has to issue a new secret; the first plan shows the sink as added (an update that sends nothing). Importing as ${group}:${name};sink_file=PATH puts the sink in state too, so that plan is empty.` }],
+      };
+    }
+    // The sink is configuration like any other: plumb's rules for it (inside the configuration
+    // root, not a configuration file, a directory that exists, …) apply before it enters state.
+    const checked = await door.plan(this.document(state));
+    const refused = checked.diagnostics.filter((d) => d.severity === 'error' && d.path?.[0] !== undefined && 'attribute' in d.path[0] && d.path[0].attribute === 'sink');
+    if (refused.length > 0) return { newState: null, diagnostics: refused };
+    return { newState: state, diagnostics: [] };
   },
 };
