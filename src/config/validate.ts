@@ -58,7 +58,7 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
     const json = kinds.schema ? () => kinds.schema!.json() as JsonSchemaNode : committedSchema;
-    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds.pointers);
+    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds);
   }
   const config = resolveConfig(sources.data, kinds.configs, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.

@@ -89,6 +89,11 @@ describe('a fifth kind registered with one line', () => {
     const r = loadConfig([path.join(bad, 'plumb.yaml')], { kinds, cwd: bad });
     expect(r.diagnostics.map((x) => [x.code, x.summary, x.suggestion, x.location?.line])).toEqual([['PLUMB_UNKNOWN_KEY', 'Unknown key "enabld"', 'did you mean "enabled"?', 7]]);
 
+    // A key of its block written next to it: the help says where it belongs, from the kind's mount and schema.
+    const misplaced = scratch({ 'plumb.yaml': yaml('https://code.example.com', '    message: Back soon\n') });
+    const m = loadConfig([path.join(misplaced, 'plumb.yaml')], { kinds, cwd: misplaced });
+    expect(m.diagnostics.map((x) => [x.code, x.summary, x.suggestion])).toEqual([['PLUMB_UNKNOWN_KEY', '"message" does not belong here', 'move it under `maintenance:` of an instance']]);
+
     // Without it the same block is a key no kind knows: the registry, not a fixed list, decides.
     const without = loadConfig([path.join(d, 'plumb.yaml')], { cwd: d });
     expect(without.diagnostics.map((x) => x.code)).toContain('PLUMB_UNKNOWN_KEY');
