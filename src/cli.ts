@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { HOMEPAGE, VERSION } from './version.js';
 import { EMULATOR_OPTIONS, EMULATOR_USAGE } from './emulator/options.js';
 import type { Diagnostic } from './diagnostics/index.js';
-import type { Io } from './commands/output.js';
+import type { CommandHooks, Io } from './commands/output.js';
 import { processIo } from './commands/output.js';
 import { problemView } from './commands/views/problem.js';
 import { closestMatch } from './util/suggest.js';
@@ -295,8 +295,10 @@ configuration that uses it; install does the same into Terraform's implied local
 /**
  * Entry point. Each command's module is imported only when that command runs, so `plumb --version`
  * and `plumb validate` never load the HTTP client, the emulator, cdktf or the provider's gRPC stack.
+ * `hooks.kinds`: the registry every command runs with, export's flags included (default the
+ * built-in kinds; test/resources/fifth-kind.test.ts adds one).
  */
-export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+export async function main(argv: readonly string[], io: Io = processIo(), hooks: CommandHooks = {}): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -317,14 +319,14 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         const flags = common('validate', values, positionals);
         const format = validateFormat(values.format as string | undefined, flags.json);
         const { runValidate } = await import('./commands/validate.js');
-        return await runValidate(flags.config, { json: flags.json, format, unavailableSecrets: flags.unavailableSecrets, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io);
+        return await runValidate(flags.config, { json: flags.json, format, unavailableSecrets: flags.unavailableSecrets, now: flags.now ?? (values.today as string | undefined), instance: flags.instance, cdktf: flags.cdktf }, io, hooks);
       }
       case 'plan':
       case 'apply':
       case 'drift':
-        return await runReconcile(command, rest, io);
+        return await runReconcile(command, rest, io, hooks);
       case 'export':
-        return await runExportCommand(rest, io);
+        return await runExportCommand(rest, io, hooks);
       case 'show': {
         const { values, positionals } = parse('show', rest);
         if (values.help) return usage('show', io);
@@ -338,7 +340,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
           throw new UsageError({ summary: 'plumb show takes --markdown or --json, not both', suggestion: 'run it once per format' });
         }
         const { runShow } = await import('./commands/show.js');
-        return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io);
+        return runShow({ planFile: positionals[0]!, format: values.json === true ? 'json' : values.markdown === true ? 'markdown' : 'human' }, io, hooks);
       }
       case 'comment': {
         const { values, positionals } = parse('comment', rest);
@@ -348,7 +350,7 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
         }
         const { runComment } = await import('./commands/comment.js');
         const tokenEnvs = (values['token-env'] as string[] | undefined) ?? [];
-        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])] }, io);
+        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])] }, io, hooks);
       }
       case 'emulator': {
         const { values } = parse('emulator', rest);
@@ -622,7 +624,7 @@ function checkTargets(command: CommandName, targets: readonly string[] = []): st
   return [...targets];
 }
 
-async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io): Promise<number> {
+async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io, hooks: CommandHooks): Promise<number> {
   const { values, positionals } = parse(command, rest);
   if (values.help) return usage(command, io);
   if (command === 'plan') {
@@ -636,7 +638,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       showPrivateContent: values['show-private-content'] === true,
     };
     const { runPlan } = await import('./commands/reconcile.js');
-    return runPlan(flags, io);
+    return runPlan(flags, io, hooks);
   }
   if (command === 'apply') {
     // A positional ending in .json is a saved plan; anything else is configuration.
@@ -656,11 +658,11 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       lockTimeoutMs: lockTimeout(values['lock-timeout'] as string | undefined),
     };
     const { runApply } = await import('./commands/reconcile.js');
-    return runApply(flags, io);
+    return runApply(flags, io, hooks);
   }
   const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
-  return runDrift(flags, io);
+  return runDrift(flags, io, hooks);
 }
 
 /** `--lock-timeout`, checked: a duration such as 0, 30s, 5m, 1h (a bare number is seconds). */
@@ -674,11 +676,13 @@ function lockTimeout(raw: string | undefined): number {
 }
 
 /** `plumb export`: its options checked here, so a mistake is a PLUMB_USAGE diagnostic. */
-async function runExportCommand(rest: readonly string[], io: Io): Promise<number> {
-  // The exporters own their flags; the registry is loaded only for export (not for --version), and
-  // through the command's module, which loads the configuration side before the kinds' providers.
+async function runExportCommand(rest: readonly string[], io: Io, hooks: CommandHooks): Promise<number> {
+  // The exporters own their flags: those of the registry export runs with. The built-in registry is
+  // loaded only for export (not for --version), through the command's module, which loads the
+  // configuration side before the kinds' providers.
   const { runExport, EXPORTERS } = await import('./commands/export.js');
-  const spec = exportSpec(EXPORTERS);
+  const exporters = hooks.kinds?.exporters ?? EXPORTERS;
+  const spec = exportSpec(exporters);
   const { values } = parse('export', rest, spec);
   if (values.help) return usage('export', io, spec);
   const help = 'plumb export --help lists the options';
@@ -686,7 +690,7 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
   const out = values.out as string | undefined;
   if (out === undefined) throw new UsageError({ summary: 'plumb export needs --out DIR (where to write plumb.yaml)', suggestion: help });
   const options = new Map<string, unknown>();
-  for (const e of EXPORTERS) {
+  for (const e of exporters) {
     try {
       options.set(e.kind, e.parseOptions(values));
     } catch (err) {
@@ -707,6 +711,8 @@ async function runExportCommand(rest: readonly string[], io: Io): Promise<number
       json: flags.json,
       concurrency: flags.concurrency,
       options,
+      exporters,
+      ...(hooks.kinds && { kinds: hooks.kinds }),
       force: values.force === true,
     },
     io,

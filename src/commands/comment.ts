@@ -15,8 +15,9 @@ import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
-import { KINDS, REASON_TEXT } from '../resources/index.js';
-import type { Io } from './output.js';
+import { BUILT_IN_KINDS } from '../resources/index.js';
+import type { ReasonTexts } from '../render/human.js';
+import type { CommandHooks, Io } from './output.js';
 import { commentView } from './views/comment.js';
 
 /** The service's limit on a note, in characters. */
@@ -40,7 +41,9 @@ interface Note {
   readonly author?: { readonly id: number } | null;
 }
 
-export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
+/** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
+export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
+  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
   const view = commentView(io);
   const fail = (code: DiagnosticCode, summary: string, suggestion: string): number => view.problem([{ severity: 'error', code, summary, suggestion }]);
   let data: unknown;
@@ -50,11 +53,11 @@ export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
     const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
     return fail('PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`, 'comment with the file `plumb plan --out FILE` wrote');
   }
-  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
+  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, kinds.engine);
   if (bad) return fail('PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan: ${bad}`, 'comment with the file `plumb plan --out FILE` wrote');
   const plan = data as Plan;
   // The note is rendered from the attributes: they must say what the payloads (what apply sends) mean.
-  const edited = checkPlanMeaning(plan, KINDS);
+  const edited = checkPlanMeaning(plan, kinds.engine);
   if (edited) {
     return fail('PLUMB_PLAN_EDITED', `${flags.planFile} was edited: ${edited.address}: ${edited.problem}; what it shows is not what apply would do`, 'comment with the file `plumb plan --out FILE` wrote, unedited');
   }
@@ -85,7 +88,7 @@ export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
   const notes = `${api.href}/projects/${encodeURIComponent(env.CI_PROJECT_ID!)}/merge_requests/${encodeURIComponent(env.CI_MERGE_REQUEST_IID!)}/notes`;
   const headers = { 'private-token': token };
 
-  const body = noteBody(plan, marker, env.CI_JOB_URL, flags.limit ?? NOTE_LIMIT);
+  const body = noteBody(plan, marker, env.CI_JOB_URL, flags.limit ?? NOTE_LIMIT, kinds.reasonText);
   try {
     const me = await call('GET', `${api.href}/user`, headers);
     const myId = (me.json as { id?: number } | undefined)?.id;
@@ -109,13 +112,16 @@ export async function runComment(flags: CommentFlags, io: Io): Promise<number> {
   }
 }
 
-/** The note: the marker, the plan's markdown within the limit (saying so when cut), the job's link. */
-export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number): string {
+/**
+ * The note: the marker, the plan's markdown within the limit (saying so when cut), the job's link.
+ * `reasons`: the reasons' texts of the registry the command runs with.
+ */
+export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number, reasons: ReasonTexts = BUILT_IN_KINDS.reasonText): string {
   const link = jobUrl && /^https?:\/\/[^\s()<>]+$/.test(jobUrl) ? `\n[The job's log and artifacts](${jobUrl})\n` : '';
   const cut = `\n> **Note:** this plan was cut to fit the service's limit of ${limit.toLocaleString('en')} characters per comment; the full plan is in the job's artifacts.\n`;
   const room = limit - marker.length - 1 - link.length - cut.length;
-  const markdown = renderPlanMarkdown(plan, room, REASON_TEXT);
-  const whole = renderPlanMarkdown(plan, Number.MAX_SAFE_INTEGER, REASON_TEXT);
+  const markdown = renderPlanMarkdown(plan, room, reasons);
+  const whole = renderPlanMarkdown(plan, Number.MAX_SAFE_INTEGER, reasons);
   return `${marker}\n${markdown}${markdown.length < whole.length ? cut : ''}${link}`;
 }
 

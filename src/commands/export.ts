@@ -19,6 +19,7 @@ import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDi
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { EXPORTERS } from '../resources/index.js';
+import type { ConfigKinds } from '../resources/kind-config.js';
 
 export { EXPORTERS };
 import { parseNow } from './now.js';
@@ -48,6 +49,8 @@ export interface ExportFlags {
   readonly allowUrls?: readonly string[];
   /** The kinds' exporters; default the built-in kinds' (`EXPORTERS`). */
   readonly exporters?: readonly ResourceExporter[];
+  /** The registry `-c` loads the configuration with; default the built-in kinds. */
+  readonly kinds?: ConfigKinds;
 }
 
 interface Target {
@@ -319,7 +322,7 @@ async function findTarget(flags: ExportFlags, io: Io, view: ExportView, today: s
   const usage = (summary: string, suggestion: string): Omit<Diagnostic, 'severity'> => ({ code: 'PLUMB_USAGE', summary, suggestion });
   if (flags.config.length > 0 || flags.cdktf !== undefined) {
     if (flags.instanceUrl !== undefined) return usage('--instance-url cannot be combined with -c (the configuration names the instance)', 'give either -c PATH [--instance NAME] or --instance-url URL --token-env NAME');
-    const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today });
+    const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today, ...(flags.kinds && { kinds: flags.kinds }) });
     if (!loaded.config) return view.configInvalid(loaded);
     const instances = loaded.config.instances.filter((i) => flags.instance === undefined || i.name === flags.instance);
     if (instances.length !== 1) {

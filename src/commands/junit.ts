@@ -6,6 +6,8 @@
  */
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
 import type { AttributeChange, Plan } from '../engine/plan.js';
+import { reasonWords } from '../render/human.js';
+import type { ReasonTexts } from '../render/human.js';
 
 interface Case {
   readonly name: string;
@@ -20,7 +22,8 @@ const xml = (s: string): string =>
 
 const attr = (a: AttributeChange): string => `${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`;
 
-export function renderDriftJunit(plan: Plan, durationSeconds = 0): string {
+/** `reasons`: the reasons' texts of the registry drift ran with. */
+export function renderDriftJunit(plan: Plan, reasons: ReasonTexts, durationSeconds = 0): string {
   const cases = new Map<string, Case>();
   const at = (address: string, instance: string, kind: string): Case => {
     let c = cases.get(address);
@@ -37,7 +40,7 @@ export function renderDriftJunit(plan: Plan, durationSeconds = 0): string {
   for (const ch of plan.changes) {
     if (ch.action === 'no-op') continue;
     const c = at(ch.address, ch.instance, ch.kind);
-    const text = `pending change: ${ch.action} (${ch.reasons.join(', ') || 'configuration changed'})${ch.attributes.length ? '\n' + ch.attributes.map(attr).join('\n') : ''}`;
+    const text = `pending change: ${ch.action} (${reasonWords(ch, reasons).join('; ') || 'configuration changed'})${ch.attributes.length ? '\n' + ch.attributes.map(attr).join('\n') : ''}`;
     if (!c.failure) c.failure = { message: `out of sync: ${ch.action}`, body: text };
     else c.failure.body += `\n${text}`;
   }

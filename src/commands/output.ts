@@ -1,3 +1,13 @@
+import type { KindSet } from '../resources/index.js';
+
+/**
+ * What every command takes besides its flags and its Io: the registry it runs with (`main`'s third
+ * argument hands it to each). Absent: the built-in kinds; a test adds one (test/fixtures/kinds/).
+ */
+export interface CommandHooks {
+  readonly kinds?: KindSet;
+}
+
 /** Where commands write, injectable so tests can run the CLI in-process and read what it printed. */
 export interface Io {
   readonly stdout: (s: string) => void;

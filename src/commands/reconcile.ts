@@ -33,7 +33,7 @@ import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
 import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress } from './state-backend.js';
 import { parseNow } from './now.js';
-import type { Io } from './output.js';
+import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
 import type { ReconcileView } from './views/reconcile.js';
 
@@ -85,13 +85,11 @@ export interface ApplyFlags extends CommonFlags {
   readonly lockTimeoutMs?: number;
 }
 
-export interface RunHooks {
+export interface RunHooks extends CommandHooks {
   /** Test hook: replaces real sleeping (settings cache waits). */
   readonly sleep?: (ms: number) => Promise<void>;
   /** Test hook: client tuning (the fault soak shortens back-off and time-outs). */
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
-  /** The registry to load, plan and apply with; default the built-in kinds (a test adds one, test/fixtures/kinds/). */
-  readonly kinds?: KindSet;
 }
 
 interface Loaded {
@@ -121,7 +119,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
-  let view = reconcileView(flags.json, io, redact);
+  let view = reconcileView(flags.json, io, redact, kinds.reasonText);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.problem([now]);
   const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
@@ -130,7 +128,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   if (!loaded.config) return view.configInvalid(loaded);
   // Nothing has reached stdout yet: the view that writes the command's document is built here.
   const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
-  if (out !== io) view = reconcileView(flags.json, out, redact);
+  if (out !== io) view = reconcileView(flags.json, out, redact, kinds.reasonText);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   let backend: Loaded['backend'];
   if (isBackendAddress(stateSpec)) {
@@ -353,7 +351,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     }
     try {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
-      applyPreview(flags.json, io, l.redact).plan(plan);
+      applyPreview(flags.json, io, l.redact, l.kinds.reasonText).plan(plan);
       if (!plan.applicable) return view.notApplicable(plan);
       if (!hasChanges(plan)) {
         view.nothingToApply(false);
@@ -479,7 +477,7 @@ export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}):
     const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
     if (junit) {
       try {
-        await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, (performance.now() - t0) / 1000)), { mode: 0o644 });
+        await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, l.kinds.reasonText, (performance.now() - t0) / 1000)), { mode: 0o644 });
       } catch (err) {
         return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
       }

@@ -9,8 +9,8 @@ import { fileErrorSentence } from '../util/file-error.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
-import { KINDS } from '../resources/index.js';
-import type { Io } from './output.js';
+import { BUILT_IN_KINDS } from '../resources/index.js';
+import type { CommandHooks, Io } from './output.js';
 import { showView } from './views/show.js';
 import type { ShowFormat, ShowView } from './views/show.js';
 
@@ -19,8 +19,10 @@ export interface ShowFlags {
   readonly format: ShowFormat;
 }
 
-export function runShow(flags: ShowFlags, io: Io): number {
-  const view = showView(flags.format, io);
+/** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
+export function runShow(flags: ShowFlags, io: Io, hooks: CommandHooks = {}): number {
+  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+  const view = showView(flags.format, io, kinds.reasonText);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path.resolve(io.cwd, flags.planFile), 'utf8'));
@@ -28,11 +30,11 @@ export function runShow(flags: ShowFlags, io: Io): number {
     const why = err instanceof SyntaxError ? 'it is not JSON' : fileErrorSentence(err);
     return problem(view, 'PLUMB_PLAN_UNREADABLE', `Cannot read the plan file ${flags.planFile}: ${why}`);
   }
-  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, KINDS);
+  const bad = checkPlanFile(data) ?? checkPlanPayloads(data as Plan, kinds.engine);
   if (bad) return problem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan this plumb can show: ${bad}`);
   const plan = data as Plan;
   // Rendered offline from the attributes: they must say what the payloads (what apply sends) mean.
-  const edited = checkPlanMeaning(plan, KINDS);
+  const edited = checkPlanMeaning(plan, kinds.engine);
   if (edited) {
     return problem(view, 'PLUMB_PLAN_EDITED', `${flags.planFile} was edited: ${edited.address}: ${edited.problem}; what it shows is not what apply would do`, 'make a new plan with `plumb plan --out FILE` and review that');
   }

@@ -3,7 +3,7 @@ import { hasErrors } from '../diagnostics/index.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
-import type { Io } from './output.js';
+import type { CommandHooks, Io } from './output.js';
 import { validateView } from './views/validate.js';
 
 export interface ValidateFlags {
@@ -22,14 +22,15 @@ export interface ValidateFlags {
 
 /**
  * `plumb validate [paths…]`: offline only; exit 0 when valid (warnings allowed), 1 when not. Runs
- * every check plan runs before it connects, with the same date (`--now`/PLUMB_NOW).
+ * every check plan runs before it connects, with the same date (`--now`/PLUMB_NOW). `hooks.kinds`:
+ * the registry whose blocks it validates (default the built-in kinds, through the generated schema).
  */
-export async function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io): Promise<number> {
+export async function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
   let redact = (s: string) => s;
   const view = validateView(flags.format ?? (flags.json ? 'json' : 'human'), io, (s) => redact(s));
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.result(false, [now], { files: [], texts: new Map(), instances: 0 });
-  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true });
+  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, ...(hooks.kinds && { kinds: hooks.kinds }) });
   redact = (s: string) => result.sources.secrets.redact(s);
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {

@@ -13,22 +13,31 @@ import { describePointer } from './places.js';
 import { at, push } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
 import { joinPointer, splitPointer } from './pointer.js';
-import type { KindPointer } from './pointer.js';
+import { whereKeyBelongs } from './key-places.js';
+import type { JsonSchemaNode } from './key-places.js';
+import type { ConfigKinds } from '../resources/kind-config.js';
+
+export type { JsonSchemaNode };
 
 /** One diagnostic for one ajv error (without its severity and pointer: the error's place, unless it says). */
 type Mapped = Omit<Diagnostic, 'severity' | 'location' | 'pointer'> & { pointer?: string; on?: 'key' | 'value' };
 /** How one keyword's errors read, given the error, the context and the place's name for people. */
 type Mapper = (e: ErrorObject, ctx: Ctx, where: string) => Mapped | undefined;
 
-/** Maps one ajv error to plumb's diagnostic for it (none for an error another one already says). */
-export function mapSchemaError(e: ErrorObject, ctx: Ctx, schema: () => JsonSchemaNode, places: readonly KindPointer[]): void {
+/**
+ * Maps one ajv error to plumb's diagnostic for it (none for an error another one already says).
+ * `kinds`: the registry validated with (its places name the error's place; its mounts say where a
+ * misplaced key belongs).
+ */
+export function mapSchemaError(e: ErrorObject, ctx: Ctx, schema: () => JsonSchemaNode, kinds: Pick<ConfigKinds, 'configs' | 'pointers'>): void {
   // A key that breaks `propertyNames` (an instance name): located at that key.
-  const d = e.propertyName !== undefined ? badName(e, e.propertyName) : (BY_KEYWORD[e.keyword] ?? otherValue)(e, { ...ctx, schema } as SchemaCtx, capitalize(describePointer(e.instancePath, places)));
+  const d = e.propertyName !== undefined ? badName(e, e.propertyName) : (BY_KEYWORD[e.keyword] ?? otherValue)(e, { ...ctx, schema, kinds } as SchemaCtx, capitalize(describePointer(e.instancePath, kinds.pointers)));
   if (d) push(ctx, { severity: 'error', pointer: e.instancePath, ...d });
 }
 
 interface SchemaCtx extends Ctx {
   readonly schema: () => JsonSchemaNode;
+  readonly kinds: Pick<ConfigKinds, 'configs'>;
 }
 
 function badName(e: ErrorObject, name: string): Mapped | undefined {
@@ -47,7 +56,8 @@ function unknownKey(e: ErrorObject, ctx: Ctx): Mapped {
   const key = (e.params as { additionalProperty: string }).additionalProperty;
   const pointer = joinPointer(e.instancePath, key);
   const schema = (ctx as SchemaCtx).schema();
-  if (isSettingsPointer(e.instancePath)) return unknownSetting(key, pointer, schema);
+  const configs = (ctx as SchemaCtx).kinds.configs;
+  if (isSettingsPointer(e.instancePath)) return unknownSetting(key, pointer, schema, configs);
   if (key === 'token' && splitPointer(e.instancePath).length === 2) {
     return {
       code: 'PLUMB_TOKEN_INLINE',
@@ -60,7 +70,7 @@ function unknownKey(e: ErrorObject, ctx: Ctx): Mapped {
   }
   const known = knownKeysAt(schema, e.instancePath);
   const guess = closestMatch(key, known);
-  const belongs = whereKeyBelongs(schema, key);
+  const belongs = belongsAt(schema, key, configs);
   return {
     code: 'PLUMB_UNKNOWN_KEY',
     summary: belongs ? `"${key}" does not belong here` : `Unknown key "${key}"`,
@@ -232,12 +242,6 @@ function knownKeysAt(root: JsonSchemaNode, instancePath: string): string[] {
   return Object.keys(node?.properties ?? {});
 }
 
-export interface JsonSchemaNode {
-  definitions?: Record<string, JsonSchemaNode>;
-  $ref?: string;
-  properties?: Record<string, JsonSchemaNode>;
-  additionalProperties?: JsonSchemaNode | boolean;
-}
 
 function isSettingsPointer(pointer: string): boolean {
   const s = splitPointer(pointer);
@@ -251,7 +255,7 @@ function ruleOf(schemaPath: string) {
   return idx === undefined ? undefined : SETTING_RULES[idx];
 }
 
-function unknownSetting(key: string, pointer: string, schema: JsonSchemaNode): Mapped {
+function unknownSetting(key: string, pointer: string, schema: JsonSchemaNode, configs: ConfigKinds['configs']): Mapped {
   const spec = settingByName(key);
   if (spec?.removed) {
     return {
@@ -273,7 +277,7 @@ function unknownSetting(key: string, pointer: string, schema: JsonSchemaNode): M
     };
   }
   const guess = suggestSettingName(key);
-  const belongs = guess ? undefined : whereKeyBelongs(schema, key);
+  const belongs = guess ? undefined : belongsAt(schema, key, configs);
   return {
     code: 'PLUMB_UNKNOWN_SETTING',
     summary: belongs ? `"${key}" is not an application setting` : `Unknown application setting "${key}"`,
@@ -348,22 +352,12 @@ function capitalize(s: string): string {
 
 /**
  * Where a key misplaced at one level belongs, e.g. `prune_access_tokens` written under a token:
- * "under a group (next to access_tokens)". Read from the schema, on the error path only.
+ * "under a group (next to access_tokens)": an application setting by the catalogue, any other key
+ * by the schema and the kinds' mounts (./key-places.ts). On the error path only.
  */
-function whereKeyBelongs(root: JsonSchemaNode, key: string): string | undefined {
+function belongsAt(root: JsonSchemaNode, key: string, configs: ConfigKinds['configs']): string | undefined {
   if (settingByName(key) && !settingByName(key)?.removed) return 'under `settings:` of the instance: it is an application setting';
-  const places: [JsonSchemaNode | undefined, string][] = [
-    [root, 'to the top level of the file'],
-    [root.definitions?.instance, 'directly under an instance (next to url and token_env)'],
-    [root.definitions?.group, 'under a group (next to access_tokens)'],
-    [root.definitions?.access_token, 'under an access token (next to scopes)'],
-    [root.definitions?.access_token?.properties?.rotation, 'under rotation: of an access token'],
-    [root.definitions?.access_token?.properties?.sink, 'under sink: of an access token'],
-    [root.definitions?.project, 'under a project (next to files and pages)'],
-    [root.definitions?.file, 'under a file of a project'],
-    [root.definitions?.pages, 'under pages: of a project'],
-  ];
-  return places.find(([node]) => node?.properties?.[key] !== undefined)?.[1];
+  return whereKeyBelongs(root, key, configs);
 }
 
 function formatSuggestion(e: ErrorObject): string {

@@ -1,5 +1,4 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
@@ -11,6 +10,7 @@ import { loadSources, resolveConfigFiles } from './load.js';
 import { committedSchema, dedupeErrors, mapSchemaError } from './schema-errors.js';
 import type { JsonSchemaNode } from './schema-errors.js';
 import { resolveInstanceLock } from './instance-lock.js';
+import { displayName } from './paths.js';
 import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
 import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
@@ -40,7 +40,7 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
   const cwd = opts.cwd ?? process.cwd();
   const resolved = resolveConfigFiles(paths, cwd);
   const sources = loadSources(resolved.files, opts, opts.root === undefined ? resolved.roots : undefined);
-  const files = new Map(resolved.files.map((abs) => [displayOf(abs, cwd), abs]));
+  const files = new Map(resolved.files.map((abs) => [displayName(abs, cwd), abs]));
   return validateLoaded(sources, files, resolved.diagnostics, opts);
 }
 
@@ -58,7 +58,7 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
     const json = kinds.schema ? () => kinds.schema!.json() as JsonSchemaNode : committedSchema;
-    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds.pointers);
+    for (const e of dedupeErrors(validateSchema.errors ?? [])) mapSchemaError(e, ctx, json, kinds);
   }
   const config = resolveConfig(sources.data, kinds.configs, ctx);
   // What the loader reported (an unusable number, an empty interpolation…) is reported once.
@@ -107,11 +107,6 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
     out.push({ ...d, related: [...(d.related ?? []), { message: 'this overrides the value in defaults declared here', location: at?.key ?? at?.value }] });
   }
   return out;
-}
-
-function displayOf(abs: string, cwd: string): string {
-  const rel = path.relative(cwd, abs);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,13 +9,22 @@ import { clean } from './escape.js';
 import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
 
+/**
+ * Each reason's text for people, owned by the kind that gives it (`KindModule.reasons`; the registry
+ * a command runs with assembles them, `KindSet.reasonText`). Every view is handed the texts: the
+ * plan carries only the reasons' names, as Terraform's plan carries `ActionReason`s.
+ */
+export type ReasonTexts = Readonly<Partial<Record<Reason, string>>>;
+
+/** Why a change is planned, for people: each reason's text (its name only when no kind gave one). */
+export function reasonWords(c: Pick<ResourceChange, 'reasons'>, reasons: ReasonTexts): string[] {
+  return c.reasons.map((r) => reasons[r] ?? r);
+}
+
 export interface HumanOptions {
   readonly color?: boolean;
-  /**
-   * Each reason's text for people (src/resources/index.ts assembles it from the kinds); a reason
-   * without one is shown by its id.
-   */
-  readonly reasons?: Readonly<Partial<Record<Reason, string>>>;
+  /** The reasons' texts of the registry the command runs with. */
+  readonly reasons: ReasonTexts;
 }
 
 const SYMBOL: Record<Action, string> = {
@@ -65,9 +74,9 @@ function attrText(a: AttributeChange, action: Action): string {
   return `      ~ ${a.name} = ${before} -> ${after}`;
 }
 
-export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
+export function renderChange(c: ResourceChange, color: boolean, reasons: ReasonTexts): string {
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
-  const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
+  const why = reasonWords(c, reasons).join('; ');
   // Configuration text (names, paths, values, a diff) never carries control characters to the terminal.
   const lines = [clean(`  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
@@ -82,10 +91,10 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: HumanOp
  * A group of changes identical but for their project or group (groups.ts): shown once, under its
  * address template, with how many projects or groups it applies to and the first few of them.
  */
-export function renderGroup(g: ChangeGroup, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
+export function renderGroup(g: ChangeGroup, color: boolean, reasons: ReasonTexts): string {
   const c = g.changes[0]!;
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
-  const why = c.reasons.map((r) => reasons[r] ?? r).join('; ');
+  const why = reasonWords(c, reasons).join('; ');
   const lines = [
     clean(`  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
     clean(`  #   ${someNames(g.names)} (plumb plan --json lists every one)`),
@@ -99,7 +108,7 @@ export function renderGroup(g: ChangeGroup, color: boolean, reasons: HumanOption
 }
 
 /** One change or one group, as the plan shows it. */
-export function renderItem(item: PlanItem, color: boolean, reasons: HumanOptions['reasons'] = {}): string {
+export function renderItem(item: PlanItem, color: boolean, reasons: ReasonTexts): string {
   return 'group' in item ? renderGroup(item.group, color, reasons) : renderChange(item.change, color, reasons);
 }
 
@@ -173,7 +182,7 @@ export function renderRisks(risks: readonly PlanRisk[]): string[] {
   return out;
 }
 
-export function renderPlanHuman(plan: Plan, opts: HumanOptions = {}): string {
+export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   const color = opts.color ?? false;
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');

@@ -2,8 +2,9 @@
  * A merge-request comment: a concise summary, a table of changed resources, and the full human plan
  * in a collapsible block, kept within the size a comment allows.
  */
-import type { Plan, Reason } from '../engine/plan.js';
-import { groupingLines, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
+import type { Plan } from '../engine/plan.js';
+import { groupingLines, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
+import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
 import { count, groupChanges, groupExtent } from './groups.js';
 import type { ChangeGroup } from './groups.js';
@@ -11,8 +12,8 @@ import type { ChangeGroup } from './groups.js';
 /** Comfortably below the smallest common comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 60_000;
 
-/** `reasons`: each reason's text for people (see HumanOptions). */
-export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: Readonly<Partial<Record<Reason, string>>> = {}): string {
+/** `reasons`: each reason's text for people (`ReasonTexts`, ./human.ts). */
+export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTexts): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   const head: string[] = [];
@@ -25,7 +26,7 @@ export function renderPlanMarkdown(plan: Plan, limit = MARKDOWN_LIMIT, reasons: 
     for (const item of items) {
       const c = 'group' in item ? item.group.changes[0]! : item.change;
       const what = 'group' in item ? `${mdCode(item.group.template, true)} in ${extent(item.group)}` : mdCode(c.address, true);
-      head.push(`| ${mdText(c.action)} | ${what} | ${mdText(c.reasons.join(', '))} |`);
+      head.push(`| ${mdText(c.action)} | ${what} | ${mdText(reasonWords(c, reasons).join('; '))} |`);
     }
     head.push('');
   }

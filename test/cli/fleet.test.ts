@@ -66,7 +66,7 @@ describe('a plan across many projects', () => {
     const r = await h.run(['plan', '--markdown', 'plan.md']);
     expect(r.code).toBe(0);
     const md = h.wd.read('plan.md');
-    expect(md).toContain('| update | `local.project[*].branch["main"].file["CODEOWNERS"]` in 8 projects | content-changed |');
+    expect(md).toContain('| update | `local.project[*].branch["main"].file["CODEOWNERS"]` in 8 projects | its content differs from the configuration |');
     expect(md).toContain('<details><summary>8 projects</summary>');
     for (const p of PROJECTS) expect(md).toContain(`- \`${p}\``);
     expect(md).toContain('Grouped: 8 changes');

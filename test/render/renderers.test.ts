@@ -4,6 +4,7 @@ import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown, renderPlanReport } from '../../src/render/markdown.js';
 import { useColor } from '../../src/commands/output.js';
+import { REASON_TEXT } from '../../src/resources/index.js';
 
 function plan(changes: ResourceChange[]): Plan {
   return {
@@ -35,7 +36,7 @@ const settingsChange = (n: number): ResourceChange => ({
 
 describe('plan renderers', () => {
   it('keeps a merge-request comment within the size a comment allows, saying it was truncated', () => {
-    const md = renderPlanMarkdown(plan([settingsChange(5000)]));
+    const md = renderPlanMarkdown(plan([settingsChange(5000)]), MARKDOWN_LIMIT, REASON_TEXT);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(md).toContain('truncated');
     expect(md).toContain('<details>');
@@ -52,8 +53,8 @@ describe('plan renderers', () => {
     expect(useColor({ ...base, isTTY: true, env: {} })).toBe(true);
     expect(useColor({ ...base, isTTY: true, env: { NO_COLOR: '1' } })).toBe(false);
     expect(useColor({ ...base, isTTY: false, env: {} })).toBe(false);
-    expect(renderPlanHuman(plan([settingsChange(1)]), { color: true })).toMatch(/\u001b\[33m/);
-    expect(renderPlanHuman(plan([settingsChange(1)]), { color: false })).not.toMatch(/\u001b\[/);
+    expect(renderPlanHuman(plan([settingsChange(1)]), { color: true, reasons: REASON_TEXT })).toMatch(/\u001b\[33m/);
+    expect(renderPlanHuman(plan([settingsChange(1)]), { color: false, reasons: REASON_TEXT })).not.toMatch(/\u001b\[/);
   });
 });
 
@@ -72,19 +73,19 @@ const fileCreate = (project: string, selector?: string): ResourceChange => ({
 describe('plans of a fleet', () => {
   it('labels a group with the selector its changes carry, in the terminal and in the comment', () => {
     const p = plan(Array.from({ length: 6 }, (_, i) => fileCreate(`platform/app-${i}`, 'platform/**')));
-    expect(renderPlanHuman(p)).toContain('will be created (file-missing) in 6 projects matching platform/**:');
-    expect(renderPlanMarkdown(p)).toContain('| create | `local.project[*].branch["main"].file["CODEOWNERS"]` in 6 projects matching `platform/**` | file-missing |');
+    expect(renderPlanHuman(p, { reasons: REASON_TEXT })).toContain('will be created (file-missing) in 6 projects matching platform/**:');
+    expect(renderPlanMarkdown(p, MARKDOWN_LIMIT, REASON_TEXT)).toContain('| create | `local.project[*].branch["main"].file["CODEOWNERS"]` in 6 projects matching `platform/**` | file-missing |');
   });
 
   it('does not group identical changes that different selectors declared', () => {
     const p = plan([...Array.from({ length: 5 }, (_, i) => fileCreate(`a/p-${i}`, 'a/*')), ...Array.from({ length: 5 }, (_, i) => fileCreate(`b/p-${i}`, 'b/*'))]);
-    const text = renderPlanHuman(p);
+    const text = renderPlanHuman(p, { reasons: REASON_TEXT });
     expect(text).toContain('in 5 projects matching a/*');
     expect(text).toContain('in 5 projects matching b/*');
   });
 
   it('keeps a comment of 3,000 grouped projects within the size a comment allows, saying how many more the JSON plan lists', () => {
-    const md = renderPlanMarkdown(plan(Array.from({ length: 3000 }, (_, i) => fileCreate(`platform/a-rather-long-project-name-${i}`))));
+    const md = renderPlanMarkdown(plan(Array.from({ length: 3000 }, (_, i) => fileCreate(`platform/a-rather-long-project-name-${i}`))), MARKDOWN_LIMIT, REASON_TEXT);
     expect(md.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(md).toMatch(/- … and [\d,]+ more \(`plumb plan --json` lists every one\)/);
     expect(md).toContain('<details><summary>3,000 projects</summary>');
@@ -92,7 +93,7 @@ describe('plans of a fleet', () => {
   });
 
   it('escapes a selector in the comment like any configuration text', () => {
-    const md = renderPlanMarkdown(plan(Array.from({ length: 5 }, (_, i) => fileCreate(`p/${i}`, 'x` | @all\n/approve'))));
+    const md = renderPlanMarkdown(plan(Array.from({ length: 5 }, (_, i) => fileCreate(`p/${i}`, 'x` | @all\n/approve'))), MARKDOWN_LIMIT, REASON_TEXT);
     expect(md).not.toMatch(/^\/approve/m);
     expect(md).not.toContain('@all');
   });

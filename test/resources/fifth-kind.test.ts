@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMergeRequest, mergeRequestNotes } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { KIND_MODULES } from '../../src/resources/index.js';
@@ -17,6 +18,7 @@ import { loadConfig } from '../../src/config/validate.js';
 import { fromStacks } from '../../src/cdktf/load.js';
 import { runApply, runPlan } from '../../src/commands/reconcile.js';
 import { runExport } from '../../src/commands/export.js';
+import { main } from '../../src/cli.js';
 import type { Io } from '../../src/commands/output.js';
 import { maintenanceKind } from '../fixtures/kinds/maintenance/index.js';
 import { maintenanceOf } from '../fixtures/kinds/maintenance/config.js';
@@ -28,11 +30,22 @@ import { secret } from '../helpers/cli.js';
 const kinds = withKinds([...KIND_MODULES, maintenanceKind]);
 
 const ADMIN = secret('admin-token-fifth-kind-0123456789');
+const COMMENTER = secret('comment-token-fifth-kind-01234567');
 let emu: RunningEmulator;
 let dir: string;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: { users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] }] } });
+  emu = await startTestEmulator({
+    seed: {
+      users: [
+        { username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] },
+        { username: 'bot', personal_access_tokens: [{ name: 'comment', token: COMMENTER, scopes: ['api'] }] },
+      ],
+      groups: [{ full_path: 'ops', members: [{ username: 'bot', access_level: 20 }] }],
+      projects: [{ path_with_namespace: 'ops/config', default_branch: 'main', files: { 'README.md': 'x\n' } }],
+    },
+  });
+  addMergeRequest(emu.state, 'ops/config', 3);
 });
 afterAll(async () => {
   await emu?.close();
@@ -44,11 +57,20 @@ function scratch(files: Record<string, string>): string {
   return dir;
 }
 
-function io(): Io & { out: () => string; err: () => string } {
+function io(env: Record<string, string> = {}): Io & { out: () => string; err: () => string } {
   let out = '';
   let err = '';
-  return { stdout: (s) => void (out += s), stderr: (s) => void (err += s), isTTY: false, env: { PLUMB_TOKEN: ADMIN, PLUMB_ALLOW_URLS: emu.url }, cwd: dir, out: () => out, err: () => err };
+  return { stdout: (s) => void (out += s), stderr: (s) => void (err += s), isTTY: false, env: { PLUMB_TOKEN: ADMIN, PLUMB_ALLOW_URLS: emu.url, ...env }, cwd: dir, out: () => out, err: () => err };
 }
+
+/** `plumb ARGS` in-process, with the registry `kinds` (or the built-in kinds). */
+async function plumb(args: string[], withKinds = true, env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  const o = io(env);
+  const code = await main(args, o, withKinds ? { kinds } : {});
+  return { code, out: o.out(), err: o.err() };
+}
+
+const TEXT = maintenanceKind.reasons['maintenance-differs']!;
 
 async function live(): Promise<Record<string, unknown>> {
   const r = await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } });
@@ -68,6 +90,11 @@ describe('a fifth kind registered with one line', () => {
     const r = loadConfig([path.join(bad, 'plumb.yaml')], { kinds, cwd: bad });
     expect(r.diagnostics.map((x) => [x.code, x.summary, x.suggestion, x.location?.line])).toEqual([['PLUMB_UNKNOWN_KEY', 'Unknown key "enabld"', 'did you mean "enabled"?', 7]]);
 
+    // A key of its block written next to it: the help says where it belongs, from the kind's mount and schema.
+    const misplaced = scratch({ 'plumb.yaml': yaml('https://code.example.com', '    message: Back soon\n') });
+    const m = loadConfig([path.join(misplaced, 'plumb.yaml')], { kinds, cwd: misplaced });
+    expect(m.diagnostics.map((x) => [x.code, x.summary, x.suggestion])).toEqual([['PLUMB_UNKNOWN_KEY', '"message" does not belong here', 'move it under `maintenance:` of an instance']]);
+
     // Without it the same block is a key no kind knows: the registry, not a fixed list, decides.
     const without = loadConfig([path.join(d, 'plumb.yaml')], { cwd: d });
     expect(without.diagnostics.map((x) => x.code)).toContain('PLUMB_UNKNOWN_KEY');
@@ -79,10 +106,54 @@ describe('a fifth kind registered with one line', () => {
     expect(await runPlan({ config: ['plumb.yaml'], json: false, detailedExitcode: true }, plan, { kinds })).toBe(2);
     expect(plan.out()).toContain('main.maintenance');
     expect(plan.out()).toContain('~ message = "" -> "Upgrading the database"');
+    // The reason's text is the kind's, not the reason's name.
+    expect(plan.out()).toContain(`main.maintenance will be updated in place (${TEXT})`);
     const apply = io();
     expect(await runApply({ config: ['plumb.yaml'], json: false, autoApprove: true }, apply, { kinds }), apply.err()).toBe(0);
     expect(await live()).toMatchObject({ maintenance_mode: true, maintenance_mode_message: 'Upgrading the database' });
     expect(await runPlan({ config: ['plumb.yaml'], json: false, detailedExitcode: true }, io(), { kinds })).toBe(0);
+  });
+
+  it('is validated by plumb validate run with the registry, and unknown to it without', async () => {
+    scratch({ 'plumb.yaml': yaml('https://code.example.com', '    maintenance:\n      enabled: true\n') });
+    const ok = await plumb(['validate', 'plumb.yaml']);
+    expect(ok.code, ok.err).toBe(0);
+    const bad = scratch({ 'plumb.yaml': yaml('https://code.example.com', '    maintenance:\n      enabled: "yes"\n') });
+    expect(bad).toBe(dir);
+    const typed = await plumb(['validate', 'plumb.yaml', '--json']);
+    expect(typed.code).toBe(1);
+    expect(JSON.parse(typed.out).diagnostics.map((d: { code: string; line: number }) => [d.code, d.line])).toEqual([['PLUMB_TYPE_MISMATCH', 7]]);
+    const without = await plumb(['validate', 'plumb.yaml'], false);
+    expect(without.code).toBe(1);
+    expect(without.err).toContain('PLUMB_UNKNOWN_KEY');
+  });
+
+  it('shows a saved plan with its change (human, markdown, JSON) and posts it as the merge request\'s comment, with its reason\'s text', async () => {
+    scratch({ 'plumb.yaml': yaml(emu.url, '    maintenance:\n      enabled: true\n      message: Reviewed in the merge request\n') });
+    const made = await plumb(['plan', '--out', 'plan.json']);
+    expect(made.code, made.err).toBe(0);
+
+    const human = await plumb(['show', 'plan.json']);
+    expect(human.code, human.err).toBe(0);
+    expect(human.out).toContain(`main.maintenance will be updated in place (${TEXT})`);
+    expect(human.out).toContain('"Reviewed in the merge request"');
+    const markdown = await plumb(['show', 'plan.json', '--markdown']);
+    expect(markdown.out).toContain(`| update | \`main.maintenance\` | ${TEXT} |`);
+    const json = await plumb(['show', 'plan.json', '--json']);
+    expect(JSON.parse(json.out).changes).toEqual([expect.objectContaining({ kind: 'maintenance', reasons: ['maintenance-differs'], payload: expect.objectContaining({ type: 'maintenance' }) })]);
+    // The built-in registry cannot read its payload: show refuses the plan rather than guess.
+    const without = await plumb(['show', 'plan.json'], false);
+    expect(without.code).toBe(1);
+    expect(without.err).toContain('of kind "maintenance", which this plumb does not apply');
+
+    const project = emu.state.projectByRef('ops/config')!;
+    const ci = { CI_API_V4_URL: `${emu.url}/api/v4`, CI_PROJECT_ID: String(project.id), CI_MERGE_REQUEST_IID: '3', PLUMB_COMMENT_TOKEN: COMMENTER };
+    const posted = await plumb(['comment', 'plan.json'], true, ci);
+    expect(posted.code, posted.err).toBe(0);
+    const [note] = mergeRequestNotes(emu.state, 'ops/config', 3);
+    expect(note!.body).toContain(`| update | \`main.maintenance\` | ${TEXT} |`);
+    expect(note!.body).toContain(`main.maintenance will be updated in place (${TEXT})`);
+    expect((await plumb(['comment', 'plan.json'], false, ci)).code).toBe(1);
   });
 
   it('exports its block with its own flag, and the export validates with the kind registered', async () => {
@@ -96,6 +167,19 @@ describe('a fifth kind registered with one line', () => {
     expect(text).toMatch(/maintenance:\n\s+enabled: true\n\s+message: Upgrading the database/);
     const back = loadConfig([path.join(dir, 'exported', 'plumb.yaml')], { kinds, cwd: dir, env: { PLUMB_TOKEN: ADMIN } });
     expect(maintenanceOf(back.config!.instances[0]!)).toMatchObject({ enabled: true, message: 'Upgrading the database' });
+  });
+
+  it('takes its export flag on plumb export\'s command line when the CLI runs with the registry', async () => {
+    scratch({});
+    const help = await plumb(['export', '--help']);
+    expect(help.out).toMatch(/--maintenance\s+export maintenance mode and its message/);
+    expect((await plumb(['export', '--help'], false)).out).not.toContain('--maintenance');
+    const r = await plumb(['export', '--maintenance', '--instance-url', emu.url, '--out', 'cli-export']);
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(path.join(dir, 'cli-export', 'plumb.yaml'), 'utf8')).toMatch(/maintenance:\n\s+enabled: true/);
+    const unknown = await plumb(['export', '--maintenance', '--instance-url', emu.url, '--out', 'other'], false);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('--maintenance');
   });
 
   it('is read from a synthesized CDKTF stack as its Terraform type', () => {

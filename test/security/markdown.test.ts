@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
 import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { renderPlanHuman } from '../../src/render/human.js';
-import { renderPlanMarkdown } from '../../src/render/markdown.js';
+import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../src/render/markdown.js';
+import { REASON_TEXT } from '../../src/resources/index.js';
 import { renderDiagnosticsHuman } from '../../src/diagnostics/render.js';
 import { workdir } from '../helpers/cli.js';
 
@@ -104,7 +105,7 @@ function withoutCode(text: string): string {
 }
 
 describe('the merge-request comment of hostile configuration text', () => {
-  const md = renderPlanMarkdown(hostilePlan());
+  const md = renderPlanMarkdown(hostilePlan(), MARKDOWN_LIMIT, REASON_TEXT);
 
   it('has no line starting with / (no quick action)', () => {
     for (const line of md.split(/\r\n|\r|\n|\u2028|\u2029|\u0085/)) expect(line.startsWith('/'), line).toBe(false);
@@ -137,7 +138,7 @@ describe('the merge-request comment of hostile configuration text', () => {
 
 describe('terminal output of hostile configuration text', () => {
   it('never carries ESC or another control character in the human plan or a diagnostic', () => {
-    const human = renderPlanHuman(hostilePlan(), { color: false });
+    const human = renderPlanHuman(hostilePlan(), { color: false, reasons: REASON_TEXT });
     expect(human).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     const diag = renderDiagnosticsHuman([{ severity: 'error', code: 'PLUMB_USAGE', summary: HOSTILE, detail: HOSTILE, suggestion: HOSTILE }], new Map());
     expect(diag).not.toContain('\u001b');

@@ -10,8 +10,8 @@ import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
 import { hasChanges } from '../../engine/plan.js';
 import type { Plan } from '../../engine/plan.js';
-import { renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
-import { REASON_TEXT } from '../../resources/index.js';
+import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
+import type { ReasonTexts } from '../../render/human.js';
 import { logSections } from '../log-sections.js';
 import type { LogSections } from '../log-sections.js';
 import type { Io } from '../output.js';
@@ -58,16 +58,17 @@ export interface ReconcileView extends ProblemView {
   readEnd(): void;
 }
 
-export function reconcileView(json: boolean, io: Io, redact: Redact): ReconcileView {
-  return json ? new JsonView(io, redact) : new HumanView(io, redact);
+/** `reasons`: the reasons' texts of the registry the command runs with (`KindSet.reasonText`). */
+export function reconcileView(json: boolean, io: Io, redact: Redact, reasons: ReasonTexts): ReconcileView {
+  return json ? new JsonView(io, redact, reasons) : new HumanView(io, redact, reasons);
 }
 
 const NEEDS_CONFIRMATION = 'plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n';
 const CANCELLED = 'Apply cancelled; nothing was changed.\n';
 
 /** The plan an unsaved apply is about to execute, always for people (on stderr with --json). */
-export function applyPreview(json: boolean, io: Io, redact: Redact): Pick<ReconcileView, 'plan'> {
-  return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact);
+export function applyPreview(json: boolean, io: Io, redact: Redact, reasons: ReasonTexts): Pick<ReconcileView, 'plan'> {
+  return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact, reasons);
 }
 
 function driftSummary(plan: Plan) {
@@ -87,6 +88,7 @@ class HumanView implements ReconcileView {
   constructor(
     private readonly io: Io,
     private readonly redact: Redact,
+    private readonly reasons: ReasonTexts,
   ) {
     this.sections = logSections(io, io.stdout);
   }
@@ -124,7 +126,7 @@ class HumanView implements ReconcileView {
     const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
     const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
-    this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: REASON_TEXT })));
+    this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
     this.sections.end('plumb_plan');
   }
 
@@ -183,7 +185,7 @@ class HumanView implements ReconcileView {
       out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
       for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
     }
-    for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${c.reasons.join(', ') || 'no reason recorded'})`);
+    for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
     this.io.stdout(this.redact(out.join('\n')) + '\n');
@@ -197,13 +199,14 @@ class JsonView implements ReconcileView {
   constructor(
     private readonly io: Io,
     private readonly redact: Redact,
+    private readonly reasons: ReasonTexts,
   ) {
     this.out = new JsonOut(io, redact);
   }
 
   /** Warnings travel inside the JSON document; errors also go to stderr for people. */
   configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact).configDiagnostics(loaded, false);
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact, this.reasons).configDiagnostics(loaded, false);
   }
 
   /** The error document with every diagnostic of the configuration (people read them on stderr already). */

@@ -6,7 +6,7 @@
 import type { Plan } from '../../engine/plan.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../render/markdown.js';
-import { REASON_TEXT } from '../../resources/index.js';
+import type { ReasonTexts } from '../../render/human.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import { JsonOut, problemView } from './problem.js';
@@ -18,8 +18,8 @@ export interface ShowView extends ProblemView {
   plan(plan: Plan): void;
 }
 
-export function showView(format: ShowFormat, io: Io): ShowView {
-  const reasons = REASON_TEXT;
+/** `reasons`: the reasons' texts of the registry `show` runs with. */
+export function showView(format: ShowFormat, io: Io, reasons: ReasonTexts): ShowView {
   if (format === 'json') {
     const out = new JsonOut(io, (s) => s);
     return { plan: (plan) => out.document(plan), problem: (d, t) => out.problem(d, t) };

@@ -47,6 +47,7 @@ import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
+import type { Identity } from './identity.js';
 
 /** The tokens' sections of the state file. */
 const tokenState = (ctx: Pick<InstanceContext, 'state'>): TokenState => new TokenState(ctx.state);
@@ -448,6 +449,30 @@ async function listFailureHelp(ctx: InstanceContext, err: unknown, group: string
   return 'check that the instance is reachable and plan again';
 }
 
+/**
+ * What one declared token's plan is made of, shared by its steps: where it is, what the state file
+ * remembers of it, and how its attributes are shown.
+ */
+interface DeclaredToken {
+  readonly ctx: InstanceContext;
+  readonly g: DesiredGroup;
+  readonly t: DesiredAccessToken;
+  readonly live: readonly GroupAccessToken[];
+  readonly out: PlanResponse;
+  readonly address: string;
+  readonly base: Pick<ResourceChange, 'address' | 'instance' | 'kind' | 'pointer'>;
+  /** `Token "<name>" of group "<ref>"`, for diagnostics. */
+  readonly who: string;
+  readonly slot: TokenSlot | undefined;
+  /**
+   * The token whose secret the sink holds: the last one delivered, or, after a rotation or
+   * replacement whose outcome is unknown, the one it acted on.
+   */
+  readonly heldId: number | undefined;
+  /** The expiry a new or rotated token gets. */
+  readonly expiry: string;
+}
+
 function planDeclared(
   ctx: InstanceContext,
   g: DesiredGroup,
@@ -458,33 +483,49 @@ function planDeclared(
   claimed: Set<number>,
   out: PlanResponse,
 ): void {
-  const { instance, today } = ctx;
+  const { instance } = ctx;
   const address = tokenAddress(instance, g.ref, t.name);
-  const base = { address, instance: instance.name, kind: 'group_access_token' as const, pointer: t.pointer };
-  const who = `Token "${t.name}" of group "${g.ref}"`;
   const slot = tokenState(ctx).tokenSlot(instance.url, g.ref, t.name);
-  // The token whose secret the sink holds: the last one delivered, or, after a rotation or
-  // replacement whose outcome is unknown, the one it acted on.
-  const heldId = slot?.held ?? slot?.unknown?.tokenId;
-  // A replacement created without its answer leaves a second active token nobody holds: that one
-  // is revoked, and the held one stays the declaration.
-  const orphans =
-    slot?.unknown?.op === 'replace' && live.some((x) => x.id === heldId && isActive(x))
-      ? live.filter((x) => x.name === t.name && isActive(x) && x.id !== heldId && !revokePending.has(x.id))
-      : [];
-  const id = identify(t, live, orphans.length > 0 ? new Set([...revokePending, ...orphans.map((o) => o.id)]) : revokePending);
-  const sinkShown = (): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
-  const sinkKept = (): AttributeChange => ({ ...sinkShown(), before: describeSink(t.sink!) });
-  const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
-  const drift = (summary: string, attributes: AttributeChange[] = []): void => {
-    out.drift.push({ address, instance: instance.name, kind: 'group_access_token', summary, attributes });
+  const s: DeclaredToken = {
+    ctx,
+    g,
+    t,
+    live,
+    out,
+    address,
+    base: { address, instance: instance.name, kind: 'group_access_token', pointer: t.pointer },
+    who: `Token "${t.name}" of group "${g.ref}"`,
+    slot,
+    heldId: slot?.held ?? slot?.unknown?.tokenId,
+    expiry: newExpiry(t, ctx.today),
   };
+  const orphans = orphansOf(s, revokePending);
+  planOrphans(s, orphans, claimed);
+  const id = identify(t, live, orphans.length > 0 ? new Set([...revokePending, ...orphans.map((o) => o.id)]) : revokePending);
+  if (!identityUsable(s, id, claimed)) return;
+  if (id.kind === 'absent') {
+    planAbsent(s, id);
+    return;
+  }
+  planFound(s, id.live, notes, claimed);
+}
 
+/**
+ * A replacement created without its answer leaves a second active token nobody holds: that one
+ * is revoked, and the held one stays the declaration.
+ */
+function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>): GroupAccessToken[] {
+  if (s.slot?.unknown?.op !== 'replace' || !s.live.some((x) => x.id === s.heldId && isActive(x))) return [];
+  return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id));
+}
+
+function planOrphans(s: DeclaredToken, orphans: readonly GroupAccessToken[], claimed: Set<number>): void {
+  const { ctx, g, t, live, out } = s;
   for (const o of orphans) {
     claimed.add(o.id);
     out.changes.push({
-      ...base,
-      address: undeclaredAddress(instance, g.ref, o),
+      ...s.base,
+      address: undeclaredAddress(ctx.instance, g.ref, o),
       action: 'delete',
       reasons: ['secret-not-received'],
       attributes: [
@@ -495,17 +536,46 @@ function planDeclared(
       liveFingerprint: changeFingerprint(live, o.name, o.id),
     });
     out.drift.push({
-      address: undeclaredAddress(instance, g.ref, o),
-      instance: instance.name,
+      address: undeclaredAddress(ctx.instance, g.ref, o),
+      instance: ctx.instance.name,
       kind: 'group_access_token',
       summary: `token "${t.name}" (id ${o.id}) was issued by a replacement whose answer was lost; nobody holds its secret, so apply revokes it`,
       attributes: [],
     });
   }
+}
 
+/** The declaration's drift entry: a difference the plan explains. */
+function declaredDrift(s: DeclaredToken, summary: string, attributes: AttributeChange[] = []): void {
+  s.out.drift.push({ address: s.address, instance: s.ctx.instance.name, kind: 'group_access_token', summary, attributes });
+}
+
+const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
+const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: describeSink(t.sink!) });
+const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
+
+/** What creating (or replacing) the token sends. */
+function createProps(s: DeclaredToken): NewTokenProps {
+  const { t } = s;
+  return {
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    scopes: [...t.scopes],
+    access_level: t.accessLevel,
+    expires_at: s.expiry,
+  };
+}
+
+/**
+ * Whether the token is identified well enough to plan: an `id:` naming another token, or several
+ * active tokens of its name, are errors (the tokens they name are claimed, so nothing prunes them);
+ * a stale `id:` is a warning.
+ */
+function identityUsable(s: DeclaredToken, id: Identity, claimed: Set<number>): id is Extract<Identity, { kind: 'found' | 'absent' }> {
+  const { ctx, t, who, address } = s;
   if (id.kind === 'id-mismatch') {
     claimed.add(id.live.id);
-    out.diagnostics.push(
+    s.out.diagnostics.push(
       planDiagnostic(ctx, {
         severity: 'error',
         code: 'PLUMB_TOKEN_ID_MISMATCH',
@@ -515,11 +585,11 @@ function planDeclared(
         pointer: joinPointer(t.pointer, 'id'),
       }),
     );
-    return;
+    return false;
   }
   if (id.kind === 'ambiguous') {
     for (const c of id.candidates) claimed.add(c.id);
-    out.diagnostics.push(
+    s.out.diagnostics.push(
       planDiagnostic(ctx, {
         severity: 'error',
         code: 'PLUMB_TOKEN_NAME_AMBIGUOUS',
@@ -530,10 +600,10 @@ function planDeclared(
         pointer: t.pointer,
       }),
     );
-    return;
+    return false;
   }
   if (id.staleId !== undefined) {
-    out.diagnostics.push(
+    s.out.diagnostics.push(
       planDiagnostic(ctx, {
         severity: 'warning',
         code: 'PLUMB_TOKEN_ID_STALE',
@@ -544,121 +614,128 @@ function planDeclared(
       }),
     );
   }
+  return true;
+}
 
-  const expiry = newExpiry(t, today);
-  const createProps = () => ({
-    name: t.name,
-    ...(t.description !== undefined && { description: t.description }),
-    scopes: [...t.scopes],
-    access_level: t.accessLevel,
-    expires_at: expiry,
-  });
-
-  if (id.kind === 'absent') {
-    const reason: Reason = !id.previous
-      ? 'missing-in-live'
-      : slot?.revokedByPlumb?.includes(id.previous.id)
-        ? 'revoked-by-plumb'
-        : liveState(id.previous) === 'revoked'
-          ? 'revoked-out-of-band'
-          : 'expired-out-of-band';
-    if (t.self) {
-      out.diagnostics.push(
-        planDiagnostic(ctx, {
-          severity: 'warning',
-          code: 'PLUMB_TOKEN_SELF_ABSENT',
-          summary: `${who} is marked as plumb's own credential, but the group has no active token with that name`,
-          detail: 'plumb will create it and deliver its secret to the sink; plumb keeps authenticating with the credential in token_env until you point token_env at the new secret.',
-          suggestion: `after apply, set ${instance.tokenEnv} to the delivered secret`,
-          address,
-          pointer: joinPointer(t.pointer, 'self'),
-        }),
-      );
-    }
-    out.changes.push({
-      ...base,
-      action: 'create',
-      reasons: [reason],
-      attributes: [
-        ...(t.description !== undefined ? [{ name: 'description', after: t.description }] : []),
-        { name: 'scopes', after: [...t.scopes].sort() },
-        { name: 'access_level', after: t.accessLevel },
-        { name: 'expires_at', after: expiry },
-        tokenShown(false),
-        sinkShown(),
-      ],
-      payload: { group: g.ref, name: t.name, op: 'create', create: createProps() } satisfies TokenPayload,
-      liveFingerprint: changeFingerprint(live, t.name, undefined),
-    });
-    if (id.previous) {
-      drift(
-        reason === 'revoked-by-plumb'
-          ? `token "${t.name}" (id ${id.previous.id}) was revoked by plumb after its secret could not be delivered; apply creates a new one`
-          : reason === 'revoked-out-of-band'
-            ? `token "${t.name}" (id ${id.previous.id}) was revoked outside plumb; apply creates a new one`
-            : `token "${t.name}" (id ${id.previous.id}) expired on ${id.previous.expires_at}; apply creates a new one`,
-      );
-    } else if (slot?.unknown) {
-      drift(`an earlier ${slot.unknown.op} of token "${t.name}" ended without an answer and issued nothing; apply creates it`);
-    } else {
-      drift(`token "${t.name}" does not exist; apply creates it`);
-    }
-    return;
+/** No active token has the name: apply creates it, saying why the earlier one (if any) is gone. */
+function planAbsent(s: DeclaredToken, id: Extract<Identity, { kind: 'absent' }>): void {
+  const { ctx, g, t, slot } = s;
+  const reason: Reason = !id.previous
+    ? 'missing-in-live'
+    : slot?.revokedByPlumb?.includes(id.previous.id)
+      ? 'revoked-by-plumb'
+      : liveState(id.previous) === 'revoked'
+        ? 'revoked-out-of-band'
+        : 'expired-out-of-band';
+  if (t.self) {
+    s.out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_TOKEN_SELF_ABSENT',
+        summary: `${s.who} is marked as plumb's own credential, but the group has no active token with that name`,
+        detail: 'plumb will create it and deliver its secret to the sink; plumb keeps authenticating with the credential in token_env until you point token_env at the new secret.',
+        suggestion: `after apply, set ${ctx.instance.tokenEnv} to the delivered secret`,
+        address: s.address,
+        pointer: joinPointer(t.pointer, 'self'),
+      }),
+    );
   }
+  s.out.changes.push({
+    ...s.base,
+    action: 'create',
+    reasons: [reason],
+    attributes: [
+      ...(t.description !== undefined ? [{ name: 'description', after: t.description }] : []),
+      { name: 'scopes', after: [...t.scopes].sort() },
+      { name: 'access_level', after: t.accessLevel },
+      { name: 'expires_at', after: s.expiry },
+      tokenShown(false),
+      sinkShown(t),
+    ],
+    payload: { group: g.ref, name: t.name, op: 'create', create: createProps(s) } satisfies TokenPayload,
+    liveFingerprint: changeFingerprint(s.live, t.name, undefined),
+  });
+  if (id.previous) {
+    declaredDrift(
+      s,
+      reason === 'revoked-by-plumb'
+        ? `token "${t.name}" (id ${id.previous.id}) was revoked by plumb after its secret could not be delivered; apply creates a new one`
+        : reason === 'revoked-out-of-band'
+          ? `token "${t.name}" (id ${id.previous.id}) was revoked outside plumb; apply creates a new one`
+          : `token "${t.name}" (id ${id.previous.id}) expired on ${id.previous.expires_at}; apply creates a new one`,
+    );
+  } else if (slot?.unknown) {
+    declaredDrift(s, `an earlier ${slot.unknown.op} of token "${t.name}" ended without an answer and issued nothing; apply creates it`);
+  } else {
+    declaredDrift(s, `token "${t.name}" does not exist; apply creates it`);
+  }
+}
 
-  const L = id.live;
+/** The active token `L` is the declaration: replaced when it differs, renewed when due, else unchanged. */
+function planFound(s: DeclaredToken, L: GroupAccessToken, notes: ReadonlyMap<number, TokenNote>, claimed: Set<number>): void {
+  const { t, slot } = s;
   claimed.add(L.id);
-  const note = notes.get(L.id);
-  const lost = note?.kind === 'secret-not-received';
+  const lost = notes.get(L.id)?.kind === 'secret-not-received';
   // The sink holds another token's secret: the active one was issued without plumb receiving it
   // (an answer lost while the re-check failed too) or was rotated outside plumb.
-  const mismatch = !lost && slot !== undefined && ((slot.held !== undefined && slot.held !== L.id) || (slot.unknown !== undefined && heldId !== L.id));
+  const mismatch = !lost && slot !== undefined && ((slot.held !== undefined && slot.held !== L.id) || (slot.unknown !== undefined && s.heldId !== L.id));
   const diffs = attributeDiffs(t, L);
-  const fp = changeFingerprint(live, t.name, L.id);
-
+  const fp = changeFingerprint(s.live, t.name, L.id);
   if (t.self && diffs.length === 0 && !L.scopes.includes('api') && !L.scopes.includes('self_rotate')) {
-    out.diagnostics.push(
-      planDiagnostic(ctx, {
+    s.out.diagnostics.push(
+      planDiagnostic(s.ctx, {
         severity: 'error',
         code: 'PLUMB_TOKEN_SELF_SCOPE',
-        summary: `${who} is plumb's own credential but its live scopes (${L.scopes.join(', ')}) cannot rotate it`,
+        summary: `${s.who} is plumb's own credential but its live scopes (${L.scopes.join(', ')}) cannot rotate it`,
         suggestion: 'a token rotates itself only with scope api or self_rotate',
-        address,
+        address: s.address,
         pointer: joinPointer(t.pointer, 'scopes'),
       }),
     );
     return;
   }
-
   if (diffs.length > 0) {
-    out.changes.push({
-      ...base,
-      action: 'replace',
-      reasons: lost ? ['immutable-field-changed', 'secret-not-received'] : mismatch ? ['immutable-field-changed', 'sink-holds-other-token'] : ['immutable-field-changed'],
-      attributes: [
-        ...replacedAttributes(t, L),
-        { name: 'id', before: L.id, after: KNOWN_AFTER },
-        { name: 'expires_at', before: L.expires_at, after: expiry },
-        tokenShown(true),
-        sinkKept(),
-      ],
-      payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(), ...(t.self && { self: true }) } satisfies TokenPayload,
-      liveFingerprint: fp,
-    });
-    drift(`token "${t.name}" (id ${L.id}) differs from the configuration; apply replaces it`, diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })));
+    planReplace(s, L, diffs, lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : undefined, fp);
     return;
   }
-
-  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : rotationReason(t, L, today);
+  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : rotationReason(t, L, s.ctx.today);
   if (!reason) {
-    out.changes.push({ ...base, action: 'no-op', reasons: [], attributes: [], payload: { group: g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
+    s.out.changes.push({ ...s.base, action: 'no-op', reasons: [], attributes: [], payload: { group: s.g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
     return;
   }
-  // The instance lets a group access token rotate only itself (401 otherwise): when plumb runs as
-  // one, every other token is renewed by replacement (create, deliver, then revoke the old one).
-  const byReplacement = !t.self && runsAsGroupToken(instance);
-  out.changes.push({
-    ...base,
+  planRenewal(s, L, reason, fp);
+}
+
+/** An attribute that cannot change in place differs: apply replaces the token (`also`: a second reason). */
+function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<typeof attributeDiffs>, also: Reason | undefined, fp: string): void {
+  const { g, t } = s;
+  s.out.changes.push({
+    ...s.base,
+    action: 'replace',
+    reasons: also ? ['immutable-field-changed', also] : ['immutable-field-changed'],
+    attributes: [
+      ...replacedAttributes(t, L),
+      { name: 'id', before: L.id, after: KNOWN_AFTER },
+      { name: 'expires_at', before: L.expires_at, after: s.expiry },
+      tokenShown(true),
+      sinkKept(t),
+    ],
+    payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s), ...(t.self && { self: true }) } satisfies TokenPayload,
+    liveFingerprint: fp,
+  });
+  declaredDrift(s, `token "${t.name}" (id ${L.id}) differs from the configuration; apply replaces it`, diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })));
+}
+
+/**
+ * The token is due (`reason`): rotated, or, when plumb runs as a group access token (the instance
+ * lets one rotate only itself, 401 otherwise), renewed by replacement (create, deliver, then
+ * revoke the old one).
+ */
+function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
+  const { ctx, g, t, expiry } = s;
+  const byReplacement = !t.self && runsAsGroupToken(ctx.instance);
+  s.out.changes.push({
+    ...s.base,
     action: byReplacement ? 'replace' : 'rotate',
     reasons: [reason],
     attributes: [
@@ -666,27 +743,31 @@ function planDeclared(
       { name: 'id', before: L.id, after: KNOWN_AFTER },
       { name: 'expires_at', before: L.expires_at, after: expiry },
       tokenShown(true),
-      sinkKept(),
+      sinkKept(t),
       ...(t.self ? [{ name: 'rotated_by', after: "self (plumb's own credential)" }] : []),
       ...(byReplacement ? [{ name: 'rotated_by', after: 'replacement (plumb runs as a group access token, which may rotate only itself)' }] : []),
     ],
     payload: byReplacement
-      ? ({ group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps() } satisfies TokenPayload)
+      ? ({ group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s) } satisfies TokenPayload)
       : ({ group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload),
     liveFingerprint: fp,
   });
-  const summary =
-    reason === 'secret-not-received'
-      ? `the secret of token "${t.name}" (id ${L.id}) never reached its sink; apply rotates it`
-      : reason === 'sink-holds-other-token'
-        ? `the sink of token "${t.name}" holds the secret of ${heldId !== undefined ? `id ${heldId}` : 'no token'}, but the active token is id ${L.id} (${
-            slot?.unknown ? `an earlier ${slot.unknown.op} ended without an answer on ${slot.unknown.at.slice(0, 10)}` : 'it was rotated or replaced outside plumb'
-          }); apply rotates id ${L.id} (safe: it is active) and delivers the new secret`
-        : reason === 'expiring-soon'
-        ? `token "${t.name}" (id ${L.id}) expires on ${L.expires_at} (in ${daysBetween(today, L.expires_at!)} day(s)), within rotate_before_days (${t.rotation!.rotateBeforeDays}); apply rotates it`
-        : `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${expiry} as declared; apply rotates it`;
   // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
-  drift(summary, reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+  declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+}
+
+/** Why the token is renewed, for the drift report. */
+function renewalSummary(s: DeclaredToken, L: GroupAccessToken, reason: Reason): string {
+  const { t, slot, heldId } = s;
+  if (reason === 'secret-not-received') return `the secret of token "${t.name}" (id ${L.id}) never reached its sink; apply rotates it`;
+  if (reason === 'sink-holds-other-token') {
+    const why = slot?.unknown ? `an earlier ${slot.unknown.op} ended without an answer on ${slot.unknown.at.slice(0, 10)}` : 'it was rotated or replaced outside plumb';
+    return `the sink of token "${t.name}" holds the secret of ${heldId !== undefined ? `id ${heldId}` : 'no token'}, but the active token is id ${L.id} (${why}); apply rotates id ${L.id} (safe: it is active) and delivers the new secret`;
+  }
+  if (reason === 'expiring-soon') {
+    return `token "${t.name}" (id ${L.id}) expires on ${L.expires_at} (in ${daysBetween(s.ctx.today, L.expires_at!)} day(s)), within rotate_before_days (${t.rotation!.rotateBeforeDays}); apply rotates it`;
+  }
+  return `token "${t.name}" (id ${L.id}) expires on ${L.expires_at ?? 'never'}, not ${s.expiry} as declared; apply rotates it`;
 }
 
 /**

@@ -15,6 +15,8 @@ export { repositoryFilesProvider, repositoryFilesExporter };
 
 /** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
 export const FILE_REASONS = {
+  'missing-in-live': 'it does not exist on the instance',
+  'absent-requested': 'the configuration asks for it to be absent',
   'content-changed': 'its content differs from the configuration',
   'execute-bit-changed': 'its execute bit differs from the configuration',
 } as const satisfies Partial<Record<Reason, string>>;
