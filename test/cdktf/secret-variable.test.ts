@@ -3,8 +3,7 @@
  * sensitive TerraformVariable on a secret setting. plumb's CDKTF reader takes it from TF_VAR_name,
  * as Terraform does; nothing else of plumb's environment can be routed by the app.
  */
-import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { fromStacks } from '../../src/cdktf/load.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
+import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
 const TODAY = '2026-06-01';
 const SECRET = 'cdktf-variable-captcha-key-6502';
@@ -95,8 +95,7 @@ new applicationSettings.ApplicationSettings(stack, 'settings', { captchaEnabled:
 `,
       ).replace("import { App, TerraformStack } from 'cdktf';", "import { App, TerraformStack, TerraformVariable } from 'cdktf';"),
     });
-    const rc = path.join(app, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    const rc = writeDevOverrides(app, root);
     env = {
       PATH: [path.join(app, 'node_modules/.bin'), process.env.PATH ?? ''].join(path.delimiter),
       HOME: app,
@@ -113,18 +112,7 @@ new applicationSettings.ApplicationSettings(stack, 'settings', { captchaEnabled:
   });
 
   function run(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cmd, args, { cwd, env: { ...env, ...extra }, timeoutMs: 90_000 });
   }
 
   it('plans the secret with plumb, and terraform applies it from the same TF_VAR_captcha_key', async () => {

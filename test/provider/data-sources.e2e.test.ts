@@ -5,7 +5,6 @@
  * the CDKTF app of test/cdktf/fleet-app.ts, synthesized and applied by terraform, does the same.
  * Runs whenever `terraform` or `tofu` is on PATH; with CI set it must run, and fails when neither is.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp } from '../cdktf/helpers.js';
 import { FLEET_APP } from '../cdktf/fleet-app.js';
+import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
 function onPath(name: string): string | undefined {
   for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -94,8 +94,7 @@ describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cl
     });
     dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-ds-'));
     writeFileSync(path.join(dir, 'main.tf'), MAIN_TF);
-    const rc = path.join(dir, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    const rc = writeDevOverrides(dir, root);
     env = { PATH: process.env.PATH ?? '', HOME: dir, TF_CLI_CONFIG_FILE: rc, TF_VAR_url: emu.url, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
   }, 300_000);
 
@@ -105,18 +104,7 @@ describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cl
 
   /** Runs a command without blocking: the emulator answers from this process. */
   function run(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cmd, args, { cwd, env: { ...env, ...extra }, timeoutMs: 90_000 });
   }
   const tf = (...args: string[]) => run(cli!, args, dir);
 

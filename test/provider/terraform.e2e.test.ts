@@ -4,7 +4,6 @@
  * is contacted and `init` is not needed. Runs whenever `terraform` or `tofu` is on PATH; with CI set
  * it must run, and fails when neither is found.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
+import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
 function onPath(name: string): string | undefined {
   for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -108,8 +108,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     );
     writeFileSync(path.join(dir, 'main.tf'), `${main}\nvariable "spam_check_api_key" {\n  type      = string\n  sensitive = true\n}\n`);
     mkdirSync(path.join(dir, 'secrets'));
-    const rc = path.join(dir, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    const rc = writeDevOverrides(dir, root);
     env = {
       PATH: process.env.PATH ?? '',
       HOME: dir,
@@ -132,18 +131,7 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
   }
 
   function tfIn(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cli!, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cli!, args, { cwd, env: env, timeoutMs: 60_000 });
   }
 
   const api = (p: string, init: RequestInit = {}) => fetch(`${emu.url}/api/v4${p}`, { ...init, headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json', ...init.headers } });
@@ -446,8 +434,7 @@ describe.runIf(cli)('a fresh working directory with the same backend', () => {
       },
     });
     base = mkdtempSync(path.join(os.tmpdir(), 'plumb-tf-backend-'));
-    const rc = path.join(base, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    const rc = writeDevOverrides(base, root);
     // `init` (needed for the backend) installs the provider from a local plugin directory.
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
@@ -506,18 +493,7 @@ resource "plumb_group_access_token" "ci" {
   }
 
   function runWith(environment: Record<string, string>, cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cli!, args, { cwd, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cli!, args, { cwd, env: environment, timeoutMs: 90_000 });
   }
 
   it('plans no change (exit 0) for a write-only setting and a token after an apply in another directory, and keeps no state file beside the backend', async () => {
@@ -670,18 +646,7 @@ module "instance" {
   });
 
   function run(cmd: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { cwd: work, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cmd, args, { cwd: work, env: { ...env, ...extra }, timeoutMs: 90_000 });
   }
 
   it('mirrors the provider, then plain terraform init and terraform providers lock work with the CLI configuration it prints', async () => {
@@ -751,8 +716,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
       const file = path.join(app, rel);
       writeFileSync(file, readFileSync(file, 'utf8').replace('http://127.0.0.1:8929', emu.url));
     }
-    const rc = path.join(app, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    const rc = writeDevOverrides(app, root);
     env = {
       PATH: [path.join(app, 'node_modules/.bin'), process.env.PATH ?? ''].join(path.delimiter),
       HOME: app,
@@ -768,18 +732,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
   });
 
   function run(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, out });
-      });
-    });
+    return runCombined(cmd, args, { cwd, env: { ...env, ...extra }, timeoutMs: 60_000 });
   }
 
   it('converges, plans no change in Terraform, and plumb plan of the YAML example plans no change either', async () => {

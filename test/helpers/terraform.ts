@@ -1,0 +1,31 @@
+/**
+ * What the suites that run the real `terraform` against plumb's provider share: a CLI configuration
+ * that points `plumb/plumb` at this checkout's built provider, and a child-process runner that does
+ * not block the event loop (the emulator those runs talk to answers from the test's own process).
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Writes `DIR/cli.tfrc` with a `dev_overrides` entry for the provider in `ROOT/bin`; returns its path. */
+export function writeDevOverrides(dir: string, root: string): string {
+  const rc = path.join(dir, 'cli.tfrc');
+  writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+  return rc;
+}
+
+/** Runs a command to its end, stdout and stderr as one text; killed after `timeoutMs`. */
+export function runCombined(cmd: string, args: readonly string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 90_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
