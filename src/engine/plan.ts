@@ -26,7 +26,7 @@ export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'del
  * Why an action was planned. Cosmetic. Each kind owns its reasons and their texts (its
  * `KindModule.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
  * `ActionReason`s: the plan format carries the name, the registry the text (`REASON_TEXT`), and a
- * test checks that every reason a kind gives is one it declared.
+ * test (test/resources/reasons.test.ts) checks that every reason a kind gives is one it declared.
  */
 export type Reason = string;
 
