@@ -15,7 +15,8 @@
 //
 // The floor (`floorMs`): the first list page alone (it gives X-Total-Pages, so nothing can overlap
 // it), then every other request with 8 in flight: (1 + ceil((pages − 1 + requests) ÷ 8)) × 20 ms.
-// The emulator's own time per request and the client's turnaround are not in it.
+// The emulator's own time per request (the row shows a request's average time from arrival to answer)
+// and the client's turnaround are not in it: the baseline pays them as plumb does.
 //
 // `node bench/fleet.js` runs these rows alone; PLUMB_BENCH_PROFILE=DIR writes plumb's CPU profiles.
 import { spawn } from 'node:child_process';
@@ -107,7 +108,7 @@ async function measure(emu, w, { args, mode }) {
     await emu.resetRequests();
     const r = await run(cmd, dir);
     const stats = await emu.stats();
-    return { ...r, requests: stats.requests, byMethod: stats.byMethod, failed: stats.failed, avgInFlight: stats.avgInFlight };
+    return { ...r, requests: stats.requests, byMethod: stats.byMethod, failed: stats.failed, avgInFlight: stats.avgInFlight, avgServerMs: stats.avgServerMs };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -134,7 +135,7 @@ function describe({ plumb, baseline, vsBaseline }, projects, requests) {
   const methods = Object.entries(plumb.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
   return (
     `${plumb.ms.toFixed(0)} ms; ${plumb.requests} req (${methods})${plumb.failed ? `, ${plumb.failed} failed` : ''}; floor ${floor} ms (${(plumb.ms / floor).toFixed(2)}×); ` +
-    `avg ${plumb.avgInFlight.toFixed(1)} in flight; baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline)`
+    `avg ${plumb.avgInFlight.toFixed(1)} in flight, ${plumb.avgServerMs.toFixed(1)} ms each at the emulator; baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline)`
   );
 }
 
