@@ -123,7 +123,7 @@ async function paired(emu, w, args, mode) {
     p.push(await measure(emu, w, { args }));
   }
   return {
-    plumb: { ...p[0], ms: median(p.map((x) => x.ms)), rssMb: Math.max(...p.map((x) => x.rssMb)) },
+    plumb: { ...p[0], ms: median(p.map((x) => x.ms)), runs: p.map((x) => x.ms), rssMb: Math.max(...p.map((x) => x.rssMb)) },
     baseline: { ...b[0], ms: median(b.map((x) => x.ms)) },
     vsBaseline: median(p.map((x, i) => x.ms / b[i].ms)),
   };
@@ -134,7 +134,7 @@ function describe({ plumb, baseline, vsBaseline }, projects, requests) {
   const floor = floorMs(projects, requests);
   const methods = Object.entries(plumb.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
   return (
-    `${plumb.ms.toFixed(0)} ms; ${plumb.requests} req (${methods})${plumb.failed ? `, ${plumb.failed} failed` : ''}; floor ${floor} ms (${(plumb.ms / floor).toFixed(2)}×); ` +
+    `${plumb.ms.toFixed(0)} ms (runs ${plumb.runs.map((ms) => (ms / floor).toFixed(2)).join(', ')}× floor); ${plumb.requests} req (${methods})${plumb.failed ? `, ${plumb.failed} failed` : ''}; floor ${floor} ms (${(plumb.ms / floor).toFixed(2)}×); ` +
     `avg ${plumb.avgInFlight.toFixed(1)} in flight, ${plumb.avgServerMs.toFixed(1)} ms each at the emulator; baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline)`
   );
 }
