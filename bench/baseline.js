@@ -9,6 +9,9 @@
 // message}. Modes: plan (a list per group), create (a list per group, then its creates), rotate (a
 // list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
 // files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named).
+// With `discover: {group, query}` (a selector's fleet) the files modes first list the group's
+// projects as plumb does (the first page, then the others at once, `concurrency` in flight) and
+// give each listed project the files of `files: [{path, content}]`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'undici';
@@ -82,6 +85,28 @@ async function group(grp) {
     );
   }
 }
+
+/** Every project path of `group`: the first page (it gives X-Total-Pages), then the rest at once. */
+async function discover({ group: grp, query }) {
+  const page = async (n) => {
+    if (running >= job.concurrency) await new Promise((r) => waiting.push(r));
+    running++;
+    try {
+      const res = await pool.request({ method: 'GET', path: `/api/v4/groups/${encodeURIComponent(grp)}/projects?${query}&per_page=100&page=${n}`, headers });
+      const json = await res.body.json();
+      if (res.statusCode >= 400) throw new Error(`GET ${grp} projects: ${res.statusCode}`);
+      return { paths: json.map((p) => p.path_with_namespace), total: Number(res.headers['x-total-pages']) };
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+  const first = await page(1);
+  const rest = await Promise.all(Array.from({ length: first.total - 1 }, (_, i) => page(i + 2)));
+  return [first, ...rest].flatMap((p) => p.paths);
+}
+
+if (job.discover) job.projects = (await discover(job.discover)).map((p) => ({ path: p, files: job.files }));
 
 if (job.mode === 'settings') {
   await call('GET', '/application/settings');

@@ -28,7 +28,9 @@ async function handle(op, arg) {
       const last = emu.requests.reduce((m, r) => Math.max(m, r.answeredMs), -Infinity);
       // Requests in flight on average between the first arrival and the last answer.
       const avgInFlight = emu.requests.reduce((sum, r) => sum + (r.answeredMs - r.receivedMs), 0) / (last - first);
-      return { requests: emu.requests.length, byMethod, failed, maxInFlight: emu.maxInFlight, avgInFlight, firstAt: performance.timeOrigin + first, lastAt: performance.timeOrigin + last };
+      // Milliseconds from a request's arrival to its answer, on average (the latency plus the emulator's own time).
+      const avgServerMs = emu.requests.reduce((sum, r) => sum + (r.answeredMs - r.receivedMs), 0) / emu.requests.length;
+      return { requests: emu.requests.length, byMethod, failed, maxInFlight: emu.maxInFlight, avgInFlight, avgServerMs, spanMs: last - first, firstAt: performance.timeOrigin + first, lastAt: performance.timeOrigin + last };
     }
     case 'resetRequests':
       emu.resetRequests();

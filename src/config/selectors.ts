@@ -276,10 +276,23 @@ export function expandSelectors(
   const origins = new SelectorOrigins();
   const counts: SelectorCount[] = [];
   const diagnostics: Diagnostic[] = [];
+  // A selector's units are located once, not once per match (3,000 matches ask for the same few).
+  const placed = new Map<string, string>();
   const place = (pointer: string): string => {
-    const l = locations.get(pointer);
-    const at = l?.key ?? l?.value;
-    return at ? `${at.file}:${at.line}:${at.column}` : pointer;
+    let text = placed.get(pointer);
+    if (text === undefined) {
+      const l = locations.get(pointer);
+      const at = l?.key ?? l?.value;
+      text = at ? `${at.file}:${at.line}:${at.column}` : pointer;
+      placed.set(pointer, text);
+    }
+    return text;
+  };
+  const writtenOf = new Map<string, string>();
+  const written = (pointer: string): string => {
+    let w = writtenOf.get(pointer);
+    if (w === undefined) writtenOf.set(pointer, (w = locations.written(pointer)));
+    return w;
   };
   const locate = (pointer: string) => {
     const l = locations.get(pointer);
@@ -327,12 +340,12 @@ export function expandSelectors(
           if (unitBelow && isPlainObject(value)) {
             const block: Record<string, unknown> = {};
             target[key] = block;
-            locations.alias(ip, locations.written(sp));
+            locations.alias(ip, written(sp));
             for (const [k, v] of Object.entries(value)) inherit(block, k, v, joinPointer(ip, k), joinPointer(sp, k), false);
             return;
           }
           target[key] = value;
-          locations.alias(ip, locations.written(sp));
+          locations.alias(ip, written(sp));
           markSecrets(ip, sp);
           givenBy.set(ip, s);
           origins.record(ip, s, place(sp), 'inherited');
@@ -363,7 +376,7 @@ export function expandSelectors(
       if (!(m.path in entries)) {
         own = {};
         entries[m.path] = own;
-        locations.alias(mp, locations.written(s.pointer));
+        locations.alias(mp, written(s.pointer));
       }
       if (!isPlainObject(own)) continue; // an empty explicit entry is reported where it is
       origins.entry(mp, s);

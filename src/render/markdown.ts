@@ -30,6 +30,7 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
     }
     head.push('');
   }
+  head.push(...selectorSection(plan));
   const destroys = plan.risks.filter((r) => r.gate === 'destroy');
   if (destroys.length > 0) {
     head.push('**🛑 Destroys** (apply needs `--allow-destroy` or the resource\'s opt-in in the configuration for the unaccepted ones):', '');
@@ -65,6 +66,19 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
   }
   // Last line of defence: whatever was missed above, no control character and no line starting with `/`.
   return noQuickActions(clean(fixed + frame(body) + `<sub>plumb ${mdText(plan.plumbVersion)}, plan format ${mdText(plan.formatVersion)}</sub>\n`)).slice(0, limit);
+}
+
+/** How many objects each selector matched, as the human plan's `Selectors:` lines (the selector is configuration text: inline code). */
+function selectorSection(plan: Pick<Plan, 'selectors'>): string[] {
+  if (!plan.selectors || plan.selectors.length === 0) return [];
+  const out = ['**Selectors**', ''];
+  for (const s of plan.selectors) {
+    const noun = s.container === 'projects' ? 'project' : 'group';
+    const at = s.at ? ` (${mdText(s.at)})` : '';
+    out.push(`- ${mdCode(`${s.instance}.${s.container}[${JSON.stringify(s.selector)}]`)} matched ${count(s.matched)} ${noun}${s.matched === 1 ? '' : 's'}${at}`);
+  }
+  out.push('');
+  return out;
 }
 
 /** `3,000 projects matching` `platform/**` (the selector is configuration text: inline code). */

@@ -98,6 +98,29 @@ describe('plans of a fleet', () => {
     expect(md).not.toContain('@all');
   });
 
+  it('states in the comment how many objects each selector matched, as the terminal plan does', () => {
+    const p: Plan = {
+      ...plan(Array.from({ length: 6 }, (_, i) => fileCreate(`platform/app-${i}`, 'platform/**'))),
+      selectors: [
+        { instance: 'local', container: 'projects', selector: 'platform/**', matched: 3000, at: 'plumb.yaml:7:7' },
+        { instance: 'local', container: 'groups', selector: 'teams/*', matched: 1 },
+      ],
+    };
+    expect(renderPlanHuman(p)).toContain('local.projects["platform/**"] matched 3,000 projects (plumb.yaml:7:7)');
+    const md = renderPlanMarkdown(p);
+    expect(md).toContain('**Selectors**\n\n- `local.projects["platform/**"]` matched 3,000 projects (plumb.yaml:7:7)\n- `local.groups["teams/*"]` matched 1 group\n');
+    // Above the collapsed plan, where a reviewer reads it.
+    expect(md.indexOf('**Selectors**')).toBeLessThan(md.indexOf('<details><summary>Show plan</summary>'));
+  });
+
+  it('escapes a selector in the comment\'s selector counts like any configuration text', () => {
+    const p: Plan = { ...plan([fileCreate('p/a')]), selectors: [{ instance: 'local', container: 'projects', selector: 'x` @all\n/approve', matched: 0 }] };
+    const md = renderPlanMarkdown(p);
+    expect(md).toContain('matched 0 projects');
+    expect(md).not.toMatch(/^\/approve/m);
+    expect(md).not.toContain('@all');
+  });
+
   it('reads a plan of format 1.1 and refuses a selector that is not a string', () => {
     const p = plan([fileCreate('p/a')]);
     expect(checkPlanFile({ ...p, formatVersion: '1.1' })).toBeUndefined();
