@@ -106,8 +106,8 @@ describe('plans of a fleet', () => {
         { instance: 'local', container: 'groups', selector: 'teams/*', matched: 1 },
       ],
     };
-    expect(renderPlanHuman(p)).toContain('local.projects["platform/**"] matched 3,000 projects (plumb.yaml:7:7)');
-    const md = renderPlanMarkdown(p);
+    expect(renderPlanHuman(p, { reasons: REASON_TEXT })).toContain('local.projects["platform/**"] matched 3,000 projects (plumb.yaml:7:7)');
+    const md = renderPlanMarkdown(p, MARKDOWN_LIMIT, REASON_TEXT);
     expect(md).toContain('**Selectors**\n\n- `local.projects["platform/**"]` matched 3,000 projects (plumb.yaml:7:7)\n- `local.groups["teams/*"]` matched 1 group\n');
     // Above the collapsed plan, where a reviewer reads it.
     expect(md.indexOf('**Selectors**')).toBeLessThan(md.indexOf('<details><summary>Show plan</summary>'));
@@ -115,7 +115,7 @@ describe('plans of a fleet', () => {
 
   it('escapes a selector in the comment\'s selector counts like any configuration text', () => {
     const p: Plan = { ...plan([fileCreate('p/a')]), selectors: [{ instance: 'local', container: 'projects', selector: 'x` @all\n/approve', matched: 0 }] };
-    const md = renderPlanMarkdown(p);
+    const md = renderPlanMarkdown(p, MARKDOWN_LIMIT, REASON_TEXT);
     expect(md).toContain('matched 0 projects');
     expect(md).not.toMatch(/^\/approve/m);
     expect(md).not.toContain('@all');
