@@ -163,3 +163,130 @@ export function specTestMode(found: boolean, env: NodeJS.ProcessEnv = process.en
   const ci = env['CI'];
   return found || (ci !== undefined && ci !== '' && ci.toLowerCase() !== 'false') ? 'run' : 'skip';
 }
+
+/** Section 2's response-only fields: `Response-only fields: \`id\` (integer), ...` as names. */
+export function specResponseOnlyFields(markdown: string): string[] {
+  const line = /^The resource is the settings record\. Response-only fields: ([^.]*)\./m.exec(markdown);
+  if (!line) throw new Error('"Response-only fields" not found');
+  return [...line[1]!.matchAll(/`([a-z0-9_]+)` \(/g)].map((m) => m[1]!);
+}
+
+/**
+ * Section 2's renamed limits: "The update response also shows `a` and `b`, while the settings table
+ * names the same limits `c` and `d`" as table name → response name (c → a, d → b).
+ */
+export function specResponseNames(markdown: string): Map<string, string> {
+  const m = /response also shows ([^,]*), while the settings table names the same limits ([^.]*)\./.exec(markdown);
+  if (!m) throw new Error('the renamed limits of section 2 not found');
+  const names = (s: string): string[] => [...s.matchAll(/`([a-z0-9_]+)`/g)].map((x) => x[1]!);
+  const shown = names(m[1]!);
+  const table = names(m[2]!);
+  if (shown.length === 0 || shown.length !== table.length) throw new Error('the renamed limits do not pair up');
+  return new Map(table.map((t, i) => [t, shown[i]!]));
+}
+
+/**
+ * The tier of a row: `[TT]` in its meaning or heading is the top tier, `[HT]` (or a place in the
+ * "Fields only returned on higher tiers" list without a tag) a higher tier, else every tier.
+ */
+export function specRowTier(row: SpecSettingRow, higher: ReadonlyMap<string, unknown>): 'free' | 'premium' | 'ultimate' {
+  const tags = `${row.meaning} ${row.heading}`;
+  if (tags.includes('[TT]')) return 'ultimate';
+  return tags.includes('[HT]') || higher.has(row.name) ? 'premium' : 'free';
+}
+
+/**
+ * Deprecated rows that stand for another setting: `deprecated; use x` (x a setting, or one word
+ * that replaces the last word of the name: `asset_proxy_whitelist` "use allowlist") and section 9's
+ * "`a` is deprecated since N in favour of `b`" / "the three older housekeeping period settings …
+ * in favour of `b`". Deprecated rows that name no single setting ("use the web or api variants")
+ * are not here.
+ */
+export function specAliases(markdown: string): Map<string, string> {
+  const rows = specSettingRows(markdown);
+  const names = new Set(rows.map((r) => r.name));
+  const out = new Map<string, string>();
+  for (const r of rows) {
+    const m = /\bdeprecated\b[^;]*; use ([a-z0-9_]+)(?:\s|$|;)/.exec(r.meaning);
+    if (!m) continue;
+    const word = m[1]!;
+    const target = names.has(word) ? word : r.name.replace(/[a-z0-9]+$/, word);
+    if (names.has(target) && target !== r.name) out.set(r.name, target);
+  }
+  const versioning = markdown.slice(markdown.indexOf('## 9. Versioning'));
+  for (const m of versioning.matchAll(/([a-z0-9_]+) is deprecated since [\d.]+ in favour of ([a-z0-9_]+)/g)) {
+    if (names.has(m[1]!) && names.has(m[2]!)) out.set(m[1]!, m[2]!);
+  }
+  const housekeeping = /the three older housekeeping period settings are deprecated since [\d.]+ in favour of ([a-z0-9_]+)/.exec(versioning);
+  if (housekeeping) {
+    const older = rows.filter((r) => /^housekeeping_.*_period$/.test(r.name) && r.name !== housekeeping[1] && /\bdeprecated\b/.test(r.meaning));
+    if (older.length !== 3) throw new Error(`expected three older housekeeping periods, found ${older.length}`);
+    for (const r of older) out.set(r.name, housekeeping[1]!);
+  }
+  return out;
+}
+
+export type SpecSettingRule =
+  | { readonly kind: 'required-when-enabled'; readonly flag: string; readonly requires: readonly string[] }
+  | { readonly kind: 'required-with'; readonly field: string; readonly requires: readonly string[] };
+
+/**
+ * The dependency rules of section 2.2, read from the table rows: a boolean master "requires" its
+ * partners when enabled, any other master (a certificate, a URL) whenever it is given. Partners come
+ * from `req-by X` (`req-by the enabled flag`: the nearest row above named `<stem>enabled` whose stem
+ * starts the name), from `requires a, b and c` (a setting name, or a suffix of the master's stem:
+ * `requires default_label, timeout, url`), from a `x_enabled (+ a, b)` row (the flag requires the
+ * rest of its row: "same pattern") and, for each `throttle_*_enabled` flag 2.2 names that has none
+ * of these, its `period_in_seconds` and `requests_per_period` ("requires its period and requests
+ * settings"). Phrases that point at rows ("the next two", "the four chat_app fields") are covered
+ * by those rows' own `req-by`.
+ */
+export function specSettingRules(markdown: string): SpecSettingRule[] {
+  const rows = specSettingRows(markdown);
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const partners = new Map<string, string[]>();
+  const add = (master: string, partner: string): void => {
+    if (!byName.has(master)) throw new Error(`req-by names the unknown setting ${master}`);
+    const list = partners.get(master) ?? [];
+    if (!list.includes(partner)) list.push(partner);
+    partners.set(master, list);
+  };
+  const stemOf = (flag: string): string => flag.slice(0, -'enabled'.length);
+  rows.forEach((r, i) => {
+    const by = /req-by (the enabled flag|[a-z0-9_]+)/.exec(r.meaning);
+    if (by) {
+      let master = by[1]!;
+      if (master === 'the enabled flag') {
+        const flag = rows.slice(0, i).reverse().find((x) => x.name.endsWith('_enabled') && r.name.startsWith(stemOf(x.name)));
+        if (!flag) throw new Error(`no enabled flag above ${r.name}`);
+        master = flag.name;
+      }
+      add(master, r.name);
+    }
+    const req = /\brequires ([^;]*)/.exec(r.meaning);
+    if (req && !/^(the|its) /.test(req[1]!)) {
+      for (const word of req[1]!.split(/,\s*|\s+and\s+/).map((w) => w.trim()).filter(Boolean)) {
+        const name = byName.has(word) ? word : r.name.endsWith('_enabled') && byName.has(stemOf(r.name) + word) ? stemOf(r.name) + word : undefined;
+        if (!name) throw new Error(`cannot read "${word}" in the requires of ${r.name}`);
+        add(r.name, name);
+      }
+    }
+    if (/\(\+/.test(r.row)) {
+      const master = /^([a-z0-9_]+)/.exec(r.row)![1]!;
+      if (master !== r.name) add(master, r.name);
+    }
+  });
+  const listed = /Master flags and their required settings are listed in the tables above: ([^.]*)\./.exec(markdown);
+  if (!listed) throw new Error('the master flags of section 2.2 not found');
+  if (/each throttle_\*_enabled flag/.test(listed[1]!)) {
+    for (const r of rows) {
+      if (!/^throttle_.*_enabled$/.test(r.name) || partners.has(r.name)) continue;
+      for (const suffix of ['period_in_seconds', 'requests_per_period']) {
+        if (byName.has(stemOf(r.name) + suffix)) add(r.name, stemOf(r.name) + suffix);
+      }
+    }
+  }
+  return [...partners].map(([master, requires]): SpecSettingRule =>
+    byName.get(master)!.type === 'boolean' ? { kind: 'required-when-enabled', flag: master, requires } : { kind: 'required-with', field: master, requires },
+  );
+}
