@@ -29,6 +29,7 @@ import {
   suggestSettingName,
 } from '../../src/catalogue/index.js';
 import type { SettingRule, SettingSpec, Tier, ValueType } from '../../src/catalogue/index.js';
+import { SECRET_SETTINGS } from '../helpers/secret-settings.js';
 import {
   SPEC_DIR,
   specDir,
@@ -71,23 +72,7 @@ const SPEC_TYPES: Record<string, ValueType> = {
   object: 'object',
 };
 
-const EXPECTED_SECRETS = [
-  'captcha_private_key',
-  'spam_filter_api_key',
-  'spam_check_api_key',
-  'external_auth_client_key',
-  'external_auth_client_key_pass',
-  'asset_proxy_secret_key',
-  'chat_app_secret',
-  'chat_app_signing_secret',
-  'chat_app_verification_token',
-  'mail_provider_signing_key',
-  'managed_k8s_secret_access_key',
-  'external_pipeline_validation_service_token',
-  'static_objects_external_storage_auth_token',
-  'search_engine_aws_secret_access_key',
-  'search_engine_password',
-];
+const EXPECTED_SECRETS = SECRET_SETTINGS;
 
 const dir = specDir();
 const markdownPath = join(dir ?? SPEC_DIR, 'application-settings.md');

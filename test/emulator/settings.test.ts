@@ -1,4 +1,5 @@
 /** Conformance: application settings (GET/PUT /application/settings), spec sections 2, 2.1, 2.2, 4, 5, 8. */
+import { SECRET_SETTINGS } from '../helpers/secret-settings.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -36,23 +37,7 @@ const tierOf = (r: SpecSettingRow): 'free' | 'premium' | 'ultimate' => specRowTi
  * emulator omits them (docs/emulator.md, "Settings: secrets in responses"), which is what plumb
  * treats as write-only.
  */
-const SECRETS = new Set([
-  'captcha_private_key',
-  'spam_filter_api_key',
-  'spam_check_api_key',
-  'external_auth_client_key',
-  'external_auth_client_key_pass',
-  'asset_proxy_secret_key',
-  'chat_app_secret',
-  'chat_app_signing_secret',
-  'chat_app_verification_token',
-  'mail_provider_signing_key',
-  'managed_k8s_secret_access_key',
-  'external_pipeline_validation_service_token',
-  'static_objects_external_storage_auth_token',
-  'search_engine_aws_secret_access_key',
-  'search_engine_password',
-]);
+const SECRETS = new Set(SECRET_SETTINGS);
 /**
  * Not from the spec: deprecated rows that name no single replacement ("use the web_hooks variant",
  * "use the web or api variants"); the real API copies them to these (its legacy-parameter handling).
