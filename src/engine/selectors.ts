@@ -17,6 +17,8 @@ import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 import { openSession } from './engine.js';
+import { targetSet } from './targets.js';
+import type { TargetSet } from './targets.js';
 import type { EngineOptions } from './engine.js';
 
 /** `loaded` with its selectors expanded for the instances this run works on; `loaded` itself when it has none. */
@@ -35,6 +37,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
       selectors.list.map(async (s) => {
         const ctx = session.contexts.get(s.instance);
         if (!ctx) return; // not selected, or the session says why (the plan reports it)
+        if (!mayTarget(ctx.targets, s)) return; // no --target can select a match: not listed, not expanded
         try {
           const found =
             s.container === 'projects'
@@ -67,6 +70,19 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
   const diagnostics = [...oncePerSelector(result.diagnostics, loaded, exp.origins), ...exp.diagnostics];
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { ...result, diagnostics };
+}
+
+/**
+ * Whether some `--target` can select an address a match of `s` would have
+ * (`inst.project["base/…"]`, `inst.group["base/…"]`). Conservative: only the prefix up to the
+ * group is compared, and without case (the instance answers paths in its own case, a key may be
+ * written in another), so a selector is skipped only when no target can name anything under its group.
+ */
+function mayTarget(targets: TargetSet, s: Selector): boolean {
+  if (targets.written.length === 0) return true;
+  const lower = targetSet(targets.written.map((t) => t.toLowerCase()));
+  const noun = s.container === 'projects' ? 'project' : 'group';
+  return lower.withinSegments([s.instance.toLowerCase(), { startsWith: `${noun}[${JSON.stringify(s.base.toLowerCase() + '/')}`.slice(0, -1) }]);
 }
 
 /**
