@@ -17,6 +17,7 @@ import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 import { openSession } from './engine.js';
+import { moreMatchesNote, selectorMatchNote } from './resource.js';
 import { targetSet } from './targets.js';
 import type { TargetSet } from './targets.js';
 import type { EngineOptions } from './engine.js';
@@ -112,7 +113,7 @@ function oncePerSelector(diagnostics: readonly Diagnostic[], loaded: ConfigResul
         continue;
       }
       seen.set(key, { index: out.length, more: 0 });
-      out.push({ ...d, related: [...(d.related ?? []), { message: `declared by selector "${from.s.key}" for ${from.s.container === 'projects' ? 'project' : 'group'} "${match}"` }] });
+      out.push({ ...d, related: [...(d.related ?? []), { message: selectorMatchNote(from.s, match) }] });
       continue;
     }
     const over = origins.overrideOver(d.pointer);
@@ -125,7 +126,7 @@ function oncePerSelector(diagnostics: readonly Diagnostic[], loaded: ConfigResul
   for (const { index, more } of seen.values()) {
     if (more === 0) continue;
     const d = out[index]!;
-    out[index] = { ...d, related: [...(d.related ?? []), { message: `and ${more.toLocaleString('en-US')} more of its matches` }] };
+    out[index] = { ...d, related: [...(d.related ?? []), { message: moreMatchesNote(more) }] };
   }
   return out;
 }

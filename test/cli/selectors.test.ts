@@ -172,8 +172,9 @@ describe('project selectors', () => {
     expect(missing[0]!.summary).toContain('platform/a');
     expect(missing[0]!.related!.map((r) => r.message)).toEqual(['declared by selector "platform/**" for project "platform/a"', 'and 4 more of its matches']);
     const human = await h.run(['plan']);
-    expect(human.stderr.match(/PLUMB_FILE_BRANCH_MISSING/g)).toHaveLength(1);
-    expect(human.stderr).toContain('and 4 more of its matches');
+    const out = human.stdout + human.stderr;
+    expect(out.match(/PLUMB_FILE_BRANCH_MISSING/g)).toHaveLength(1);
+    expect(out).toContain('and 4 more of its matches');
   });
 
   it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
