@@ -263,7 +263,8 @@ export interface Expansion {
 
 /**
  * Replaces each selector entry by one entry per match (`matches` by selector, from discovery),
- * merged under the explicit entries; see the file's comment. `data` is not modified.
+ * merged under the explicit entries; see the file's comment. A selector without an entry in
+ * `matches` was not listed and is only removed. `data` is not modified.
  */
 export function expandSelectors(
   source: Record<string, unknown>,
@@ -307,8 +308,11 @@ export function expandSelectors(
     delete entries[s.key];
   }
   for (const s of selectors.list) {
+    // Not listed (its instance is not worked on, or no --target can select a match): no entries, no count.
+    const listed = matches.get(s);
+    if (!listed) continue;
     const entries = (data.instances as Record<string, Record<string, Record<string, unknown>>>)[s.instance]![s.container]!;
-    const found = (matches.get(s) ?? []).filter((m) => !s.exclude.some((x) => matchesPathGlob(x, m.path)));
+    const found = listed.filter((m) => !s.exclude.some((x) => matchesPathGlob(x, m.path)));
     const kept = found.filter((m) => {
       if (isPlainPath(m.path)) return true;
       diagnostics.push({ severity: 'warning', code: 'PLUMB_SELECTOR_MATCH_REFUSED', summary: `Selector "${s.key}" of instance "${s.instance}" leaves out ${JSON.stringify(m.path)}: not a plain path`, detail: 'A match\'s path goes into placeholders and addresses; the instance returned one with characters a path cannot hold.', pointer: s.pointer, location: locate(s.pointer) });

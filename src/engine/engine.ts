@@ -14,8 +14,9 @@ import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
-import type { InstanceContext, KindRegistry, ReadCache } from './resource.js';
-import { planDiagnostic, providerFor } from './resource.js';
+import { splitPointer } from '../config/pointer.js';
+import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
+import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
@@ -112,6 +113,15 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const l = over ? loaded.sources.locations.get(over.defaults) : undefined;
     return l ? (l.key ?? l.value) : undefined;
   };
+  const expansion = loaded.sources.expansion;
+  const selectorMatch = (pointer: string): SelectorMatchOf | undefined => {
+    const s = expansion?.origins.selectorOf(pointer);
+    if (!s) return undefined;
+    const written = loaded.sources.locations.written(pointer);
+    const at = loaded.sources.locations.written(s.pointer);
+    if (written === pointer || (written !== at && !written.startsWith(at + '/'))) return undefined; // the explicit entry's own
+    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]! };
+  };
   const targets = targetSet(opts.targets ?? []);
   const state = opts.state ?? StateStore.read(opts.stateFile);
   if (state instanceof StateProblem) {
@@ -200,6 +210,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       state,
       locate,
       ...(loaded.sources.defaults.size > 0 && { overriddenDefault }),
+      ...(expansion && { selectorMatch }),
       targets,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,
@@ -305,7 +316,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
-      diagnostics.push(...r.diagnostics);
+      diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics));
     }
   } finally {
     if (!session) await own.close();

@@ -22,6 +22,11 @@ export interface InstanceContext {
    * the default's location, for a diagnostic's `related`. Absent or undefined: it does not.
    */
   readonly overriddenDefault?: (pointer: string) => SourceLocation | undefined;
+  /**
+   * The selector match a pointer lies in, when its value comes from the selector's body (not from
+   * an explicit entry): plan diagnostics about it are collapsed per selector ({@link collapseSelectorDiagnostics}).
+   */
+  readonly selectorMatch?: (pointer: string) => SelectorMatchOf | undefined;
   /** Progress and notes for people (stderr); never secrets. */
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
@@ -176,15 +181,68 @@ export function providerFor(kinds: KindRegistry, kind: string): ResourceProvider
 
 /** A plan diagnostic located at a configuration pointer. */
 export function planDiagnostic(
-  ctx: Pick<InstanceContext, 'locate' | 'overriddenDefault'>,
+  ctx: Pick<InstanceContext, 'locate' | 'overriddenDefault' | 'selectorMatch'>,
   d: Omit<PlanDiagnostic, 'file' | 'line' | 'column'> & { pointer?: string },
 ): PlanDiagnostic {
   const { pointer, ...rest } = d;
   const loc = pointer !== undefined ? ctx.locate(pointer) : undefined;
   const over = pointer !== undefined ? ctx.overriddenDefault?.(pointer) : undefined;
-  return {
+  const out: PlanDiagnostic = {
     ...rest,
     ...(loc && { file: loc.file, line: loc.line, column: loc.column }),
     ...(over && { related: [...(rest.related ?? []), { message: 'this overrides the value in defaults declared here', file: over.file, line: over.line, column: over.column }] }),
   };
+  const from = pointer !== undefined ? ctx.selectorMatch?.(pointer) : undefined;
+  if (from) fromSelector.set(out, from);
+  return out;
+}
+
+/** One match of one selector (docs/config.md#selectors). */
+export interface SelectorMatchOf {
+  /** The selector's pointer (`/instances/prod/projects/platform~1**`): one per instance. */
+  readonly pointer: string;
+  readonly key: string;
+  readonly container: 'projects' | 'groups';
+  /** The match's full path. */
+  readonly match: string;
+}
+
+/** Plan diagnostics made about a selector's body in one match (kept off the plan's format). */
+const fromSelector = new WeakMap<PlanDiagnostic, SelectorMatchOf>();
+
+/** The wording of a problem of a selector's body reported once: which match, then how many more. */
+export const selectorMatchNote = (s: Pick<SelectorMatchOf, 'key' | 'container'>, match: string): string =>
+  `declared by selector "${s.key}" for ${s.container === 'projects' ? 'project' : 'group'} "${match}"`;
+export const moreMatchesNote = (more: number): string => `and ${more.toLocaleString('en-US')} more of its matches`;
+
+/**
+ * A problem a kind finds at plan in the body of a selector is one place in the files: the
+ * diagnostics one selector's matches give with the same code, place and summary (the match's path
+ * taken out) are reported once, the first one naming its match and how many more there were, as
+ * config/validate's are (engine/selectors.ts).
+ */
+export function collapseSelectorDiagnostics(diagnostics: readonly PlanDiagnostic[]): PlanDiagnostic[] {
+  const seen = new Map<string, { index: number; more: number }>();
+  const out: PlanDiagnostic[] = [];
+  for (const d of diagnostics) {
+    const from = fromSelector.get(d);
+    if (!from) {
+      out.push(d);
+      continue;
+    }
+    const key = [from.pointer, d.severity, d.code, d.file, d.line, d.column, d.summary.replaceAll(from.match, '')].join('\0');
+    const first = seen.get(key);
+    if (first) {
+      first.more++;
+      continue;
+    }
+    seen.set(key, { index: out.length, more: 0 });
+    out.push({ ...d, related: [...(d.related ?? []), { message: selectorMatchNote(from, from.match) }] });
+  }
+  for (const { index, more } of seen.values()) {
+    if (more === 0) continue;
+    const d = out[index]!;
+    out[index] = { ...d, related: [...(d.related ?? []), { message: moreMatchesNote(more) }] };
+  }
+  return out;
 }

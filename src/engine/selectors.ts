@@ -17,6 +17,9 @@ import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 import { openSession } from './engine.js';
+import { moreMatchesNote, selectorMatchNote } from './resource.js';
+import { targetSet } from './targets.js';
+import type { TargetSet } from './targets.js';
 import type { EngineOptions } from './engine.js';
 
 /** `loaded` with its selectors expanded for the instances this run works on; `loaded` itself when it has none. */
@@ -35,6 +38,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
       selectors.list.map(async (s) => {
         const ctx = session.contexts.get(s.instance);
         if (!ctx) return; // not selected, or the session says why (the plan reports it)
+        if (!mayTarget(ctx.targets, s)) return; // no --target can select a match: not listed, not expanded
         try {
           const found =
             s.container === 'projects'
@@ -70,6 +74,19 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
 }
 
 /**
+ * Whether some `--target` can select an address a match of `s` would have
+ * (`inst.project["base/…"]`, `inst.group["base/…"]`). Conservative: only the prefix up to the
+ * group is compared, and without case (the instance answers paths in its own case, a key may be
+ * written in another), so a selector is skipped only when no target can name anything under its group.
+ */
+function mayTarget(targets: TargetSet, s: Selector): boolean {
+  if (targets.written.length === 0) return true;
+  const lower = targetSet(targets.written.map((t) => t.toLowerCase()));
+  const noun = s.container === 'projects' ? 'project' : 'group';
+  return lower.withinSegments([s.instance.toLowerCase(), { startsWith: `${noun}[${JSON.stringify(s.base.toLowerCase() + '/')}`.slice(0, -1) }]);
+}
+
+/**
  * A problem of a selector's body is one place in the files, so it is reported once, at the
  * selector (with the first match it was found in, and how many more), not once per match; a
  * problem of an explicit entry's value that overrides a selector's names the selector too.
@@ -96,7 +113,7 @@ function oncePerSelector(diagnostics: readonly Diagnostic[], loaded: ConfigResul
         continue;
       }
       seen.set(key, { index: out.length, more: 0 });
-      out.push({ ...d, related: [...(d.related ?? []), { message: `declared by selector "${from.s.key}" for ${from.s.container === 'projects' ? 'project' : 'group'} "${match}"` }] });
+      out.push({ ...d, related: [...(d.related ?? []), { message: selectorMatchNote(from.s, match) }] });
       continue;
     }
     const over = origins.overrideOver(d.pointer);
@@ -109,7 +126,7 @@ function oncePerSelector(diagnostics: readonly Diagnostic[], loaded: ConfigResul
   for (const { index, more } of seen.values()) {
     if (more === 0) continue;
     const d = out[index]!;
-    out[index] = { ...d, related: [...(d.related ?? []), { message: `and ${more.toLocaleString('en-US')} more of its matches` }] };
+    out[index] = { ...d, related: [...(d.related ?? []), { message: moreMatchesNote(more) }] };
   }
   return out;
 }

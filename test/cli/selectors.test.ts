@@ -9,6 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileHarness } from '../resources/repository-files/helpers.js';
 import type { FileHarness } from '../resources/repository-files/helpers.js';
+import { ADMIN_TOKEN } from '../resources/repository-files/helpers.js';
+import { startTestEmulator } from '../helpers/emulator.js';
+import type { TestEmulator } from '../helpers/emulator.js';
 import { harness as tokenHarness } from '../resources/group-access-tokens/helpers.js';
 import type { Harness as TokenHarness } from '../resources/group-access-tokens/helpers.js';
 
@@ -27,10 +30,12 @@ const SEED = {
 
 let h: FileHarness | undefined;
 let t: TokenHarness | undefined;
+let other: TestEmulator | undefined;
 afterEach(async () => {
   await h?.close();
   await t?.close();
-  h = t = undefined;
+  await other?.close();
+  h = t = other = undefined;
 });
 
 /** plumb.yaml from the lines under `projects:` (indented by 6). */
@@ -60,7 +65,8 @@ describe('project selectors', () => {
     ]);
     expect(p.changes.find((c) => c.address.includes('platform/team/d'))!.selector).toBe('platform/**');
     // Only the group's own lists were read, never the instance's.
-    expect(h.emu.requests.some((r) => r.path === '/api/v4/projects' && r.method === 'GET')).toBe(false);
+    expect(h.emu.requests.some((r) => r.path === '/projects' && r.method === 'GET')).toBe(false);
+    expect(h.emu.requests.filter((r) => r.path === '/groups/platform/projects')).toHaveLength(2);
     const human = await h.run(['plan']);
     expect(human.stdout).toContain('local.projects["platform/**"] matched 5 projects (plumb.yaml:10:7)');
     expect(human.stdout).toContain('in 5 projects matching platform/**');
@@ -140,6 +146,37 @@ describe('project selectors', () => {
     expect(h.file('CODEOWNERS', 'main', 'platform/a')).toBeUndefined();
   });
 
+  it('does not list a selector\'s group when no --target can select one of its matches, and lists it when one can', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        files:', '          CODEOWNERS: {content: "* @platform\\n"}', '      other/g:', '        files:', '          CODEOWNERS: {content: "* @other\\n"}']);
+    const lists = () => h!.emu.requests.filter((r) => /^\/groups\/[^/]+\/projects$/.test(r.path)).length;
+    const outside = await plan(['--target', 'local.project["other/g"]']);
+    expect(outside.changes.map((c) => c.address)).toEqual(['local.project["other/g"].branch["main"].file["CODEOWNERS"]']);
+    expect(lists()).toBe(0);
+    expect(outside.diagnostics.filter((d) => d.code === 'PLUMB_SELECTOR_MATCHES_NOTHING')).toEqual([]);
+    expect(outside.selectors ?? []).toEqual([]);
+    const inside = await plan(['--target', 'local.project["platform/team/*"]']);
+    expect(created(inside, 'CODEOWNERS')).toEqual(['platform/team/d', 'platform/team/deep/f', 'platform/team/e']);
+    expect(lists()).toBe(1);
+    await plan(['--target', 'local']); // the instance: everything in it
+    expect(lists()).toBe(2);
+  });
+
+  it('collapses a plan-time problem of the selector\'s body found in every match into one, at the selector\'s line, naming the first match and how many more', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        files:', '          CODEOWNERS: {content: "* @platform\\n", branches: [release]}']);
+    const p = await plan();
+    const missing = p.diagnostics.filter((d) => d.code === 'PLUMB_FILE_BRANCH_MISSING');
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatchObject({ severity: 'error', file: 'plumb.yaml', line: 9 });
+    expect(missing[0]!.summary).toContain('platform/a');
+    expect(missing[0]!.related!.map((r) => r.message)).toEqual(['declared by selector "platform/**" for project "platform/a"', 'and 4 more of its matches']);
+    const human = await h.run(['plan']);
+    const out = human.stdout + human.stderr;
+    expect(out.match(/PLUMB_FILE_BRANCH_MISSING/g)).toHaveLength(1);
+    expect(out).toContain('and 4 more of its matches');
+  });
+
   it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
     const more = Array.from({ length: 20 }, (_, i) => `platform/n${i}`);
     h = await fileHarness({ ...SEED, projects: [...SEED.projects, ...more.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: README }))] });
@@ -175,6 +212,58 @@ describe('project selectors', () => {
     const bad = await h.run(['plan', '--max-match-change', '10%']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--max-match-change must be a whole number of percent');
+  });
+});
+
+describe('selectors under defaults:', () => {
+  it('expands the defaults\' selector through each instance\'s own lists, under an instance\'s explicit entry, with origins at the defaults\' line', async () => {
+    h = await fileHarness(SEED);
+    other = await startTestEmulator({
+      seed: {
+        users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
+        groups: [{ full_path: 'platform' }],
+        projects: ['x', 'y'].map((n) => ({ path_with_namespace: `platform/${n}`, default_branch: 'main', files: README })),
+      },
+    });
+    h.wd.write(
+      'plumb.yaml',
+      [
+        'version: 1',
+        'defaults:',
+        '  projects:',
+        '    "platform/*":',
+        '      files:',
+        '        CODEOWNERS: {content: "* @{group} on {instance}\\n"}',
+        '        SECURITY.md: {content: "# Security\\n"}',
+        'instances:',
+        '  prod:',
+        `    url: ${h.emu.url}`,
+        '    token_env: PLUMB_TOKEN',
+        '  staging:',
+        `    url: ${other.url}`,
+        '    token_env: PLUMB_TOKEN',
+        '    projects:',
+        '      platform/x:',
+        '        files:',
+        '          CODEOWNERS: {content: "* @x\\n"}',
+      ].join('\n') + '\n',
+    );
+    const p = await plan();
+    expect(p.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const codeowners = p.changes.filter((c) => c.action === 'create' && c.address.endsWith('.file["CODEOWNERS"]')).map((c) => c.address.replace(/\.branch.*/, '')).sort();
+    expect(codeowners).toEqual(['prod.project["platform/a"]', 'prod.project["platform/b"]', 'staging.project["platform/x"]', 'staging.project["platform/y"]']);
+    expect(p.selectors).toEqual([
+      { instance: 'prod', container: 'projects', selector: 'platform/*', matched: 2, at: 'plumb.yaml:4:5' },
+      { instance: 'staging', container: 'projects', selector: 'platform/*', matched: 2, at: 'plumb.yaml:4:5' },
+    ]);
+    const at = (a: string) => p.changes.find((c) => c.address === a)!;
+    expect(at('staging.project["platform/x"].branch["main"].file["CODEOWNERS"]').origin).toEqual({ from: 'overridden', selector: 'platform/*', declared: 'plumb.yaml:6:9', override: 'plumb.yaml:18:11' });
+    expect(at('staging.project["platform/x"].branch["main"].file["SECURITY.md"]').origin).toEqual({ from: 'inherited', selector: 'platform/*', declared: 'plumb.yaml:7:9' });
+    expect(at('prod.project["platform/a"].branch["main"].file["CODEOWNERS"]').origin).toEqual({ from: 'inherited', selector: 'platform/*', declared: 'plumb.yaml:6:9' });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(h.file('CODEOWNERS', 'main', 'platform/b')!.data.toString()).toBe('* @platform on prod\n');
+    const x = other.state.projects.find((q) => q.pathWithNamespace === 'platform/x')!.repo.branchHead('main')!.files.get('CODEOWNERS')!;
+    expect(x.data.toString()).toBe('* @x\n');
   });
 });
 
