@@ -202,7 +202,7 @@ no configuration and never contacts the instance. Exit 0; 1 when the file is not
     },
   },
   comment: {
-    usage: `Usage: plumb comment PLAN.json [--key NAME] [--token-env NAME...]
+    usage: `Usage: plumb comment PLAN.json [--key NAME] [--token-env NAME...] [--config PATH...]
 
 Posts a saved plan (\`plumb plan --out PLAN.json\`) on the merge request of the current pipeline as
 one note, and updates that note on every later pipeline instead of adding another: the note is
@@ -215,10 +215,14 @@ token that may comment; never an administrator token). Exit 0 posted, 1 error.
                         job); default: the plan's instance names
   --token-env NAME      a variable holding an administrator token (repeatable; default
                         PLUMB_TOKEN): refused when PLUMB_COMMENT_TOKEN holds the same token
+  --config PATH         the configuration (YAML, repeatable), read only for the ca_bundle of its
+                        instance at CI_API_V4_URL's host; without it, in the service's CI, the
+                        runner's CI_SERVER_TLS_CA_FILE is trusted for CI_SERVER_URL
   -h, --help            this help
 `,
     options: {
       key: { type: 'string' },
+      config: { type: 'string', multiple: true },
       'token-env': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -350,7 +354,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
         }
         const { runComment } = await import('./commands/comment.js');
         const tokenEnvs = (values['token-env'] as string[] | undefined) ?? [];
-        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])] }, io, hooks);
+        return await runComment({ planFile: positionals[0]!, ...(typeof values.key === 'string' && { key: values.key }), tokenEnvs: [...new Set(['PLUMB_TOKEN', ...tokenEnvs])], ...(Array.isArray(values.config) && { config: values.config as string[] }) }, io, hooks);
       }
       case 'emulator': {
         const { values } = parse('emulator', rest);

@@ -161,6 +161,37 @@ interface RawResponse {
   readonly bytes: Buffer;
 }
 
+export interface DispatcherOptions {
+  /** PEM bundle of CAs to trust instead of Node's defaults (for a private CA). */
+  readonly caBundle?: string;
+  /** Connections kept to the origin. @default 8 */
+  readonly connections?: number;
+  /** TCP + TLS connect timeout in ms. @default 10_000 */
+  readonly connectTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept, in ms. @default 4_000 */
+  readonly keepAliveTimeoutMs?: number;
+}
+
+/**
+ * The connection pool to one instance's origin, trusting `caBundle` when given: what every request
+ * plumb sends to an instance goes through (the API client, the Terraform-state backend, the
+ * merge-request comment), so they all trust the same CAs. Use it with this module's `fetch` (the
+ * same undici as the pool).
+ */
+export function instanceDispatcher(origin: string, options: DispatcherOptions = {}): Pool {
+  return new Pool(origin, {
+    connections: options.connections ?? 8,
+    connect: {
+      timeout: options.connectTimeoutMs ?? 10_000,
+      ...(options.caBundle === undefined ? {} : { ca: options.caBundle }),
+    },
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+  });
+}
+
+/** undici's fetch, which takes `instanceDispatcher`'s pool as its `dispatcher`. */
+export { fetch as instanceFetch } from 'undici';
+
 export class ApiClient {
   #token: string;
   /** Credentials this client used before a `replaceToken`; still redacted from anything surfaced. */
@@ -224,14 +255,11 @@ export class ApiClient {
       userAgent: options.userAgent ?? 'plumb',
     };
 
-    const connect = {
-      timeout: options.connectTimeoutMs ?? 10_000,
-      ...(options.caBundle === undefined ? {} : { ca: options.caBundle }),
-    };
-    this.#pool = new Pool(this.#origin, {
+    this.#pool = instanceDispatcher(this.#origin, {
       connections: concurrency,
-      connect,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
+      ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      ...(options.keepAliveTimeoutMs !== undefined && { keepAliveTimeoutMs: options.keepAliveTimeoutMs }),
+      ...(options.caBundle !== undefined && { caBundle: options.caBundle }),
     });
   }
 

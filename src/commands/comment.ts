@@ -9,6 +9,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Dispatcher } from 'undici';
+import { instanceDispatcher, instanceFetch } from '../api/client.js';
+import { trustedCaFile } from '../engine/connection.js';
+import { loadConfig } from '../config/validate.js';
+import type { DesiredConfig } from '../config/model.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { checkPlanFile } from '../engine/plan.js';
@@ -29,6 +34,11 @@ export interface CommentFlags {
   readonly key?: string;
   /** Variables holding administrator tokens: the comment token must differ from each. */
   readonly tokenEnvs: readonly string[];
+  /**
+   * The configuration (`--config PATH`, repeatable), read only for the `ca_bundle` of its instance
+   * at CI_API_V4_URL's host.
+   */
+  readonly config?: readonly string[];
   /** Test hook: a smaller note limit. */
   readonly limit?: number;
 }
@@ -87,6 +97,25 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
   const marker = markerOf(key);
   const notes = `${api.href}/projects/${encodeURIComponent(env.CI_PROJECT_ID!)}/merge_requests/${encodeURIComponent(env.CI_MERGE_REQUEST_IID!)}/notes`;
   const headers = { 'private-token': token };
+  // The CAs the API client trusts for this host: the configuration's ca_bundle for it (with
+  // --config), else, in the service's CI, the runner's CA file for its own instance.
+  let instances: DesiredConfig['instances'] = [];
+  if (flags.config && flags.config.length > 0) {
+    const loaded = loadConfig(flags.config, { env, cwd: io.cwd, unavailableSecrets: true, kinds });
+    if (!loaded.config) {
+      return fail('PLUMB_COMMENT', `The configuration ${flags.config.join(', ')} is not valid, so its ca_bundle cannot be read`, 'run plumb validate on it');
+    }
+    instances = loaded.config.instances;
+  }
+  const caFile = trustedCaFile(api.href, instances, env);
+  let caBundle: string | undefined;
+  try {
+    caBundle = caFile === undefined ? undefined : readFileSync(caFile, 'utf8');
+  } catch (err) {
+    return fail('PLUMB_COMMENT', `Cannot read the CA bundle ${caFile}: ${fileErrorSentence(err)}`, 'fix the instance\'s ca_bundle (or, in CI, the runner\'s CI_SERVER_TLS_CA_FILE)');
+  }
+  const dispatcher = instanceDispatcher(api.origin, { connections: 2, ...(caBundle !== undefined && { caBundle }) });
+  const call = (method: string, url: string, hdrs: Record<string, string>, body?: object) => send(dispatcher, method, url, hdrs, body);
 
   const body = noteBody(plan, marker, env.CI_JOB_URL, flags.limit ?? NOTE_LIMIT, kinds.reasonText);
   try {
@@ -109,6 +138,8 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
   } catch (err) {
     if (!(err instanceof CommentError)) throw err;
     return fail('PLUMB_COMMENT', err.message, 'the comment token needs the api scope and at least the Reporter role on this project');
+  } finally {
+    await dispatcher.close();
   }
 }
 
@@ -127,10 +158,11 @@ export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined,
 
 class CommentError extends Error {}
 
-async function call(method: string, url: string, headers: Record<string, string>, body?: object): Promise<{ json: unknown; headers: Headers }> {
-  let res: Response;
+async function send(dispatcher: Dispatcher, method: string, url: string, headers: Record<string, string>, body?: object): Promise<{ json: unknown; headers: Headers }> {
+  let res: Awaited<ReturnType<typeof instanceFetch>>;
   try {
-    res = await fetch(url, {
+    res = await instanceFetch(url, {
+      dispatcher,
       method,
       headers: { ...headers, ...(body && { 'content-type': 'application/json' }) },
       ...(body && { body: JSON.stringify(body) }),

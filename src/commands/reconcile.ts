@@ -22,7 +22,7 @@ import { lockInstances, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { checkStateFile } from '../engine/state.js';
-import { planConnectionProblem } from '../engine/connection.js';
+import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
@@ -31,7 +31,7 @@ import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
-import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress } from './state-backend.js';
+import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress, readCaBundle } from './state-backend.js';
 import { parseNow } from './now.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
@@ -135,11 +135,12 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     try {
       const url = backendUrl(stateSpec, io.env, flags.allowUrls);
       const base = url.href.slice(0, url.href.indexOf('/api/v4/'));
-      const inst = loaded.config.instances.find((i) => i.url.replace(/\/+$/, '') === base);
+      const inst = instanceAt(base, loaded.config.instances);
       const auth = backendAuth(io.env, inst ? io.env[inst.tokenEnv] : undefined);
       if (!auth) throw new StateBackendError('PLUMB_STATE_BACKEND', `No token for the state backend ${url.origin}${url.pathname}`, 'run in the service\'s CI (CI_JOB_TOKEN), set PLUMB_STATE_TOKEN, or use an instance of the configuration on that host');
       loaded.sources.secrets.add(auth.secret);
-      backend = { backend: new HttpStateBackend(url, auth.headers), copy: new LocalCopy() };
+      // The CAs the API client trusts for this host: the instance's ca_bundle, else the runner's in CI.
+      backend = { backend: new HttpStateBackend(url, auth.headers, readCaBundle(trustedCaFile(base, loaded.config.instances, io.env))), copy: new LocalCopy() };
     } catch (err) {
       return stateProblem(view, err);
     }

@@ -15,9 +15,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
+import { instanceDispatcher, instanceFetch } from '../api/client.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import { LockHeld, releaseOnExit } from '../engine/lock.js';
 import { isLoopbackHost } from '../util/url.js';
+import { fileErrorSentence } from '../util/file-error.js';
 import type { AcquireOptions, StateLock } from '../engine/lock.js';
 
 /** How often a held backend lock is asked for again while --lock-timeout runs. */
@@ -76,12 +78,29 @@ export function backendAuth(env: NodeJS.ProcessEnv, instanceToken: string | unde
   return token ? { headers: { 'private-token': token }, secret: token } : undefined;
 }
 
+/** The CA bundle `trustedCaFile` chose for the backend's host, read; undefined for none. */
+export function readCaBundle(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new StateBackendError('PLUMB_STATE_BACKEND', `Cannot read the CA bundle ${file} for the state backend: ${fileErrorSentence(err)}`, 'fix the instance\'s ca_bundle (or, in CI, the runner\'s CI_SERVER_TLS_CA_FILE)');
+  }
+}
+
 /** The Terraform-state API of one state. */
 export class HttpStateBackend {
+  /** The same connection pool, trusting the same CAs, as the API client for this host. */
+  readonly #dispatcher: ReturnType<typeof instanceDispatcher>;
+
+  /** `caBundle`: PEM of the CAs to trust (trustedCaFile's choice for the backend's instance). */
   constructor(
     readonly url: URL,
     private readonly headers: Record<string, string>,
-  ) {}
+    caBundle?: string,
+  ) {
+    this.#dispatcher = instanceDispatcher(url.origin, { connections: 2, ...(caBundle !== undefined && { caBundle }) });
+  }
 
   /** Where, for messages (never a credential: the URL has none). */
   get address(): string {
@@ -89,9 +108,10 @@ export class HttpStateBackend {
   }
 
   private async call(method: string, suffix: string, body?: string, query = ''): Promise<{ status: number; text: string }> {
-    let res: Response;
+    let res: Awaited<ReturnType<typeof instanceFetch>>;
     try {
-      res = await fetch(`${this.address}${suffix}${query}`, {
+      res = await instanceFetch(`${this.address}${suffix}${query}`, {
+        dispatcher: this.#dispatcher,
         method,
         headers: { ...this.headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
         ...(body !== undefined && { body }),

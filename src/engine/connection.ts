@@ -106,3 +106,21 @@ export function ciCaBundle(url: string, env: NodeJS.ProcessEnv): string | undefi
   const a = canonicalHttpUrl(url);
   return a !== undefined && a === canonicalHttpUrl(env.CI_SERVER_URL) ? env.CI_SERVER_TLS_CA_FILE : undefined;
 }
+
+/**
+ * The CA bundle file to trust for a request to the instance at `url` (an instance URL, or any URL
+ * under its `/api/v4`): the `ca_bundle` of the configuration's instance at that URL (compared
+ * canonically), else, in the service's CI, the runner's CA file for its own instance (`ciCaBundle`),
+ * else none (Node's default CAs). The API client, the Terraform-state backend and `plumb comment`
+ * all choose their CAs here, so a host trusts the same CAs whichever request goes to it.
+ */
+export function trustedCaFile(url: string, instances: readonly { readonly url: string; readonly caBundle?: string | undefined }[], env: NodeJS.ProcessEnv): string | undefined {
+  const at = instanceAt(url, instances);
+  return at?.caBundle ?? ciCaBundle(url, env);
+}
+
+/** The configuration's instance at `url` (compared canonically: `/api/v4` and a trailing slash ignored). */
+export function instanceAt<I extends { readonly url: string }>(url: string, instances: readonly I[]): I | undefined {
+  const a = canonicalHttpUrl(url);
+  return a === undefined ? undefined : instances.find((i) => canonicalHttpUrl(i.url) === a);
+}

@@ -25,7 +25,7 @@ import type { Door } from './risks.js';
 import { ENDS_CREDENTIAL, RUNS_LAST } from './risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
-import { ciCaBundle, urlPolicy, urlRefusal } from './connection.js';
+import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
 import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
 import type { SelectorChangeThreshold } from './selector-counts.js';
@@ -178,7 +178,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     let client: ApiClient;
     try {
       // The configuration's ca_bundle; else, in the service's CI, the runner's CA file for its own instance.
-      const caFile = instance.caBundle ?? ciCaBundle(instance.url, opts.env);
+      const caFile = trustedCaFile(instance.url, [instance], opts.env);
       client = new ApiClient({
         baseUrl: instance.url,
         token,
