@@ -3,7 +3,7 @@
  * sensitive TerraformVariable on a secret setting. plumb's CDKTF reader takes it from TF_VAR_name,
  * as Terraform does; nothing else of plumb's environment can be routed by the app.
  */
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { fromStacks } from '../../src/cdktf/load.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
-import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
 const TODAY = '2026-06-01';
 const SECRET = 'cdktf-variable-captcha-key-6502';
@@ -61,18 +61,8 @@ describe('a secret setting from a TerraformVariable, read by plumb\'s CDKTF read
   });
 });
 
-function onPath(name: string): string | undefined {
-  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
-    try {
-      accessSync(path.join(d, name), constants.X_OK);
-      return path.join(d, name);
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 const terraform = onPath('terraform');
+failWithoutCliInCi(terraform, 'the same app through both doors', 'terraform (>= 1.11)');
 
 function filesUnder(d: string): string[] {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.name === 'node_modules' || e.name === '.terraform' ? [] : e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));

@@ -4,8 +4,38 @@
  * not block the event loop (the emulator those runs talk to answers from the test's own process).
  */
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** The first of `names` found as an executable on PATH. */
+export function onPath(...names: string[]): string | undefined {
+  for (const name of names) {
+    for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
+      const f = path.join(d, name);
+      try {
+        accessSync(f, constants.X_OK);
+        return f;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A suite that needs the CLI may skip on a user's machine without it, but under CI (`CI` set) it
+ * must run: this registers a failing test in its place. Call it beside `describe.runIf(cli)`.
+ */
+export function failWithoutCliInCi(cli: string | undefined, suite: string, wanted: string): void {
+  if (cli || !process.env.CI) return;
+  describe(suite, () => {
+    it(`finds ${wanted} on PATH (CI must run this suite)`, () => {
+      expect.fail(`${wanted} is not on PATH; install it for the end-to-end suite`);
+    });
+  });
+}
 
 /** Writes `DIR/cli.tfrc` with a `dev_overrides` entry for the provider in `ROOT/bin`; returns its path. */
 export function writeDevOverrides(dir: string, root: string): string {

@@ -5,7 +5,7 @@
  * the CDKTF app of test/cdktf/fleet-app.ts, synthesized and applied by terraform, does the same.
  * Runs whenever `terraform` or `tofu` is on PATH; with CI set it must run, and fails when neither is.
  */
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,31 +14,12 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp } from '../cdktf/helpers.js';
 import { FLEET_APP } from '../cdktf/fleet-app.js';
-import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
-function onPath(name: string): string | undefined {
-  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
-    const f = path.join(d, name);
-    try {
-      accessSync(f, constants.X_OK);
-      return f;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-const cli = onPath('terraform') ?? onPath('tofu');
+const cli = onPath('terraform', 'tofu');
 const ADMIN = 'e2e-datasource-admin-token-0123456';
 
-if (!cli && process.env.CI) {
-  describe('Terraform data sources end to end', () => {
-    it('finds terraform or tofu on PATH (CI must run this suite)', () => {
-      expect.fail('neither terraform nor tofu is on PATH; install one (Terraform >= 1.11 or OpenTofu) for the end-to-end suite');
-    });
-  });
-}
+failWithoutCliInCi(cli, 'Terraform data sources end to end', 'terraform (>= 1.11) or tofu');
 
 const MAIN_TF = `terraform {
   required_providers {

@@ -4,7 +4,7 @@
  * is contacted and `init` is not needed. Runs whenever `terraform` or `tofu` is on PATH; with CI set
  * it must run, and fails when neither is found.
  */
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -13,22 +13,9 @@ import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
-import { runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
 
-function onPath(name: string): string | undefined {
-  for (const d of (process.env.PATH ?? '').split(path.delimiter)) {
-    const f = path.join(d, name);
-    try {
-      accessSync(f, constants.X_OK);
-      return f;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-const cli = onPath('terraform') ?? onPath('tofu');
+const cli = onPath('terraform', 'tofu');
 
 function filesUnder(d: string): string[] {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
@@ -58,13 +45,7 @@ function zipEntries(zip: Buffer): { name: string; data: Buffer }[] {
 const ADMIN = 'e2e-admin-token-0123456789abcdef';
 const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
-if (!cli && process.env.CI) {
-  describe('Terraform end to end', () => {
-    it('finds terraform or tofu on PATH (CI must run this suite)', () => {
-      expect.fail('neither terraform nor tofu is on PATH; install one (Terraform >= 1.11 or OpenTofu) for the end-to-end suite');
-    });
-  });
-}
+failWithoutCliInCi(cli, 'Terraform end to end', 'terraform (>= 1.11) or tofu');
 
 describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
   let emu: RunningEmulator;
