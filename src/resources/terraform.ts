@@ -243,3 +243,16 @@ export function hasTfErrors(ds: readonly TfDiagnostic[]): boolean {
 export function describeChange(c: ResourceChange): string {
   return `${c.action}${c.reasons.length > 0 ? ` (${c.reasons.join(', ')})` : ''}`;
 }
+
+/** What a part derives from its shape: the type name and the identity attributes' names. */
+export function shapeParts(shape: TerraformResourceShape): Pick<TerraformPart, 'shape' | 'typeName' | 'identity'> {
+  return { shape, typeName: shape.type, identity: shape.identity.map((i) => i.name) };
+}
+
+/**
+ * The attribute path of a pointer's segments below the resource: a nested block (max one) is its
+ * attribute then element 0, a number is a list index, anything else an attribute.
+ */
+export function attributeSteps(rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] {
+  return rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
+}

@@ -9,7 +9,7 @@ import { ACCESS_LEVELS } from '../../catalogue/index.js';
 import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
-import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
+import { UNKNOWN, attributeSteps, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DocumentHelpers, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { tokenAddress, tokenListKey } from './provider.js';
 import { TokenState, tokenSlotKey } from './state.js';
@@ -172,13 +172,8 @@ function sameSet(a: CtyValue | undefined, b: readonly string[]): boolean {
   return x.size === y.size && [...y].every((v) => x.has(v));
 }
 
-const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
-  rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
-
 export const groupAccessTokenTerraform: TerraformPart = {
-  shape: SHAPE,
-  typeName: SHAPE.type,
-  identity: SHAPE.identity.map((i) => i.name),
+  ...shapeParts(SHAPE),
   mount: 'groups',
   computed: {
     token_id: computed('Id of the active token (changes when plumb rotates or replaces it).', 'number'),
@@ -204,7 +199,7 @@ export const groupAccessTokenTerraform: TerraformPart = {
     // groups/<ref>/access_tokens/<name>/…
     if (rest.length <= 2) return [{ attribute: 'group' }];
     if (rest.length <= 4) return rest[2] === 'access_tokens' && rest.length === 4 ? undefined : [{ attribute: 'group' }];
-    return steps(rest.slice(4), blocks);
+    return attributeSteps(rest.slice(4), blocks);
   },
 
   // A stdout sink's secret would go to Terraform's log: not served, so Terraform refuses it as an

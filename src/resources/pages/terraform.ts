@@ -9,7 +9,7 @@ import { getPages } from '../../api/pages.js';
 import type { PagesSettings } from '../../api/pages.js';
 import { ApiError, ApiNotFoundError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, hasTfErrors } from '../terraform.js';
+import { UNKNOWN, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart } from '../terraform.js';
 
 const SHAPE = terraformShape('pages');
@@ -25,9 +25,7 @@ function pagesChanges(plan: Plan | undefined): ResourceChange[] {
 }
 
 export const projectPagesTerraform: TerraformPart = {
-  shape: SHAPE,
-  typeName: SHAPE.type,
-  identity: SHAPE.identity.map((i) => i.name),
+  ...shapeParts(SHAPE),
   mount: 'projects',
   computed: { id: { type: 'string', description: 'The project.', description_kind: 'plain', computed: true } },
   // What import reads (the update fields and `published`) is optional and computed: a configuration

@@ -6,7 +6,7 @@
 import { terraformShape } from '../../catalogue/index.js';
 import path from 'node:path';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../terraform.js';
+import { UNKNOWN, attributeSteps, containsUnknown, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, FragmentBuilder, PathStep, PlanResult, TerraformDoor, TerraformPart, TfDiagnostic, TfObject } from '../terraform.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { parseFilePayload } from './payload.js';
@@ -87,13 +87,8 @@ async function liveFile(door: TerraformDoor, current: TfObject): Promise<{ shas:
   return { shas, commits, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
 }
 
-const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
-  rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
-
 export const repositoryFileTerraform: TerraformPart = {
-  shape: SHAPE,
-  typeName: SHAPE.type,
-  identity: SHAPE.identity.map((i) => i.name),
+  ...shapeParts(SHAPE),
   mount: 'projects',
   computed: {
     content_sha256: { type: ['map', 'string'], description: 'Per branch: "sha256:" and the first 12 hex digits of the file\'s SHA-256 (the instance\'s after refresh, the declared one after apply); never of a secret.', description_kind: 'plain', computed: true },
@@ -112,7 +107,7 @@ export const repositoryFileTerraform: TerraformPart = {
     // projects/<ref>/files/<path>/…
     if (rest.length <= 2) return [{ attribute: 'project' }];
     if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'file_path' }] : undefined;
-    return steps(rest.slice(4), blocks);
+    return attributeSteps(rest.slice(4), blocks);
   },
 
   async plan(door, prior, proposed, config): Promise<PlanResult> {

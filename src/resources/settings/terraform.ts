@@ -10,8 +10,8 @@ import { SETTINGS, SETTING_RULES, isSecretSetting, responseNameOf } from '../../
 import type { SettingSpec } from '../../catalogue/index.js';
 import { getApplicationSettings } from '../../api/settings.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown } from '../terraform.js';
-import type { ApplyResult, CtyType, CtyValue, PathStep, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
+import { UNKNOWN, attributeSteps, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
+import type { ApplyResult, CtyType, CtyValue, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
 const SHAPE = terraformShape('application_settings');
 
@@ -111,9 +111,6 @@ function dataSchema(): TfJsonSchema {
   return { version: 0, block: { attributes, description: 'The application settings as the instance reports them now (secret settings excluded).', description_kind: 'plain' } };
 }
 
-const steps = (rest: readonly string[], blocks: ReadonlySet<string>): PathStep[] =>
-  rest.flatMap((seg, i): PathStep[] => (i === 0 ? (blocks.has(seg) && rest.length > 1 ? [{ attribute: seg }, { index: 0 }] : [{ attribute: seg }]) : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]));
-
 /** A secret setting's description for Terraform users: how to give it there, not in YAML. */
 function terraformSecretDescription(d: string): string {
   const own = d.replace(/\s*Secret: write it as \$\{env:NAME\}; plumb never shows it\./, '');
@@ -121,9 +118,7 @@ function terraformSecretDescription(d: string): string {
 }
 
 export const settingsTerraform: TerraformPart = {
-  shape: SHAPE,
-  typeName: SHAPE.type,
-  identity: SHAPE.identity.map((i) => i.name),
+  ...shapeParts(SHAPE),
   mount: 'settings',
   computed: {
     id: computed('Always "application_settings": an instance has one set of settings.'),
@@ -154,7 +149,7 @@ export const settingsTerraform: TerraformPart = {
     return { settings };
   },
 
-  pathOf: (rest, blocks) => (rest.length > 1 ? steps(rest.slice(1), blocks) : undefined),
+  pathOf: (rest, blocks) => (rest.length > 1 ? attributeSteps(rest.slice(1), blocks) : undefined),
 
   // Fingerprints of write-only settings, keyed by setting name. Which ones this resource sets is not
   // in Terraform's state (they are write-only), so it takes them all; it consults only those its
