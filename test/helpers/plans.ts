@@ -20,6 +20,11 @@ export const SETTINGS_CHANGE: ResourceChange = {
   liveFingerprint: 'sha256:0',
 };
 
+/** A plan of `changes` for instance `local` at 127.0.0.1, for the renderers (which read no instance). */
+export function planOf(changes: ResourceChange[]): Plan {
+  return settingsPlan({ plumbVersion: '0.0.0', createdAt: '2026-01-01T00:00:00.000Z', today: '2026-01-01', instances: [{ name: 'local', url: 'http://127.0.0.1' }], changes, summary: summarize(changes) });
+}
+
 /** A valid plan of SETTINGS_CHANGE for an instance nothing listens on (`extra` overrides fields). */
 export function settingsPlan(extra: Partial<Plan> = {}): Plan {
   return {

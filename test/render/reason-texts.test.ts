@@ -4,8 +4,7 @@
  * reasons through the texts of the registry the command runs with.
  */
 import { describe, expect, it } from 'vitest';
-import { PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
-import type { Plan, ResourceChange } from '../../src/engine/plan.js';
+import type { ResourceChange } from '../../src/engine/plan.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown } from '../../src/render/markdown.js';
 import { reconcileView } from '../../src/commands/views/reconcile.js';
@@ -15,25 +14,11 @@ import { noteBody } from '../../src/commands/comment.js';
 import type { Io } from '../../src/commands/output.js';
 import { BUILT_IN_KINDS, KIND_MODULES } from '../../src/resources/index.js';
 import { FILE_REASONS } from '../../src/resources/repository-files/index.js';
+import { planOf } from '../helpers/plans.js';
 
 const TEXTS = BUILT_IN_KINDS.reasonText;
 
-function plan(changes: ResourceChange[]): Plan {
-  return {
-    formatVersion: PLAN_FORMAT_VERSION,
-    plumbVersion: '0.0.0',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    today: '2026-01-01',
-    configFingerprint: 'sha256:x',
-    instances: [{ name: 'local', url: 'http://127.0.0.1' }],
-    changes,
-    drift: [],
-    risks: [],
-    diagnostics: [],
-    summary: summarize(changes),
-    applicable: true,
-  };
-}
+const plan = planOf;
 
 const fileUpdate = (project: string): ResourceChange => ({
   address: `local.project[${JSON.stringify(project)}].branch["main"].file["CODEOWNERS"]`,

@@ -1,27 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkPlanFile, PLAN_FORMAT_VERSION, summarize } from '../../src/engine/plan.js';
+import { checkPlanFile } from '../../src/engine/plan.js';
 import type { Plan, ResourceChange } from '../../src/engine/plan.js';
 import { renderPlanHuman } from '../../src/render/human.js';
 import { MARKDOWN_LIMIT, renderPlanMarkdown, renderPlanReport } from '../../src/render/markdown.js';
 import { useColor } from '../../src/commands/output.js';
 import { REASON_TEXT } from '../../src/resources/index.js';
+import { planOf } from '../helpers/plans.js';
 
-function plan(changes: ResourceChange[]): Plan {
-  return {
-    formatVersion: PLAN_FORMAT_VERSION,
-    plumbVersion: '0.0.0',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    today: '2026-01-01',
-    configFingerprint: 'sha256:x',
-    instances: [{ name: 'local', url: 'http://127.0.0.1' }],
-    changes,
-    drift: [],
-    risks: [],
-    diagnostics: [],
-    summary: summarize(changes),
-    applicable: true,
-  };
-}
+const plan = planOf;
 
 const settingsChange = (n: number): ResourceChange => ({
   address: 'local.application_settings',
