@@ -7,6 +7,9 @@ import type { ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { X509Certificate } from 'node:crypto';
+import { expect } from 'vitest';
+import type { ProviderProcess } from '../provider/harness.js';
 
 export const ADMIN = 'local-admin-token-change-me'; // the made-up admin token of examples/emulator-seed.yaml
 
@@ -82,4 +85,14 @@ export function examplesAt(examplesDir: string, dir: string, url: string): strin
   if (!text.includes('http://127.0.0.1:8929')) throw new Error('examples/plumb/instance.yaml no longer names http://127.0.0.1:8929');
   writeFileSync(instance, text.replace('http://127.0.0.1:8929', url));
   return path.join(dir, 'plumb');
+}
+
+/** An installed provider executable is serving: go-plugin's handshake, its TLS certificate, health and schema. */
+export async function expectServingProvider(provider: ProviderProcess): Promise<void> {
+  expect(provider.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]+$/);
+  expect(provider.serverCert).toBeInstanceOf(X509Certificate);
+  expect(await provider.health()).toEqual({ status: 'SERVING' });
+  const schema = await provider.call<{ resource_schemas: Record<string, unknown>; diagnostics: unknown[] }>('GetProviderSchema');
+  expect(schema.diagnostics).toEqual([]);
+  expect(Object.keys(schema.resource_schemas)).toContain('plumb_group_access_token');
 }

@@ -5,13 +5,12 @@
  * prefer it, and reach the registry only for what it lacks).
  */
 import { spawnSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root, startProvider } from '../provider/harness.js';
-import { ADMIN, examplesAt, run, startEmulatorProcess } from './helpers.js';
+import { ADMIN, examplesAt, expectServingProvider, run, startEmulatorProcess } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
@@ -139,12 +138,7 @@ describe('the npm package, packed and installed as users get it', () => {
   it('starts the installed provider executable, which completes go-plugin\'s handshake and serves its schema', async () => {
     const provider = await startProvider({ command: [path.join(prefix, 'node_modules/.bin/terraform-provider-plumb')], cwd: work });
     try {
-      expect(provider.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]+$/);
-      expect(provider.serverCert).toBeInstanceOf(X509Certificate);
-      expect(await provider.health()).toEqual({ status: 'SERVING' });
-      const schema = await provider.call<{ resource_schemas: Record<string, unknown>; diagnostics: unknown[] }>('GetProviderSchema');
-      expect(schema.diagnostics).toEqual([]);
-      expect(Object.keys(schema.resource_schemas)).toContain('plumb_group_access_token');
+      await expectServingProvider(provider);
     } finally {
       provider.kill();
     }

@@ -4,14 +4,13 @@
  * trap that records being started. It must answer --version, validate and plan the examples
  * against the emulator it starts itself, and be the Terraform provider under that name.
  */
-import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSea } from '../../scripts/sea.js';
 import { root, startProvider } from '../provider/harness.js';
-import { ADMIN, examplesAt, run, startEmulatorProcess } from './helpers.js';
+import { ADMIN, examplesAt, expectServingProvider, run, startEmulatorProcess } from './helpers.js';
 
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
 
@@ -93,12 +92,7 @@ describe('the standalone executable', () => {
     symlinkSync(exe, named);
     const provider = await startProvider({ command: [named], cwd: work, env });
     try {
-      expect(provider.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]+$/);
-      expect(provider.serverCert).toBeInstanceOf(X509Certificate);
-      expect(await provider.health()).toEqual({ status: 'SERVING' });
-      const schema = await provider.call<{ resource_schemas: Record<string, unknown>; diagnostics: unknown[] }>('GetProviderSchema');
-      expect(schema.diagnostics).toEqual([]);
-      expect(Object.keys(schema.resource_schemas)).toContain('plumb_group_access_token');
+      await expectServingProvider(provider);
       await provider.controller('Shutdown');
       expect(await provider.exited).toBe(0);
     } finally {
