@@ -28,6 +28,7 @@ import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/
 import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
+import { clean } from '../util/terminal.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
@@ -153,7 +154,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     stateFile,
     instance: flags.instance,
     ...(flags.targets && flags.targets.length > 0 && { targets: flags.targets }),
-    log: (m) => io.stderr(redact(m) + '\n'),
+    // The engine's lines quote the instance (a lock holder's host, a token's name): cleaned for the log.
+    log: (m) => io.stderr(redact(clean(m)) + '\n'),
     stdout: machineOutput(io),
     sleep: hooks.sleep,
     ...hooks.client,
@@ -216,7 +218,7 @@ let traceSubscribed = false;
 
 /** `--debug`: the client's diagnostics_channel events as lines on stderr (`io` undefined: off). */
 function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void {
-  traceLine = io ? (s) => io.stderr(redact(`debug: ${s}`) + '\n') : undefined;
+  traceLine = io ? (s) => io.stderr(redact(clean(`debug: ${s}`)) + '\n') : undefined;
   if (traceSubscribed || !io) return;
   traceSubscribed = true;
   diagnosticsChannel.subscribe(API_RESPONSE_CHANNEL, (m) => {
@@ -419,7 +421,7 @@ function progressOn(io: Io): { onProgress?: (done: number, total: number, addres
   const t0 = performance.now();
   return {
     onProgress: (done, total, address) => {
-      io.stderr(`\r\x1b[2K[${done}/${total}] ${address} · ${seconds(t0)}${done === total ? '\n' : ''}`);
+      io.stderr(`\r\x1b[2K[${done}/${total}] ${clean(address)} · ${seconds(t0)}${done === total ? '\n' : ''}`);
     },
   };
 }
