@@ -29,6 +29,7 @@ import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { clean } from '../util/terminal.js';
+import { protectedFile } from '../config/resolve-context.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
@@ -236,6 +237,21 @@ function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string
   return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
+/**
+ * Whether an output the command line names may be written: never over a configuration file, a
+ * file the configuration reads (`source:`), or anything under .git/ (as a token's sink), then
+ * `checkWritable`. The refusal as a diagnostic; undefined when it may.
+ */
+const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml' };
+
+function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string, given: string, file: string): number | undefined {
+  const over = protectedFile(file, loaded.protectedFiles ?? new Map());
+  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${OUTPUT_EXAMPLES[option] ?? 'out.txt'})`);
+  const problem = checkWritable(file, { createDirectory: true });
+  if (problem) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} cannot be written: ${problem.why}`, problem.fix);
+  return undefined;
+}
+
 /** The files plan was asked to write, each checked before the instance is read. */
 function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: string; file: string }[] {
   const outs: { option: string; given: string; file: string }[] = [];
@@ -251,8 +267,8 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
   if (typeof l === 'number') return l;
   const outputs = planOutputs(flags, io.cwd);
   for (const o of outputs) {
-    const problem = checkWritable(o.file, { createDirectory: true });
-    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
+    const refused = outputProblem(l.view, l.loaded, o.option, o.given, o.file);
+    if (refused !== undefined) return refused;
   }
   return withState(l, undefined, () => planLoaded(flags, io, l, outputs));
 }
@@ -472,8 +488,8 @@ export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}):
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
   if (junit) {
-    const problem = checkWritable(junit, { createDirectory: true });
-    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} cannot be written: ${problem.why}`, problem.fix);
+    const refused = outputProblem(l.view, l.loaded, '--junit', flags.junit!, junit);
+    if (refused !== undefined) return refused;
   }
   return withState(l, undefined, async () => {
     const t0 = performance.now();
