@@ -171,6 +171,13 @@ describe.runIf(usable)('the component under gitlab-ci-local', () => {
       expect(none.log).toMatch(/WARN\s+plumb-plan/);
       for (const leaked of [READ, COMMENT, JOB]) expect(none.log).not.toContain(leaked);
       expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(notes);
+
+      // an empty token_env stops the job before the token is copied (`export =TOKEN` prints it)
+      writePipeline({ token_env: '' });
+      const noEnv = await pipeline(['plumb-plan'], mr());
+      expect(noEnv.log).toContain('the input token_env must name a variable');
+      expect(noEnv.log).toMatch(/FAIL\s+plumb-plan/);
+      expect(noEnv.log).not.toContain(READ);
     } finally {
       writePipeline();
       await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=false`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': APPLY } });

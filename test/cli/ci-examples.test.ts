@@ -82,6 +82,8 @@ describe('the CI/CD component', () => {
     const all = scripts(jobs).join('\n');
     for (const m of all.matchAll(/printenv\b(.{0,40})/g)) expect(m[1], `${file}: printenv ${m[1]}`).toMatch(/^ "\$PLUMB_[A-Z_]+_VARIABLE"/);
     expect(text).not.toMatch(/printenv \$\[\[/);
+    // `export =VALUE` (an empty token_env) makes the shell print VALUE, the token, in its error
+    expect(text).not.toMatch(/export \$\[\[/);
   });
 
   it.each(files)('%s sets no global stages and takes every stage from an input', (file) => {
