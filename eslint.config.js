@@ -40,7 +40,7 @@ export default tseslint.config(
     files: ['src/render/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../*', '!../engine', '../engine/*', '!../engine/plan.js'], message: 'Renderers read only the plan types (src/engine/plan.ts).' }],
+        patterns: [{ group: ['../*', '!../engine', '../engine/*', '!../engine/plan.js', '!../util', '../util/*', '!../util/terminal.js'], message: 'Renderers read only the plan types (src/engine/plan.ts) and clean text with src/util/terminal.ts.' }],
       }],
     },
   },

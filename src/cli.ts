@@ -209,12 +209,15 @@ one note, and updates that note on every later pipeline instead of adding anothe
 found by a hidden marker, <!-- plumb-plan: KEY -->, among the notes of the token's user. It links
 the job (CI_JOB_URL) and is cut to the service's limit of 1,000,000 characters, saying so.
 Reads CI_API_V4_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID and the token PLUMB_COMMENT_TOKEN (a
-token that may comment; never an administrator token). Exit 0 posted, 1 error.
+token that may comment; never an administrator token). CI_API_V4_URL must be on a pinned instance
+(PLUMB_URL, CI_SERVER_URL in the service's CI, PLUMB_ALLOWED_URLS), over https unless on loopback.
+Exit 0 posted, 1 error.
 
   --key NAME            which comment, when one merge request gets several (one per sharded
                         job); default: the plan's instance names
   --token-env NAME      a variable holding an administrator token (repeatable; default
-                        PLUMB_TOKEN): refused when PLUMB_COMMENT_TOKEN holds the same token
+                        PLUMB_TOKEN): refused when PLUMB_COMMENT_TOKEN holds the same token,
+                        and masked, as the comment token is, in everything printed
   --config PATH         the configuration (YAML, repeatable), read only for the ca_bundle of its
                         instance at CI_API_V4_URL's host; without it, in the service's CI, the
                         runner's CI_SERVER_TLS_CA_FILE is trusted for CI_SERVER_URL

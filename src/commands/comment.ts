@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Dispatcher } from 'undici';
 import { instanceDispatcher, instanceFetch } from '../api/client.js';
-import { trustedCaFile } from '../engine/connection.js';
+import { serviceRefusal, trustedCaFile, urlPolicy } from '../engine/connection.js';
+import { SecretRegistry } from '../config/secrets.js';
 import { loadConfig } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { fileErrorSentence } from '../util/file-error.js';
@@ -54,7 +55,12 @@ interface Note {
 /** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
 export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
   const kinds = hooks.kinds ?? BUILT_IN_KINDS;
-  const view = commentView(io);
+  const env = io.env;
+  // The comment token and every administrator token named (--token-env, PLUMB_TOKEN) are masked in
+  // all it prints, as the configuration's token is by plan and apply.
+  const secrets = new SecretRegistry();
+  for (const name of ['PLUMB_COMMENT_TOKEN', ...flags.tokenEnvs]) if (env[name]) secrets.add(env[name]);
+  const view = commentView(io, (s) => secrets.redact(s));
   const fail = (code: DiagnosticCode, summary: string, suggestion: string): number => view.problem([{ severity: 'error', code, summary, suggestion }]);
   let data: unknown;
   try {
@@ -72,13 +78,22 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
     return fail('PLUMB_PLAN_EDITED', `${flags.planFile} was edited: ${edited.address}: ${edited.problem}; what it shows is not what apply would do`, 'comment with the file `plumb plan --out FILE` wrote, unedited');
   }
 
-  const env = io.env;
   const missing = ['CI_API_V4_URL', 'CI_PROJECT_ID', 'CI_MERGE_REQUEST_IID'].filter((n) => !env[n]);
   if (missing.length > 0) {
     return fail('PLUMB_COMMENT', `plumb comment runs in a merge-request pipeline: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set`, 'run it in a job with `rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event"`');
   }
   const token = env.PLUMB_COMMENT_TOKEN;
   if (!token) return fail('PLUMB_COMMENT', 'PLUMB_COMMENT_TOKEN is not set', 'give the job a token that may comment on merge requests (a project access token with the api scope and the Reporter role), as the masked CI/CD variable PLUMB_COMMENT_TOKEN');
+  // A header cannot carry it, and the HTTP library's error would quote it whole: said without a
+  // word of the value (which may be every variable of the job: `printenv` without a name).
+  if (!TOKEN_TEXT.test(token)) {
+    const lines = token.split('\n').filter(Boolean).length;
+    return fail(
+      'PLUMB_COMMENT',
+      `PLUMB_COMMENT_TOKEN is not a token: it holds white space or control characters${lines > 1 ? ` (${lines} lines: is it the output of printenv without a variable name?)` : ''}; nothing was sent`,
+      'put the comment token alone in the masked CI/CD variable PLUMB_COMMENT_TOKEN (the component copies it only when comment_token_variable names a variable)',
+    );
+  }
   const admin = flags.tokenEnvs.find((n) => env[n] !== undefined && env[n] === token);
   if (admin) {
     return fail(
@@ -90,8 +105,15 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
   let api: URL;
   try {
     api = new URL(env.CI_API_V4_URL!.replace(/\/+$/, ''));
+    if (api.protocol !== 'https:' && api.protocol !== 'http:') throw new TypeError('not http(s)');
   } catch {
-    return fail('PLUMB_COMMENT', `CI_API_V4_URL is not a URL`, 'run plumb comment in the service\'s CI, which sets it');
+    return fail('PLUMB_COMMENT', `CI_API_V4_URL is not an http(s) URL`, 'run plumb comment in the service\'s CI, which sets it');
+  }
+  // The comment token goes where the API's would: a pinned instance (PLUMB_URL, CI_SERVER_URL in
+  // the service's CI, PLUMB_ALLOWED_URLS), over https unless on loopback; else nothing is sent.
+  const refused = serviceRefusal(api.href.replace(/\/api\/v4\/?$/, ''), 'CI_API_V4_URL', urlPolicy(env));
+  if (refused) {
+    return view.problem([{ severity: 'error', code: refused.insecure ? 'PLUMB_COMMENT' : 'PLUMB_URL_NOT_ALLOWED', summary: refused.summary, detail: refused.detail, suggestion: refused.suggestion }]);
   }
   const key = (flags.key ?? (plan.instances.map((i) => i.name).join(',') || 'plan')).replace(/[^A-Za-z0-9_.,:/[\]"*-]/g, '_').replace(/--+/g, '-');
   const marker = markerOf(key);
@@ -158,6 +180,9 @@ export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined,
 
 class CommentError extends Error {}
 
+/** What a token is: one word of visible ASCII (what an HTTP header carries unchanged). */
+const TOKEN_TEXT = /^[\x21-\x7e]+$/;
+
 async function send(dispatcher: Dispatcher, method: string, url: string, headers: Record<string, string>, body?: object): Promise<{ json: unknown; headers: Headers }> {
   let res: Awaited<ReturnType<typeof instanceFetch>>;
   try {
@@ -170,7 +195,8 @@ async function send(dispatcher: Dispatcher, method: string, url: string, headers
       signal: AbortSignal.timeout(60_000),
     });
   } catch (err) {
-    throw new CommentError(`${method} ${new URL(url).pathname} failed: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`);
+    // Never the library's message: a header it refused is quoted whole in it.
+    throw new CommentError(`${method} ${new URL(url).pathname} failed: ${(err as { cause?: { code?: string } }).cause?.code ?? 'the request could not be made'}`);
   }
   const text = await res.text();
   if (res.status >= 300) throw new CommentError(`${method} ${new URL(url).pathname} was answered ${res.status}${text.length < 300 ? `: ${text}` : ''}`);

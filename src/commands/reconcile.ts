@@ -28,6 +28,8 @@ import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/
 import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
+import { clean } from '../util/terminal.js';
+import { protectedFile } from '../config/resolve-context.js';
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
@@ -153,7 +155,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     stateFile,
     instance: flags.instance,
     ...(flags.targets && flags.targets.length > 0 && { targets: flags.targets }),
-    log: (m) => io.stderr(redact(m) + '\n'),
+    // The engine's lines quote the instance (a lock holder's host, a token's name): cleaned for the log.
+    log: (m) => io.stderr(redact(clean(m)) + '\n'),
     stdout: machineOutput(io),
     sleep: hooks.sleep,
     ...hooks.client,
@@ -216,7 +219,7 @@ let traceSubscribed = false;
 
 /** `--debug`: the client's diagnostics_channel events as lines on stderr (`io` undefined: off). */
 function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void {
-  traceLine = io ? (s) => io.stderr(redact(`debug: ${s}`) + '\n') : undefined;
+  traceLine = io ? (s) => io.stderr(redact(clean(`debug: ${s}`)) + '\n') : undefined;
   if (traceSubscribed || !io) return;
   traceSubscribed = true;
   diagnosticsChannel.subscribe(API_RESPONSE_CHANNEL, (m) => {
@@ -234,6 +237,21 @@ function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string
   return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
+/**
+ * Whether an output the command line names may be written: never over a configuration file, a
+ * file the configuration reads (`source:`), or anything under .git/ (as a token's sink), then
+ * `checkWritable`. The refusal as a diagnostic; undefined when it may.
+ */
+const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml' };
+
+function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string, given: string, file: string): number | undefined {
+  const over = protectedFile(file, loaded.protectedFiles ?? new Map());
+  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${OUTPUT_EXAMPLES[option] ?? 'out.txt'})`);
+  const problem = checkWritable(file, { createDirectory: true });
+  if (problem) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} cannot be written: ${problem.why}`, problem.fix);
+  return undefined;
+}
+
 /** The files plan was asked to write, each checked before the instance is read. */
 function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: string; file: string }[] {
   const outs: { option: string; given: string; file: string }[] = [];
@@ -249,8 +267,8 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
   if (typeof l === 'number') return l;
   const outputs = planOutputs(flags, io.cwd);
   for (const o of outputs) {
-    const problem = checkWritable(o.file, { createDirectory: true });
-    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} cannot be written: ${problem.why}`, problem.fix);
+    const refused = outputProblem(l.view, l.loaded, o.option, o.given, o.file);
+    if (refused !== undefined) return refused;
   }
   return withState(l, undefined, () => planLoaded(flags, io, l, outputs));
 }
@@ -419,7 +437,7 @@ function progressOn(io: Io): { onProgress?: (done: number, total: number, addres
   const t0 = performance.now();
   return {
     onProgress: (done, total, address) => {
-      io.stderr(`\r\x1b[2K[${done}/${total}] ${address} · ${seconds(t0)}${done === total ? '\n' : ''}`);
+      io.stderr(`\r\x1b[2K[${done}/${total}] ${clean(address)} · ${seconds(t0)}${done === total ? '\n' : ''}`);
     },
   };
 }
@@ -470,8 +488,8 @@ export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}):
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
   if (junit) {
-    const problem = checkWritable(junit, { createDirectory: true });
-    if (problem) return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} cannot be written: ${problem.why}`, problem.fix);
+    const refused = outputProblem(l.view, l.loaded, '--junit', flags.junit!, junit);
+    if (refused !== undefined) return refused;
   }
   return withState(l, undefined, async () => {
     const t0 = performance.now();

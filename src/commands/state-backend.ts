@@ -16,9 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { VERSION } from '../version.js';
 import { instanceDispatcher, instanceFetch } from '../api/client.js';
-import { urlPolicy, urlRefusal } from '../engine/connection.js';
+import { serviceRefusal, urlPolicy } from '../engine/connection.js';
 import { LockHeld, releaseOnExit } from '../engine/lock.js';
-import { isLoopbackHost } from '../util/url.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { AcquireOptions, StateLock } from '../engine/lock.js';
 
@@ -59,10 +58,9 @@ export function backendUrl(spec: string, env: NodeJS.ProcessEnv, allowUrls: read
     );
   }
   const base = `${url.origin}${url.pathname.slice(0, url.pathname.indexOf('/api/v4/'))}`;
-  const refused = urlRefusal(base, 'state backend', urlPolicy(env, allowUrls));
-  if (refused) throw new StateBackendError('PLUMB_STATE_BACKEND', `The state backend ${base} is not a pinned instance: plumb sends no token there`, refused.suggestion);
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new StateBackendError('PLUMB_STATE_BACKEND', `The state backend ${base} is plain HTTP`, 'use https (plain HTTP only on loopback)');
+  const refused = serviceRefusal(base, 'state backend', urlPolicy(env, allowUrls));
+  if (refused) {
+    throw new StateBackendError('PLUMB_STATE_BACKEND', refused.insecure ? `The state backend ${base} is plain HTTP` : `The state backend ${base} is not a pinned instance: plumb sends no token there`, refused.suggestion);
   }
   return url;
 }

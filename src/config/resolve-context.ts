@@ -3,6 +3,7 @@
  * the helpers that locate a pointer. Shared by config/validate.ts and each kind's resolver
  * (src/resources/<kind>/config.ts), which import this file and never validate.ts.
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { LoadedSources } from './load.js';
@@ -66,4 +67,39 @@ export function relativeToFile(ctx: Ctx, pointer: string, p: string): string {
 export function rootsOf(ctx: Ctx, pointer: string): FileRoots {
   const file = ctx.sources.locations.fileOf(pointer);
   return (file !== undefined ? ctx.sources.roots.get(file) : undefined) ?? { root: configRoot(ctx.cwd, ctx.cwd) };
+}
+
+/** A path as it would be written: the real path of what exists of it (a link followed), the rest as given. */
+function landing(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/**
+ * The files plumb may never write over (a token's sink, an output the command line names), by the
+ * real path they land on: every configuration file read, and every local file a kind reads (a
+ * repository file's source), with what each is.
+ */
+export function protectedFiles(ctx: Pick<Ctx, 'files' | 'localReads'>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
+  for (const [abs, what] of ctx.localReads) out.set(landing(abs), what);
+  return out;
+}
+
+/** What a write to `file` would overwrite that it must not (one of `files`, or anything under .git/), if anything. */
+export function protectedFile(file: string, files: ReadonlyMap<string, string>): string | undefined {
+  const real = landing(file);
+  const known = files.get(real);
+  if (known) return known;
+  if (real.split(path.sep).some((s) => s.toLowerCase() === '.git')) return `a file inside .git/ (${real})`;
+  return undefined;
 }

@@ -11,7 +11,7 @@ import { committedSchema, dedupeErrors, mapSchemaError } from './schema-errors.j
 import type { JsonSchemaNode } from './schema-errors.js';
 import { resolveInstanceLock } from './instance-lock.js';
 import { displayName } from './paths.js';
-import { at, checkRef, obj, push, relativeToFile } from './resolve-context.js';
+import { at, checkRef, obj, protectedFiles, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
 import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
 import type { KindConfig } from '../resources/kind-config.js';
@@ -33,6 +33,11 @@ export interface ConfigResult {
   readonly config?: DesiredConfig;
   readonly diagnostics: Diagnostic[];
   readonly sources: LoadedSources;
+  /**
+   * With `config`: the local files nothing plumb writes may land on (its configuration files and the
+   * files its kinds read, e.g. `source:`), real path → what it is; see `protectedFile`.
+   */
+  readonly protectedFiles?: ReadonlyMap<string, string>;
 }
 
 /** Loads, merges, validates and resolves a configuration; never touches the network. */
@@ -67,7 +72,7 @@ export function validateLoaded(sources: LoadedSources, files: Map<string, string
   diagnostics.push(...later);
   if (sources.defaults.size > 0) diagnostics.splice(0, diagnostics.length, ...withDefaultsOrigins(diagnostics, sources));
   if (hasErrors(diagnostics)) return { diagnostics, sources };
-  return { config, diagnostics, sources };
+  return { config, diagnostics, sources, protectedFiles: protectedFiles(ctx) };
 }
 
 /**

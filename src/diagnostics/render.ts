@@ -1,3 +1,4 @@
+import { clean } from '../util/terminal.js';
 import type { Diagnostic, SourceLocation } from './diagnostic.js';
 import { flattenDiagnostic, formatLocation, sortDiagnostics, countBySeverity } from './diagnostic.js';
 
@@ -8,14 +9,6 @@ export interface RenderOptions {
   readonly color?: boolean;
 }
 
-/**
- * Control characters (ESC and the other C0/C1 codes but tab and newline, DEL, line separators,
- * bidirectional overrides) removed from configuration text before it reaches a terminal: a name or
- * a YAML line cannot move the cursor or recolour the output. src/render/escape.ts holds the same
- * rule for plans (the import rules keep the two folders apart).
- */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const clean = (s: string): string => s.replace(CONTROL, '');
 
 const paint = (on: boolean, code: string) => (s: string) => (on ? `\u001b[${code}m${s}\u001b[0m` : s);
 

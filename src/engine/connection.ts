@@ -78,6 +78,28 @@ export function urlRefusal(url: string, instance: string, policy: UrlPolicy): { 
 }
 
 /**
+ * Whether a token may be sent to the service at `base` (an instance URL) for something other than
+ * the API client — the Terraform-state backend, the merge-request comment — under the API's pin:
+ * `urlRefusal`, and plain HTTP only on loopback (the client's `allow_insecure_http` is the
+ * configuration's, which neither of them reads). Undefined when allowed; `insecure` tells a plain
+ * HTTP refusal from an unpinned one.
+ */
+export function serviceRefusal(base: string, what: string, policy: UrlPolicy): (NonNullable<ReturnType<typeof urlRefusal>> & { readonly insecure?: true }) | undefined {
+  const refused = urlRefusal(base, what, policy);
+  if (refused) return refused;
+  const canonical = canonicalHttpUrl(base);
+  if (canonical === undefined) return undefined;
+  const url = new URL(canonical);
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
+  return {
+    insecure: true,
+    summary: `${what}: ${canonical} is plain HTTP`,
+    detail: 'The token would cross the network unencrypted. Nothing was sent.',
+    suggestion: 'use https (plain HTTP only on loopback)',
+  };
+}
+
+/**
  * A saved plan connects where the configuration says, never where the file says: a plan whose
  * instances (name → URL) differ from the configuration's is refused, naming both URLs.
  */

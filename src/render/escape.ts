@@ -15,13 +15,10 @@
  *   parser does not accept and markdown does not show.
  */
 
-/** C0 but tab and newline, DEL, C1, line/paragraph separators, bidi embeddings, overrides and isolates. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+import { clean } from '../util/terminal.js';
 
-/** Configuration text for a terminal: control characters removed. */
-export function clean(s: string): string {
-  return s.replace(CONTROL, '');
-}
+/** Configuration text for a terminal: control characters removed (src/util/terminal.ts, the one path for every human output). */
+export { clean };
 
 const ZWSP = '\u200b';
 

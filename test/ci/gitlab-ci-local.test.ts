@@ -10,6 +10,7 @@
  * older, except under CI=true on Node 22 or later, where it must run.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,11 +57,7 @@ beforeAll(async () => {
     path.join(repo, 'config/plumb.yaml'),
     `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabled: false\n      captcha_enabled: true\n      captcha_site_key: site\n      captcha_private_key: \${env:CAPTCHA_KEY}\n`,
   );
-  const project = emu.state.projectByRef('ops/config')!.id;
-  writeFileSync(
-    path.join(repo, '.gitlab-ci.yml'),
-    `include:\n  - local: templates/full.yml\n    inputs:\n      executable: ${path.join(root, 'bin/plumb.js')}\n      instance_url: ${emu.url}\n      state: ${emu.url}/api/v4/projects/${project}/terraform/state/plumb\n      apply_when: on_success\n`,
-  );
+  writePipeline();
   const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
@@ -70,6 +67,25 @@ beforeAll(async () => {
   git('update-ref', 'refs/remotes/origin/main', 'HEAD');
   git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
 }, 60_000);
+
+/**
+ * The project's pipeline file: the full component with the emulator's inputs (the executable pinned
+ * by its SHA-256), `extra` inputs and a `head` before the include (e.g. the project's own stages).
+ */
+function writePipeline(extra: Record<string, string> = {}, head = ''): void {
+  const project = emu.state.projectByRef('ops/config')!.id;
+  const executable = path.join(root, 'bin/plumb.js');
+  const inputs: Record<string, string> = {
+    executable,
+    executable_sha256: createHash('sha256').update(readFileSync(executable)).digest('hex'),
+    instance_url: emu.url,
+    state: `${emu.url}/api/v4/projects/${project}/terraform/state/plumb`,
+    apply_when: 'on_success',
+    ...extra,
+  };
+  const lines = Object.entries(inputs).map(([k, v]) => `      ${k}: ${JSON.stringify(v)}\n`);
+  writeFileSync(path.join(repo, '.gitlab-ci.yml'), `${head}include:\n  - local: templates/full.yml\n    inputs:\n${lines.join('')}`);
+}
 
 afterAll(async () => {
   await emu?.close();
@@ -120,5 +136,69 @@ describe.runIf(usable)('the component under gitlab-ci-local', () => {
     const junit = readFileSync(path.join(repo, 'drift-junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuites name="plumb drift" tests="1" failures="0" errors="0"/);
     expect(existsSync(path.join(repo, 'plan.json'))).toBe(true);
+  }, 600_000);
+
+  it('fails the scheduled drift when the instance drifted, unless drift_alert is warn', async () => {
+    const put = await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=true`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': APPLY } });
+    expect(put.status).toBe(200);
+    try {
+      const schedule = { ...common(), CI_PIPELINE_SOURCE: 'schedule', PLUMB_READ_TOKEN: READ, CAPTCHA_KEY: CAPTCHA };
+      const failed = await pipeline(['plumb-drift'], schedule);
+      expect(failed.log).toMatch(/FAIL\s+plumb-drift/);
+      expect(failed.log).toContain('the instance drifted from the configuration: the job fails (input drift_alert: fail');
+      writePipeline({ drift_alert: 'warn' });
+      const warned = await pipeline(['plumb-drift'], schedule);
+      expect(warned.log).toMatch(/WARN\s+plumb-drift/);
+      expect(warned.code, warned.log).toBe(0);
+    } finally {
+      writePipeline();
+      await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=false`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': APPLY } });
+    }
+  }, 600_000);
+
+  it('keeps the plan job orange when the comment fails, and with an empty comment_token_variable prints no variable', async () => {
+    await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=true`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': APPLY } });
+    try {
+      const notes = mergeRequestNotes(emu.state, 'ops/config', 1).length;
+      const refused = await pipeline(['plumb-plan'], { ...mr(), PLUMB_COMMENT_TOKEN: 'unknown-comment-token-0000001' });
+      expect(refused.log).toContain('the plan comment was not posted');
+      expect(refused.log).toMatch(/WARN\s+plumb-plan/);
+      expect(refused.code, refused.log).toBe(0);
+
+      writePipeline({ comment_token_variable: '' });
+      const none = await pipeline(['plumb-plan'], mr());
+      expect(none.log).toContain('no plan comment (the input comment_token_variable is empty)');
+      expect(none.log).toMatch(/WARN\s+plumb-plan/);
+      for (const leaked of [READ, COMMENT, JOB]) expect(none.log).not.toContain(leaked);
+      expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(notes);
+
+      // an empty token_env stops the job before the token is copied (`export =TOKEN` prints it)
+      writePipeline({ token_env: '' });
+      const noEnv = await pipeline(['plumb-plan'], mr());
+      expect(noEnv.log).toContain('the input token_env must name a variable');
+      expect(noEnv.log).toMatch(/FAIL\s+plumb-plan/);
+      expect(noEnv.log).not.toContain(READ);
+    } finally {
+      writePipeline();
+      await fetch(`${emu.url}/api/v4/application/settings?signup_enabled=false`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': APPLY } });
+    }
+  }, 600_000);
+
+  it("runs in a project's own stages, set by inputs, and refuses an executable whose SHA-256 is not the pinned one", async () => {
+    try {
+      const stages = { validate_stage: 'check', plan_stage: 'check', apply_plan_stage: 'check', apply_stage: 'release', drift_stage: 'check' };
+      writePipeline(stages, 'stages: [check, release]\n');
+      const own = await pipeline(['plumb-validate'], mr());
+      expect(own.log).toMatch(/PASS\s+plumb-validate/);
+      expect(own.code, own.log).toBe(0);
+
+      writePipeline({ executable_sha256: '0'.repeat(64) });
+      const other = await pipeline(['plumb-validate'], mr());
+      expect(other.log).toContain('is not the executable the input executable_sha256 pins');
+      expect(other.log).toMatch(/FAIL\s+plumb-validate/);
+      expect(other.log).not.toMatch(/plumb \d+\.\d+\.\d+/);
+    } finally {
+      writePipeline();
+    }
   }, 600_000);
 });

@@ -73,6 +73,40 @@ describe('the CI/CD component', () => {
     await checkInvocations(calls, ROOT);
   });
 
+  it.each(files)('%s installs the plumb it was released with, and never runs printenv without a name', (file) => {
+    const { inputs, jobs, text } = template(file);
+    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(inputs.version!.default, `${file}: the version input defaults to package.json's version`).toBe(version);
+    expect(Object.keys(inputs)).toContain('executable_sha256');
+    // `printenv` with no name (an empty input) prints every variable of the job, tokens included
+    const all = scripts(jobs).join('\n');
+    for (const m of all.matchAll(/printenv\b(.{0,40})/g)) expect(m[1], `${file}: printenv ${m[1]}`).toMatch(/^ "\$PLUMB_[A-Z_]+_VARIABLE"/);
+    expect(text).not.toMatch(/printenv \$\[\[/);
+    // `export =VALUE` (an empty token_env) makes the shell print VALUE, the token, in its error
+    expect(text).not.toMatch(/export \$\[\[/);
+  });
+
+  it.each(files)('%s sets no global stages and takes every stage from an input', (file) => {
+    const { jobs, inputs } = template(file);
+    expect(Object.keys(jobs)).not.toContain('stages');
+    for (const [name, job] of Object.entries(jobs)) {
+      if (name.startsWith('.')) continue;
+      const m = /^\$\[\[ inputs\.([a-z_]+) \]\]$/.exec(String(job.stage));
+      expect(m, `${file}: ${name}'s stage is an input`).not.toBeNull();
+      expect(['build', 'test', 'deploy'], `${file}: ${name}'s default stage is one of the service's default stages`).toContain(inputs[m![1]!]!.default);
+    }
+  });
+
+  it('fails the scheduled drift by default; an input keeps drift a warning', () => {
+    for (const file of ['drift.yml', 'full.yml']) {
+      const { jobs, inputs } = template(file);
+      expect(inputs.drift_alert).toMatchObject({ default: 'fail', options: ['fail', 'warn'] });
+      const script = scripts(jobs['plumb-drift']).join('\n');
+      expect(script).toContain('[ "${status:-0}" -eq 2 ] && [ "$PLUMB_DRIFT_ALERT" != warn ]');
+      expect((jobs['plumb-drift']!.variables as Record<string, string>).PLUMB_DRIFT_ALERT).toBe('$[[ inputs.drift_alert ]]');
+    }
+  });
+
   it('runs plan and drift with exit 2 allowed, and keeps a readable log beside every machine format', () => {
     const { jobs, inputs } = template('full.yml');
     for (const name of ['read_token_variable', 'apply_token_variable', 'comment_token_variable', 'targets', 'apply_when']) expect(Object.keys(inputs)).toContain(name);
@@ -86,10 +120,12 @@ describe('the CI/CD component', () => {
     expect(all).not.toMatch(/\|\| \[ \$\? -eq 2 \]/);
     expect(all).not.toMatch(/--json >/);
     // two tokens: the read_api one for merge requests and drift, the protected one for apply only
-    expect(scripts(jobs['plumb-plan']).join('\n')).toContain('inputs.read_token_variable');
-    expect(scripts(jobs['plumb-drift']).join('\n')).toContain('inputs.read_token_variable');
-    expect(scripts(jobs['plumb-apply']).join('\n')).toContain('inputs.apply_token_variable');
-    expect(scripts(jobs['plumb-plan']).join('\n')).not.toContain('apply_token_variable');
+    const tokenOf = (job: string) => (jobs[job]!.variables as Record<string, string>).PLUMB_TOKEN_VARIABLE;
+    expect(tokenOf('plumb-plan')).toBe('$[[ inputs.read_token_variable ]]');
+    expect(tokenOf('plumb-drift')).toBe('$[[ inputs.read_token_variable ]]');
+    expect(tokenOf('plumb-apply')).toBe('$[[ inputs.apply_token_variable ]]');
+    expect(tokenOf('plumb-plan-default-branch')).toBe('$[[ inputs.apply_token_variable ]]');
+    expect(JSON.stringify(jobs['plumb-plan'])).not.toContain('apply_token_variable');
   });
 });
 

@@ -94,3 +94,50 @@ describe('plumb comment', () => {
     expect(cut.startsWith('<!-- plumb-plan: local -->\n')).toBe(true);
   });
 });
+
+describe('plumb comment never echoes a token', () => {
+  it('refuses a comment token that is not one token (printenv without a name printed every variable), echoing none of it', async () => {
+    const READ = secret('admin-read-token-comment-01234');
+    const dump = `HOME=/root\nPLUMB_TOKEN=${ADMIN_TOKEN}\nPLUMB_READ_TOKEN=${READ}\nPLUMB_COMMENT_TOKEN=${COMMENT_TOKEN}\n`;
+    const before = emu.requests.length;
+    const r = await wd.run(['comment', 'plan.json', '--token-env', 'PLUMB_READ_TOKEN'], { ...ciEnv, PLUMB_READ_TOKEN: READ, PLUMB_COMMENT_TOKEN: dump });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_COMMENT_TOKEN is not a token');
+    for (const leaked of [ADMIN_TOKEN, READ, COMMENT_TOKEN, 'HOME=/root']) {
+      expect(r.stderr).not.toContain(leaked);
+      expect(r.stdout).not.toContain(leaked);
+    }
+    expect(emu.requests.length).toBe(before);
+    expect(mergeRequestNotes(emu.state)).toHaveLength(0);
+  });
+
+  it('masks the comment token and every --token-env value in what it prints', async () => {
+    const READ = secret('admin-read-token-comment-56789');
+    // a project id that happens to hold a token's text reaches the error about the failed call
+    const r = await wd.run(['comment', 'plan.json', '--token-env', 'PLUMB_READ_TOKEN'], { ...ciEnv, PLUMB_READ_TOKEN: READ, CI_PROJECT_ID: `${READ}-${COMMENT_TOKEN}-${ADMIN_TOKEN}` });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('(sensitive value)');
+    for (const leaked of [READ, COMMENT_TOKEN, ADMIN_TOKEN]) expect(r.stderr + r.stdout).not.toContain(leaked);
+  });
+});
+
+describe('plumb comment connects only to a pinned instance', () => {
+  it('refuses a CI_API_V4_URL that is not pinned, before any connection', async () => {
+    const before = emu.requests.length;
+    const r = await wd.run(['comment', 'plan.json'], { ...ciEnv, PLUMB_LOOPBACK_IS_TRUSTED: '0' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_URL_NOT_ALLOWED');
+    expect(r.stderr).toContain(`${emu.url}, which is not an instance plumb may send its token to`);
+    expect(emu.requests.length).toBe(before);
+    // pinned as the API is (here PLUMB_URL; in the service's CI, CI_SERVER_URL): it posts
+    const pinned = await wd.run(['comment', 'plan.json'], { ...ciEnv, PLUMB_LOOPBACK_IS_TRUSTED: '0', PLUMB_URL: emu.url });
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(mergeRequestNotes(emu.state, 'ops/config', 3)).toHaveLength(1);
+  });
+
+  it('refuses plain HTTP to a remote host, even when it is pinned', async () => {
+    const r = await wd.run(['comment', 'plan.json'], { ...ciEnv, CI_API_V4_URL: 'http://gitlab.example.test/api/v4', PLUMB_ALLOWED_URLS: 'http://gitlab.example.test' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('http://gitlab.example.test is plain HTTP');
+  });
+});

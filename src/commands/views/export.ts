@@ -4,6 +4,7 @@
  * (./problem.ts), an invalid `-c` configuration included. Notes and warnings are for people, on
  * stderr, in both formats.
  */
+import { clean } from '../../util/terminal.js';
 import type { ConfigResult } from '../../config/validate.js';
 import type { Io } from '../output.js';
 import { JsonOut, humanProblems } from './problem.js';
@@ -38,8 +39,8 @@ export interface ExportView extends ProblemView {
 
 export function exportView(json: boolean, io: Io): ExportView {
   const people = {
-    note: (text: string) => io.stderr(`note: ${text}\n`),
-    warning: (text: string) => io.stderr(`warning: ${text}\n`),
+    note: (text: string) => io.stderr(`note: ${clean(text)}\n`),
+    warning: (text: string) => io.stderr(`warning: ${clean(text)}\n`),
   };
   if (json) {
     let redact = (s: string) => s;
@@ -69,7 +70,7 @@ export function exportView(json: boolean, io: Io): ExportView {
     exported(s) {
       io.stdout(`Exported ${s.url} to ${s.file}: ${s.summaries.join(', ')}.\n`);
       if (s.env.length > 0) io.stdout(`It reads ${s.env.length} secret(s) from the environment: ${s.env.join(', ')}.\n`);
-      for (const t of s.todo) io.stdout(`${t}\n`);
+      for (const t of s.todo) io.stdout(`${clean(t)}\n`);
     },
   };
 }

@@ -16,6 +16,7 @@ import { logSections } from '../log-sections.js';
 import type { LogSections } from '../log-sections.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
+import { clean } from '../../util/terminal.js';
 import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
 
@@ -170,7 +171,8 @@ class HumanView implements ReconcileView {
     );
     const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
     sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
-    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(lines.join('\n')) + '\n');
+    // Addresses and notes carry the instance's names (a token's): cleaned for the log.
+    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
     sections.end('plumb_apply');
     return report.ok ? 0 : 1;
   }
@@ -188,7 +190,8 @@ class HumanView implements ReconcileView {
     for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
-    this.io.stdout(this.redact(out.join('\n')) + '\n');
+    // Addresses and summaries carry the instance's names (a token's, a group's): cleaned for the log.
+    this.io.stdout(this.redact(clean(out.join('\n'))) + '\n');
     return code;
   }
 }

@@ -3,6 +3,7 @@
  * once. A plan file that cannot be shown is a problem in every format: with `--json`, the error
  * document on stdout (./problem.ts); otherwise diagnostics on stderr and nothing on stdout.
  */
+import { clean } from '../../util/terminal.js';
 import type { Plan } from '../../engine/plan.js';
 import { renderPlanHuman } from '../../render/human.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../render/markdown.js';
@@ -28,7 +29,7 @@ export function showView(format: ShowFormat, io: Io, reasons: ReasonTexts): Show
   if (format === 'markdown') return { plan: (plan) => io.stdout(renderPlanMarkdown(plan, MARKDOWN_LIMIT, reasons)), problem: (d, t) => problems.problem(d, t) };
   return {
     plan(plan) {
-      io.stdout(`Plan of ${plan.createdAt} (plumb ${plan.plumbVersion}) for ${plan.instances.map((i) => `${i.name} (${i.url})`).join(', ') || 'no instance'}\n\n`);
+      io.stdout(clean(`Plan of ${plan.createdAt} (plumb ${plan.plumbVersion}) for ${plan.instances.map((i) => `${i.name} (${i.url})`).join(', ') || 'no instance'}`) + '\n\n');
       io.stdout(renderPlanHuman(plan, { color: useColor(io), reasons }));
     },
     problem: (d, t) => problems.problem(d, t),

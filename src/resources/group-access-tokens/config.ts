@@ -2,7 +2,6 @@
  * The group access tokens' part of resolving a configuration: `instances.<name>.groups.<ref>`
  * (`access_tokens`, `prune_access_tokens`), and the checks across groups and instances.
  */
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
 import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
@@ -12,7 +11,7 @@ import { groupsOf } from './model.js';
 import { accessTokenSchema, groupTokenProperties } from './schema.js';
 import { joinPointer, splitPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { at, obj, push, relativeToFile } from '../../config/resolve-context.js';
+import { at, obj, protectedFile, protectedFiles, push, relativeToFile } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import { closestMatch } from '../../util/suggest.js';
 
@@ -109,37 +108,6 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
       }
     }
   }
-}
-
-/** A path as it would be written: the real path of what exists of it (a link followed), the rest as given. */
-function landing(p: string): string {
-  const abs = path.resolve(p);
-  try {
-    return realpathSync(abs);
-  } catch {
-    try {
-      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
-    } catch {
-      return abs;
-    }
-  }
-}
-
-/** The files a sink may never be: every configuration file read, and every local file a kind reads (a repository file's source). */
-function protectedFiles(ctx: Ctx): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
-  for (const [abs, what] of ctx.localReads) out.set(landing(abs), what);
-  return out;
-}
-
-/** What a sink at `sinkPath` would overwrite that it must not, if anything. */
-function protectedFile(sinkPath: string, files: ReadonlyMap<string, string>): string | undefined {
-  const real = landing(sinkPath);
-  const known = files.get(real);
-  if (known) return known;
-  if (real.split(path.sep).some((s) => s.toLowerCase() === '.git')) return `a file inside .git/ (${real})`;
-  return undefined;
 }
 
 /**
