@@ -56,7 +56,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_SECRET_UNAVAILABLE: 'With --unavailable-secrets skip, a secret setting whose variable is not set in this pipeline is not compared (information).',
   PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
   PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
-  PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …) or a value that becomes part of a request (a branch, a source path, …); only secret values may be interpolated.',
+  PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …), a setting that is not secret (the instance shows it), or a value that becomes part of a request (a branch, a source path, …); only write-only settings and a file\'s content may be interpolated.',
+  PLUMB_INTERPOLATION_CREDENTIAL: 'A `${env:…}`/`${file:…}` reference reads a credential plumb or the CI uses (a token_env, PLUMB_TOKEN, CI_JOB_TOKEN, CI_REGISTRY_PASSWORD, CI_JOB_JWT*, …) or a copy of one; refused, and its value not used.',
   PLUMB_SECRET_TOO_SHORT: 'An interpolated value (or the access token) is shorter than 4 characters: too short to be masked in output safely.',
 
   // Shape of the configuration (the schema pass)
