@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { splitPointer } from './pointer.js';
-import { UNAVAILABLE_SECRET } from './secrets.js';
+import { unavailableValue } from './secrets.js';
 import { LocalFileError, readLocalFile } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { asInstanceSegments, describePointer } from './places.js';
@@ -190,12 +190,12 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext,
     ctx.pending.push({
       severity: 'info',
       code: 'PLUMB_SECRET_UNAVAILABLE',
-      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here`,
+      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here (the plan shows it as a new value)`,
       detail: `--unavailable-secrets skip: \${env:${name}} is taken for a secret this pipeline is not given (a protected variable in a merge-request pipeline). Apply still needs it.`,
       pointer,
       fileIndex: ctx.fileIndex,
     });
-    return UNAVAILABLE_SECRET;
+    return unavailableValue(`\${env:${name}}`);
   }
   if (value === undefined) {
     ctx.reported.addSubtree(pointer);
