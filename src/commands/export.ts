@@ -23,6 +23,7 @@ import type { ConfigKinds } from '../resources/kind-config.js';
 
 export { EXPORTERS };
 import { parseNow } from './now.js';
+import { literalText } from '../config/interpolate.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
@@ -350,6 +351,14 @@ function envReference(sources: LoadedSources, pointer: string): string | undefin
   return /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written)?.[1];
 }
 
+/** `value` with every string in it written as {@link literalText} (keys are never interpolated). */
+function literalValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('${') ? literalText(value) : value;
+  if (Array.isArray(value)) return value.map(literalValue);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValue(v)]));
+  return value;
+}
+
 /** Plain data with every map's keys sorted (arrays keep their order: exporters sort sets). */
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
@@ -371,7 +380,8 @@ export function renderExport(target: Pick<Target, 'name' | 'url' | 'tokenEnv'>, 
   for (const e of entries) {
     let node = tree;
     for (const k of e.path.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
-    node[e.path[e.path.length - 1]!] = e.value;
+    // Instance text is anybody's (a help text, a token description): a `${` in it stays text.
+    node[e.path[e.path.length - 1]!] = e.reference ? e.value : literalValue(e.value);
     if (e.comment) comments.set(JSON.stringify(e.path), e.comment);
   }
   const instance = { url: target.url, token_env: target.tokenEnv, ...(sorted(tree) as Record<string, unknown>) };

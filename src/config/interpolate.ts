@@ -128,6 +128,15 @@ export function interpolate(raw: string, pointer: string, ctx: WalkContext, allo
   return failed ? '' : out;
 }
 
+/**
+ * The configuration text that reads back as `text` itself, never as a reference: every `${` written
+ * `$${` (what {@link interpolate} turns back into `${`). Export writes instance text this way.
+ */
+export function literalText(text: string): string {
+  // A function, not a string: in a replacement string `$$` itself means one `$`.
+  return text.replaceAll('${', () => '$${');
+}
+
 /** Secrets shorter than this are refused: they cannot be masked in free text (secrets.ts). */
 const MIN_SECRET_LENGTH = 4;
 

@@ -74,6 +74,11 @@ export interface ExportEntry {
   readonly value: unknown;
   /** Shown above the key: what it means, its default, why it looks as it does. Never a secret. */
   readonly comment?: string;
+  /**
+   * The value is an `${env:NAME}` reference export means (a secret setting's variable). Any other
+   * value is instance text, written so that it never becomes a reference (`${` as `$${`).
+   */
+  readonly reference?: boolean;
 }
 
 /** An environment variable the exported configuration reads (`${env:NAME}`): a secret plumb cannot read back. */

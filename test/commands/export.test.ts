@@ -243,3 +243,28 @@ describe('exporting something that does not exist', () => {
     expect(group.stderr).not.toContain('%2F');
   });
 });
+
+describe('exporting instance text that looks like an interpolation (issue 28.7)', () => {
+  it('writes ${ as $${, so the export validates, reads back as the same text and plans as no change', async () => {
+    const text = 'Prices are ${amount}; ask $${ops} or ${env:PLUMB_TOKEN}';
+    const seed: EmulatorSeed = {
+      ...EXPORT_SEED,
+      settings: { ...EXPORT_SEED.settings, after_sign_up_text: text, help_page_text: '${file:/etc/passwd}' },
+      groups: (EXPORT_SEED.groups ?? []).map((g) => (g.full_path === 'platform' ? { ...g, access_tokens: (g.access_tokens ?? []).map((t, i) => (i === 0 ? { ...t, description: 'deploys with ${env:CI_JOB_TOKEN}' } : t)) } : g)),
+    };
+    await start(seed);
+    const r = await exportTo('escaped');
+    expect(r.code, r.stderr).toBe(0);
+    const yaml = wd.read('escaped/plumb.yaml');
+    expect(yaml).toContain('Prices are $${amount}; ask $$${ops} or $${env:PLUMB_TOKEN}');
+    expect(yaml).toContain('$${file:/etc/passwd}');
+    expect(yaml).toContain('deploys with $${env:CI_JOB_TOKEN}');
+    // The secret setting's variable is a reference export means: not escaped.
+    expect(yaml).toContain('captcha_private_key: ${env:CAPTCHA_PRIVATE_KEY}');
+    const v = await wd.run(['validate', 'escaped'], { CAPTCHA_PRIVATE_KEY: CAPTCHA_KEY });
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const plan = await planOf('escaped');
+    const changed = plan.changes.filter((c) => c.action !== 'no-op');
+    expect(changed.map((c) => [c.address, c.attributes.map((a) => a.name)])).toEqual([['local.application_settings', ['captcha_private_key']]]);
+  });
+});
