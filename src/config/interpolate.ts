@@ -137,6 +137,11 @@ export function literalText(text: string): string {
   return text.replaceAll('${', () => '$${');
 }
 
+/** The text a {@link literalText} stands for: what the configuration read back as (for values export keeps). */
+export function fromLiteralText(text: string): string {
+  return text.replaceAll('$${', () => '${');
+}
+
 /** Secrets shorter than this are refused: they cannot be masked in free text (secrets.ts). */
 const MIN_SECRET_LENGTH = 4;
 

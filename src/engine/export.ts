@@ -66,6 +66,12 @@ export interface ExportContext<O = unknown> {
   /** What its `parseOptions` returned. */
   readonly options: O;
   readonly declared?: ExportDeclared;
+  /**
+   * The instance's mapping in the earlier export this one replaces (`--out`'s plumb.yaml, parsed,
+   * not validated): what people chose there and the instance cannot say (token sinks, rotation
+   * policies) is kept.
+   */
+  readonly previous?: Readonly<Record<string, unknown>>;
 }
 
 /** One value of the exported configuration, at `path` under `instances.<name>`. */
