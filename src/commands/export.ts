@@ -26,6 +26,7 @@ import type { ConfigKinds } from '../resources/kind-config.js';
 export { EXPORTERS };
 import { parseNow } from './now.js';
 import { literalText } from '../config/interpolate.js';
+import { isPlainObject } from '../config/loading.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
@@ -122,7 +123,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   try {
     const previous = earlier?.instances?.[target.name];
     const results = await Promise.all(
-      exporters.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }), ...(isPlain(previous) && { previous }) })),
+      exporters.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }), ...(isPlainObject(previous) && { previous }) })),
     );
     for (const r of results) {
       entries.push(...r.entries);
@@ -246,14 +247,10 @@ function earlierExport(out: string): { instances?: Record<string, unknown> } | u
   if (!text.startsWith(EXPORT_HEADER)) return undefined;
   try {
     const doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
-    return isPlain(doc) && isPlain(doc.instances) ? { instances: doc.instances } : undefined;
+    return isPlainObject(doc) && isPlainObject(doc.instances) ? { instances: doc.instances } : undefined;
   } catch {
     return undefined;
   }
-}
-
-function isPlain(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 class SymlinkRefused extends Error {}

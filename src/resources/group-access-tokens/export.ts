@@ -21,6 +21,7 @@ import { ExportOptionError } from '../../engine/export.js';
 import { decodedSegment } from '../../api/path.js';
 import { daysBetween } from './identity.js';
 import { fromLiteralText } from '../../config/interpolate.js';
+import { isPlainObject } from '../../config/loading.js';
 
 const DEFAULT_ROTATE_BEFORE = 7;
 const MAX_LIFETIME = 400;
@@ -88,7 +89,7 @@ function readBack(v: unknown): unknown {
 }
 
 function plain(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isPlainObject(v) ? v : undefined;
 }
 
 function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today: string, sinkDir: string | undefined, kept: ReadonlyMap<string, Kept>): { entries: ExportEntry[]; dirs: string[] } {

@@ -12,6 +12,7 @@ import type { DesiredInstance } from '../../config/model.js';
 import { settingsOf } from './model.js';
 import { MASK, UNAVAILABLE_SECRET, unavailableReferences, unavailableShown } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
+import { isPlainObject } from '../../config/loading.js';
 import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
@@ -71,10 +72,6 @@ function liveValue(live: Map<string, unknown>, name: string): unknown {
 /** Whether the instance holds the declared value of `name` (hashes on the declared keys only). */
 function holds(live: Map<string, unknown>, name: string, declared: unknown): boolean {
   return holdsDeclared(comparisonSpec(settingByName(name)), liveValue(live, name), declared);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function looksMasked(v: unknown): boolean {
@@ -282,7 +279,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
 
   /** A plan made with `--unavailable-secrets skip` is a preview: apply (which never skips) refuses it, saying why. */
   explainDifference(saved) {
-    const names = Object.keys(isRecord(saved.payload.unavailable) ? saved.payload.unavailable : {});
+    const names = Object.keys(isPlainObject(saved.payload.unavailable) ? saved.payload.unavailable : {});
     if (saved.kind !== 'application_settings' || names.length === 0) return undefined;
     return {
       severity: 'error',
