@@ -25,6 +25,8 @@ const CREDENTIAL_NAMES: ReadonlySet<string> = new Set([
   // The clone URL carries the job token as its password.
   'CI_REPOSITORY_URL',
   'GITHUB_TOKEN',
+  // What GitHub's CLI reads, and how docs/ci.md's workflow hands it the job's token.
+  'GH_TOKEN',
   'ACTIONS_RUNTIME_TOKEN',
   'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
 ]);
