@@ -42,6 +42,7 @@ describe('a secret unavailable to this pipeline', () => {
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).not.toContain('No changes');
     expect(r.stdout).toContain('~ captcha_private_key = (write-only) -> "(new value from ${env:CAPTCHA_KEY}, not available here)"');
+    expect(r.stdout).toContain('captcha_private_key: not compared here (unavailable to this pipeline)');
     expect(wd.read('plan.md')).not.toMatch(/no changes/i);
     expect(wd.read('plan.md')).toContain('new value from ${env:CAPTCHA_KEY}, not available here');
     const json = JSON.parse((await wd.run(['plan', '--json', '--unavailable-secrets', 'skip'])).stdout);
