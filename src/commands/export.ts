@@ -4,7 +4,9 @@
  * this module only connects, asks each kind, and assembles one YAML document with sorted keys and
  * comments, so the same instance always gives the same text.
  */
+import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import jsYaml from 'js-yaml';
 import path from 'node:path';
 import { Document, isMap, isScalar } from 'yaml';
 import type { Node, Pair } from 'yaml';
@@ -23,6 +25,8 @@ import type { ConfigKinds } from '../resources/kind-config.js';
 
 export { EXPORTERS };
 import { parseNow } from './now.js';
+import { literalText } from '../config/interpolate.js';
+import { isPlainObject } from '../config/loading.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
 import type { Io } from './output.js';
@@ -77,6 +81,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const dirs = exporters.flatMap((e) => e.outputDirs?.(flags.options.get(e.kind)) ?? []);
   const outProblem = checkExportOut(out, flags, dirs);
   if (outProblem) return fail(outProblem);
+  const earlier = earlierExport(out);
 
   const target = await findTarget(flags, io, view, today);
   if (typeof target === 'number') return target;
@@ -116,7 +121,10 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const files: ExportFile[] = [];
   const directories = new Set<string>();
   try {
-    const results = await Promise.all(exporters.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }) })));
+    const previous = earlier?.instances?.[target.name];
+    const results = await Promise.all(
+      exporters.map((e) => e.export({ client, today, options: flags.options.get(e.kind), ...(target.declared && { declared: target.declared }), ...(isPlainObject(previous) && { previous }) })),
+    );
     for (const r of results) {
       entries.push(...r.entries);
       Object.assign(counts, r.counts);
@@ -150,7 +158,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
 
   env.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
-  const text = renderExport(target, entries, env);
+  const text = stampExport(renderExport(target, entries, env), files);
   // Nothing under --out is written through a symlink: every directory on the way to a file is
   // checked (and made) before the first write, and each file replaces what is there by rename.
   try {
@@ -173,6 +181,77 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
 
 /** The header every exported plumb.yaml starts with: how a re-export recognises its own file. */
 const EXPORT_HEADER = '# Exported by `plumb export`';
+
+/** The header's last line: the SHA-256 of the file without this line (which lists the other files written). */
+const DIGEST_LINE = /^# export digest: sha256:([0-9a-f]{64})\n/m;
+/** A header line naming a file export wrote beside plumb.yaml, with the SHA-256 of what it wrote. */
+const WRITTEN_LINE = /^#   (.+) sha256:([0-9a-f]{64})$/;
+
+const sha256 = (b: string | Buffer): string => createHash('sha256').update(b).digest('hex');
+
+/**
+ * The export's text with what lets a re-export tell whether people changed it (issue 29.15): every
+ * file written beside it with its SHA-256, then the digest of the whole text (without the digest line).
+ */
+export function stampExport(text: string, files: readonly ExportFile[]): string {
+  const lines = text.split('\n');
+  const headerEnd = lines.findIndex((l) => !l.startsWith('#'));
+  const stamp = [
+    '# A re-export into this directory refuses to replace this file, or a file below, once changed',
+    '# (docs/export.md#exporting-again); --force replaces them.',
+    ...(files.length > 0 ? ['# Written with it:', ...files.map((f) => `#   ${f.path} sha256:${sha256(f.content)}`)] : []),
+  ];
+  const unsigned = [...lines.slice(0, headerEnd), ...stamp, ...lines.slice(headerEnd)].join('\n');
+  return [...lines.slice(0, headerEnd), ...stamp, `# export digest: sha256:${sha256(unsigned)}`, ...lines.slice(headerEnd)].join('\n');
+}
+
+/**
+ * What changed since an earlier export wrote `text` (its plumb.yaml) and the files it lists, as
+ * paths relative to `out`; empty when nothing did. An export without a digest (older plumb) cannot
+ * tell, and says so.
+ */
+export function changedSinceExport(out: string, text: string): string[] {
+  const digest = DIGEST_LINE.exec(text);
+  if (!digest) return [`${EXPORT_FILE} (it carries no digest: written by an older plumb, or edited)`];
+  const changed: string[] = [];
+  if (sha256(text.slice(0, digest.index) + text.slice(digest.index + digest[0].length)) !== digest[1]) changed.push(EXPORT_FILE);
+  for (const line of text.slice(0, digest.index).split('\n')) {
+    const m = WRITTEN_LINE.exec(line);
+    if (!m) continue;
+    const rel = m[1]!;
+    const full = path.resolve(out, rel);
+    // The list is the directory's own text: it never makes export read outside the directory.
+    if (path.isAbsolute(rel) || !full.startsWith(out + path.sep)) {
+      changed.push(rel);
+      continue;
+    }
+    let now: string | undefined;
+    try {
+      now = lstatSync(full).isFile() ? sha256(readFileSync(full)) : undefined;
+    } catch {
+      now = undefined;
+    }
+    if (now !== m[2]) changed.push(rel);
+  }
+  return changed;
+}
+
+/** The earlier export in `out` (its plumb.yaml, parsed), for what a re-export keeps; undefined when none. */
+function earlierExport(out: string): { instances?: Record<string, unknown> } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path.join(out, EXPORT_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (!text.startsWith(EXPORT_HEADER)) return undefined;
+  try {
+    const doc = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA });
+    return isPlainObject(doc) && isPlainObject(doc.instances) ? { instances: doc.instances } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 class SymlinkRefused extends Error {}
 
@@ -243,15 +322,19 @@ function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'force'>, 
   const tops = new Set(dirs.map((d) => path.normalize(d.dir).split(path.sep)[0]));
   const foreign: string[] = [];
   let handWritten = false;
+  let edited: string[] = [];
   for (const entry of readdirSync(out, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (entry.name === EXPORT_FILE && entry.isFile()) {
-      let head = '';
+      let text = '';
       try {
-        head = readFileSync(path.join(out, entry.name), 'utf8').slice(0, EXPORT_HEADER.length);
+        text = readFileSync(path.join(out, entry.name), 'utf8');
       } catch {
         // unreadable: treated as not ours
       }
-      if (head === EXPORT_HEADER) continue;
+      if (text.startsWith(EXPORT_HEADER)) {
+        edited = changedSinceExport(out, text);
+        continue;
+      }
       handWritten = true;
       continue;
     }
@@ -270,6 +353,15 @@ function checkExportOut(out: string, flags: Pick<ExportFlags, 'out' | 'force'>, 
         `choose an empty directory, or one that only holds ${s.what ?? 'its own files'}, for ${s.flag ?? 'it'}`,
       );
     }
+  }
+  if (edited.length > 0 && !flags.force) {
+    return {
+      code: 'PLUMB_EXPORT_EDITED',
+      summary: `--out ${given} holds an earlier export that was changed since it was written: ${edited.slice(0, 5).join(', ')}${edited.length > 5 ? ` and ${edited.length - 5} more` : ''}`,
+      detail: 'Exporting again would replace those changes (selectors, files, sinks, rotation policies written by hand) with what the instance says. Nothing was read from the instance.',
+      suggestion: 'export into another directory and compare (or commit your changes first and use `git diff` after the export), or pass --force to replace them',
+      location: { file: path.join(given, edited[0]!.replace(/ \(.*$/, '')), line: 1, column: 1 },
+    };
   }
   if (flags.force || (!handWritten && foreign.length === 0)) return undefined;
   const what = [
@@ -350,6 +442,14 @@ function envReference(sources: LoadedSources, pointer: string): string | undefin
   return /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(written)?.[1];
 }
 
+/** `value` with every string in it written as {@link literalText} (keys are never interpolated). */
+function literalValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('${') ? literalText(value) : value;
+  if (Array.isArray(value)) return value.map(literalValue);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literalValue(v)]));
+  return value;
+}
+
 /** Plain data with every map's keys sorted (arrays keep their order: exporters sort sets). */
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
@@ -371,7 +471,8 @@ export function renderExport(target: Pick<Target, 'name' | 'url' | 'tokenEnv'>, 
   for (const e of entries) {
     let node = tree;
     for (const k of e.path.slice(0, -1)) node = (node[k] ??= {}) as Record<string, unknown>;
-    node[e.path[e.path.length - 1]!] = e.value;
+    // Instance text is anybody's (a help text, a token description): a `${` in it stays text.
+    node[e.path[e.path.length - 1]!] = e.reference ? e.value : literalValue(e.value);
     if (e.comment) comments.set(JSON.stringify(e.path), e.comment);
   }
   const instance = { url: target.url, token_env: target.tokenEnv, ...(sorted(tree) as Record<string, unknown>) };

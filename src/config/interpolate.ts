@@ -4,12 +4,13 @@
  */
 import path from 'node:path';
 import { splitPointer } from './pointer.js';
-import { UNAVAILABLE_SECRET } from './secrets.js';
+import { unavailableValue } from './secrets.js';
 import { LocalFileError, readLocalFile } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { asInstanceSegments, describePointer } from './places.js';
 import { reportAt } from './loading.js';
 import type { WalkContext } from './loading.js';
+import { credentialName, holdsCredential } from './credentials.js';
 
 const REFERENCE = /^\$\{(env|file):([^}]*)\}/;
 /** `${env:NAME:-}`: the value may be empty (or unset); the only default plumb knows is the empty one. */
@@ -73,12 +74,26 @@ export function interpolate(raw: string, pointer: string, ctx: WalkContext, allo
       failed = true;
       continue;
     }
+    const credential = kind === 'env' ? credentialName(name, ctx.credentials) : undefined;
+    if (credential) {
+      // Refused by its name, before it is read.
+      credentialRefused(m[0], credential, pointer, ctx);
+      failed = true;
+      continue;
+    }
     const value =
       kind === 'env'
         ? readEnv(name, m[0], pointer, ctx, mayBeEmpty)
         : readFileRef(name, pointer, ctx, mayBeEmpty);
     if (value === undefined) {
       failed = true; // keep going: every missing reference is reported
+      continue;
+    }
+    if (value !== '' && holdsCredential(value, ctx.credentials)) {
+      // A copy of a credential under another name (the CI component copies its token variable into
+      // token_env), or a file holding one: as refused as the variable itself, and never shown.
+      credentialRefused(m[0], `${kind === 'env' ? `${name}` : `"${name}"`} holds the same value as a token plumb or the CI uses`, pointer, ctx);
+      failed = true;
       continue;
     }
     if (value === '' && !mayBeEmpty) {
@@ -113,6 +128,20 @@ export function interpolate(raw: string, pointer: string, ctx: WalkContext, allo
   return failed ? '' : out;
 }
 
+/**
+ * The configuration text that reads back as `text` itself, never as a reference: every `${` written
+ * `$${` (what {@link interpolate} turns back into `${`). Export writes instance text this way.
+ */
+export function literalText(text: string): string {
+  // A function, not a string: in a replacement string `$$` itself means one `$`.
+  return text.replaceAll('${', () => '$${');
+}
+
+/** The text a {@link literalText} stands for: what the configuration read back as (for values export keeps). */
+export function fromLiteralText(text: string): string {
+  return text.replaceAll('$${', () => '${');
+}
+
 /** Secrets shorter than this are refused: they cannot be masked in free text (secrets.ts). */
 const MIN_SECRET_LENGTH = 4;
 
@@ -121,16 +150,31 @@ const CONNECTION_KEYS = new Set(['url', 'token_env', 'token', 'ca_bundle', 'allo
 function interpolationRefused(reference: string, pointer: string, ctx: WalkContext): void {
   const segs = asInstanceSegments(splitPointer(pointer));
   const connection = segs[0] === 'instances' && segs.length >= 3 && CONNECTION_KEYS.has(segs[2]!);
+  const setting = segs[0] === 'instances' && segs[2] === 'settings' && segs.length >= 4;
   reportAt(ctx, {
     severity: 'error',
     code: 'PLUMB_INTERPOLATION_NOT_ALLOWED',
     summary: `${capitalized(describePointer(pointer, ctx.places))} cannot be interpolated (${reference.length > 40 ? reference.slice(0, 40) + '…' : reference})`,
     detail: connection
       ? 'The connection (url, token_env, ca_bundle, allow_insecure_http, …) is written out in the configuration: a merge request that could interpolate it could send the token, and any variable or file, to another host. Which instances the token may go to is set outside the configuration (docs/config.md#where-the-token-may-go).'
-      : 'Only secret values (settings, a repository file\'s content) are read from the environment or files. This value becomes part of a request (its path or query: a branch, a group, a path) or of what plumb does locally, so a variable or file read into it would travel to the instance, into its logs, or elsewhere. Nothing was read.',
+      : setting
+        ? `"${segs[3]}" is not a secret setting: the instance shows its value (many settings to every visitor, signed in or not), so a variable or file read into it would be published. Only write-only settings (docs/settings.md marks them Secret) and a repository file's content read from the environment or files. Nothing was read.`
+        : 'Only secret values (write-only settings, a repository file\'s content) are read from the environment or files. This value becomes part of a request (its path or query: a branch, a group, a path) or of what plumb does locally, so a variable or file read into it would travel to the instance, into its logs, or elsewhere. Nothing was read.',
     suggestion: connection
       ? 'write the value itself; for one configuration per environment, use a directory per environment (docs/config.md#shared-defaults)'
       : 'write the value itself (for `$` followed by `{`, write $${)',
+    pointer,
+  });
+}
+
+function credentialRefused(reference: string, why: string, pointer: string, ctx: WalkContext): void {
+  reportAt(ctx, {
+    severity: 'error',
+    code: 'PLUMB_INTERPOLATION_CREDENTIAL',
+    summary: `${capitalized(describePointer(pointer, ctx.places))} may not interpolate ${reference}: ${why}`,
+    detail:
+      'No configuration value may read a credential plumb or the CI uses (every token_env of the configuration, PLUMB_TOKEN and the CI component\'s token variables, CI_JOB_TOKEN, CI_REGISTRY_PASSWORD, CI_DEPLOY_PASSWORD, CI_DEPENDENCY_PROXY_PASSWORD, CI_JOB_JWT*, …): apply would write it into the instance, which may hand it on. Its value was not used.',
+    suggestion: 'give the secret its own CI/CD variable (masked, protected) and reference that one',
     pointer,
   });
 }
@@ -160,12 +204,12 @@ function readEnv(name: string, match: string, pointer: string, ctx: WalkContext,
     ctx.pending.push({
       severity: 'info',
       code: 'PLUMB_SECRET_UNAVAILABLE',
-      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here`,
+      summary: `Environment variable ${name} is not set in this pipeline: this setting is not compared here (the plan shows it as a new value)`,
       detail: `--unavailable-secrets skip: \${env:${name}} is taken for a secret this pipeline is not given (a protected variable in a merge-request pipeline). Apply still needs it.`,
       pointer,
       fileIndex: ctx.fileIndex,
     });
-    return UNAVAILABLE_SECRET;
+    return unavailableValue(`\${env:${name}}`);
   }
   if (value === undefined) {
     ctx.reported.addSubtree(pointer);

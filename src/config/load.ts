@@ -22,6 +22,7 @@ import { fromYaml } from './values.js';
 import { mergeInto } from './merge.js';
 import { DefaultsOrigins, inheritDefaults } from './defaults.js';
 import { isPlainObject, ReportedPointers } from './loading.js';
+import { credentialsOf } from './credentials.js';
 import type { PendingDiagnostic, WalkContext } from './loading.js';
 import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
 import type { ConfigKinds } from '../resources/kind-config.js';
@@ -116,6 +117,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   const roots = new Map<string, FileRoots>();
   const secretRoots = secretRootsFrom(env);
   const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const parsedDocs: { file: string; abs: string; fileIndex: number; fileRoots: FileRoots; source: SourceFile; parsed: unknown }[] = [];
 
   for (const doc of docs) {
     const abs = doc.abs;
@@ -179,8 +181,17 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
       diagnostics.push(...syntaxDiagnostics(source, err));
       continue;
     }
+    parsedDocs.push({ file, abs, fileIndex, fileRoots, source, parsed });
+  }
+  // Every document is parsed before any is interpolated: a token_env in a later file protects its
+  // variable in an earlier one, and a credential is refused before it is read (./credentials.ts).
+  const credentials = credentialsOf(
+    parsedDocs.map((d) => d.parsed),
+    env,
+  );
+  for (const { file, abs, fileIndex, fileRoots, source, parsed } of parsedDocs) {
     const pointers: string[] = [];
-    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots, unavailableSecrets: opts.unavailableSecrets === true, places: kinds.pointers };
+    const ctx: WalkContext = { file, abs, env, secrets, pending, fileIndex, pointers, reported, aliases: newAliasBudget(), roots: fileRoots, unavailableSecrets: opts.unavailableSecrets === true, places: kinds.pointers, credentials };
     let value: unknown;
     try {
       value = fromYaml(parsed, '', ctx);
@@ -208,7 +219,8 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
     for (const p of pointers) locations.own(p, fileIndex);
   }
   inheritDefaults(data, locations, secrets, defaults, pending, kinds.configs);
-  registerTokenSecrets(data, env, secrets);
+  // The credentials are secrets though the configuration never holds them: every output masks them.
+  for (const value of credentials.values) secrets.add(value);
   const selectors = extractSelectors(data, locations, diagnostics);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);
@@ -217,17 +229,3 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   return { data, diagnostics, texts, locations, secrets, files: shown, roots, reported, defaults, ...(selectors.size > 0 && { selectors }) };
 }
 
-/**
- * The instance tokens are secrets though the configuration never holds them: the value of every
- * variable a `token_env` names, and PLUMB_TOKEN, are masked in every output like interpolated values.
- */
-function registerTokenSecrets(data: Record<string, unknown>, env: NodeJS.ProcessEnv, secrets: SecretRegistry): void {
-  const names = new Set(['PLUMB_TOKEN']);
-  if (isPlainObject(data.instances)) {
-    for (const inst of Object.values(data.instances)) if (isPlainObject(inst) && typeof inst.token_env === 'string') names.add(inst.token_env);
-  }
-  for (const name of names) {
-    const value = env[name];
-    if (typeof value === 'string' && value !== '') secrets.add(value);
-  }
-}

@@ -7,6 +7,7 @@ import type { SecretRegistry } from './secrets.js';
 import type { FileRoots } from './files.js';
 import type { AliasBudget } from './aliases.js';
 import type { KindPointer } from './pointer.js';
+import type { Credentials } from './credentials.js';
 
 /** See `LoadedSources.reported` (./load.ts). */
 export class ReportedPointers {
@@ -55,6 +56,8 @@ export interface WalkContext {
   readonly unavailableSecrets: boolean;
   /** The kinds' places (the registry's `KindPointer`s). */
   readonly places: readonly KindPointer[];
+  /** The variables no value may interpolate (./credentials.ts). */
+  readonly credentials: Credentials;
 }
 
 /** One error for a problem found while reading a value; later checks stay silent about it. */

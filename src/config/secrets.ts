@@ -13,6 +13,26 @@ export const MASK = '(sensitive value)';
  */
 export const UNAVAILABLE_SECRET = 'plumb:secret-unavailable-in-this-pipeline';
 
+/** What `reference` (`${env:NAME}`) becomes when its variable is unavailable: the marker, naming it. */
+export function unavailableValue(reference: string): string {
+  return `${UNAVAILABLE_SECRET}(${reference})`;
+}
+
+/** The references a value stands for that this pipeline is not given (see {@link unavailableValue}). */
+export function unavailableReferences(value: string): string[] {
+  const out: string[] = [];
+  for (const m of value.matchAll(/plumb:secret-unavailable-in-this-pipeline\((\$\{env:[A-Za-z0-9_]+\})\)/g)) out.push(m[1]!);
+  return out;
+}
+
+/**
+ * How a plan shows a value it could not compare because a variable is unavailable
+ * (`--unavailable-secrets skip`): a change of its own, never hidden behind "no changes".
+ */
+export function unavailableShown(references: readonly string[]): string {
+  return `(new value from ${references.join(', ')}, not available here)`;
+}
+
 export class SecretRegistry {
   /**
    * The values and their textual forms, lower-cased, matched in the lower-cased text (so a value

@@ -20,6 +20,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
   PLUMB_LOCK_FAILED: "The instance's lock file (`lock:`) could not be created, read or deleted: the project or branch does not exist, or the token may not write there.",
   PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report, --junit) cannot be written, would overwrite a configuration file, a `source:` file or a file under .git/, or is a symlink export will not write through.',
+  PLUMB_EXPORT_EDITED: 'export --out holds an earlier export whose plumb.yaml, or a file it wrote, was changed since (its header digest no longer matches); --force replaces them.',
   PLUMB_EXPORT_OUT_NOT_EMPTY: 'export --out names a directory that holds files export did not write; --force replaces them.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
 
@@ -56,7 +57,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_SECRET_UNAVAILABLE: 'With --unavailable-secrets skip, a secret setting whose variable is not set in this pipeline is not compared (information).',
   PLUMB_ENV_EMPTY: 'An environment variable named by `${env:NAME}` is empty (write `${env:NAME:-}` to allow that).',
   PLUMB_FILE_EMPTY: 'A file named by `${file:PATH}` is empty (write `${file:PATH:-}` to allow that).',
-  PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …) or a value that becomes part of a request (a branch, a source path, …); only secret values may be interpolated.',
+  PLUMB_INTERPOLATION_NOT_ALLOWED: 'A `${env:…}`/`${file:…}` reference is written where plumb does not interpolate: the connection (url, token_env, ca_bundle, …), a setting that is not secret (the instance shows it), or a value that becomes part of a request (a branch, a source path, …); only write-only settings and a file\'s content may be interpolated.',
+  PLUMB_INTERPOLATION_CREDENTIAL: 'A `${env:…}`/`${file:…}` reference reads a credential plumb or the CI uses (a token_env, PLUMB_TOKEN, CI_JOB_TOKEN, CI_REGISTRY_PASSWORD, CI_JOB_JWT*, …) or a copy of one; refused, and its value not used.',
   PLUMB_SECRET_TOO_SHORT: 'An interpolated value (or the access token) is shorter than 4 characters: too short to be masked in output safely.',
 
   // Shape of the configuration (the schema pass)

@@ -66,6 +66,12 @@ export interface ExportContext<O = unknown> {
   /** What its `parseOptions` returned. */
   readonly options: O;
   readonly declared?: ExportDeclared;
+  /**
+   * The instance's mapping in the earlier export this one replaces (`--out`'s plumb.yaml, parsed,
+   * not validated): what people chose there and the instance cannot say (token sinks, rotation
+   * policies) is kept.
+   */
+  readonly previous?: Readonly<Record<string, unknown>>;
 }
 
 /** One value of the exported configuration, at `path` under `instances.<name>`. */
@@ -74,6 +80,11 @@ export interface ExportEntry {
   readonly value: unknown;
   /** Shown above the key: what it means, its default, why it looks as it does. Never a secret. */
   readonly comment?: string;
+  /**
+   * The value is an `${env:NAME}` reference export means (a secret setting's variable). Any other
+   * value is instance text, written so that it never becomes a reference (`${` as `$${`).
+   */
+  readonly reference?: boolean;
 }
 
 /** An environment variable the exported configuration reads (`${env:NAME}`): a secret plumb cannot read back. */

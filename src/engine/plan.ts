@@ -63,6 +63,11 @@ export interface AttributeChange {
   readonly sensitive?: boolean;
   /** The instance never returns it; plumb knows only whether it changed. */
   readonly writeOnly?: boolean;
+  /**
+   * Cosmetic: not compared, because the variable it reads is not given to this pipeline
+   * (`--unavailable-secrets skip`); shown as a change so that no plan hides it, never counted as drift.
+   */
+  readonly unavailable?: boolean;
   /** Cosmetic: the attribute (a setting, a Pages field) is inherited from or overrides `defaults:`. */
   readonly origin?: ValueOrigin;
 }
@@ -337,5 +342,5 @@ function optional(o: Record<string, unknown>, keys: readonly string[], type: 'st
 }
 
 function attributesOk(v: unknown): boolean {
-  return Array.isArray(v) && v.every((a) => isObject(a) && typeof a.name === 'string' && optional(a, ['sensitive', 'writeOnly'], 'boolean'));
+  return Array.isArray(v) && v.every((a) => isObject(a) && typeof a.name === 'string' && optional(a, ['sensitive', 'writeOnly', 'unavailable'], 'boolean'));
 }

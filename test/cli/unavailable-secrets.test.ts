@@ -1,9 +1,11 @@
 /**
  * Secrets unavailable in this pipeline: in a merge-request pipeline protected variables are absent.
- * With `--unavailable-secrets skip`, a secret setting whose `${env:NAME}` is unset is reported as
- * "not compared here (unavailable to this pipeline)", never as a change, and the exit code does not
- * count it; without the option (and always for apply) the missing variable is an error.
+ * With `--unavailable-secrets skip`, a secret setting whose `${env:NAME}` is unset is not compared,
+ * and the plan shows it as a change of its own ("new value from ${env:NAME}, not available here":
+ * issue 28.1, a value that cannot be compared is never hidden behind "no changes"); drift notes it
+ * without counting it. Without the option (and always for apply) the missing variable is an error.
  */
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -31,18 +33,45 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await emu.close();
+  rmSync(wd.dir, { recursive: true, force: true });
 });
 
 describe('a secret unavailable to this pipeline', () => {
-  it('is not compared, says so, and does not count in the exit code', async () => {
-    const r = await wd.run(['plan', '--detailed-exitcode', '--unavailable-secrets', 'skip']);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('No changes');
+  it('is not compared, and the plan shows it as a change of its own, never "no changes"', async () => {
+    const r = await wd.run(['plan', '--detailed-exitcode', '--unavailable-secrets', 'skip', '--markdown', 'plan.md']);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).not.toContain('No changes');
+    expect(r.stdout).toContain('~ captcha_private_key = (write-only) -> "(new value from ${env:CAPTCHA_KEY}, not available here)"');
     expect(r.stdout).toContain('captcha_private_key: not compared here (unavailable to this pipeline)');
+    expect(wd.read('plan.md')).not.toMatch(/no changes/i);
+    expect(wd.read('plan.md')).toContain('new value from ${env:CAPTCHA_KEY}, not available here');
     const json = JSON.parse((await wd.run(['plan', '--json', '--unavailable-secrets', 'skip'])).stdout);
-    expect(json.changes.filter((c: { action: string }) => c.action !== 'no-op')).toEqual([]);
+    expect(json.changes).toMatchObject([
+      {
+        action: 'update',
+        reasons: ['write-only-unavailable'],
+        attributes: [{ name: 'captcha_private_key', after: '(new value from ${env:CAPTCHA_KEY}, not available here)', sensitive: true, writeOnly: true, unavailable: true }],
+        payload: { set: {}, secrets: {}, unavailable: { captcha_private_key: ['${env:CAPTCHA_KEY}'] } },
+      },
+    ]);
+    expect(json.summary).toMatchObject({ update: 1 });
+    // Drift cannot tell either: a note, not drift.
     expect(json.drift).toMatchObject([{ informational: true, summary: 'captcha_private_key: not compared here (unavailable to this pipeline)' }]);
     expect((await wd.run(['drift', '--unavailable-secrets', 'skip'])).code).toBe(0);
+  });
+
+  it('renders a saved plan with it (show, show --markdown) and never applies it', async () => {
+    expect((await wd.run(['plan', '--unavailable-secrets', 'skip', '--out', 'plan.json'])).code).toBe(0);
+    const show = await wd.run(['show', 'plan.json']);
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain('new value from ${env:CAPTCHA_KEY}, not available here');
+    const md = await wd.run(['show', 'plan.json', '--markdown']);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toContain('new value from ${env:CAPTCHA_KEY}, not available here');
+    const apply = await wd.run(['apply', 'plan.json', '--auto-approve'], { CAPTCHA_KEY });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('PLUMB_PLAN_STALE_SECRET');
+    expect(apply.stderr).toContain('made with --unavailable-secrets skip: captcha_private_key was not compared');
   });
 
   it('leaves a real change beside it a change (exit 2), and only that one', async () => {
@@ -50,8 +79,8 @@ describe('a secret unavailable to this pipeline', () => {
     const r = await wd.run(['plan', '--json', '--detailed-exitcode', '--unavailable-secrets', 'skip']);
     expect(r.code).toBe(2);
     const plan = JSON.parse(r.stdout);
-    expect(plan.changes[0].attributes.map((a: { name: string }) => a.name)).toEqual(['signup_enabled']);
-    expect(plan.changes[0].payload.secrets).toEqual({});
+    expect(plan.changes[0].attributes.map((a: { name: string }) => a.name)).toEqual(['signup_enabled', 'captcha_private_key']);
+    expect(plan.changes[0].payload).toEqual({ set: { signup_enabled: false }, secrets: {}, unavailable: { captcha_private_key: ['${env:CAPTCHA_KEY}'] } });
   });
 
   it('is an error without the option, in validate too, and always in apply', async () => {

@@ -243,3 +243,86 @@ describe('exporting something that does not exist', () => {
     expect(group.stderr).not.toContain('%2F');
   });
 });
+
+describe('exporting instance text that looks like an interpolation (issue 28.7)', () => {
+  it('writes ${ as $${, so the export validates, reads back as the same text and plans as no change', async () => {
+    const text = 'Prices are ${amount}; ask $${ops} or ${env:PLUMB_TOKEN}';
+    const seed: EmulatorSeed = {
+      ...EXPORT_SEED,
+      settings: { ...EXPORT_SEED.settings, after_sign_up_text: text, help_page_text: '${file:/etc/passwd}' },
+      groups: (EXPORT_SEED.groups ?? []).map((g) => (g.full_path === 'platform' ? { ...g, access_tokens: (g.access_tokens ?? []).map((t, i) => (i === 0 ? { ...t, description: 'deploys with ${env:CI_JOB_TOKEN}' } : t)) } : g)),
+    };
+    await start(seed);
+    const r = await exportTo('escaped');
+    expect(r.code, r.stderr).toBe(0);
+    const yaml = wd.read('escaped/plumb.yaml');
+    expect(yaml).toContain('Prices are $${amount}; ask $$${ops} or $${env:PLUMB_TOKEN}');
+    expect(yaml).toContain('$${file:/etc/passwd}');
+    expect(yaml).toContain('deploys with $${env:CI_JOB_TOKEN}');
+    // The secret setting's variable is a reference export means: not escaped.
+    expect(yaml).toContain('captcha_private_key: ${env:CAPTCHA_PRIVATE_KEY}');
+    const v = await wd.run(['validate', 'escaped'], { CAPTCHA_PRIVATE_KEY: CAPTCHA_KEY });
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const plan = await planOf('escaped');
+    const changed = plan.changes.filter((c) => c.action !== 'no-op');
+    expect(changed.map((c) => [c.address, c.attributes.map((a) => a.name)])).toEqual([['local.application_settings', ['captcha_private_key']]]);
+  });
+});
+
+describe('exporting again into the same directory (issue 29.15)', () => {
+  it('refuses, located and reading nothing, once plumb.yaml was edited; --force replaces it but keeps the sinks and rotation policies declared there', async () => {
+    await start();
+    expect((await exportTo('out')).code).toBe(0);
+    const first = wd.read('out/plumb.yaml');
+    expect(first).toMatch(/^# export digest: sha256:[0-9a-f]{64}$/m);
+    expect(first).toMatch(/^#   files\/platform\/infra\/config\/README\.md sha256:[0-9a-f]{64}$/m);
+    // Unchanged: exporting again needs no --force and writes the same bytes.
+    const again = await exportTo('out');
+    expect(again.code, again.stderr).toBe(0);
+    expect(wd.read('out/plumb.yaml')).toBe(first);
+
+    const edited = first
+      .replace('rotation:\n              lifetime_days: 365\n              rotate_before_days: 7', 'rotation:\n              lifetime_days: 365\n              rotate_before_days: 14')
+      .replace(/file: secrets\/platform--ci\.token/, 'file: secrets/handed-over.token');
+    expect(edited).not.toBe(first);
+    expect(edited).toContain('secrets/handed-over.token');
+    wd.write('out/plumb.yaml', edited);
+    emu.resetRequests();
+    const refused = await exportTo('out');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PLUMB_EXPORT_EDITED');
+    expect(refused.stderr).toContain('out/plumb.yaml:1:1');
+    expect(refused.stderr).toContain('--force');
+    expect(wd.read('out/plumb.yaml')).toBe(edited);
+    expect(emu.requests).toEqual([]);
+
+    const forced = await exportTo('out', ['--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    const replaced = wd.read('out/plumb.yaml');
+    expect(replaced).toContain('rotate_before_days: 14');
+    expect(replaced).toContain('file: secrets/handed-over.token');
+    expect(replaced).toContain('rotation policy kept from the earlier export in this directory');
+    // And the replaced export is again one export knows as its own.
+    expect((await exportTo('out')).code).toBe(0);
+  });
+
+  it('refuses once a file it wrote under files/ was edited, naming it', async () => {
+    await start();
+    expect((await exportTo('out')).code).toBe(0);
+    wd.write('out/files/platform/infra/config/README.md', 'my own README\n');
+    const r = await exportTo('out');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_EXPORT_EDITED');
+    expect(r.stderr).toContain('files/platform/infra/config/README.md');
+    expect(wd.read('out/files/platform/infra/config/README.md')).toBe('my own README\n');
+  });
+
+  it('refuses an export without a digest (it cannot tell whether it was edited)', async () => {
+    await start();
+    wd.write('old/plumb.yaml', '# Exported by `plumb export` from somewhere.\nversion: 1\ninstances: {}\n');
+    const r = await exportTo('old');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_EXPORT_EDITED');
+    expect(r.stderr).toContain('carries no digest');
+  });
+});

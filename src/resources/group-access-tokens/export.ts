@@ -20,6 +20,8 @@ import type { ExportEntry, ExportResult, ResourceExporter } from '../../engine/e
 import { ExportOptionError } from '../../engine/export.js';
 import { decodedSegment } from '../../api/path.js';
 import { daysBetween } from './identity.js';
+import { fromLiteralText } from '../../config/interpolate.js';
+import { isPlainObject } from '../../config/loading.js';
 
 const DEFAULT_ROTATE_BEFORE = 7;
 const MAX_LIFETIME = 400;
@@ -44,14 +46,68 @@ function expiryOf(t: GroupAccessToken, today: string): { value: Record<string, u
   return { value: { expires_at: t.expires_at } };
 }
 
-function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today: string, sinkDir: string | undefined): { entries: ExportEntry[]; dirs: string[] } {
+/** What a token's declaration in the earlier export says that export keeps: its sink and its rotation policy. */
+interface Kept {
+  readonly sink?: unknown;
+  readonly rotation?: { readonly lifetime_days: number; readonly rotate_before_days: number };
+}
+
+/**
+ * The tokens the earlier export of this directory declares (ExportContext.previous), by group path
+ * and name: a sink someone chose (or edited) and a rotation policy someone set, which the instance
+ * cannot say and export would otherwise infer again from the token alone.
+ */
+function keptTokens(previous: Readonly<Record<string, unknown>> | undefined): Map<string, Kept> {
+  const out = new Map<string, Kept>();
+  const groups = plain(previous?.groups);
+  for (const [group, g] of Object.entries(groups ?? {})) {
+    for (const [name, t] of Object.entries(plain(plain(g)?.access_tokens) ?? {})) {
+      const token = plain(t);
+      if (!token) continue;
+      const rotation = plain(token.rotation);
+      const policy =
+        rotation && Number.isInteger(rotation.lifetime_days) && Number.isInteger(rotation.rotate_before_days)
+          ? { lifetime_days: rotation.lifetime_days as number, rotate_before_days: rotation.rotate_before_days as number }
+          : undefined;
+      // Kept as the configuration read it: export writes every string again as literal text.
+      const sink = plain(token.sink) && Object.keys(plain(token.sink)!).length > 0 ? readBack(token.sink) : undefined;
+      if (policy || sink) out.set(JSON.stringify([group, name]), { ...(sink !== undefined && { sink }), ...(policy && { rotation: policy }) });
+    }
+  }
+  return out;
+}
+
+function equal(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function readBack(v: unknown): unknown {
+  if (typeof v === 'string') return fromLiteralText(v);
+  if (Array.isArray(v)) return v.map(readBack);
+  if (plain(v)) return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, readBack(x)]));
+  return v;
+}
+
+function plain(v: unknown): Record<string, unknown> | undefined {
+  return isPlainObject(v) ? v : undefined;
+}
+
+function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today: string, sinkDir: string | undefined, kept: ReadonlyMap<string, Kept>): { entries: ExportEntry[]; dirs: string[] } {
   const byName = new Map<string, GroupAccessToken[]>();
   for (const t of tokens) byName.set(t.name, [...(byName.get(t.name) ?? []), t]);
   const entries: ExportEntry[] = [];
   for (const [name, same] of byName) {
     const sorted = [...same].sort((a, b) => b.id - a.id);
     const t = sorted[0]!;
-    const { value: expiry, note } = expiryOf(t, today);
+    const keep = kept.get(JSON.stringify([group, name]));
+    const inferred = expiryOf(t, today);
+    // A policy already declared is kept, unless the token never expires (the first apply rotates it
+    // anyway); said only where it is not what export infers, so an unchanged re-export is the same text.
+    const keepPolicy = keep?.rotation && t.expires_at !== null && !equal(keep.rotation, inferred.value.rotation);
+    const { value: expiry, note } = keepPolicy ? { value: { rotation: keep.rotation }, note: 'rotation policy kept from the earlier export in this directory' } : inferred;
+    const fresh = sinkDir !== undefined ? { file: `${sinkDir}/${sinkFileName(group, name)}` } : undefined;
+    const keepSink = keep?.sink !== undefined && !equal(keep.sink, fresh);
+    const sink = keepSink ? keep.sink : fresh;
     const level = ACCESS_LEVELS[t.access_level as keyof typeof ACCESS_LEVELS] ?? t.access_level;
     const value: Record<string, unknown> = {
       scopes: [...t.scopes].sort(),
@@ -59,11 +115,12 @@ function tokenEntries(group: string, tokens: readonly GroupAccessToken[], today:
       ...(t.description ? { description: t.description } : {}),
       ...expiry,
       ...(sorted.length > 1 ? { id: t.id } : {}),
-      ...(sinkDir !== undefined ? { sink: { file: `${sinkDir}/${sinkFileName(group, name)}` } } : {}),
+      ...(sink !== undefined ? { sink } : {}),
     };
     const lines = [` token id ${t.id}${note ? `; ${note}` : ''}`];
     if (sorted.length > 1) lines.push(` ${sorted.length - 1} other active token(s) share this name (id ${sorted.slice(1).map((o) => o.id).join(', ')}); this declaration pins the newest`);
-    if (sinkDir === undefined) {
+    if (keepSink) lines.push(' sink kept from the earlier export in this directory');
+    if (sink === undefined) {
       lines.push(' TODO(plumb export): choose where plumb delivers this token\'s secret when it rotates it;');
       lines.push(` until then this configuration does not validate (PLUMB_TOKEN_SINK_MISSING). For example:`);
       lines.push(`   sink: {file: secrets/${sinkFileName(group, name)}}   or {command: [...]}, {stdout: true}`);
@@ -122,10 +179,11 @@ export const groupAccessTokensExporter: ResourceExporter<TokenExportOptions> = {
     );
     const entries: ExportEntry[] = [];
     const dirs = new Set<string>();
+    const kept = keptTokens(ctx.previous);
     for (const { g, tokens } of perGroup) {
       const active = tokens.filter((t) => t.active && !t.revoked);
       if (active.length === 0) continue;
-      const r = tokenEntries(g.full_path, active, ctx.today, request.sinkDir);
+      const r = tokenEntries(g.full_path, active, ctx.today, request.sinkDir, kept);
       entries.push(...r.entries);
       r.dirs.forEach((d) => dirs.add(d));
     }
@@ -140,7 +198,7 @@ export const groupAccessTokensExporter: ResourceExporter<TokenExportOptions> = {
       notes,
       counts: { tokens: entries.length, groups: groupCount },
       summary: `${entries.length} token(s) in ${groupCount} group(s)`,
-      todo: entries.length > 0 && request.sinkDir === undefined ? ['Each token needs a sink before the configuration validates: see the TODO comments.'] : [],
+      todo: entries.some((e) => (e.value as { sink?: unknown }).sink === undefined) ? ['Each token needs a sink before the configuration validates: see the TODO comments.'] : [],
     };
   },
 };

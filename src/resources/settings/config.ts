@@ -2,7 +2,7 @@
  * The application settings' part of resolving a configuration: `instances.<name>.settings`.
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
-import { settingByName } from '../../catalogue/index.js';
+import { SETTINGS, settingByName } from '../../catalogue/index.js';
 import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
 import { settingsObjectSchema } from './schema.js';
 import type { DesiredValue } from '../../config/model.js';
@@ -12,10 +12,20 @@ import { at, obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import { humanDurationSeconds } from '../../util/human-duration.js';
 
-/** Each setting is a key of `settings`; settings merge key by key across files. */
+/**
+ * Each setting is a key of `settings`; settings merge key by key across files. Only the settings
+ * the catalogue marks secret (write-only) may be interpolated: any other setting is a value the
+ * instance shows (many of them to signed-out visitors: `home_page_url`, the help texts), so a
+ * variable read into one would be published (docs/security.md#what-a-value-may-interpolate).
+ */
 export const SETTINGS_POINTERS: readonly KindPointer[] = [
-  // A setting's value (secret or not) goes in the body of PUT /application/settings, never in a URL.
-  { pattern: ['instances', '*', 'settings', '*'], resource: false, describe: (s) => `setting "${s[3]}" of instance "${s[1]}"`, interpolation: [[]] },
+  { pattern: ['instances', '*', 'settings', '*'], resource: false, describe: (s) => `setting "${s[3]}" of instance "${s[1]}"` },
+  {
+    pattern: ['instances', '*', 'settings'],
+    resource: false,
+    describe: (s) => `the settings of instance "${s[1]}"`,
+    interpolation: SETTINGS.filter((s) => s.secret).map((s) => [s.name]),
+  },
 ];
 
 /**

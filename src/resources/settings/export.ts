@@ -111,7 +111,7 @@ export const settingsExporter: ResourceExporter<SettingsExportOptions> = {
     for (const name of secrets) {
       const spec = settingByName(name)!;
       const variable = settingEnv.get(name) ?? secretEnvName(name);
-      entries.push({ path: ['settings', name], value: `\${env:${variable}}`, comment: `${comment(spec)}; write-only: the instance never returns it` });
+      entries.push({ path: ['settings', name], value: `\${env:${variable}}`, reference: true, comment: `${comment(spec)}; write-only: the instance never returns it` });
       env.push({ name: variable, why: `application setting ${name} (${spec.description})` });
     }
     const count = entries.length;

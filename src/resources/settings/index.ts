@@ -18,6 +18,7 @@ export const SETTINGS_REASONS = {
   'field-changed': 'declared values differ from the instance',
   'write-only-changed': 'a write-only value changed since it was last applied',
   'write-only-unknown': 'a write-only value is not known to have been applied',
+  'write-only-unavailable': 'a write-only value reads a variable this pipeline is not given (--unavailable-secrets skip): not compared here, apply compares it',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** The kind, whole: what every door asks of it (src/resources/kind.ts). */

@@ -7,6 +7,12 @@ export type SettingsPayload = {
   readonly set: Record<string, unknown>;
   /** Secret values to send: resolved again from the configuration at apply time. */
   readonly secrets: Record<string, { readonly pointer: string } & SecretFingerprint>;
+  /**
+   * Secret values this pipeline was not given (`plan --unavailable-secrets skip`), each with the
+   * references it reads: shown as a change of their own, never sent. A plan holding one is a
+   * preview: apply (which never skips) plans them again, so it refuses such a saved plan.
+   */
+  readonly unavailable?: Record<string, readonly string[]>;
 };
 
 export function parseSettingsPayload(raw: unknown): SettingsPayload {
@@ -18,5 +24,12 @@ export function parseSettingsPayload(raw: unknown): SettingsPayload {
     secrets[name] = { pointer: string(r, 'pointer', `payload.secrets.${name}.pointer`), salt: string(r, 'salt', `payload.secrets.${name}.salt`), hash: string(r, 'hash', `payload.secrets.${name}.hash`) };
   }
   for (const name of Object.keys(set)) if (name in secrets) throw new PayloadError(`payload sends "${name}" both as a value and as a secret`);
-  return { set, secrets };
+  if (p.unavailable === undefined) return { set, secrets };
+  const unavailable: Record<string, string[]> = {};
+  for (const [name, refs] of Object.entries(record(p.unavailable, 'payload.unavailable'))) {
+    if (!Array.isArray(refs) || refs.length === 0 || !refs.every((r) => typeof r === 'string' && /^\$\{env:[A-Za-z0-9_]+\}$/.test(r))) throw new PayloadError(`payload.unavailable.${name} is not a list of \${env:NAME} references`);
+    if (name in set || name in secrets) throw new PayloadError(`payload both sends "${name}" and says it is unavailable`);
+    unavailable[name] = refs as string[];
+  }
+  return { set, secrets, unavailable };
 }

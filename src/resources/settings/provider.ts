@@ -10,8 +10,9 @@ import { ApiBadRequestError, ApiError, ApiForbiddenError } from '../../api/error
 import type { ApplicationSettings } from '../../api/settings.js';
 import type { DesiredInstance } from '../../config/model.js';
 import { settingsOf } from './model.js';
-import { MASK, UNAVAILABLE_SECRET } from '../../config/secrets.js';
+import { MASK, UNAVAILABLE_SECRET, unavailableReferences, unavailableShown } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
+import { isPlainObject } from '../../config/loading.js';
 import { holdsDeclared, normalizeSetting, sameValue, withDeclared } from './normalize.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 import { stateFingerprint, fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
@@ -136,13 +137,20 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
     );
 
     const unavailable: string[] = [];
+    const unavailableAttributes: AttributeChange[] = [];
+    const unavailableRefs: Record<string, string[]> = {};
     for (const [name, desired] of settingsOf(instance)) {
       const spec = settingByName(name) as SettingSpec;
       const present = returns(live, name);
       const secret = secretResults.get(name);
       if (secret) {
         if (secret.unavailable) {
+          // Not compared, not sent, yet shown as a change of its own (docs/security.md).
+          const refs = unavailableReferences(String(desired.value ?? ''));
           unavailable.push(name);
+          unavailableRefs[name] = refs;
+          reasons.add('write-only-unavailable');
+          unavailableAttributes.push({ name, after: unavailableShown(refs), sensitive: true, writeOnly: true, unavailable: true });
           continue;
         }
         if (secret.changed && secret.fingerprint) {
@@ -226,15 +234,16 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
 
     const changed = attributes.length > 0;
     const risks = changed ? await settingsRisks(ctx, live, payload) : [];
+    const shown = changed || unavailableAttributes.length > 0;
     const change: ResourceChange = {
       address: address(instance),
       instance: instance.name,
       kind: 'application_settings',
-      action: changed ? 'update' : 'no-op',
+      action: shown ? 'update' : 'no-op',
       reasons: [...reasons],
-      attributes: [...attributes, ...sentAlong],
+      attributes: [...attributes, ...sentAlong, ...unavailableAttributes],
       pointer: joinPointer(instance.pointer, 'settings'),
-      payload,
+      payload: unavailable.length > 0 ? { ...payload, unavailable: unavailableRefs } : payload,
       liveFingerprint: declaredFingerprint(instance, live),
     };
     const drift: DriftEntry[] = changed
@@ -248,7 +257,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
           },
         ]
       : [];
-    // A secret this pipeline is not given is said so, never counted as a change or as drift.
+    // A secret this pipeline is not given is a change of the plan (above), never counted as drift.
     if (unavailable.length > 0) {
       drift.push({
         address: change.address,
@@ -268,11 +277,26 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
 
   parsePayload: parseSettingsPayload,
 
+  /** A plan made with `--unavailable-secrets skip` is a preview: apply (which never skips) refuses it, saying why. */
+  explainDifference(saved) {
+    const names = Object.keys(isPlainObject(saved.payload.unavailable) ? saved.payload.unavailable : {});
+    if (saved.kind !== 'application_settings' || names.length === 0) return undefined;
+    return {
+      severity: 'error',
+      code: 'PLUMB_PLAN_STALE_SECRET',
+      summary: `The saved plan was made with --unavailable-secrets skip: ${names.join(', ')} ${names.length === 1 ? 'was' : 'were'} not compared, so it cannot be applied`,
+      detail: 'A merge-request plan that lacks protected variables is a preview. Nothing was applied.',
+      suggestion: 'apply without a plan file, or make the plan to apply where the variables are set (without --unavailable-secrets skip)',
+      address: saved.address,
+    };
+  },
+
   /** Every value the PATCH sends, as the plan shows it; the live side is not in the payload. */
   describePayload(instance, p) {
     const attributes = [
       ...Object.entries(p.set).map(([name, value]) => ({ name, after: normalizeSetting(comparisonSpec(settingByName(name)), value), required: true })),
       ...Object.keys(p.secrets).map((name) => ({ name, after: MASK, sensitive: true, required: true })),
+      ...Object.entries(p.unavailable ?? {}).map(([name, refs]) => ({ name, after: unavailableShown(refs), sensitive: true, required: true })),
     ];
     return { addresses: [`${instance}.application_settings`], action: attributes.length > 0 ? 'update' : 'no-op', attributes };
   },
