@@ -33,6 +33,7 @@ import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
 import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress, readCaBundle } from './state-backend.js';
 import { parseNow } from './now.js';
+import { joinPointer } from '../config/pointer.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
 import type { ReconcileView } from './views/reconcile.js';
@@ -440,8 +441,11 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
   try {
     return await lockInstances(session, { timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log, env: io.env });
   } catch (err) {
-    if (err instanceof LockHeld || err instanceof LockFailed) return usageProblem(l.view, err.code, l.redact(err.summary), err.suggestion);
-    throw err;
+    if (!(err instanceof LockHeld || err instanceof LockFailed)) throw err;
+    // Located at the instance's `lock:` block, where the project, path and branch are declared.
+    const at = err.instance === undefined ? undefined : l.loaded.sources.locations.get(joinPointer('/instances', err.instance, 'lock'));
+    const location = at?.key ?? at?.value;
+    return l.view.problem([{ severity: 'error', code: err.code, summary: l.redact(err.summary), suggestion: err.suggestion, ...(location && { location }) }], l.loaded.sources.texts);
   }
 }
 
