@@ -160,6 +160,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_CONFLICT: 'A file was changed by another commit since the plan; plumb did not overwrite it.',
   PLUMB_FILE_SOURCE_CHANGED: "A file's local content changed between plan and apply; plumb did not write it.",
   PLUMB_FILE_WRITE_FAILED: 'The instance refused a file write, and reading the file again does not explain why.',
+  PLUMB_FILE_PROJECT_ARCHIVED: 'Files are planned to change in an archived project, which the service keeps read-only: it refuses every write there, an administrator\'s too.',
+  PLUMB_FILE_BRANCH_PROTECTED: 'The service refused a file write because the branch is protected against pushes by plumb\'s token ("You are not allowed to push into this branch").',
 
   // Pages
   PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',

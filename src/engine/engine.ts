@@ -120,7 +120,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const written = loaded.sources.locations.written(pointer);
     const at = loaded.sources.locations.written(s.pointer);
     if (written === pointer || (written !== at && !written.startsWith(at + '/'))) return undefined; // the explicit entry's own
-    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]! };
+    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]!, includeArchived: s.includeArchived };
   };
   const targets = targetSet(opts.targets ?? []);
   const state = opts.state ?? StateStore.read(opts.stateFile);
