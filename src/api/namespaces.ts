@@ -20,6 +20,8 @@ export interface ProjectRef {
   readonly default_branch?: string;
   /** `private`, `internal` or `public`; absent when the instance did not say (treat it as private). */
   readonly visibility?: string;
+  /** Archived projects are read-only: the service refuses every write to them, an administrator's too. */
+  readonly archived?: boolean;
 }
 
 export async function getGroupRef(client: ApiClient, group: PathParam): Promise<GroupRef> {
@@ -42,6 +44,7 @@ export async function getProjectRef(client: ApiClient, project: PathParam): Prom
     path_with_namespace: b.path_with_namespace,
     ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }),
     ...(typeof b.visibility === 'string' && { visibility: b.visibility }),
+    ...(typeof b.archived === 'boolean' && { archived: b.archived }),
   };
 }
 

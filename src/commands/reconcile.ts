@@ -21,7 +21,7 @@ import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.j
 import { lockInstances, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
-import { checkStateFile } from '../engine/state.js';
+import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
 import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
@@ -35,6 +35,7 @@ import type { CdktfFlags } from './config-source.js';
 import { renderDriftJunit } from './junit.js';
 import { HttpStateBackend, HttpStateLock, LocalCopy, StateBackendError, backendAuth, backendUrl, isBackendAddress, readCaBundle } from './state-backend.js';
 import { parseNow } from './now.js';
+import { joinPointer } from '../config/pointer.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
 import type { ReconcileView } from './views/reconcile.js';
@@ -108,6 +109,8 @@ interface Loaded {
   readonly redact: (s: string) => string;
   readonly view: ReconcileView;
   readonly kinds: KindSet;
+  /** Where the state comes from, for messages: `--state URL`, `PLUMB_STATE FILE`, … */
+  readonly stateNamed: string;
 }
 
 /**
@@ -132,7 +135,18 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
   if (out !== io) view = reconcileView(flags.json, out, redact, kinds.reasonText);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
+  // How messages name where the state comes from: the option (or variable) and its value.
+  const stateNamed = `${flags.state !== undefined ? '--state' : io.env.PLUMB_STATE !== undefined ? 'PLUMB_STATE' : 'the default state'} ${shownState(stateSpec)}`;
   let backend: Loaded['backend'];
+  // `ftp://…`, `file://…`, `s3://…` would otherwise be a relative path ("ftp:/…") quietly created.
+  if (!isBackendAddress(stateSpec) && /^[a-z][a-z0-9+.-]*:\/\//i.test(stateSpec)) {
+    return usageProblem(
+      view,
+      'PLUMB_STATE_BACKEND',
+      `${stateNamed} is neither a file path nor an http(s) address: plumb keeps its state in a local file or the service's Terraform-state API only`,
+      'give a file path (.plumb/state.json) or INSTANCE/api/v4/projects/PROJECT/terraform/state/NAME over https (a file path that really starts so: put ./ before it)',
+    );
+  }
   if (isBackendAddress(stateSpec)) {
     try {
       const url = backendUrl(stateSpec, io.env, flags.allowUrls);
@@ -144,7 +158,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
       // The CAs the API client trusts for this host: the instance's ca_bundle, else the runner's in CI.
       backend = { backend: new HttpStateBackend(url, auth.headers, readCaBundle(trustedCaFile(base, loaded.config.instances, io.env))), copy: new LocalCopy() };
     } catch (err) {
-      return stateProblem(view, err);
+      return stateProblem(view, err, stateNamed);
     }
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
@@ -172,13 +186,28 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     view.configDiagnostics(expanded, false);
     return view.configInvalid(expanded);
   }
-  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, stateNamed, ...(backend && { backend }) };
 }
 
-/** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
-function stateProblem(view: ReconcileView, err: unknown): number {
-  if (!(err instanceof StateBackendError)) throw err;
-  return usageProblem(view, err.code, err.message, err.suggestion);
+/** A `--state` value as messages show it: an address without credentials, query or fragment (they may hold a token). */
+function shownState(spec: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) return spec;
+  try {
+    const u = new URL(spec);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return `${spec.slice(0, spec.indexOf('://'))}://… (not a URL)`;
+  }
+}
+
+/**
+ * A state backend problem as a diagnostic named after the option it comes from (`--state URL: …`);
+ * exit 1. Anything else is rethrown.
+ */
+function stateProblem(view: ReconcileView, err: unknown, named: string): number {
+  if (!(err instanceof StateBackendError) && !(err instanceof LockHeld)) throw err;
+  const summary = err instanceof LockHeld ? err.summary : err.message;
+  return usageProblem(view, err.code, `${named}: ${summary}`, err.suggestion);
 }
 
 /**
@@ -189,12 +218,20 @@ function stateProblem(view: ReconcileView, err: unknown): number {
 async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
   const b = l.backend;
   if (!b) return run();
+  let text: string | undefined;
   try {
-    b.copy.fill(await b.backend.read());
+    text = await b.backend.read();
   } catch (err) {
     b.copy.done();
-    return stateProblem(l.view, err);
+    return stateProblem(l.view, err, l.stateNamed);
   }
+  // Anything but plumb's own state (a Terraform state of the same name) is refused, never replaced.
+  const problem = text === undefined ? undefined : parseState(text, `The state at ${b.backend.address}`);
+  if (problem instanceof StateProblem) {
+    b.copy.done();
+    return usageProblem(l.view, problem.code, `${l.stateNamed}: ${problem.summary}`, problem.suggestion);
+  }
+  b.copy.fill(text);
   let code = 1;
   let keep = false;
   try {
@@ -205,7 +242,7 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
       if (changed !== undefined) await b.backend.write(changed, lock!.id);
     } catch (err) {
       keep = true;
-      code = stateProblem(l.view, err);
+      code = stateProblem(l.view, err, l.stateNamed);
       l.io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`);
     }
     if (!keep) b.copy.done();
@@ -319,18 +356,21 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
-    if (err instanceof LockHeld) return usageProblem(l.view, err.code, err.summary, err.suggestion);
-    return stateProblem(l.view, err);
+    if (err instanceof LockHeld && !l.backend) return usageProblem(l.view, err.code, err.summary, err.suggestion);
+    return stateProblem(l.view, err, l.stateNamed);
   }
+  let code = 1;
   try {
-    return await withState(l, lock instanceof HttpStateLock ? lock : undefined, () => applyLoaded(flags, l));
+    code = await withState(l, lock instanceof HttpStateLock ? lock : undefined, () => applyLoaded(flags, l));
   } finally {
     try {
       await lock.release();
     } catch (err) {
-      stateProblem(l.view, err);
+      // A lock left behind refuses every later apply: the run fails, though its changes went through.
+      code = stateProblem(l.view, err, l.stateNamed);
     }
   }
+  return code;
 }
 
 async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
@@ -419,8 +459,11 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
   try {
     return await lockInstances(session, { timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log, env: io.env });
   } catch (err) {
-    if (err instanceof LockHeld || err instanceof LockFailed) return usageProblem(l.view, err.code, l.redact(err.summary), err.suggestion);
-    throw err;
+    if (!(err instanceof LockHeld || err instanceof LockFailed)) throw err;
+    // Located at the instance's `lock:` block, where the project, path and branch are declared.
+    const at = err.instance === undefined ? undefined : l.loaded.sources.locations.get(joinPointer('/instances', err.instance, 'lock'));
+    const location = at?.key ?? at?.value;
+    return l.view.problem([{ severity: 'error', code: err.code, summary: l.redact(err.summary), suggestion: err.suggestion, ...(location && { location }) }], l.loaded.sources.texts);
   }
 }
 

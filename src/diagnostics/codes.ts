@@ -162,6 +162,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_CONFLICT: 'A file was changed by another commit since the plan; plumb did not overwrite it.',
   PLUMB_FILE_SOURCE_CHANGED: "A file's local content changed between plan and apply; plumb did not write it.",
   PLUMB_FILE_WRITE_FAILED: 'The instance refused a file write, and reading the file again does not explain why.',
+  PLUMB_FILE_PROJECT_ARCHIVED: 'Files are planned to change in an archived project, which the service keeps read-only: it refuses every write there, an administrator\'s too.',
+  PLUMB_FILE_BRANCH_PROTECTED: 'The service refused a file write because the branch is protected against pushes by plumb\'s token ("You are not allowed to push into this branch").',
 
   // Pages
   PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',
@@ -169,6 +171,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_PROJECT_NOT_FOUND: 'A project with a Pages block does not exist, or plumb\'s token cannot see it.',
   PLUMB_PAGES_FORBIDDEN: "A project's Pages answered 403: plumb's token has a role below Maintainer there (or lacks the api scope for a change).",
   PLUMB_PAGES_DOMAIN_NOT_ASSIGNED: 'pages_primary_domain is not one of the domains assigned to the project\'s Pages (the instance answered 400).',
+  PLUMB_PAGES_PROJECT_ARCHIVED: "The instance refused a change of a project's Pages settings because the project is archived (the service keeps it read-only; unpublishing still works).",
   PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
   PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',

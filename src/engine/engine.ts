@@ -22,7 +22,7 @@ import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
-import { ENDS_CREDENTIAL, RUNS_LAST } from './risk-ids.js';
+import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from './risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
@@ -120,7 +120,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     const written = loaded.sources.locations.written(pointer);
     const at = loaded.sources.locations.written(s.pointer);
     if (written === pointer || (written !== at && !written.startsWith(at + '/'))) return undefined; // the explicit entry's own
-    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]! };
+    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]!, includeArchived: s.includeArchived };
   };
   const targets = targetSet(opts.targets ?? []);
   const state = opts.state ?? StateStore.read(opts.stateFile);
@@ -365,17 +365,31 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
 /**
  * Orders each change of one instance that carries a RUNS_LAST risk (risk-ids.ts: it may end
  * plumb's credential, or revoke tokens the other changes re-issue) after every other change of the
- * instance, whatever their outcome. An edge back to a change that already waits for it is left out.
+ * instance, whatever their outcome; a lower token lifetime limit (WAITS_FOR_REISSUES) moreover
+ * depends on every re-issue of its instance (a `rotate` or `replace`): when one failed, the old
+ * token is still live and the limit would revoke it, so the limit is skipped and reported instead.
+ * An edge back to a change that already waits for it is left out.
  */
 function runLast(changes: ResourceChange[], risks: readonly PlanRisk[]): ResourceChange[] {
   const last = new Set(risks.filter((r) => RUNS_LAST.has(r.id)).map((r) => r.address));
   if (last.size === 0) return changes;
+  const waitsForReissues = new Set(risks.filter((r) => WAITS_FOR_REISSUES.has(r.id)).map((r) => r.address));
+  const reissues = (o: ResourceChange) => o.action === 'rotate' || o.action === 'replace';
   return changes.map((c) => {
     if (c.action === 'no-op' || !last.has(c.address)) return c;
     const waitsFor = (o: ResourceChange) => [...(o.order?.after ?? []), ...(o.order?.dependsOn ?? [])].includes(c.address);
-    const before = changes.filter((o) => o.action !== 'no-op' && !last.has(o.address) && !waitsFor(o)).map((o) => o.address);
-    if (before.length === 0) return c;
-    return { ...c, order: { ...c.order, after: [...new Set([...(c.order?.after ?? []), ...before])] } };
+    const others = changes.filter((o) => o.action !== 'no-op' && !last.has(o.address) && !waitsFor(o));
+    if (others.length === 0) return c;
+    const needed = waitsForReissues.has(c.address) ? others.filter(reissues).map((o) => o.address) : [];
+    const before = others.filter((o) => !needed.includes(o.address)).map((o) => o.address);
+    return {
+      ...c,
+      order: {
+        ...c.order,
+        ...(before.length > 0 && { after: [...new Set([...(c.order?.after ?? []), ...before])] }),
+        ...(needed.length > 0 && { dependsOn: [...new Set([...(c.order?.dependsOn ?? []), ...needed])] }),
+      },
+    };
   });
 }
 

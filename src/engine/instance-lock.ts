@@ -344,15 +344,16 @@ export async function lockInstances(session: Session, opts: AcquireOptions & Ins
     .sort((a, b) => (a.instance.name < b.instance.name ? -1 : 1))
     .map((ctx) => new InstanceFileLock(ctx.client, ctx.instance.name, ctx.instance.lock!, opts));
   const held: StateLock[] = [];
-  try {
-    for (const lock of locks) {
+  for (const lock of locks) {
+    try {
       await lock.acquire(opts);
-      held.push(lock);
-      session.instanceLocks?.set(lock.instance, lock);
+    } catch (err) {
+      if (err instanceof LockHeld || err instanceof LockFailed) err.instance ??= lock.instance;
+      await releaseAll(held);
+      throw err;
     }
-  } catch (err) {
-    await releaseAll(held);
-    throw err;
+    held.push(lock);
+    session.instanceLocks?.set(lock.instance, lock);
   }
   return held;
 }

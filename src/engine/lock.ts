@@ -46,6 +46,8 @@ export interface StateLock {
 /** The lock is held by someone else (after waiting `--lock-timeout`). The message names the holder. */
 export class LockHeld extends Error {
   readonly code = 'PLUMB_STATE_LOCKED';
+  /** The instance whose `lock:` this is (a lock on the instance), so the message is located at that block. */
+  instance?: string;
   constructor(
     readonly summary: string,
     readonly suggestion: string,
@@ -59,6 +61,8 @@ export class LockHeld extends Error {
 /** The lock could not be taken for another reason than a holder (the instance refused the lock file). */
 export class LockFailed extends Error {
   readonly code = 'PLUMB_LOCK_FAILED';
+  /** The instance whose `lock:` could not be taken, so the message is located at that block. */
+  instance?: string;
   constructor(
     readonly summary: string,
     readonly suggestion: string,

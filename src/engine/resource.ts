@@ -205,6 +205,11 @@ export interface SelectorMatchOf {
   readonly container: 'projects' | 'groups';
   /** The match's full path. */
   readonly match: string;
+  /**
+   * The selector lists archived projects too (`include_archived: true`); otherwise its listing left
+   * them out, so a project it matched was not archived when it was listed.
+   */
+  readonly includeArchived: boolean;
 }
 
 /** Plan diagnostics made about a selector's body in one match (kept off the plan's format). */

@@ -41,6 +41,13 @@ export const RUNS_LAST: ReadonlySet<string> = new Set<RiskId>([
 ]);
 
 /**
+ * Of those, the risks of a lower token lifetime limit: the change waits for every re-issue of its
+ * instance to be applied (`dependsOn`), and is skipped when one was not: a re-issue that failed
+ * leaves the old token live beyond the new limit, which would revoke it (docs/plans.md#apply-order).
+ */
+export const WAITS_FOR_REISSUES: ReadonlySet<string> = new Set<RiskId>(['token-lifetime-revokes-credential', 'token-lifetime-lowered']);
+
+/**
  * Of those, the risks that plumb's credential may not survive: before such a change apply gives the
  * instance's lock back (nothing of the apply follows it on that instance), as a dead credential
  * could not delete the lock file and every later apply would wait for the lock to expire.

@@ -1,4 +1,5 @@
-import { readFileSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { checkWritable, errnoText, writeFileAtomicSync } from '../util/write-file.js';
 
@@ -10,7 +11,7 @@ import { checkWritable, errnoText, writeFileAtomicSync } from '../util/write-fil
  * its own ids, and the shape of its entries (src/resources/<kind>/state.ts). The file holds no
  * secret (see fingerprint.ts) and may be cached between CI runs or committed.
  */
-interface StateFile {
+export interface StateFile {
   version: 1;
   /** instance URL → section name → entry key → entry. */
   instances: Record<string, Record<string, Record<string, unknown>>>;
@@ -55,27 +56,29 @@ export class StateStore {
 
   static read(file: string): StateStore | StateProblem {
     let text: string;
+    let fd: number;
     try {
-      text = readFileSync(file, 'utf8');
+      // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever; a
+      // regular file is opened as usual. What it is decides before anything is read.
+      fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return new StateStore(file, { version: 1, instances: {} });
       if (code === 'EISDIR') return new StateProblem(file, `${file} is a directory`, 'point --state (or PLUMB_STATE) at a file, e.g. .plumb/state.json');
       return new StateProblem(file, `${file} cannot be read (${errnoText(err)})`, 'fix its permissions, or point --state at another file');
     }
-    let parsed: StateFile;
     try {
-      parsed = JSON.parse(text) as StateFile;
-    } catch {
-      return new StateProblem(
-        file,
-        `${file} is not JSON (${text.length === 0 ? 'it is empty' : 'it may have been cut off mid-write'})`,
-        'restore it from Git, your CI cache or a backup; or, if nothing can be restored, delete it knowing what is lost: ' +
-          'notes about issued tokens whose secret never reached its sink, and which write-only settings were applied (they are sent again)',
-      );
+      const kind = fileKind(fstatSync(fd));
+      if (kind === 'a directory') return new StateProblem(file, `${file} is a directory`, 'point --state (or PLUMB_STATE) at a file, e.g. .plumb/state.json');
+      if (kind !== 'a file') return new StateProblem(file, `${file} is ${kind}, not a regular file`, 'point --state (or PLUMB_STATE) at a regular file, e.g. .plumb/state.json (plumb replaces it by rename, so it cannot be a pipe or a device)');
+      text = readFileSync(fd, 'utf8');
+    } catch (err) {
+      return new StateProblem(file, `${file} cannot be read (${errnoText(err)})`, 'fix its permissions, or point --state at another file');
+    } finally {
+      closeSync(fd);
     }
-    if (parsed && parsed.version === 1 && typeof parsed.instances === 'object' && parsed.instances !== null) return new StateStore(file, parsed);
-    return new StateStore(file, { version: 1, instances: {} });
+    const parsed = parseState(text, file);
+    return parsed instanceof StateProblem ? parsed : new StateStore(file, parsed);
   }
 
   /** A kind's section of an instance's state, or undefined when nothing was recorded yet. Read only. */
@@ -108,6 +111,47 @@ export class StateStore {
     mkdirSync(path.dirname(this.file), { recursive: true });
     writeFileAtomicSync(this.file, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });
   }
+}
+
+/** What a file system entry is, for messages. */
+function fileKind(st: Stats): string {
+  if (st.isFile()) return 'a file';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+/**
+ * A state's text, checked: plumb's own state (`version` 1, `instances`), or a problem naming
+ * `where`. Anything else is refused rather than read as empty: a Terraform (or OpenTofu) state, or
+ * another tool's JSON, at the same address would otherwise be replaced by plumb's on the next apply,
+ * and an empty state forgets which issued tokens never reached their sink and which secrets were
+ * applied. `where`: the file, or the state backend's address.
+ */
+export function parseState(text: string, where: string): StateFile | StateProblem {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new StateProblem(
+      where,
+      `${where} is not JSON (${text.length === 0 ? 'it is empty' : 'it may have been cut off mid-write'})`,
+      'restore it from Git, your CI cache or a backup; or, if nothing can be restored, delete it knowing what is lost: ' +
+        'notes about issued tokens whose secret never reached its sink, and which write-only settings were applied (they are sent again)',
+    );
+  }
+  const o = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  if (o && o.version === 1 && typeof o.instances === 'object' && o.instances !== null && !Array.isArray(o.instances)) return o as unknown as StateFile;
+  const notOurs = 'plumb does not read or replace it: point --state (or PLUMB_STATE) at plumb\'s own state (a new name starts empty), e.g. .plumb/state.json or …/terraform/state/plumb';
+  if (o && (typeof o.terraform_version === 'string' || (typeof o.lineage === 'string' && typeof o.serial === 'number'))) {
+    return new StateProblem(where, `${where} holds a Terraform (or OpenTofu) state${typeof o.terraform_version === 'string' ? ` written by Terraform ${o.terraform_version}` : ''}, not plumb's state`, notOurs);
+  }
+  if (o && typeof o.version === 'number' && o.version > 1 && typeof o.instances === 'object') {
+    return new StateProblem(where, `${where} is a plumb state of format ${o.version}, written by a newer plumb`, 'run the plumb version that wrote it (or a newer one)');
+  }
+  return new StateProblem(where, `${where} is JSON but not a plumb state (no "version": 1 with "instances")`, notOurs);
 }
 
 /** The state file cannot be used; `summary` names it, `suggestion` says what to do. */

@@ -2,12 +2,18 @@
  * `--state https://…/terraform/state/NAME`: plumb keeps its state on the service's Terraform-state
  * API. Plan reads it without locking (a merge-request plan sees apply's fingerprints, from another
  * machine); apply holds the backend's lock for the whole run and stores a new version; the address
- * must be on a pinned instance.
+ * must be on a pinned instance. When the backend's answers go wrong (issue 29, items 3 and 5): a lock
+ * request answered 500 after the service took the lock, or whose connection dropped, is recognised
+ * as this apply's own lock (its ID) and given back; an unlock answered 503 is sent again; a lost
+ * unlock answer is checked, never reported as "nothing was changed"; a state write answered 500
+ * after it landed is read back. What the backend holds must be plumb's state: a Terraform state at
+ * the address is refused, never replaced.
  */
+import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addJobToken, terraformState } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
-import type { RunningEmulator } from '../../src/emulator/index.js';
+import type { FaultRule, RunningEmulator } from '../../src/emulator/index.js';
 import { secret, workdir } from '../helpers/cli.js';
 import type { Workdir } from '../helpers/cli.js';
 
@@ -47,6 +53,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await emu.close();
+  rmSync(wd.dir, { recursive: true, force: true });
 });
 
 const lockCalls = () => emu.requests.filter((r) => r.path.endsWith('/lock'));
@@ -107,5 +114,114 @@ describe('the Terraform-state backend, refused', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('PLUMB_STATE_BACKEND');
     expect(r.stderr).toContain('no such project');
+  });
+});
+
+const LOCK = /\/terraform\/state\/plumb\/lock$/;
+const STATE = /\/terraform\/state\/plumb$/;
+const record = () => terraformState(emu.state, 'ops/config', 'plumb');
+const lockStatuses = () => emu.requests.filter((r) => LOCK.test(r.path)).map((r) => `${r.method} ${r.status}`);
+const apply = () => wd.run(['apply', '--auto-approve', '--state', stateUrl]);
+const fault = (rule: FaultRule) => emu.addFault(rule);
+
+describe('the state backend recovers its own lock', () => {
+  it('holds the lock when the lock request is answered 500 after the service took it, applies, and gives it back', async () => {
+    fault({ method: 'POST', path: LOCK, times: 1, action: { kind: 'status', status: 500, after: true } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Maintainer|permission/i);
+    expect(lockStatuses()).toEqual(['POST 500', 'POST 409', 'DELETE 200']);
+    expect(record()!.lock).toBeNull();
+    expect(record()!.versions).toHaveLength(1);
+    // Nothing is left behind: the next apply takes the lock at once.
+    expect((await apply()).code).toBe(0);
+  });
+
+  it('holds the lock when the connection dropped after the service took it, and gives it back', async () => {
+    fault({ method: 'POST', path: LOCK, times: 1, action: { kind: 'drop', when: 'after' } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('nothing was changed');
+    expect(lockStatuses()).toEqual(['POST 0', 'POST 409', 'DELETE 200']);
+    expect(record()!.lock).toBeNull();
+    expect((await apply()).code).toBe(0);
+  });
+
+  it('gives the lock back and changes nothing when every lock request fails', async () => {
+    fault({ method: 'POST', path: LOCK, action: { kind: 'status', status: 500, after: true } });
+    const r = await apply();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`--state ${stateUrl}: Locking the state`);
+    expect(r.stderr).toContain('nothing was applied');
+    expect(emu.requests.filter((q) => q.method === 'PUT')).toHaveLength(0);
+    expect(record()!.lock, 'its own lock is not left behind').toBeNull();
+  });
+
+  it('sends an unlock answered 503 again, and exits 0 with the lock given back', async () => {
+    fault({ method: 'DELETE', path: LOCK, times: 1, action: { kind: 'status', status: 503 } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(lockStatuses()).toEqual(['POST 200', 'DELETE 503', 'DELETE 200']);
+    expect(record()!.lock).toBeNull();
+  });
+});
+
+describe('the state backend after a lost answer', () => {
+  it('checks an unlock whose answer was lost: the lock is gone, no "nothing was changed", exit 0', async () => {
+    fault({ method: 'DELETE', path: LOCK, times: 1, action: { kind: 'drop', when: 'after' } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('nothing was changed');
+    expect(lockStatuses()).toEqual(['POST 200', 'DELETE 0', 'DELETE 409']);
+    expect(record()!.lock).toBeNull();
+  });
+
+  it('fails the apply, saying the lock may still be held, when no unlock is answered', async () => {
+    fault({ method: 'DELETE', path: LOCK, action: { kind: 'drop', when: 'before' } });
+    const r = await apply();
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('nothing was changed');
+    expect(r.stderr).toContain(`--state ${stateUrl}: Unlocking the state`);
+    expect(r.stderr).toContain('may still be held');
+    expect(r.stderr).toContain(record()!.lock!.id);
+    // It did apply: the settings went out and the state was stored.
+    expect(emu.state.settings.captcha_enabled).toBe(true);
+    expect(record()!.versions).toHaveLength(1);
+  });
+
+  it('reads back a state write answered 500 after it landed, and reports it stored', async () => {
+    fault({ method: 'POST', path: STATE, times: 1, action: { kind: 'status', status: 500, after: true } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/Writing the state|kept in/);
+    expect(record()!.versions).toHaveLength(1);
+    expect(record()!.lock).toBeNull();
+  });
+
+  it('writes the state again when a write failed before it landed', async () => {
+    fault({ method: 'POST', path: STATE, times: 1, action: { kind: 'drop', when: 'before' } });
+    const r = await apply();
+    expect(r.code, r.stderr).toBe(0);
+    expect(record()!.versions).toHaveLength(1);
+    expect(record()!.versions[0]!.data.toString()).toContain('captcha_private_key');
+  });
+});
+
+describe("the state backend holds plumb's state only", () => {
+  const TERRAFORM_STATE = JSON.stringify({ version: 4, terraform_version: '1.9.8', serial: 3, lineage: 'a1b2c3', outputs: {}, resources: [] });
+
+  it('refuses a Terraform state at the --state address in plan and apply, naming the flag, and never replaces it', async () => {
+    const put = await fetch(stateUrl, { method: 'POST', headers: { 'PRIVATE-TOKEN': ADMIN_TOKEN, 'content-type': 'application/json' }, body: TERRAFORM_STATE });
+    expect(put.status).toBe(200);
+    emu.resetRequests();
+    for (const command of [['plan'], ['apply', '--auto-approve'], ['drift']]) {
+      const r = await wd.run([...command, '--state', stateUrl]);
+      expect(r.code, command.join(' ')).toBe(1);
+      expect(r.stderr).toContain('PLUMB_STATE_UNUSABLE');
+      expect(r.stderr).toContain(`--state ${stateUrl}: The state at ${stateUrl} holds a Terraform (or OpenTofu) state written by Terraform 1.9.8`);
+    }
+    expect(record()!.versions.map((v) => v.data.toString())).toEqual([TERRAFORM_STATE]);
+    expect(record()!.lock).toBeNull();
+    expect(emu.requests.filter((q) => q.method === 'PUT')).toHaveLength(0);
   });
 });

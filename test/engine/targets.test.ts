@@ -192,7 +192,8 @@ instances:
       expect(r.code).toBe(0);
       const plan = JSON.parse(r.stdout) as { changes: { address: string }[] };
       expect(plan.changes.map((c) => c.address)).toEqual(['local.project["platform/site"].branch["main"].file["index.html"]']);
-      expect(emu.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['HEAD /projects/platform%2Fsite/repository/files/index%2Ehtml']);
+      // The project of a planned change is read once, to warn when it is archived (docs/plans.md#repository-files).
+      expect(emu.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['HEAD /projects/platform%2Fsite/repository/files/index%2Ehtml', 'GET /projects/platform%2Fsite']);
     } finally {
       await emu.close();
     }

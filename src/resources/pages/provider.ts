@@ -23,6 +23,7 @@ import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceCha
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
+import { getProjectRef } from '../../api/namespaces.js';
 import { parsePagesPayload } from './payload.js';
 import type { PagesPayload, PagesUpdate } from './payload.js';
 
@@ -154,6 +155,14 @@ function refusal(ctx: InstanceContext, project: PagesProject, err: ApiError, add
     });
   }
   return undefined;
+}
+
+/** Whether the project is archived (read-only on the service); false when it cannot be read (other reads report that). */
+async function archived(ctx: InstanceContext, ref: string): Promise<boolean> {
+  return getProjectRef(ctx.client, ref).then(
+    (p) => p.archived === true,
+    () => false,
+  );
 }
 
 interface ProjectPlan {
@@ -363,6 +372,24 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
           return { applied: true, diagnostics: [], notes: [`${call} answered ${err.status ?? 'without an answer'}, but reading the Pages again shows ${names.join(', ')} as declared: the update was carried out`] };
         }
         const fieldPointers = Object.keys(payload.set).map((f) => joinPointer(project.pages.pointer, f));
+        // An archived project's Pages settings cannot be changed (the service withholds `update_pages`
+        // from everyone, with a bare 403); the project is read to tell that from a missing role.
+        if (err instanceof ApiForbiddenError && !/scope/i.test(err.serverMessage ?? '') && (await archived(ctx, project.ref))) {
+          return {
+            applied: false,
+            notes: [],
+            diagnostics: [
+              planDiagnostic(ctx, {
+                severity: 'error',
+                code: 'PLUMB_PAGES_PROJECT_ARCHIVED',
+                summary: `The instance refused to change the Pages of project "${project.ref}": the project is archived, and the service refuses changes to an archived project's Pages (it answered ${err.serverMessage ?? '403'})`,
+                suggestion: 'unarchive the project if its Pages settings should change, or take them out of the configuration, then plan again',
+                address: change.address,
+                pointer: project.pages.pointer,
+              }),
+            ],
+          };
+        }
         const d = refusal(ctx, project, err, change.address, call, fieldPointers);
         if (!d) throw err;
         return { applied: false, diagnostics: [d], notes: [] };

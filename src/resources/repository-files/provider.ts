@@ -313,6 +313,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       changes.push(change);
       if (r.drift) drift.push(r.drift);
     }
+    diagnostics.push(...(await archivedProjects(ctx, distinct, changes, projectOf)));
     for (const { created, first } of missing.values()) {
       if (created) continue;
       const p = first.payload as FilePayload;
@@ -412,13 +413,16 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
         const refusal = err.status !== undefined && err.status < 500;
         // Checked: the outcome is known now (nothing was written), so the failure is told as such.
         const what = err instanceof ApiAmbiguousError ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}` : err.message;
+        const unchanged = `${call}; reading the file again shows it unchanged since the plan, so nothing was written (plumb did not repeat the write).`;
+        const why = err.status === 403 ? await forbiddenBecause(ctx, p, err) : undefined;
+        if (why) return failed(ctx, change, why.code, ctx.secrets.redact(why.summary), why.suggestion, unchanged);
         return failed(
           ctx,
           change,
           err.code,
           ctx.secrets.redact(`${p.op} of ${p.path} on ${p.branch} failed: ${what}`),
           refusal ? "check the project path, the branch and the token's role (Developer at least), then plan again" : 'run `plumb apply` again once the instance answers (the file is unchanged)',
-          `${call}; reading the file again shows it unchanged since the plan, so nothing was written (plumb did not repeat the write).`,
+          unchanged,
         );
       }
       if (!(err instanceof ApiBadRequestError)) throw err;
@@ -453,10 +457,82 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       if (NOT_ON_A_BRANCH.test(err.serverMessage ?? '')) {
         return failed(ctx, change, 'PLUMB_FILE_BRANCH_MISSING', `Branch "${p.branch}" of project "${p.project}" does not exist`, 'create the branch, or declare `start_branch:` on the file to create it from another branch');
       }
+      if (NOT_ALLOWED_TO_PUSH.test(err.serverMessage ?? '')) {
+        const why = protectedBranch(p, err.serverMessage!);
+        return failed(ctx, change, why.code, why.summary, why.suggestion, `${err.method} ${err.path} answered 400; reading the file again shows it unchanged since the plan.`);
+      }
       return failed(ctx, change, 'PLUMB_FILE_WRITE_FAILED', `The instance refused to ${p.op} ${p.path} on ${p.branch}: ${err.serverMessage ?? 'no message'}`, 'check the branch (protected?), the project and the token\'s role, then plan again', `${err.method} ${err.path} answered 400; reading the file again shows it unchanged since the plan.`);
     }
   },
 };
+
+/** The service's words for a push its branch protection refuses (a 403 or, from the commit service, a 400). */
+const NOT_ALLOWED_TO_PUSH = /not allowed to push into this branch/i;
+
+type Because = { code: PlanDiagnostic['code']; summary: string; suggestion: string };
+
+function protectedBranch(p: FilePayload, said: string): Because {
+  return {
+    code: 'PLUMB_FILE_BRANCH_PROTECTED',
+    summary: `The instance refused to ${p.op} ${p.path} on ${p.branch} of project "${p.project}": "${said}" (the branch is protected)`,
+    suggestion: `allow plumb's token to push to ${p.branch} in the project's protected branches (by default only Maintainers may), or declare the file on another branch, then plan again`,
+  };
+}
+
+/**
+ * What a 403 to a file write means, when the service says or the project shows it: a protected
+ * branch (its message), or an archived project (read-only; the answer is a bare "403 Forbidden",
+ * so the project is read again to tell). Undefined: a plain refusal of the token's role.
+ */
+async function forbiddenBecause(ctx: InstanceContext, p: FilePayload, err: ApiError): Promise<Because | undefined> {
+  if (NOT_ALLOWED_TO_PUSH.test(err.serverMessage ?? '')) return protectedBranch(p, err.serverMessage!.replace(/^403 Forbidden - /, ''));
+  let archived = false;
+  try {
+    archived = (await getProjectRef(ctx.client, p.project)).archived === true;
+  } catch {
+    // the role hint stands
+  }
+  if (!archived) return undefined;
+  return {
+    code: 'PLUMB_FILE_PROJECT_ARCHIVED',
+    summary: `The instance refused to ${p.op} ${p.path} on ${p.branch}: project "${p.project}" is archived, and the service refuses every write to an archived project (it answered ${err.serverMessage ?? '403'})`,
+    suggestion: 'unarchive the project if its files should change, or take its files out of the configuration, then plan again',
+  };
+}
+
+/**
+ * A warning per archived project that has file changes planned: the service keeps an archived
+ * project read-only, so each of those writes would be refused at apply. Projects a selector listed
+ * without `include_archived` were not archived when listed and cost no request; for the others the
+ * project is read (once, shared with the plan's other reads of it).
+ */
+async function archivedProjects(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[], projectOf: (ref: string) => Promise<ProjectRef>): Promise<PlanDiagnostic[]> {
+  const changing = new Map<string, number>();
+  for (const c of changes) if (c.action !== 'no-op') changing.set((c.payload as FilePayload).project, (changing.get((c.payload as FilePayload).project) ?? 0) + 1);
+  const found = await Promise.all(
+    projects
+      .filter((pr) => changing.has(pr.ref))
+      .map(async (pr) => {
+        const listed = ctx.selectorMatch?.(pr.pointer);
+        if (listed?.container === 'projects' && !listed.includeArchived) return undefined;
+        const archived = await projectOf(pr.ref).then(
+          (r) => r.archived === true,
+          () => false, // a project that cannot be read is reported by the reads that need it
+        );
+        if (!archived) return undefined;
+        const n = changing.get(pr.ref)!;
+        return planDiagnostic(ctx, {
+          severity: 'warning',
+          code: 'PLUMB_FILE_PROJECT_ARCHIVED',
+          summary: `Project "${pr.ref}" is archived: the service refuses every write to an archived project, so the ${n} file change(s) planned there will fail at apply`,
+          detail: 'An archived project is read-only on the service, for administrators too; plumb plans its files as declared but cannot write them.',
+          suggestion: 'unarchive the project if its files should change, or take its files out of the configuration (for a selector: `exclude:` it)',
+          pointer: pr.pointer,
+        });
+      }),
+  );
+  return found.filter((d): d is PlanDiagnostic => d !== undefined);
+}
 
 function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
   return {

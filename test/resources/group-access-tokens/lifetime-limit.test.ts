@@ -166,6 +166,22 @@ describe('applying a lower token lifetime limit', () => {
     expect((await h.run(['plan', '--detailed-exitcode'], { PLUMB_TOKEN: h.sinkValue('plumb')! })).code).toBe(0);
   });
 
+  it('does not send the limit when a declared re-issue failed before the instance acted (502): the token stays live, apply exits 1', async () => {
+    await startLocked(true);
+    // The re-issue of "deployer" (a replacement: its scopes change) is refused before the instance acts.
+    h.addFault({ method: 'POST', path: '/groups/platform/access_tokens', action: { kind: 'status', status: 502 } });
+    const r = await h.run(['apply', '--auto-approve', '--allow-risky', '--json'], { PLUMB_TOKEN: CREDENTIAL });
+    expect(r.code).toBe(1);
+    expect(h.emu.requests.filter((q) => q.method === 'PUT' && q.path === '/application/settings'), 'the limit is not sent').toEqual([]);
+    expect(h.emu.state.settings.max_personal_access_token_lifetime).not.toBe(30);
+    // The declared token whose re-issue failed is still live, not revoked by a limit.
+    expect(h.active('platform', 'deployer').map((t) => t.id)).toEqual([71]);
+    const report = JSON.parse(r.stdout) as { outcomes: { address: string; status: string }[] };
+    expect(report.outcomes.find((o) => o.address === 'local.application_settings')?.status).toBe('skipped');
+    expect(r.stdout + r.stderr).toContain('PLUMB_APPLY_SKIPPED');
+    expect(lockFile(), 'the lock is released').toBeUndefined();
+  });
+
   it("gives the instance lock back before the write that revokes plumb's own credential, and reports the revocation", async () => {
     await startLocked(false);
     const r = await h.run(['apply', '--auto-approve', '--allow-risky'], { PLUMB_TOKEN: OPS_TOKEN });

@@ -25,18 +25,19 @@ describe('plan', () => {
     expect(plan.diagnostics.filter((d: { code: string }) => d.code === 'PLUMB_KIND_NOT_MANAGED')).toEqual([]);
   });
 
-  it('asks once per branch whether it exists when no declared file of that branch was found, and not for the project', async () => {
+  it('asks once per branch whether it exists when no declared file of that branch was found, and reads the project only to know whether it is archived', async () => {
     h.config({ 'docs/a.md': { content: 'a\n', branches: ['main'] }, 'docs/b.md': { content: 'b\n', branches: ['main'] } });
     const r = await h.run(['plan', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).changes.map((c: { action: string }) => c.action)).toEqual(['create', 'create']);
     expect(h.count('HEAD', HEADS)).toBe(2);
-    // One GET of a missing file on main, answered "404 File Not Found": main exists, and so does the project.
+    // One GET of a missing file on main, answered "404 File Not Found": main exists, and so does the
+    // project; the project itself is read once, after the files, because it has changes (archived?).
     const gets = h.emu.requests.filter((q) => q.method === 'GET');
-    expect(gets.map((q) => [q.status, /\/repository\/files\//.test(q.path)])).toEqual([[404, true]]);
+    expect(gets.map((q) => [q.status, /\/repository\/files\//.test(q.path)])).toEqual([[404, true], [200, false]]);
   });
 
-  it('makes no request beyond one HEAD per file for a fleet of projects where one file of each exists and one is missing', async () => {
+  it('makes no request beyond one HEAD per file, and one GET per declared project with changes, for projects where one file of each exists and one is missing', async () => {
     const projects = ['platform/a', 'platform/b', 'platform/c'];
     await h.close();
     h = await fileHarness({ projects: projects.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: { CODEOWNERS: '* @x\n' } })) });
@@ -45,7 +46,7 @@ describe('plan', () => {
     const r = await h.run(['plan', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ create: 3, noop: 3 });
-    expect(h.emu.requests.map((q) => q.method)).toEqual(Array(6).fill('HEAD'));
+    expect(h.emu.requests.map((q) => q.method)).toEqual([...Array(6).fill('HEAD'), 'GET', 'GET', 'GET']);
   });
 
   it("records the file's last commit id from X-Service-Last-Commit-Id in the change and orders writes by project and branch", async () => {
