@@ -23,6 +23,8 @@ export interface Ctx {
    * repository file's `source:`), registered by the kinds that read them: nothing may write over them.
    */
   readonly localReads: Map<string, string>;
+  /** Where token sink files must stay, when the door confines them (ValidateOptions.sinkRoot). */
+  readonly sinkRoot?: string;
 }
 
 export function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {

@@ -76,6 +76,18 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
     for (const g of groupsOf(inst)) {
       for (const t of g.accessTokens) {
         if (t.sink?.kind !== 'file') continue;
+        const outside = ctx.sinkRoot !== undefined ? outsideRoot(t.sink.path, ctx.sinkRoot) : undefined;
+        if (outside) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
+            summary: `Token "${t.name}" would write its secret outside the configuration root: ${outside}`,
+            detail: 'Under Terraform a sink file (from the configuration or from an import id) must lie inside the configuration root, the Git work tree holding the working directory (else that directory), like every other local file the configuration names.',
+            suggestion: 'write the path relative to the working directory, inside it, e.g. `secrets/NAME.token` (and ignore secrets/ in Git); deliver elsewhere with `sink { command = [...] }`',
+            pointer: joinPointer(t.pointer, 'sink', 'file'),
+          });
+          continue;
+        }
         const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(ctx)));
         if (over) {
           push(ctx, {
@@ -131,6 +143,15 @@ function protectedFiles(ctx: Ctx): Map<string, string> {
   for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
   for (const [abs, what] of ctx.localReads) out.set(landing(abs), what);
   return out;
+}
+
+/** A sink confined to `root` (the Terraform door's configuration root) that lands outside it: what it would write over. */
+function outsideRoot(sinkPath: string, root: string): string | undefined {
+  const real = landing(sinkPath);
+  const rel = path.relative(root, real);
+  if (rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel)) return undefined;
+  const via = real === path.resolve(sinkPath) ? '' : ' (through a symbolic link)';
+  return `${real} is outside ${root}${via}`;
 }
 
 /** What a sink at `sinkPath` would overwrite that it must not, if anything. */
