@@ -3,7 +3,7 @@
  * filesystem mirror, in the "unpacked" layout `terraform providers mirror` and Terraform's implied
  * local mirror directories read:
  *
- *   DIR/registry.terraform.io/plumb/plumb/VERSION/OS_ARCH/terraform-provider-plumb_vVERSION
+ *   DIR/plumb.invalid/plumb/plumb/VERSION/OS_ARCH/terraform-provider-plumb_vVERSION
  *
  * so plain `terraform init` (any backend, modules, other providers, CDKTF stacks) installs it and
  * writes `.terraform.lock.hcl`, and `terraform providers lock -fs-mirror=DIR` records its hash.
@@ -23,11 +23,10 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { findUp } from '../util/find-up.js';
+import { PLUMB_PROVIDER_SOURCE } from '../catalogue/index.js';
 
-/** The provider's source address: `terraform { required_providers { plumb = { source = "plumb/plumb" } } }`. */
-export const PROVIDER_HOST = 'registry.terraform.io';
-export const PROVIDER_NAMESPACE = 'plumb';
-export const PROVIDER_TYPE = 'plumb';
+/** The provider's source address: `terraform { required_providers { plumb = { source = "plumb.invalid/plumb/plumb" } } }`. */
+export const [PROVIDER_HOST, PROVIDER_NAMESPACE, PROVIDER_TYPE] = PLUMB_PROVIDER_SOURCE.split('/') as [string, string, string];
 
 /** Terraform's platform name (`linux_amd64`) for a Node platform and architecture. */
 export function terraformPlatform(platform: string = process.platform, arch: string = process.arch): string {
@@ -152,7 +151,7 @@ export function runMirrorCommand(
   out(`Wrote ${r.kind === 'executable' ? 'the standalone provider' : 'a launcher for this installation\'s provider'}: ${r.file}\n\n`);
   if (args.install) {
     out(
-      'This is Terraform\'s implied local mirror directory: a plain `terraform init` installs plumb/plumb from it\n' +
+      'This is Terraform\'s implied local mirror directory: a plain `terraform init` installs plumb.invalid/plumb/plumb from it\n' +
         'when your CLI configuration has no provider_installation block. If it has one, add this mirror to it:\n\n' +
         r.cliConfig,
     );
