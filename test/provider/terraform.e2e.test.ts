@@ -657,7 +657,11 @@ module "instance" {
     const locked = await run(cli!, ['providers', 'lock', `-fs-mirror=${mirror}`, `-platform=${platform}`, '-no-color']);
     expect(locked.code, locked.out).toBe(0);
     expect(readFileSync(path.join(work, '.terraform.lock.hcl'), 'utf8')).toBe(lock);
-  });
+    // The h1: hash the mirror command printed is the one Terraform records (issue 28 item 15).
+    const printed = /\n {4}(h1:[A-Za-z0-9+/=]+)\n/.exec(m.out)?.[1];
+    expect(printed, m.out).toBeDefined();
+    expect(lock).toContain(`"${printed!}"`);
+  }, 180_000);
 
   it('validates the module with every variable unknown, and keeps an ephemeral secret out of the plan file, show -json and the state', async () => {
     const validate = await run(cli!, ['validate', '-no-color']);
@@ -682,7 +686,7 @@ module "instance" {
     expect(apply.out).not.toContain(SECRET);
     const again = await run(cli!, ['plan', '-input=false', '-no-color', '-detailed-exitcode']);
     expect(again.code, again.out).toBe(0);
-  });
+  }, 180_000);
 });
 
 /**
