@@ -6,20 +6,14 @@
  * (the devDependency, GITLAB_CI_LOCAL=path, or on PATH), rsync and git, on Node 22 or later;
  * skipped otherwise, except under CI=true on Node 22 or later.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gcl, initRepo, usable } from './gitlab-ci-local.js';
 
 const root = path.resolve(__dirname, '../..');
-const local = path.join(root, 'node_modules/.bin/gitlab-ci-local');
-const gcl = process.env.GITLAB_CI_LOCAL ?? (existsSync(local) ? local : spawnSync('sh', ['-c', 'command -v gitlab-ci-local']).stdout?.toString().trim() || '');
-const nodeMajor = Number(process.versions.node.split('.')[0]);
-const usable = gcl !== '' && nodeMajor >= 22 && spawnSync(gcl, ['--version'], { encoding: 'utf8' }).status === 0;
-if (!usable && process.env.CI === 'true' && nodeMajor >= 22) {
-  throw new Error('gitlab-ci-local is required under CI=true on Node 22 or later (the devDependency gitlab-ci-local, or GITLAB_CI_LOCAL=path), with rsync and git');
-}
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
 
 let repo: string;
@@ -28,13 +22,7 @@ beforeAll(() => {
   if (!usable) return;
   repo = mkdtempSync(path.join(os.tmpdir(), 'plumb-gcl-release-'));
   for (const f of ['.gitlab-ci.yml', 'package.json']) cpSync(path.join(root, f), path.join(repo, f));
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('-c', 'user.email=ci@example.test', '-c', 'user.name=ci', 'commit', '-qm', 'release');
-  git('remote', 'add', 'origin', 'https://gitlab.example.test/plumb/plumb-gitops.git');
-  git('update-ref', 'refs/remotes/origin/main', 'HEAD');
-  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
+  initRepo(repo, 'https://gitlab.example.test/plumb/plumb-gitops.git');
 });
 
 afterAll(() => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root, startProvider } from '../provider/harness.js';
 import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
 import { packageHashV1, terraformPlatform } from '../../src/provider/mirror.js';
-import { ADMIN, examplesAt, expectServingProvider, run, startEmulatorProcess } from './helpers.js';
+import { ADMIN, examplesAt, expectServingProvider, npmEnv, run, startEmulatorProcess } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
@@ -50,11 +50,6 @@ const NEEDED = [
   'examples/cdktf/main.ts',
 ];
 
-/** npm's environment minus what an enclosing `npm test` set for this package. */
-function npmEnv(): NodeJS.ProcessEnv {
-  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_') || keep.has(k.toLowerCase())));
-}
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
 interface Packed {

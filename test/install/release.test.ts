@@ -16,14 +16,9 @@ import { buildExecutables, buildMirror } from '../../scripts/release.js';
 import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
 import { executableProblem, packageHashV1 } from '../../src/provider/mirror.js';
 import { root } from '../provider/harness.js';
-import { run } from './helpers.js';
+import { npmEnv, run } from './helpers.js';
 
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
-
-/** npm's environment minus what an enclosing `npm test` set for this package. */
-function npmEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_') || k.toLowerCase() === 'npm_config_cache'));
-}
 
 describe('the release pipeline', () => {
   const pipeline = YAML.parse(readFileSync(path.join(root, '.gitlab-ci.yml'), 'utf8')) as Record<string, { extends?: string; script?: string[]; needs?: string[]; id_tokens?: Record<string, { aud: string }>; artifacts?: { paths: string[] }; release?: { assets: { links: { name: string }[] } } }>;
