@@ -212,7 +212,9 @@ export function writeMirror(opts: MirrorOptions): MirrorResult {
     };
     try {
       // The package directory holds exactly the provider's files: one from an earlier mirror of the other kind would change its hash.
-      for (const e of readdirSync(at)) if (e !== name && (e === PROVIDER_FILE || e.startsWith(`terraform-provider-${PROVIDER_TYPE}`))) rmSync(path.join(at, e), { force: true });
+      // So would a temporary file an interrupted run left.
+      const ours = (e: string) => e === PROVIDER_FILE || e.startsWith(`terraform-provider-${PROVIDER_TYPE}`);
+      for (const e of readdirSync(at)) if (e !== name && (ours(e) || (e.startsWith('.') && e.endsWith('.tmp') && ours(e.slice(1))))) rmSync(path.join(at, e), { force: true });
       if (opts.executable) place(at, name, (tmp) => copyFileSync(opts.executable!, tmp, constants.COPYFILE_EXCL));
       else if (opts.script) {
         place(at, PROVIDER_FILE, (tmp) => copyFileSync(opts.script!, tmp, constants.COPYFILE_EXCL));

@@ -135,6 +135,10 @@ describe('the mirrored provider hashes the same on every machine (issue 28 item 
     expect(readdirSync(one).sort()).toEqual([PROVIDER_FILE, `terraform-provider-plumb_v${VERSION}`]);
     for (const f of readdirSync(one)) expect(readFileSync(path.join(two, f)), f).toEqual(readFileSync(path.join(one, f)));
     expect(packageHashV1(two)).toBe(packageHashV1(one));
+    // Mirroring again over a mirror of the other kind, or one an interrupted run left a temporary file in, gives the same package.
+    writeFileSync(path.join(two, `.terraform-provider-plumb_v${VERSION}.0123456789ab.tmp`), 'half');
+    mirror('elsewhere/b', '/usr/bin/node', 'm2');
+    expect(packageHashV1(two)).toBe(packageHashV1(one));
     const launcher = readFileSync(path.join(one, `terraform-provider-plumb_v${VERSION}`), 'utf8');
     expect(launcher).not.toContain(w.dir);
     expect(launcher).not.toContain('/usr/bin/node');
