@@ -78,7 +78,7 @@ export async function terraformBenchmarks() {
     const tokens = groups.flatMap((g) => Array.from({ length: PER_GROUP }, (_, i) => ({ group: g, name: `bot-${i}` })));
     writeFileSync(
       path.join(dir, 'main.tf'),
-      `terraform {\n  required_providers {\n    plumb = { source = "plumb/plumb" }\n  }\n}\nprovider "plumb" {\n  url = ${JSON.stringify(emu.url)}\n}\n` +
+      `terraform {\n  required_providers {\n    plumb = { source = "plumb.invalid/plumb/plumb" }\n  }\n}\nprovider "plumb" {\n  url = ${JSON.stringify(emu.url)}\n}\n` +
         tokens
           .map(
             (t) =>
@@ -94,7 +94,7 @@ export async function terraformBenchmarks() {
           .join(''),
     );
     const rc = path.join(dir, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb.invalid/plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
     const env = { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: rc, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
     emu.resetRequests();
     const planned = await run(cli, ['plan', '-input=false', '-no-color', '-out=tfplan'], dir, env);

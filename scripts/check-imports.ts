@@ -63,6 +63,8 @@ export const TABLE: Readonly<Record<string, readonly string[]>> = {
   cli: ['*'],
   // The standalone executable's entry point: the CLI, and how it finds its embedded files.
   sea: ['cli', 'util'],
+  // The provider as one JavaScript file (dist/plumb-provider.cjs): the CLI's provider command, its files embedded.
+  'provider-file': ['cli', 'util'],
   version: [],
 };
 

@@ -279,7 +279,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
   },
   provider: {
     usage: `Usage: plumb provider
-       plumb provider mirror DIR [--executable FILE]
+       plumb provider mirror DIR [--executable FILE] [--platform OS_ARCH…]
        plumb provider install [--executable FILE]
 
 Serves Terraform's plugin protocol 6 (Terraform 1.x, OpenTofu): plumb as a Terraform provider, on
@@ -291,10 +291,15 @@ configuration that uses it; install does the same into Terraform's implied local
 (~/.terraform.d/plugins), which a plain \`terraform init\` reads. See docs/terraform.md.
 
   --executable FILE     put this standalone executable (npm run build:sea) in the mirror,
-                        instead of a launcher for this installation
+                        instead of the provider file of this installation and its launcher
+  --platform OS_ARCH    the Terraform platform to write it for (repeatable; default this
+                        machine's, e.g. linux_amd64); an executable must be built for it
   -h, --help            this help
+
+Exit codes of mirror and install: 0 written; 1 not written (the directory is a file or not
+writable, --executable is not a standalone executable for the platform, …), said on stderr.
 `,
-    options: { help: { type: 'boolean', short: 'h', default: false }, executable: { type: 'string' } },
+    options: { help: { type: 'boolean', short: 'h', default: false }, executable: { type: 'string' }, platform: { type: 'string', multiple: true } },
     positionals: true,
   },
 } as const satisfies Record<CommandName, { usage: string; options: Options; positionals?: boolean }>;
@@ -376,7 +381,12 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
           }
           const { runMirrorCommand } = await import('./provider/mirror.js');
           const r = runMirrorCommand(
-            { install, ...(positionals[1] !== undefined && { dir: positionals[1] }), ...(typeof values.executable === 'string' && { executable: values.executable }) },
+            {
+              install,
+              ...(positionals[1] !== undefined && { dir: positionals[1] }),
+              ...(typeof values.executable === 'string' && { executable: values.executable }),
+              ...(Array.isArray(values.platform) && { platforms: values.platform.map(String) }),
+            },
             io,
             { version: VERSION, execPath: process.execPath },
           );
@@ -384,7 +394,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
           if (r.stdout) io.stdout(r.stdout);
           return r.code;
         }
-        if (positionals.length > 0 || values.executable !== undefined) throw new UsageError({ summary: `Unknown provider command "${positionals[0] ?? '--executable'}"`, suggestion: 'plumb provider (started by Terraform), plumb provider mirror DIR, or plumb provider install' });
+        if (positionals.length > 0 || values.executable !== undefined || values.platform !== undefined) throw new UsageError({ summary: `Unknown provider command "${positionals[0] ?? (values.executable !== undefined ? '--executable' : '--platform')}"`, suggestion: 'plumb provider (started by Terraform), plumb provider mirror DIR, or plumb provider install' });
         // gRPC, protobuf and msgpack load here only: no other command pays for them.
         const { runProvider } = await import('./provider/server.js');
         return await runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });

@@ -26,6 +26,11 @@ const generatedSchema = generatedValidate as unknown as ((data: unknown) => bool
 export interface ValidateOptions extends LoadOptions {
   /** Today's date for date checks (YYYY-MM-DD); defaults to the current UTC date. */
   readonly today?: string;
+  /**
+   * Confine token sink files to this directory (a real path): the Terraform door's configuration
+   * root, for sinks from the configuration and from import ids alike (docs/terraform.md, "Import").
+   */
+  readonly sinkRoot?: string;
 }
 
 export interface ConfigResult {
@@ -58,7 +63,7 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
 export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions = {}): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
-  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map() };
+  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map(), ...(opts.sinkRoot !== undefined && { sinkRoot: opts.sinkRoot }) };
   const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
   const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {

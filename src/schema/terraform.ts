@@ -13,8 +13,9 @@ import type { TerraformResourceShape } from '../catalogue/index.js';
 import { KIND_CONFIGS } from '../resources/config.js';
 import type { KindConfig } from '../resources/kind-config.js';
 
-/** Where the provider lives, as a `required_providers` source (plumb is not in a registry). */
-export const PLUMB_PROVIDER_SOURCE = 'registry.terraform.io/plumb/plumb';
+/** Where the provider lives, as a `required_providers` source (src/catalogue/kinds.ts). */
+import { PLUMB_PROVIDER_SOURCE } from '../catalogue/index.js';
+export { PLUMB_PROVIDER_SOURCE };
 
 /** plumb's resource types (src/catalogue/kinds.ts). */
 export const PLUMB_RESOURCE_TYPES: readonly string[] = TERRAFORM_RESOURCES.map((r) => r.type);

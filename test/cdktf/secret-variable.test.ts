@@ -117,7 +117,7 @@ new applicationSettings.ApplicationSettings(stack, 'settings', { captchaEnabled:
     const stackDir = path.join(out, 'stacks/local');
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
-    const at = path.join(app, 'plugins/registry.terraform.io/plumb/plumb', version, platform);
+    const at = path.join(app, 'plugins/plumb.invalid/plumb/plumb', version, platform);
     mkdirSync(at, { recursive: true });
     symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
     const init = await run(terraform!, [`-chdir=${stackDir}`, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(app, 'plugins')}`], app);

@@ -1,6 +1,6 @@
 /**
  * What the suites that run the real `terraform` against plumb's provider share: a CLI configuration
- * that points `plumb/plumb` at this checkout's built provider, and a child-process runner that does
+ * that points `plumb.invalid/plumb/plumb` at this checkout's built provider, and a child-process runner that does
  * not block the event loop (the emulator those runs talk to answers from the test's own process).
  */
 import { spawn } from 'node:child_process';
@@ -40,7 +40,7 @@ export function failWithoutCliInCi(cli: string | undefined, suite: string, wante
 /** Writes `DIR/cli.tfrc` with a `dev_overrides` entry for the provider in `ROOT/bin`; returns its path. */
 export function writeDevOverrides(dir: string, root: string): string {
   const rc = path.join(dir, 'cli.tfrc');
-  writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+  writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb.invalid/plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
   return rc;
 }
 
