@@ -251,35 +251,8 @@ export function configFingerprint(loaded: ConfigResult): string {
 
 /** Describes an API failure during planning or apply as a diagnostic naming the call. */
 export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string): PlanDiagnostic {
-  if (err instanceof ApiError) {
-    return {
-      severity: 'error',
-      code: err.code,
-      summary: redact(err.message),
-      detail: `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
-      suggestion: suggestionFor(err.code),
-      address,
-    };
-  }
+  if (err instanceof ApiError) return { ...err.toDiagnostic({ summary: redact(err.message) }), address };
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
-}
-
-function suggestionFor(code: string): string | undefined {
-  switch (code) {
-    case 'PLUMB_API_UNAUTHORIZED':
-      return 'check that the token in the environment variable is valid, not expired and not revoked';
-    case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
-    case 'PLUMB_API_NOT_FOUND':
-      return 'check the group or project path, and that the token can see it';
-    case 'PLUMB_API_NETWORK':
-    case 'PLUMB_API_TIMEOUT':
-      return 'check the instance URL and that it is reachable from here';
-    case 'PLUMB_API_AMBIGUOUS':
-      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
-    default:
-      return undefined;
-  }
 }
 
 export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {
