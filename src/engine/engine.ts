@@ -127,7 +127,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   if (state instanceof StateProblem) {
     // Planning without what the state remembers would plan wrongly (issue tokens again, resend
     // secrets): no instance is opened.
-    diagnostics.push({ severity: 'error', code: state.code, summary: state.summary, suggestion: state.suggestion });
+    diagnostics.push(state.toDiagnostic());
     return { contexts, targets, diagnostics, close: async () => {} };
   }
   const selected = selectedInstances(config, opts, targets);
