@@ -109,7 +109,7 @@ export const DIAGNOSTIC_CODES = {
   // Group access tokens
   PLUMB_RESOURCE_REF: 'A group or project key is neither a numeric id nor a full path.',
   PLUMB_SELECTOR_SYNTAX: 'A selector key of `projects:` or `groups:` is not `GROUP/*` or `GROUP/**`, or its `exclude:` or `include_archived:` is malformed.',
-  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), or stands where a value may not come from the instance (a sink command\'s program).',
+  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), stands where a value may not come from the instance (a sink command\'s program), is not one plumb knows (`{projct}`; in a file\'s content a warning, and only one typo from a placeholder), or stands in a key (a file path, a token name), where placeholders are not replaced.',
   PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
   PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
   PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',
