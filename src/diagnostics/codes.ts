@@ -25,6 +25,7 @@ export const DIAGNOSTIC_CODES = {
 
   // CDKTF apps (docs/cdktf.md)
   PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
+  PLUMB_CDKTF_ENV: 'PLUMB_CDKTF_ENV lists a variable holding a secret (a credential by its name, PLUMB_*, TF_VAR_*: the app is not run), or handed the app a value the configuration uses as a secret (an error after the synth).',
   PLUMB_CDKTF_NOT_ENABLED: 'A configuration path is a CDKTF app (it holds cdktf.json); plumb runs an app only with --cdktf DIR, so nothing ran.',
   PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
