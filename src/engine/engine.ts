@@ -265,12 +265,18 @@ export function apiFailure(err: unknown, address: string | undefined, redact: (s
       severity: 'error',
       code: err.code,
       summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
-      detail: `${err.method} ${instance ? `${instance.url.replace(/\/+$/, '')}/api/v4` : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
+      detail: `${err.method} ${instance ? apiRoot(instance.url) : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
       suggestion: apiSuggestion(err.code, instance),
       address,
     };
   }
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
+}
+
+/** `https://host/gitlab` → `https://host/gitlab/api/v4`, as the client calls it. */
+function apiRoot(url: string): string {
+  const base = url.replace(/\/+$/, '');
+  return base.endsWith('/api/v4') ? base : `${base}/api/v4`;
 }
 
 function hostOf(url: string): string | undefined {
