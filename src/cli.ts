@@ -41,7 +41,7 @@ const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one ins
                         apply carries out only with --allow-risky or allow_risky (default 100)
   --max-match-change P  a selector whose match count moved by more than P percent (and more than
                         5 objects) since the last apply is the risk selector-match-count-changed
-                        (default 10)`;
+                        (0 to 100, default 10)`;
 
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
