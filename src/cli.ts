@@ -41,7 +41,7 @@ const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one ins
                         apply carries out only with --allow-risky or allow_risky (default 100)
   --max-match-change P  a selector whose match count moved by more than P percent (and more than
                         5 objects) since the last apply is the risk selector-match-count-changed
-                        (default 10)`;
+                        (0 to 100, default 10)`;
 
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
@@ -460,7 +460,7 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 function parse(command: CommandName, rest: readonly string[], spec: { options: Options; positionals?: boolean } = COMMANDS[command]): { values: Values; positionals: string[] } {
   const names = Object.keys(spec.options);
   try {
-    return parseArgs({ args: [...rest], allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
+    return parseArgs({ args: negativeValuesJoined(rest, spec.options), allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
       values: Values;
       positionals: string[];
     };
@@ -491,6 +491,24 @@ function parse(command: CommandName, rest: readonly string[], spec: { options: O
     }
     throw err;
   }
+}
+
+/**
+ * `--max-changes -1` as `--max-changes=-1`: a negative number is never an option, so the option's
+ * own check says what it takes ("a whole number of 1 or more, not "-1""), where parseArgs would
+ * say it "needs a value".
+ */
+function negativeValuesJoined(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    if (a.startsWith('--') && options[a.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /** `validate --format`: one of three, and not contradicting --json. */
@@ -565,9 +583,10 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
   }
   const rawMatch = str('max-match-change');
   const maxMatchChange = rawMatch === undefined ? undefined : Number(rawMatch);
-  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 1000 && rawMatch!.trim() !== '')) {
+  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 100 && rawMatch!.trim() !== '')) {
     throw new UsageError({
-      summary: `--max-match-change must be a whole number of percent from 0 to 1000, not "${rawMatch}"`,
+      summary: `--max-match-change must be a whole number of percent from 0 to 100, not "${rawMatch}"`,
+      ...(maxMatchChange > 100 && { detail: 'A selector that loses every match moves by 100%: above 100, a selector emptied by a moved group or a changed pattern would never be the risk selector-match-count-changed.' }),
       suggestion: `leave it out for the default (10), or see plumb ${command} --help`,
     });
   }

@@ -12,6 +12,7 @@ import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsF
 import type { FileRoots } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { extractSelectors } from './selectors.js';
+import { checkSelectorBodies } from './selector-checks.js';
 import type { Expansion, SelectorSet } from './selectors.js';
 import { displayName } from './paths.js';
 import { LocationIndex } from './locations.js';
@@ -222,6 +223,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   // The credentials are secrets though the configuration never holds them: every output masks them.
   for (const value of credentials.values) secrets.add(value);
   const selectors = extractSelectors(data, locations, diagnostics);
+  checkSelectorBodies(data, selectors, locations, diagnostics);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);
     diagnostics.push({ ...d, pointer, location: on === 'key' ? (l?.key ?? l?.value) : l?.value });

@@ -26,6 +26,7 @@ export const DIAGNOSTIC_CODES = {
 
   // CDKTF apps (docs/cdktf.md)
   PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
+  PLUMB_CDKTF_ENV: 'PLUMB_CDKTF_ENV lists a variable holding a secret (a credential by its name, PLUMB_*, TF_VAR_*: the app is not run), or handed the app a value the configuration uses as a secret (an error after the synth).',
   PLUMB_CDKTF_NOT_ENABLED: 'A configuration path is a CDKTF app (it holds cdktf.json); plumb runs an app only with --cdktf DIR, so nothing ran.',
   PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
@@ -111,7 +112,7 @@ export const DIAGNOSTIC_CODES = {
   // Group access tokens
   PLUMB_RESOURCE_REF: 'A group or project key is neither a numeric id nor a full path.',
   PLUMB_SELECTOR_SYNTAX: 'A selector key of `projects:` or `groups:` is not `GROUP/*` or `GROUP/**`, or its `exclude:` or `include_archived:` is malformed.',
-  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), or stands where a value may not come from the instance (a sink command\'s program).',
+  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), stands where a value may not come from the instance (a sink command\'s program), is not one plumb knows (`{projct}`; in a file\'s content a warning, and only one typo from a placeholder), or stands in a key (a file path, a token name), where placeholders are not replaced.',
   PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
   PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
   PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',

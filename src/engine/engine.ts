@@ -249,19 +249,53 @@ export function configFingerprint(loaded: ConfigResult): string {
   return 'sha256:' + hash.digest('hex');
 }
 
-/** Describes an API failure during planning or apply as a diagnostic naming the call. */
-export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string): PlanDiagnostic {
+/** The instance an API call went to, for messages that name its URL, host and token variable. */
+export type CalledInstance = Pick<DesiredInstance, 'name' | 'url' | 'tokenEnv'>;
+
+/**
+ * Describes an API failure during planning or apply as a diagnostic naming the call; with the
+ * instance, it names the full URL, the host a connection failed to, and the variable of a refused
+ * token (the client's errors carry none of them: docs/client.md).
+ */
+export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string, instance?: CalledInstance): PlanDiagnostic {
   if (err instanceof ApiError) {
+    const host = instance && hostOf(instance.url);
+    const network = err.code === 'PLUMB_API_NETWORK' || err.code === 'PLUMB_API_TIMEOUT';
     return {
       severity: 'error',
       code: err.code,
-      summary: redact(err.message),
-      detail: `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
-      suggestion: suggestionFor(err.code),
+      summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
+      detail: `${err.method} ${instance ? apiRoot(instance.url) : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
+      suggestion: apiSuggestion(err.code, instance),
       address,
     };
   }
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
+}
+
+/** `https://host/gitlab` → `https://host/gitlab/api/v4`, as the client calls it. */
+function apiRoot(url: string): string {
+  const base = url.replace(/\/+$/, '');
+  return base.endsWith('/api/v4') ? base : `${base}/api/v4`;
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What to check for an API failure with `code`; naming the instance's URL and token variable when known. */
+export function apiSuggestion(code: string, instance?: CalledInstance): string | undefined {
+  if (instance && code === 'PLUMB_API_UNAUTHORIZED') {
+    return `${instance.url} refused the token in ${instance.tokenEnv} (token_env of instance "${instance.name}"): check that ${instance.tokenEnv} holds a token of this instance, not expired and not revoked`;
+  }
+  if (instance && (code === 'PLUMB_API_NETWORK' || code === 'PLUMB_API_TIMEOUT')) {
+    return `check the url of instance "${instance.name}" (${instance.url}) and that ${hostOf(instance.url) ?? 'its host'} is reachable from here`;
+  }
+  return suggestionFor(code);
 }
 
 function suggestionFor(code: string): string | undefined {
@@ -305,7 +339,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.risks.push(...(r.risks ?? []).filter(kept));
             out.diagnostics.push(...r.diagnostics);
           } catch (err) {
-            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
+            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance));
           }
         }
         out.changes = runLast(out.changes, out.risks);
@@ -535,7 +569,7 @@ async function checkSavedPlan(
         }
       } catch (err) {
         if (!(err instanceof PayloadError)) {
-          stale.push(apiFailure(err, change.address, redact));
+          stale.push(apiFailure(err, change.address, redact, ctx.instance));
           return;
         }
       }
@@ -617,7 +651,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
           results.set(change, { applied: r.applied, notes: r.notes });
           return r.applied;
         } catch (err) {
-          diagnostics.push(apiFailure(err, change.address, redact));
+          diagnostics.push(apiFailure(err, change.address, redact, ctx.instance));
           return false;
         }
       },

@@ -16,7 +16,7 @@ import type { Selector, SelectorMatch, SelectorOrigins } from '../config/selecto
 import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
-import { openSession } from './engine.js';
+import { apiSuggestion, openSession } from './engine.js';
 import { moreMatchesNote, selectorMatchNote } from './resource.js';
 import { targetSet } from './targets.js';
 import type { TargetSet } from './targets.js';
@@ -50,9 +50,9 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
           problems.push({
             severity: 'error',
             code: api?.code ?? 'PLUMB_INTERNAL',
-            summary: loaded.sources.secrets.redact(`Cannot list the ${s.container} of selector "${s.key}" of instance "${s.instance}": ${err instanceof Error ? err.message : String(err)}`),
+            summary: loaded.sources.secrets.redact(`Cannot list the ${s.container} of selector "${s.key}" of instance "${s.instance}" (${ctx.instance.url}): ${err instanceof Error ? err.message : String(err)}`),
             ...(api && { detail: `${api.method} ${api.path}${api.status !== undefined ? ` answered ${api.status}` : ' failed'}.` }),
-            suggestion: api?.status === 404 ? `check that group "${s.base}" exists and that the token can see it` : 'check the instance and the token; nothing was planned',
+            suggestion: api?.status === 404 ? `check that group "${s.base}" exists and that the token can see it` : `${api ? (apiSuggestion(api.code, ctx.instance) ?? 'check the instance and the token') : 'check the instance and the token'}; nothing was planned`,
             pointer: s.pointer,
             location: locate(s.pointer),
           });

@@ -288,15 +288,18 @@ describe('group selectors', () => {
     }
   });
 
-  it('refuses a sink shared by two matches, naming both groups, before any request that writes', async () => {
+  it('refuses a group selector\'s fixed sink file offline, at validate: every match would write the same file', async () => {
     t = await tokenHarness(teams);
     mkdirSync(path.join(t.wd.dir, 'secrets'), { recursive: true });
     write('secrets/ci.token');
+    const v = await t.run(['validate']);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('error[PLUMB_TOKEN_SINK_SHARED]: Token "ci" of selector "teams/**" delivers the secret of every group it matches into the same file "secrets/ci.token"');
+    expect(v.stderr).toContain('plumb.yaml:12');
+    expect(v.stderr).toContain('help: give each group its own file: {group} in the path is the group\'s full path (file: "secrets/{group}/ci.token", quoted)');
     const r = await t.run(['plan']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('PLUMB_TOKEN_SINK_SHARED');
-    expect(r.stderr).toMatch(/Tokens "ci" of group "teams\/a" and "ci" of group "teams\/b(\/inner)?" deliver their secrets into the same file/);
-    expect(r.stderr).toContain('plumb.yaml:12');
     expect(t.count('POST', /access_tokens/)).toBe(0);
   });
 
@@ -306,5 +309,30 @@ describe('group selectors', () => {
     const v = await t.run(['validate']);
     expect(v.code).toBe(1);
     expect(v.stderr.match(/PLUMB_SELECTOR_PLACEHOLDER/g)).toHaveLength(2);
+  });
+});
+
+describe('selector mistakes visible offline', () => {
+  it('reports an unknown placeholder and a placeholder in a key at validate, with what to write instead', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/*":', '        files:', '          "docs/{project}.md": {content: "x\\n"}', '          README.md: {content: "x\\n", branches: ["{projct}"]}']);
+    const v = await h.run(['validate']);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('error[PLUMB_SELECTOR_PLACEHOLDER]: {project} in the file path "docs/{project}.md" of selector "platform/*" is not replaced: placeholders are replaced in values only, never in keys');
+    expect(v.stderr).toContain('plumb.yaml:9:11');
+    expect(v.stderr).toContain('error[PLUMB_SELECTOR_PLACEHOLDER]: {projct} in selector "platform/*" is not a placeholder plumb knows, so every match gets it as written');
+    expect(v.stderr).toContain('help: did you mean {project}?');
+    expect(h.count('GET', /./)).toBe(0);
+  });
+
+  it('refuses, at validate, a selector over the lock project that declares the lock path as a file', async () => {
+    h = await fileHarness(SEED);
+    projects(['      "platform/**":', '        exclude: [platform/b]', '        files:', '          locks/plumb.json: {content: "{}"}'], ['    lock: {project: platform/team/d, path: locks/plumb.json}']);
+    const v = await h.run(['validate']);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toContain('error[PLUMB_LOCK_PATH_DECLARED]: The lock file "locks/plumb.json" of project "platform/team/d" is also declared as a repository file by selector "platform/**", which covers that project');
+    // Excluded from the selector: no collision.
+    projects(['      "platform/**":', '        exclude: ["platform/team/**"]', '        files:', '          locks/plumb.json: {content: "{}"}'], ['    lock: {project: platform/team/d, path: locks/plumb.json}']);
+    expect((await h.run(['validate'])).stderr).not.toContain('PLUMB_LOCK_PATH_DECLARED');
   });
 });

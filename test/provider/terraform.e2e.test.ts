@@ -144,6 +144,9 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(apply.out).not.toContain(secret);
     expect(apply.out).not.toContain(SPAM_KEY);
     expect(apply.out).toContain('plumb will send write-only settings: spam_check_api_key');
+    // The reasons in words, not plumb's internal ids.
+    expect(apply.out).toContain('a write-only value is not known to have been applied');
+    expect(apply.out).not.toMatch(/field-changed|write-only-unknown/);
     const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(again.out).toContain('No changes.');
     expect(again.code).toBe(0);
