@@ -14,12 +14,12 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SETTINGS, SETTING_RULES } from '../dist/catalogue/index.js';
 import { createEmulatorState } from '../dist/emulator/index.js';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8; // plumb's default, given explicitly so the floor is known
-const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 /** Rows to run (comma-separated: plan,apply,rotate,saved,settings,large); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 /** A directory: plumb's processes write CPU profiles there (node --cpu-prof). */
@@ -234,7 +234,7 @@ export async function wireBenchmarks() {
   const rows = [];
   const label = `${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}, whole process, median of ${RUNS}`;
   try {
-    const small = tokenWorkload(200, 5);
+    const small = tokenWorkload(scale(200, 4), scale(5, 2));
     const job = (mode, w, expiresAt = addDays(TODAY, LIFETIME)) => ({ mode, groups: w.groups, scopes: ['read_api'], accessLevel: 30, expiresAt });
     const want = (row) => !ONLY || ONLY.includes(row);
 
@@ -300,7 +300,7 @@ export async function wireBenchmarks() {
 
     // 5. Settings apply of 60 changes: a read, a write, a read-back, one after the other.
     if (want('settings')) {
-      const s = settingsWorkload();
+      const s = settingsWorkload(scale(60, 3));
       const settings = await paired(emu, { users: [adminUser] }, { yaml: s.yaml, args: ['apply', '--auto-approve'] }, { mode: 'settings', settings: s.settings });
       rows.push({
         name: `settings apply of 60 changes (${label}; floor = requests × latency, they are sequential)`,
@@ -312,7 +312,7 @@ export async function wireBenchmarks() {
 
     // 6. 5,000 tokens in 1,000 groups, every sink in one directory: time must grow linearly.
     if (want('large')) {
-      const big = tokenWorkload(1000, 5);
+      const big = tokenWorkload(scale(1000, 20), scale(5, 2));
       const large = await paired(emu, big.seed(false), { yaml: big.yaml, args: ['apply', '--auto-approve'] }, job('create', big));
       const growth = large.plumb.ms / apply.plumb.ms;
       rows.push({
