@@ -114,15 +114,30 @@ describe('group access tokens: revoke and token ids (spec 4.1, 7)', () => {
     expect(again.body.message).toMatch(/^400 Bad request - /);
   });
 
-  it('answers 400 "token_id is invalid" to a token id that is not an integer, on get and revoke', async () => {
+  it('answers 404 to a token id that is not an integer, on get and revoke: token_id is a String parameter of the real API, looked up by id', async () => {
     for (const method of ['GET', 'DELETE']) {
       const r = await api.call(method, '/groups/platform/access_tokens/abc', { token: OWNER });
-      expect(r.status, method).toBe(400);
-      expect(r.body).toEqual({ error: 'token_id is invalid' });
+      expect(r.status, method).toBe(404);
+      expect(r.body).toEqual({ message: '404 group Access Token Not Found' });
     }
-    expect((await api.get('/groups/platform/access_tokens/self', { token: OWNER })).body).toEqual({ error: 'token_id is invalid' });
+    // `self` is a keyword of rotate only: on GET it is an id that names no token.
+    const self = await api.get('/groups/platform/access_tokens/self', { token: OWNER });
+    expect(self.status).toBe(404);
+    expect(self.body).toEqual({ message: '404 group Access Token Not Found' });
+    // Still after the role check: a caller who may not read the group's tokens learns nothing.
+    expect((await api.get('/groups/platform/access_tokens/abc', { token: DEVELOPER })).status).toBe(401);
     // An integer that names no token is still a 404.
     expect((await api.delete('/groups/platform/access_tokens/99999', { token: OWNER })).status).toBe(404);
+  });
+
+  it('takes an expires_at datetime string on create and rotate by its date as written (Grape\'s Date coercion)', async () => {
+    const created = await api.post('/groups/platform/access_tokens', { token: OWNER, json: { name: 'dt', scopes: ['api'], expires_at: '2025-09-01T23:30:00-05:00' } });
+    expect(created.status).toBe(201);
+    expect(created.body.expires_at).toBe('2025-09-01');
+    const rotated = await api.post(`/groups/platform/access_tokens/${created.body.id}/rotate`, { token: OWNER, json: { expires_at: '2025-10-01T00:00:00.000Z' } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.expires_at).toBe('2025-10-01');
+    expect((await api.post('/groups/platform/access_tokens', { token: OWNER, json: { name: 'x', scopes: ['api'], expires_at: '2025-09-01Tnoon' } })).status).toBe(400);
   });
 
   it('refuses an expires_at of today on create and rotate (it must be in the future)', async () => {
