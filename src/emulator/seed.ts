@@ -92,6 +92,7 @@ const SEED_SCHEMA = {
           name: { type: 'string' },
           email: { type: 'string' },
           admin: { type: 'boolean' },
+          created_at: { type: 'string' },
           personal_access_tokens: { type: 'array', items: token },
         },
       },
@@ -360,6 +361,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       email: u.email ?? `${u.username}@example.test`,
       admin: u.admin ?? false,
       bot: false,
+      createdAt: time(u.created_at, `${where}.created_at`) ?? now,
     };
     state.users.push(user);
     (u.personal_access_tokens ?? []).forEach((t, j) => {
@@ -415,6 +417,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
         email: `group_${group.id}_bot_${suffix}@noreply.example.test`,
         admin: false,
         bot: true,
+        createdAt: now,
       };
       state.users.push(bot);
       group.members.set(bot.id, level);

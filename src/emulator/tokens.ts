@@ -300,6 +300,7 @@ export function createToken(ctx: TokenCtx, groupRef: string): ApiResponse {
     email: `group_${group.id}_bot_${suffix}@noreply.example.test`,
     admin: false,
     bot: true,
+    createdAt: state.now(),
   };
   state.users.push(bot);
   group.members.set(bot.id, accessLevel);

@@ -102,6 +102,8 @@ export interface SeedUser {
   name?: string;
   email?: string;
   admin?: boolean;
+  /** ISO 8601 datetime; default the instance's start. */
+  created_at?: string;
   personal_access_tokens?: SeedPersonalToken[];
 }
 
