@@ -332,3 +332,45 @@ describe('fields real clients read (python-gitlab 3.12, @gitbeaker/rest 43)', ()
     expect(body['ssh_url_to_repo']).toBe('git@gitlab.internal:platform/infra/config.git');
   });
 });
+
+describe('file_path as the real validator checks it (issue 29.12; lib/api/validations/validators/file_path.rb)', () => {
+  const at = (encoded: string) => `${CONFIG}/repository/files/${encoded}`;
+  const refused = { status: 400, body: { error: 'file_path should be a valid file path' } };
+
+  it('refuses a double-encoded path: decoding it once more would still change it', async () => {
+    // %252e%252e%252f: routing leaves %2e%2e%2f, which decodes to ../
+    expect(await api.get(at('%252e%252e%252fREADME.md'), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    // Triple-encoded: still encoded after two decodings.
+    expect(await api.get(at('docs%25252Fguide.md'), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+  });
+
+  it('refuses a backslash traversal, . and .. alone, and a line feed', async () => {
+    for (const p of ['scripts%5C..%5CREADME.md', '..%5CREADME.md', 'a%0Ab']) {
+      expect(await api.get(at(p), { token: OWNER, query: 'ref=main' }), p).toMatchObject(refused);
+    }
+    // `.` and `..` alone: sent as written (fetch would resolve them as dot segments).
+    for (const p of ['%2E', '%2E%2E']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(emulator.url);
+        const req = request({ hostname, port, path: `/api/v4${at(p)}?ref=main`, headers: { 'PRIVATE-TOKEN': OWNER } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status, p).toBe(400);
+    }
+    // A name that merely contains two dots is a name.
+    expect((await api.get(at('a..b'), { token: OWNER, query: 'ref=main' })).body).toEqual({ message: '404 File Not Found' });
+  });
+
+  it('refuses a plain leading slash on raw as on every file endpoint; an encoded one passes the check and names no file', async () => {
+    expect(await api.get(at(`${enc('/README.md')}/raw`), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    expect(await api.get(at(enc('/README.md')), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    // %252F: the value keeps %2F, the validator allows its first directory, and the blob lookup takes it as written.
+    const encoded = await api.get(at('%252Fdocs%252Fguide.md/raw'), { token: OWNER, query: 'ref=main' });
+    expect(encoded.status).toBe(404);
+    expect(encoded.body).toEqual({ message: '404 File Not Found' });
+  });
+});
