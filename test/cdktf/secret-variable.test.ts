@@ -11,7 +11,7 @@ import { fromStacks } from '../../src/cdktf/load.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
 
 const TODAY = '2026-06-01';
 const SECRET = 'cdktf-variable-captcha-key-6502';
@@ -68,7 +68,7 @@ function filesUnder(d: string): string[] {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.name === 'node_modules' || e.name === '.terraform' ? [] : e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
 }
 
-describe.runIf(terraform)('the same app through both doors: plumb plan --cdktf and terraform on the synthesized stack', () => {
+describe.runIf(terraform)('the same app through both doors: plumb plan --cdktf and terraform on the synthesized stack', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const ADMIN = 'cdktf-variable-admin-token-0123';
   let emu: RunningEmulator;
   let app: string;
