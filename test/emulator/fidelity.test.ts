@@ -374,3 +374,75 @@ describe('file_path as the real validator checks it (issue 29.12; lib/api/valida
     expect(encoded.body).toEqual({ message: '404 File Not Found' });
   });
 });
+
+describe('settings edge cases as lib/api/settings.rb and the model answer them (issue 29.12)', () => {
+  const put = (body: Record<string, unknown>) => api.put('/application/settings', { token: ADMIN, json: body });
+  const get = async (name: string) => (await api.get('/application/settings', { token: ADMIN })).body[name];
+
+  it('takes numeric visibility levels in restricted_visibility_levels (the model reads 0, 10, 20) and answers names', async () => {
+    expect((await put({ restricted_visibility_levels: '20' })).status).toBe(200);
+    expect(await get('restricted_visibility_levels')).toEqual(['public']);
+    expect((await put({ restricted_visibility_levels: ['10', 'public'] })).status).toBe(200);
+    expect(await get('restricted_visibility_levels')).toEqual(['internal', 'public']);
+  });
+
+  it('refuses a numeric default visibility: the parameter takes the level names only', async () => {
+    const r = await put({ default_project_visibility: '10' });
+    expect(r).toMatchObject({ status: 400, body: { error: 'default_project_visibility does not have a valid value' } });
+  });
+
+  it('splits a list string at commas only: a ;-separated string is one item (CommaSeparatedToArray)', async () => {
+    expect((await put({ domain_denylist: 'a.example;b.example' })).status).toBe(200);
+    expect(await get('domain_denylist')).toEqual(['a.example;b.example']);
+    expect((await put({ import_sources: 'github;gitea' })).body).toEqual({ error: 'import_sources does not have a valid value' });
+  });
+
+  it('refuses the web password flag with a legacy name of it in one request (mutually_exclusive)', async () => {
+    const r = await put({ signin_enabled: false, password_authentication_enabled_for_web: true });
+    expect(r).toMatchObject({ status: 400, body: { error: 'password_authentication_enabled_for_web, signin_enabled are mutually exclusive' } });
+    expect(await get('password_authentication_enabled_for_web')).toBe(true);
+  });
+
+  it('lets throttle_unauthenticated_web_* win over its legacy name (the API copies the current one over it); other legacy names win', async () => {
+    expect((await put({ throttle_unauthenticated_enabled: true, throttle_unauthenticated_web_enabled: false })).status).toBe(200);
+    expect(await get('throttle_unauthenticated_web_enabled')).toBe(false);
+    expect((await put({ admin_notification_email: 'legacy@example.test', abuse_notification_email: 'current@example.test' })).status).toBe(200);
+    expect(await get('abuse_notification_email')).toBe('legacy@example.test');
+  });
+
+  it('drops an unknown key of default_branch_protection_defaults (declared_params keeps the declared ones)', async () => {
+    const r = await put({ default_branch_protection_defaults: { allow_force_push: true, surprise: 1 } });
+    expect(r.status).toBe(200);
+    expect(r.body.default_branch_protection_defaults).toEqual({ allowed_to_push: [{ access_level: 40 }], allow_force_push: true, allowed_to_merge: [{ access_level: 40 }] });
+  });
+});
+
+describe('the personal access token lifetime limit (issue 29.12)', () => {
+  const lifetime = (v: number | null) => api.put('/application/settings', { token: ADMIN, json: { max_personal_access_token_lifetime: v } });
+  const token = (name: string) => emulator.state.tokens.find((t) => t.name === name)!;
+
+  it('revokes the tokens that never expire once a limit is set where it was blank, although 365 lowers nothing (the model acts on any change)', async () => {
+    expect(token('owner-read').expiresAt).toBeNull();
+    expect((await lifetime(365)).status).toBe(200);
+    expect(token('owner-read').revoked).toBe(true);
+  });
+
+  it('revokes the tokens beyond a raised limit too, and nothing when the value is sent unchanged', async () => {
+    Object.assign(token('admin-api'), { expiresAt: '2025-07-01' }); // within every limit here: the test's own credential
+    expect((await lifetime(30)).status).toBe(200);
+    // A token made past the limit since (seeded as an older instance's would be), active again.
+    Object.assign(token('owner-api'), { revoked: false, revokedAt: null, expiresAt: '2026-12-31' });
+    expect((await lifetime(30)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(false);
+    expect((await lifetime(60)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(true);
+  });
+
+  it('revokes nothing when the limit is made blank again', async () => {
+    Object.assign(token('admin-api'), { expiresAt: '2025-07-01' });
+    expect((await lifetime(30)).status).toBe(200);
+    Object.assign(token('owner-api'), { revoked: false, revokedAt: null, expiresAt: '2026-12-31' });
+    expect((await lifetime(null)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(false);
+  });
+});
