@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromStacks } from '../../src/cdktf/load.js';
 import { startTestEmulator } from '../helpers/emulator.js';
+import { removeWhenDone } from '../helpers/scratch.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
 import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
@@ -30,6 +31,7 @@ function stack(variable: Record<string, unknown> | undefined, settings: Record<s
 
 describe('a secret setting from a TerraformVariable, read by plumb\'s CDKTF reader', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-var-'));
+  removeWhenDone(dir);
   const env = { PATH: process.env.PATH ?? '', TF_VAR_captcha_key: SECRET, TF_VAR_other: 'other-value-1234' };
 
   it('takes a sensitive variable\'s value from TF_VAR_name, as a secret', () => {

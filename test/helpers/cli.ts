@@ -3,10 +3,10 @@
  * every output (stdout, stderr, and any file it wrote under the directory) for the secret values
  * the tests use: no secret may ever appear in output, a plan, a log or an error.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, onTestFinished } from 'vitest';
+import { removeWhenDone } from './scratch.js';
 import { main } from '../../src/cli.js';
 
 /** Every secret value a test hands to plumb is registered here. */
@@ -47,20 +47,6 @@ function scanFiles(dir: string, skip: ReadonlySet<string>): void {
       const found = leaked(readFileSync(full, 'utf8'));
       if (found) throw new Error(`secret leaked into ${path.relative(dir, full)}`);
     }
-  }
-}
-
-/**
- * Removes `dir` when the test that made it ends (made in a test or its `beforeEach`), or when the
- * file's tests end (made at collection or in `beforeAll`). Left behind, the suite's working
- * directories filled the temp directory (issue 29.18: about 1,070 after one run).
- */
-function removeWhenDone(dir: string): void {
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  try {
-    onTestFinished(remove);
-  } catch {
-    afterAll(remove);
   }
 }
 
