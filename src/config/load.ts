@@ -13,7 +13,7 @@ import type { FileRoots } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { extractSelectors } from './selectors.js';
 import { checkSelectorBodies } from './selector-checks.js';
-import type { Expansion, SelectorSet } from './selectors.js';
+import type { Expansion, ListedProjects, SelectorSet } from './selectors.js';
 import { displayName } from './paths.js';
 import { LocationIndex } from './locations.js';
 import type { SourceFile } from './yaml-doc.js';
@@ -59,7 +59,10 @@ export interface LoadedSources {
   /** The selector entries of `projects:` and `groups:` (src/config/selectors.ts), when there are any. */
   readonly selectors?: SelectorSet;
   /** After discovery expanded the selectors (engine/selectors.ts): origins and match counts. */
-  readonly expansion?: Pick<Expansion, 'origins' | 'counts'>;
+  readonly expansion?: Pick<Expansion, 'origins' | 'counts'> & {
+    /** The projects the selectors' listings returned (engine/selectors.ts), with what they said of each. */
+    readonly listed?: ListedProjects;
+  };
 }
 
 export interface LoadOptions {

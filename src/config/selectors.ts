@@ -54,6 +54,18 @@ export interface SelectorMatch {
   readonly path: string;
 }
 
+/**
+ * What a selector's listing said of a project it matched: that it exists (the listing is by the same
+ * credential, in the same run) and its default branch, absent when the project has no repository or
+ * the credential may not read its code. Lets a kind skip reads the listing already answered.
+ */
+export interface ListedProject {
+  readonly defaultBranch?: string;
+}
+
+/** The projects listed for an instance's selectors, by instance name, then by path as listed. */
+export type ListedProjects = ReadonlyMap<string, ReadonlyMap<string, ListedProject>>;
+
 /** A selector's outcome at plan: how many objects it matched (after `exclude`). */
 export interface SelectorCount {
   readonly selector: Selector;

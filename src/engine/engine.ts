@@ -211,6 +211,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       locate,
       ...(loaded.sources.defaults.size > 0 && { overriddenDefault }),
       ...(expansion && { selectorMatch }),
+      ...(expansion?.listed?.has(instance.name) && { listedProject: (ref: string) => expansion.listed?.get(instance.name)?.get(ref) }),
       targets,
       log: opts.log,
       sleep: opts.sleep ?? defaultSleep,

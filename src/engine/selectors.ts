@@ -12,7 +12,7 @@ import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { expandSelectors } from '../config/selectors.js';
-import type { Selector, SelectorMatch, SelectorOrigins } from '../config/selectors.js';
+import type { ListedProject, Selector, SelectorMatch, SelectorOrigins } from '../config/selectors.js';
 import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
@@ -28,6 +28,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
   if (!selectors || selectors.size === 0 || !loaded.config) return loaded;
   const session = openSession(loaded, loaded.config, opts);
   const matches = new Map<Selector, SelectorMatch[]>();
+  const listed = new Map<string, Map<string, ListedProject>>();
   const problems: Diagnostic[] = [];
   const locate = (pointer: string) => {
     const l = loaded.sources.locations.get(pointer);
@@ -40,10 +41,16 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
         if (!ctx) return; // not selected, or the session says why (the plan reports it)
         if (!mayTarget(ctx.targets, s)) return; // no --target can select a match: not listed, not expanded
         try {
-          const found =
-            s.container === 'projects'
-              ? (await listGroupProjects(ctx.client, s.base, { includeSubgroups: s.depth === 'all', archived: s.includeArchived ? 'include' : 'exclude' })).map((p) => ({ path: p.path_with_namespace }))
-              : (await (s.depth === 'all' ? listDescendantGroups : listSubgroups)(ctx.client, s.base)).map((g) => ({ path: g.full_path }));
+          let found: SelectorMatch[];
+          if (s.container === 'projects') {
+            const projects = await listGroupProjects(ctx.client, s.base, { includeSubgroups: s.depth === 'all', archived: s.includeArchived ? 'include' : 'exclude' });
+            const known = listed.get(s.instance) ?? new Map<string, ListedProject>();
+            listed.set(s.instance, known);
+            for (const p of projects) known.set(p.path_with_namespace, p.default_branch === undefined ? {} : { defaultBranch: p.default_branch });
+            found = projects.map((p) => ({ path: p.path_with_namespace }));
+          } else {
+            found = (await (s.depth === 'all' ? listDescendantGroups : listSubgroups)(ctx.client, s.base)).map((g) => ({ path: g.full_path }));
+          }
           matches.set(s, found);
         } catch (err) {
           const api = err instanceof ApiError ? err : undefined;
@@ -64,7 +71,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
   }
   if (problems.length > 0) return { diagnostics: [...loaded.diagnostics, ...problems], sources: loaded.sources };
   const exp = expandSelectors(loaded.sources.data, selectors, matches, loaded.sources.locations, loaded.sources.secrets);
-  const sources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts } };
+  const sources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts, listed } };
   const cwd = validate.cwd ?? process.cwd();
   const files = new Map(sources.files.map((f) => [f, path.resolve(cwd, f)]));
   const result = validateLoaded(sources, files, [], validate);
