@@ -25,7 +25,15 @@ import type { ProblemView, Redact } from './problem.js';
  * its view an Io whose stdout is stderr, so these lines are all standard output carries.
  */
 export function machineOutput(io: Io): (s: string) => void {
-  return io.stdout;
+  const closed = io.stdoutClosed;
+  if (!closed) return io.stdout;
+  // A secret written into a pipe nobody reads any more is lost: the write fails, so the token kind
+  // treats it as not delivered (revoked again, or noted), never as "printed".
+  return (s) => {
+    if (closed()) throw new Error('standard output is closed (its reader went away)');
+    io.stdout(s);
+    if (closed()) throw new Error('standard output closed while the secret was written (its reader went away)');
+  };
 }
 
 /** What plan, apply and drift show. */
