@@ -151,6 +151,14 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(r.stderr).toContain('PLUMB_LOCK_FAILED');
     expect(r.stderr).not.toContain('is locked');
     expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(0);
+    // What happened, not the client's words for one request (issue 29, item 7): the create was
+    // repeated, and reads found no lock file.
+    expect(h.count('POST', FILE_PATH)).toBe(3);
+    expect(r.stderr).toContain('3 creates failed (the last: POST');
+    expect(r.stderr).toContain('gateway answered 503');
+    expect(r.stderr).toContain('a read after each found no lock file, so nothing holds the lock');
+    expect(r.stderr).not.toContain('outcome unknown');
+    expect(r.stderr).not.toContain('not repeated');
   });
 
   it('holds the lock its own create made when the answer was lost, and reads it again after a 500', async () => {
