@@ -4,7 +4,6 @@
  * refuses it when the live state it was made from has moved (stale) or when it is not what the
  * configuration and the live state yield (edited; saved-plan.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -19,7 +18,7 @@ import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from '
 import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
-import { compareSavedPlan, planClock } from './saved-plan.js';
+import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, configMoves, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
 import { ENDS_CREDENTIAL, RUNS_LAST } from './risk-ids.js';
@@ -238,15 +237,9 @@ function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'ins
   return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
 }
 
-/**
- * Fingerprint of the configuration: its files' text, in load order. Any edit (even a comment) makes
- * a saved plan stale, which errs on the safe side. Interpolated values are not in the text; the
- * ones a plan sends are checked through their own fingerprints at apply.
- */
+/** Fingerprint of the configuration's meaning (saved-plan.ts): a comment does not make a saved plan stale. */
 export function configFingerprint(loaded: ConfigResult): string {
-  const hash = createHash('sha256');
-  for (const text of loaded.sources.texts.values()) hash.update(`${Buffer.byteLength(text)}\0`).update(text);
-  return 'sha256:' + hash.digest('hex');
+  return fingerprintOf(loaded.sources.texts);
 }
 
 /** Describes an API failure during planning or apply as a diagnostic naming the call. */
@@ -350,6 +343,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     createdAt: new Date().toISOString(),
     today: opts.now.toISOString().slice(0, 10),
     configFingerprint: configFingerprint(loaded),
+    configFiles: configDigests(loaded.sources.texts),
     instances: selected.map((i) => ({ name: i.name, url: i.url })),
     changes,
     drift,
@@ -570,7 +564,13 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [
-          { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
+          {
+            severity: 'error',
+            code: 'PLUMB_PLAN_STALE_CONFIG',
+            summary: `The configuration is not the one this plan was made from: ${configMoves(plan.configFiles, loaded.sources.texts)}`,
+            detail: 'A saved plan is applied only with the configuration it was made from (its meaning: comments and layout do not count).',
+            suggestion: 'run `plumb plan --out FILE` again',
+          },
         ]);
       }
       const checked = await checkSavedPlan(plan, loaded, config, opts, own);
