@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,6 +23,35 @@ export interface WriteOptions {
 /** The temp name next to `file`: hidden, unpredictable, recognisable. */
 function tempName(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/**
+ * Removes the temp files of `file` that a plumb process killed mid-write left beside it (its pid
+ * no longer runs): for a token sink such a file holds a secret nobody uses. Best effort; run after
+ * a write of `file` succeeded.
+ */
+export async function removeOrphanTemps(file: string): Promise<void> {
+  const prefix = `.${path.basename(file)}.plumb-`;
+  let names: string[];
+  try {
+    names = await readdir(path.dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
+    await unlink(path.join(path.dirname(file), name)).catch(() => {});
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Atomic, durable replace of `file` (see the module comment). Asynchronous; directory fsyncs are shared. */

@@ -8,6 +8,7 @@
 import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
+import { interruptedExitCode } from '../../engine/interrupt.js';
 import { hasChanges } from '../../engine/plan.js';
 import type { Plan } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
@@ -165,7 +166,7 @@ class HumanView implements ReconcileView {
     const lines: string[] = [];
     if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
     for (const o of report.outcomes) {
-      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : o.status === 'unknown' ? '?' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
@@ -173,14 +174,17 @@ class HumanView implements ReconcileView {
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
     const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
     const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+    const unknown = report.outcomes.filter((o) => o.status === 'unknown').length;
+    const state = report.interrupted ? `interrupted by ${report.interrupted}` : report.ok ? 'complete' : 'stopped';
     lines.push(
-      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}.`,
     );
-    const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
-    sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
-    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(lines.join('\n')) + '\n');
+    const ok = report.ok && !report.interrupted;
+    const sections = logSections(this.io, ok ? this.io.stdout : this.io.stderr);
+    sections.start('plumb_apply', `plumb apply${report.interrupted ? ' (interrupted)' : ''}: ${applied} applied, ${failed} failed`);
+    (ok ? this.io.stdout : this.io.stderr)(this.redact(lines.join('\n')) + '\n');
     sections.end('plumb_apply');
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -263,7 +267,7 @@ class JsonView implements ReconcileView {
 
   applyReport(report: ApplyReport): number {
     this.out.document(report);
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -279,6 +283,12 @@ class JsonView implements ReconcileView {
     this.out.document(report);
     return code;
   }
+}
+
+/** 0 applied, 1 a change failed or apply refused, 130/143 interrupted by SIGINT/SIGTERM (docs/plans.md#interrupted-applies). */
+function applyExitCode(report: ApplyReport): number {
+  if (report.interrupted) return interruptedExitCode(report.interrupted);
+  return report.ok ? 0 : 1;
 }
 
 /** The report of an apply that wrote nothing: every change of `plan` not attempted. */
