@@ -25,23 +25,29 @@ function tempName(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 }
 
+/** Directories this process has already cleared of orphaned temp files. */
+const cleared = new Set<string>();
+
 /**
- * Removes the temp files of `file` that a plumb process killed mid-write left beside it (its pid
- * no longer runs): for a token sink such a file holds a secret nobody uses. Best effort; run after
- * a write of `file` succeeded.
+ * Removes the temp files a plumb process killed mid-write left in the directory of `file` (their
+ * pid no longer runs): beside a token sink such a file holds a secret nobody uses. Once per
+ * directory and process (no orphan appears while this process runs, but a killed one's); best
+ * effort. Run after a write into the directory succeeded.
  */
 export async function removeOrphanTemps(file: string): Promise<void> {
-  const prefix = `.${path.basename(file)}.plumb-`;
+  const dir = path.dirname(path.resolve(file));
+  if (cleared.has(dir)) return;
+  cleared.add(dir);
   let names: string[];
   try {
-    names = await readdir(path.dirname(file));
+    names = await readdir(dir);
   } catch {
     return;
   }
   for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]) : NaN;
+    const pid = Number(/^\..+\.plumb-(\d+)-[0-9a-f]+\.tmp$/.exec(name)?.[1]);
     if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
-    await unlink(path.join(path.dirname(file), name)).catch(() => {});
+    await unlink(path.join(dir, name)).catch(() => {});
   }
 }
 

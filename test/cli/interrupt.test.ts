@@ -195,7 +195,7 @@ describe('apply killed at random points', () => {
       await s.ended;
       await new Promise((r) => setTimeout(r, 400)); // an orphaned sink sees it and ends without writing
       const at = `round ${round} (killed ${more} ms after request ${after})`;
-      // A kill during a sink's write leaves its temp file (0600, beside the sink): the next delivery to that sink removes it.
+      // A kill during a sink's write leaves its temp file (0600, beside the sink): the next apply that delivers into the directory removes it.
       const temps = readdirSync(path.join(h.wd.dir, 'secrets')).filter((f) => /\.plumb-\d+-[0-9a-f]+\.tmp$/.test(f));
       for (const t of temps) h.allow(`secrets/${t}`);
       const plan = JSON.parse((await h.run(['plan', '--json'])).stdout) as JsonPlan;
@@ -218,7 +218,7 @@ describe('apply killed at random points', () => {
         const inSink = h.tokenInSink(name);
         expect(inSink && h.emu.state.isActive(inSink), `${at}: the sink of "${name}" holds the active token`).toBe(true);
       }
-      for (const t of temps) expect(existsSync(path.join(h.wd.dir, 'secrets', t)), `${at}: ${t} was removed by the next delivery`).toBe(false);
+      for (const t of temps) expect(existsSync(path.join(h.wd.dir, 'secrets', t)), `${at}: ${t} was removed by the next apply`).toBe(false);
       expectNoRepeatedRotation(h.emu);
       expectNoFamilyRevoked(h.emu);
       await h.close();

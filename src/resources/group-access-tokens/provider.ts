@@ -895,7 +895,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
-    this.#intend('create');
+    await this.#intend('create');
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -938,7 +938,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
-    this.#intend('rotate', target.id);
+    await this.#intend('rotate', target.id);
     try {
       issued = await rotateGroupAccessToken(this.#ctx.client, this.#g, p.self ? 'self' : target.id, { expires_at: p.expiresAt! });
     } catch (err) {
@@ -985,7 +985,7 @@ class TokenApply {
       return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; nothing was replaced`, 'run `plumb plan` again');
     }
     let issued: NewGroupAccessToken;
-    this.#intend('replace', old.id);
+    await this.#intend('replace', old.id);
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -1349,11 +1349,14 @@ class TokenApply {
    * before the answer is recorded (a second signal, a kill, a crash), the next plan finds an issue
    * with no known outcome, and a token the instance issued meanwhile is rotated and its secret
    * delivered, never adopted while its secret is lost. Cleared when the secret reached the sink
-   * (`#deliver`) or the issue is known not to have happened (`#notIssued`).
+   * (`#deliver`) or the issue is known not to have happened (`#notIssued`). A state that cannot be
+   * written stops the change before anything is sent.
    */
-  #intend(op: 'create' | 'rotate' | 'replace', tokenId?: number): void {
+  async #intend(op: 'create' | 'rotate' | 'replace', tokenId?: number): Promise<void> {
     this.#prior = this.#slot()?.unknown;
-    this.#updateSlot({ unknown: { op, ...(tokenId !== undefined && { tokenId }), at: this.#ctx.now.toISOString() } });
+    tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, { unknown: { op, ...(tokenId !== undefined && { tokenId }), at: this.#ctx.now.toISOString() } });
+    // One write for every change that notes an issue meanwhile (StateStore.saveSoon).
+    await this.#ctx.state.saveSoon();
   }
 
   /** The issue did not happen (refused before the instance acted, or a fresh list shows nothing issued). */
