@@ -13,6 +13,7 @@ import { ownSignals, releaseHeldLocks } from '../engine/lock.js';
 import { DEFAULT_STOP_GRACE_MS, interruptedExitCode } from '../engine/interrupt.js';
 import type { ApplyInterrupt } from '../engine/interrupt.js';
 import type { Io } from './output.js';
+import { problemView } from './views/problem.js';
 
 export class Interrupts implements ApplyInterrupt {
   #signal: NodeJS.Signals | undefined;
@@ -21,9 +22,11 @@ export class Interrupts implements ApplyInterrupt {
   readonly #hard = new Set<() => void>();
   readonly graceMs: number;
 
+  /** `json`: the command was asked for one JSON document on stdout, which an interruption while reading is too. */
   constructor(
     private readonly io: Io,
     private readonly command: 'plan' | 'apply' | 'drift',
+    private readonly json = false,
   ) {
     const raw = io.env.PLUMB_STOP_GRACE_SECONDS;
     this.graceMs = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : DEFAULT_STOP_GRACE_MS;
@@ -80,7 +83,14 @@ export class Interrupts implements ApplyInterrupt {
     }
     this.#signal = signal;
     if (!this.#writing) {
-      this.io.stderr(`plumb ${this.command}: interrupted by ${signal} while reading the instance; nothing was changed.\n`);
+      problemView(this.json, this.io).problem([
+        {
+          severity: 'error',
+          code: 'PLUMB_INTERRUPTED',
+          summary: `plumb ${this.command} was interrupted by ${signal} while reading the instance; nothing was changed`,
+          suggestion: `run plumb ${this.command} again`,
+        },
+      ]);
       void releaseHeldLocks().then(() => process.exit(code));
       return;
     }

@@ -252,8 +252,8 @@ function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: st
 }
 
 /** Runs a command with SIGINT and SIGTERM answered as interrupt.ts says. */
-async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, run: (interrupts: Interrupts) => Promise<number>): Promise<number> {
-  const interrupts = new Interrupts(io, command);
+async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, json: boolean, run: (interrupts: Interrupts) => Promise<number>): Promise<number> {
+  const interrupts = new Interrupts(io, command, json);
   const stop = interrupts.watch();
   try {
     return await run(interrupts);
@@ -263,7 +263,7 @@ async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, run: (
 }
 
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  return interruptible('plan', io, () => planCommand(flags, io, hooks));
+  return interruptible('plan', io, flags.json, () => planCommand(flags, io, hooks));
 }
 
 async function planCommand(flags: PlanFlags, io: Io, hooks: RunHooks): Promise<number> {
@@ -308,7 +308,7 @@ async function askOnTty(view: ReconcileView): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  return interruptible('apply', io0, (interrupts) => applyCommand(flags, io0, hooks, interrupts));
+  return interruptible('apply', io0, flags.json, (interrupts) => applyCommand(flags, io0, hooks, interrupts));
 }
 
 async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interrupts: Interrupts): Promise<number> {
@@ -493,7 +493,7 @@ export interface DriftFlags extends CommonFlags {
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
-  return interruptible('drift', io, () => driftCommand(flags, io, hooks));
+  return interruptible('drift', io, flags.json, () => driftCommand(flags, io, hooks));
 }
 
 async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise<number> {

@@ -162,12 +162,13 @@ describe('SIGINT during planning', () => {
     h = await interruptHarness();
     writeConfig(h, { ci: '{file: secrets/ci.token}' });
     h.addFault({ method: 'GET', path: '/groups/*/access_tokens', action: { kind: 'latency', ms: 5_000 } });
-    for (const command of [['plan'], ['apply', '--auto-approve']]) {
+    for (const command of [['plan'], ['apply', '--auto-approve'], ['drift', '--json']]) {
       const s = spawnPlumb(h, command);
       await until(() => h!.emu.requests.length > 0 && h!.emu.inFlight > 0, 'a read in flight', s);
       child!.kill('SIGINT');
       expect(await s.ended, s.output.stderr).toBe(130);
-      expect(s.output.stderr).toContain(`plumb ${command[0]}: interrupted by SIGINT while reading the instance; nothing was changed.`);
+      expect(s.output.stderr).toContain(`error[PLUMB_INTERRUPTED]: plumb ${command[0]} was interrupted by SIGINT while reading the instance; nothing was changed`);
+      if (command.includes('--json')) expect(JSON.parse(s.output.stdout).error, 'with --json, stdout is one JSON document').toBe('PLUMB_INTERRUPTED');
       expect(h.emu.requests.filter((r) => !['GET', 'HEAD'].includes(r.method))).toEqual([]);
       expect(existsSync(path.join(h.wd.dir, '.plumb/state.json.lock')), 'the state lock was given back').toBe(false);
       h.emu.resetRequests();
