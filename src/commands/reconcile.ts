@@ -1,7 +1,8 @@
 /**
  * `plumb plan`, `plumb apply` and `plumb drift`: load and validate the configuration offline, then
  * talk to the instance. Exit codes: plan 0 (or 2 with --detailed-exitcode when there are changes),
- * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
+ * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three; 130 (SIGINT) or 143 (SIGTERM)
+ * when interrupted (interrupt.ts).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ import { parseNow } from './now.js';
 import { joinPointer } from '../config/pointer.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
+import { Interrupts } from './interrupt.js';
 import type { ReconcileView } from './views/reconcile.js';
 
 export interface CommonFlags {
@@ -111,6 +113,8 @@ interface Loaded {
   readonly kinds: KindSet;
   /** Where the state comes from, for messages: `--state URL`, `PLUMB_STATE FILE`, … */
   readonly stateNamed: string;
+  /** SIGINT/SIGTERM while the command runs (interrupt.ts). */
+  readonly interrupts?: Interrupts;
 }
 
 /**
@@ -234,9 +238,12 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
   b.copy.fill(text);
   let code = 1;
   let keep = false;
+  // Ended at once by a second signal: the engine writes its state into the copy, which is kept.
+  const kept = l.interrupts?.atHardExit(() => l.io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`));
   try {
     code = await run();
   } finally {
+    kept?.();
     try {
       const changed = lock ? b.copy.changed() : undefined;
       if (changed !== undefined) await b.backend.write(changed, lock!.id);
@@ -299,7 +306,22 @@ function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: st
   return outs;
 }
 
+/** Runs a command with SIGINT and SIGTERM answered as interrupt.ts says. */
+async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, json: boolean, run: (interrupts: Interrupts) => Promise<number>): Promise<number> {
+  const interrupts = new Interrupts(io, command, json);
+  const stop = interrupts.watch();
+  try {
+    return await run(interrupts);
+  } finally {
+    stop();
+  }
+}
+
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('plan', io, flags.json, () => planCommand(flags, io, hooks));
+}
+
+async function planCommand(flags: PlanFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const outputs = planOutputs(flags, io.cwd);
@@ -341,8 +363,13 @@ async function askOnTty(view: ReconcileView): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
-  if (typeof l === 'number') return l;
+  return interruptible('apply', io0, flags.json, (interrupts) => applyCommand(flags, io0, hooks, interrupts));
+}
+
+async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interrupts: Interrupts): Promise<number> {
+  const loaded = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
+  if (typeof loaded === 'number') return loaded;
+  const l: Loaded = { ...loaded, interrupts };
   // Every output apply writes is checked before the first request: a state file that cannot
   // record a newly issued token must stop apply before the token is issued. (A state backend is
   // checked by reading it, under its lock.)
@@ -422,7 +449,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
         const yes = await (flags.confirm ?? (() => askOnTty(view)))();
         if (!yes) return view.cancelled();
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
       return view.applyReport(report);
     } finally {
       await releaseAll(locks);
@@ -442,7 +469,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     return locks;
   }
   try {
-    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
     return view.applyReport(report);
   } finally {
     await releaseAll(locks);
@@ -527,6 +554,10 @@ export interface DriftFlags extends CommonFlags {
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('drift', io, flags.json, () => driftCommand(flags, io, hooks));
+}
+
+async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);

@@ -191,6 +191,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',
   PLUMB_DESTROY_NOT_ACCEPTED: 'A destroy (unpublishing Pages) is neither opted into by its resource in the configuration nor allowed by --allow-destroy.',
   PLUMB_APPLY_SKIPPED: 'A change was not applied because a change it depends on was not applied.',
+  PLUMB_INTERRUPTED: 'A signal (SIGINT, SIGTERM) stopped plan, drift or apply while it read the instance, before any write; nothing was changed.',
+  PLUMB_APPLY_INTERRUPTED: 'A signal (SIGINT, SIGTERM) interrupted apply: it started no change after it and reports which were not started, and which were still in flight when it stopped waiting.',
   PLUMB_INTERNAL: 'An unexpected failure inside plumb; please report it.',
 
   // The HTTP client (src/api/errors.ts)

@@ -4,7 +4,6 @@
  * refuses it when the live state it was made from has moved (stale) or when it is not what the
  * configuration and the live state yield (edited; saved-plan.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -19,11 +18,12 @@ import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from '
 import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
-import { compareSavedPlan, planClock } from './saved-plan.js';
+import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, configMoves, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
 import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from './risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
+import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
@@ -239,15 +239,9 @@ function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'ins
   return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
 }
 
-/**
- * Fingerprint of the configuration: its files' text, in load order. Any edit (even a comment) makes
- * a saved plan stale, which errs on the safe side. Interpolated values are not in the text; the
- * ones a plan sends are checked through their own fingerprints at apply.
- */
+/** Fingerprint of the configuration's meaning (saved-plan.ts): a comment does not make a saved plan stale. */
 export function configFingerprint(loaded: ConfigResult): string {
-  const hash = createHash('sha256');
-  for (const text of loaded.sources.texts.values()) hash.update(`${Buffer.byteLength(text)}\0`).update(text);
-  return 'sha256:' + hash.digest('hex');
+  return fingerprintOf(loaded.sources.texts);
 }
 
 /** The instance an API call went to, for messages that name its URL, host and token variable. */
@@ -385,6 +379,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     createdAt: new Date().toISOString(),
     today: opts.now.toISOString().slice(0, 10),
     configFingerprint: configFingerprint(loaded),
+    configFiles: configDigests(loaded.sources.texts),
     instances: selected.map((i) => ({ name: i.name, url: i.url })),
     changes,
     drift,
@@ -481,8 +476,12 @@ export { checkPlanPayloads } from './payload-check.js';
 export interface ApplyOutcome {
   readonly address: string;
   readonly action: ResourceChange['action'];
-  /** `skipped`: a change it depends on did not apply; `not-attempted`: apply refused before any write. */
-  readonly status: 'applied' | 'failed' | 'skipped' | 'not-attempted';
+  /**
+   * `skipped`: a change it depends on did not apply; `not-attempted`: apply refused before any write,
+   * or was interrupted before the change started; `unknown`: the change was still in flight when an
+   * interrupted apply stopped waiting for it (docs/plans.md#interrupted-applies).
+   */
+  readonly status: 'applied' | 'failed' | 'skipped' | 'not-attempted' | 'unknown';
   readonly notes: readonly string[];
 }
 
@@ -492,6 +491,8 @@ export interface ApplyReport {
   readonly refused?: string;
   readonly outcomes: readonly ApplyOutcome[];
   readonly diagnostics: readonly PlanDiagnostic[];
+  /** The signal that interrupted apply (`SIGINT`, `SIGTERM`): it started no change after it. */
+  readonly interrupted?: string;
 }
 
 export interface ApplyOptions extends EngineOptions {
@@ -505,6 +506,8 @@ export interface ApplyOptions extends EngineOptions {
   readonly allowDestroy?: boolean;
   /** The door the configuration came through: how refusals word their help (default `cli`). */
   readonly door?: Door;
+  /** A stop asked for from outside (the CLI's SIGINT/SIGTERM, interrupt.ts); absent: apply runs to its end. */
+  readonly interrupt?: ApplyInterrupt;
 }
 
 /**
@@ -619,7 +622,13 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [
-          { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
+          {
+            severity: 'error',
+            code: 'PLUMB_PLAN_STALE_CONFIG',
+            summary: `The configuration is not the one this plan was made from: ${configMoves(plan.configFiles, loaded.sources.texts)}`,
+            detail: 'A saved plan is applied only with the configuration it was made from (its meaning: comments and layout do not count).',
+            suggestion: 'run `plumb plan --out FILE` again',
+          },
         ]);
       }
       const checked = await checkSavedPlan(plan, loaded, config, opts, own);
@@ -632,9 +641,28 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];
     let done = 0;
-    const statuses = await runScheduled(todo, {
+    // An interruption from here on lets the changes in flight finish (at most its grace period),
+    // starts no other, and writes the state even if the process must end at once.
+    const interrupt = opts.interrupt;
+    interrupt?.writing();
+    const unregister = interrupt?.atHardExit(() => {
+      for (const ctx of own.contexts.values()) ctx.state.flush();
+    });
+    const started = new Set<ResourceChange>();
+    const finished = new Map<ResourceChange, ApplyOutcome['status']>();
+    let graceTimer: NodeJS.Timeout | undefined;
+    let offStop: (() => void) | undefined;
+    const graceOver = new Promise<'grace-over'>((resolve) => {
+      offStop = interrupt?.onStop(() => {
+        graceTimer = setTimeout(() => resolve('grace-over'), interrupt.graceMs);
+        graceTimer.unref();
+      });
+    });
+    const scheduled = runScheduled(todo, {
       concurrency: (opts.concurrency ?? DEFAULT_CONCURRENCY) * CHANGES_PER_REQUEST_SLOT,
+      stopped: () => interrupt?.stopRequested() !== undefined,
       run: async (change) => {
+        started.add(change);
         const ctx = own.contexts.get(change.instance)!;
         const provider = providerFor(opts.kinds, change.kind)!;
         opts.log(`${change.address}: ${change.action}…`);
@@ -657,6 +685,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         }
       },
       onDone: (change, status, cause) => {
+        finished.set(change, status === 'not-started' ? 'not-attempted' : status);
         if (status === 'skipped') {
           diagnostics.push({
             severity: 'error',
@@ -669,14 +698,34 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         opts.onProgress?.(++done, todo.length, change.address);
       },
     });
-    const outcomes: ApplyOutcome[] = todo.map((change, i) => ({
+    const ended = await Promise.race([scheduled, graceOver]);
+    clearTimeout(graceTimer);
+    offStop?.();
+    unregister?.();
+    // A change still in flight when the grace period ended has an unknown outcome; one that never started was not attempted.
+    const outcomes: ApplyOutcome[] = todo.map((change) => ({
       address: change.address,
       action: change.action,
-      status: statuses[i]!,
+      status: finished.get(change) ?? (started.has(change) ? 'unknown' : 'not-attempted'),
       notes: results.get(change)?.notes ?? [],
     }));
-    const failed = statuses.some((st) => st !== 'applied');
-    return { ok: !failed, outcomes, diagnostics };
+    const signal = interrupt?.stopRequested();
+    if (signal !== undefined) {
+      const notStarted = outcomes.filter((o) => o.status === 'not-attempted').length;
+      const unknown = outcomes.filter((o) => o.status === 'unknown').length;
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_APPLY_INTERRUPTED',
+        summary: `Apply was interrupted by ${signal}: ${notStarted} change(s) not started${unknown > 0 ? `, ${unknown} still in flight after ${Math.round(interrupt!.graceMs / 1000)} s (outcome unknown)` : ''}`,
+        detail:
+          ended === 'grace-over'
+            ? 'The changes in flight did not finish within the grace period; what they did is on the instance, and the state holds what plumb learned (a token issue whose answer never came is noted, so it is never adopted unseen).'
+            : 'Every change that had started finished and is reported above; its outcome is recorded in the state.',
+        suggestion: 'run `plumb plan` to see what is left, then `plumb apply`',
+      });
+    }
+    const failed = outcomes.some((o) => o.status !== 'applied');
+    return { ok: !failed, outcomes, diagnostics, ...(signal !== undefined && { interrupted: signal }) };
   } finally {
     for (const ctx of own.contexts.values()) ctx.state.flush();
     if (!session) await own.close();

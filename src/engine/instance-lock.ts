@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import { ApiAmbiguousError, ApiError, describeReason } from '../api/errors.js';
 import { getProjectRef } from '../api/namespaces.js';
 import { createFile, deleteFile, getFile } from '../api/repository-files.js';
 import type { DesiredInstanceLock } from '../config/model.js';
@@ -173,7 +173,7 @@ export class InstanceFileLock implements StateLock {
         await sleep(100 * noFile);
         continue;
       }
-      if (!current && createFailure !== undefined) throw this.#failed('taken', createFailure);
+      if (!current && createFailure !== undefined) throw this.#createsFailed(noFile, createFailure);
       if (this.#now() >= deadline) throw this.#heldBy(current, opts.timeoutMs);
       if (!warnedWaiting && current?.content) {
         warnedWaiting = true;
@@ -317,6 +317,26 @@ export class InstanceFileLock implements StateLock {
       `${this.what} is locked${waited}: ${describeLockHolder(c, this.#now())} holds ${this.#where}`,
       `wait for that run to finish, or pass --lock-timeout 10m to wait for it; if it no longer runs, the next apply after ${c.expires_at} takes the lock over (or delete ${this.#lock.path} in project ${this.#lock.project} by hand)`,
       holder,
+    );
+  }
+
+  /**
+   * Every create failed and a read after each found no lock file: the outcome is known (nothing
+   * holds the lock), and the create was repeated; the failure says so, not the client's "outcome
+   * unknown … not repeated" of one request.
+   */
+  #createsFailed(creates: number, err: unknown): LockFailed {
+    const last =
+      err instanceof ApiAmbiguousError
+        ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}`
+        : err instanceof ApiError
+          ? `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    return new LockFailed(
+      `The lock on ${this.what} (${this.#where}) could not be taken: ${creates} creates failed (the last: ${last}), and a read after each found no lock file, so nothing holds the lock`,
+      'run apply again when the instance answers; nothing was applied',
     );
   }
 

@@ -214,6 +214,11 @@ export interface Plan {
   readonly today: string;
   /** Fingerprint of the configuration the plan was made from (secrets included only as hashes). */
   readonly configFingerprint: string;
+  /**
+   * Each configuration document's digest by its name (saved-plan.ts `configDigests`). Cosmetic:
+   * names the files that moved when `configFingerprint` no longer matches; apply decides by that alone.
+   */
+  readonly configFiles?: Readonly<Record<string, string>>;
   readonly instances: readonly { readonly name: string; readonly url: string }[];
   readonly changes: readonly ResourceChange[];
   readonly drift: readonly DriftEntry[];
@@ -278,6 +283,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   if (!Array.isArray(p.risks)) return 'the plan has no risks list';
   for (const key of ['plumbVersion', 'createdAt', 'today', 'configFingerprint'] as const) {
     if (typeof p[key] !== 'string') return `its ${key} is not a string; make a new plan`;
+  }
+  if (p.configFiles !== undefined && !(isObject(p.configFiles) && Object.entries(p.configFiles).every(([f, d]) => typeof d === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(f)))) {
+    return 'its configFiles is not a map of file names to digests; make a new plan';
   }
   if (typeof p.applicable !== 'boolean') return 'its applicable flag is not true or false; make a new plan';
   const inst = (p.instances as unknown[]).findIndex((i) => !isObject(i) || typeof i.name !== 'string' || typeof i.url !== 'string');

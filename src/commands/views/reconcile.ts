@@ -8,6 +8,7 @@
 import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
+import { interruptedExitCode } from '../../engine/interrupt.js';
 import { hasChanges } from '../../engine/plan.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
@@ -26,7 +27,15 @@ import type { ProblemView, Redact } from './problem.js';
  * its view an Io whose stdout is stderr, so these lines are all standard output carries.
  */
 export function machineOutput(io: Io): (s: string) => void {
-  return io.stdout;
+  const closed = io.stdoutClosed;
+  if (!closed) return io.stdout;
+  // A secret written into a pipe nobody reads any more is lost: the write fails, so the token kind
+  // treats it as not delivered (revoked again, or noted), never as "printed".
+  return (s) => {
+    if (closed()) throw new Error('standard output is closed (its reader went away)');
+    io.stdout(s);
+    if (closed()) throw new Error('standard output closed while the secret was written (its reader went away)');
+  };
 }
 
 /** What plan, apply and drift show. */
@@ -164,7 +173,7 @@ class HumanView implements ReconcileView {
     const lines: string[] = [];
     if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
     for (const o of report.outcomes) {
-      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : o.status === 'unknown' ? '?' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
@@ -172,15 +181,18 @@ class HumanView implements ReconcileView {
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
     const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
     const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+    const unknown = report.outcomes.filter((o) => o.status === 'unknown').length;
+    const state = report.interrupted ? `interrupted by ${report.interrupted}` : report.ok ? 'complete' : 'stopped';
     lines.push(
-      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}.`,
     );
-    const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
-    sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
+    const ok = report.ok && !report.interrupted;
+    const sections = logSections(this.io, ok ? this.io.stdout : this.io.stderr);
+    sections.start('plumb_apply', `plumb apply${report.interrupted ? ' (interrupted)' : ''}: ${applied} applied, ${failed} failed`);
     // Addresses and notes carry the instance's names (a token's): cleaned for the log.
-    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
+    (ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
     sections.end('plumb_apply');
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -264,7 +276,7 @@ class JsonView implements ReconcileView {
 
   applyReport(report: ApplyReport): number {
     this.out.document(report);
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -280,6 +292,12 @@ class JsonView implements ReconcileView {
     this.out.document(report);
     return code;
   }
+}
+
+/** 0 applied, 1 a change failed or apply refused, 130/143 interrupted by SIGINT/SIGTERM (docs/plans.md#interrupted-applies). */
+function applyExitCode(report: ApplyReport): number {
+  if (report.interrupted) return interruptedExitCode(report.interrupted);
+  return report.ok ? 0 : 1;
 }
 
 /** The report of an apply that wrote nothing: every change of `plan` not attempted. */
