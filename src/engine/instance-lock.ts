@@ -13,7 +13,11 @@
  *   delete or the create and the other sees the new holder.
  *
  * Expiry compares the holder's `expires_at` with this machine's clock: machines that lock one
- * instance need clocks within a minute or so of each other (NTP). docs/state.md#locking.
+ * instance need clocks within a minute or so of each other (NTP). The file is written by whoever
+ * can write to the lock's project (a Developer there, not only plumb), so what it claims is bounded
+ * by this configuration's `ttl_minutes` ({@link lockExpiry}): a lock "expiring in 2999" expires
+ * `ttl_minutes` after its `acquired_at`, and one acquired in the future is not believed at all.
+ * docs/state.md#locking.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -74,6 +78,26 @@ function parseContent(text: string): InstanceLockContent | undefined {
   return undefined;
 }
 
+/**
+ * How far in the future a lock's `acquired_at` may lie and still be believed: the clocks of two
+ * machines that lock one instance differ by a little (docs/state.md#locking asks for NTP).
+ */
+export const LOCK_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * When a lock expires, as this configuration judges it: its own `expires_at`, but never later than
+ * `ttlMinutes` after its `acquired_at`. A lock claiming to have been taken more than the allowed
+ * skew in the future (or at no readable time) has expired already: otherwise a lock written with
+ * `acquired_at` in 2999 would stay young for ever. The lock file is not plumb's alone (anyone with
+ * the Developer role in the lock's project can write it), so the configured `ttl_minutes` bounds
+ * every lock, whatever it claims.
+ */
+export function lockExpiry(c: Pick<InstanceLockContent, 'acquired_at' | 'expires_at'>, ttlMinutes: number, now: number): number {
+  const acquired = Date.parse(c.acquired_at);
+  if (Number.isNaN(acquired) || acquired > now + LOCK_CLOCK_SKEW_MS) return Number.NEGATIVE_INFINITY;
+  return Math.min(Date.parse(c.expires_at), acquired + ttlMinutes * 60_000);
+}
+
 /** A create that failed this way may still have created the file: look before anything else. */
 function mayHaveActed(err: unknown): boolean {
   if (!(err instanceof ApiError)) return true;
@@ -85,11 +109,16 @@ function exists(err: unknown): boolean {
   return err instanceof ApiError && err.status === 400 && /already exists/i.test(err.serverMessage ?? '');
 }
 
-/** "plumb apply (pid 12 on host ci-7, CI job https://…), locked at … (3 min ago), expires at …". */
-export function describeLockHolder(c: InstanceLockContent, now = Date.now()): string {
+/**
+ * "plumb apply (pid 12 on host ci-7, CI job https://…), locked at … (3 min ago), expires at …".
+ * `expiry`: when the lock expires as this configuration judges it ({@link lockExpiry}); the file's
+ * own `expires_at` when absent.
+ */
+export function describeLockHolder(c: InstanceLockContent, now = Date.now(), expiry?: number): string {
   const h = c.holder;
   const ago = Math.max(0, Math.round((now - Date.parse(c.acquired_at)) / 60_000));
-  return `${h.command} (pid ${h.pid} on host ${h.host}${h.ci_job_url ? `, CI job ${h.ci_job_url}` : ''}), locked at ${c.acquired_at} (${Number.isFinite(ago) ? `${ago} min` : 'an unknown time'} ago), expires at ${c.expires_at}`;
+  const expires = expiry === undefined || expiry === Date.parse(c.expires_at) ? `expires at ${c.expires_at}` : Number.isFinite(expiry) ? `expires at ${new Date(expiry).toISOString()} (lock.ttl_minutes after it was taken; the file claims ${c.expires_at})` : `not believed (it claims to have been taken at ${c.acquired_at}, in the future)`;
+  return `${h.command} (pid ${h.pid} on host ${h.host}${h.ci_job_url ? `, CI job ${h.ci_job_url}` : ''}), locked at ${c.acquired_at} (${Number.isFinite(ago) ? `${ago} min` : 'an unknown time'} ago), ${expires}`;
 }
 
 export interface InstanceLockOptions {
@@ -163,7 +192,7 @@ export class InstanceFileLock implements StateLock {
         this.#cancelExitRelease = releaseOnExit({ async: () => this.release() });
         return;
       }
-      if (current?.content && Date.parse(current.content.expires_at) <= this.#now()) {
+      if (current?.content && this.#expiry(current.content) <= this.#now()) {
         if (await this.#takeOver(current, current.content, branch)) continue;
         // Another run moved first: it is the holder now (or its lock is gone again).
         current = await this.#read(branch);
@@ -177,7 +206,7 @@ export class InstanceFileLock implements StateLock {
       if (this.#now() >= deadline) throw this.#heldBy(current, opts.timeoutMs);
       if (!warnedWaiting && current?.content) {
         warnedWaiting = true;
-        opts.log(`waiting for the lock on ${this.what} (${this.#where}), held by ${describeLockHolder(current.content, this.#now())}`);
+        opts.log(`waiting for the lock on ${this.what} (${this.#where}), held by ${this.#describe(current.content)}`);
       }
       // No file: released between our create and our look; try again soon.
       await sleep(Math.max(1, Math.min(current ? POLL_MS : 100, deadline - this.#now())));
@@ -215,7 +244,7 @@ export class InstanceFileLock implements StateLock {
       if (!current) return; // gone: our delete went through after all, or someone removed it
       if (current.content && current.content.holder.id !== held.content.holder.id) {
         this.#log(
-          `warning: the lock on ${this.what} (${this.#where}) was taken over after it expired at ${held.content.expires_at}, by ${describeLockHolder(current.content, this.#now())}; this apply ran longer than lock.ttl_minutes (${this.#lock.ttlMinutes}): raise it`,
+          `warning: the lock on ${this.what} (${this.#where}) was taken over after it expired at ${held.content.expires_at}, by ${this.#describe(current.content)}; this apply ran longer than lock.ttl_minutes (${this.#lock.ttlMinutes}): raise it`,
         );
         return;
       }
@@ -224,6 +253,15 @@ export class InstanceFileLock implements StateLock {
     this.#log(
       `warning: the lock on ${this.what} (${this.#where}) could not be released (${why}); it expires at ${held.content.expires_at}, when the next apply takes it over, or delete the file by hand`,
     );
+  }
+
+  /** When a lock expires, bounded by this configuration's ttl_minutes ({@link lockExpiry}). */
+  #expiry(c: InstanceLockContent): number {
+    return lockExpiry(c, this.#lock.ttlMinutes, this.#now());
+  }
+
+  #describe(c: InstanceLockContent): string {
+    return describeLockHolder(c, this.#now(), this.#expiry(c));
   }
 
   #content(): InstanceLockContent {
@@ -292,7 +330,7 @@ export class InstanceFileLock implements StateLock {
   async #takeOver(current: Current, content: InstanceLockContent, branch: string): Promise<boolean> {
     try {
       await deleteFile(this.#client, this.#lock.project, this.#lock.path, { branch, commit_message: 'plumb: take over an expired lock', last_commit_id: current.commit });
-      this.#log(`warning: took over the expired lock on ${this.what} (${this.#where}): ${describeLockHolder(content, this.#now())}`);
+      this.#log(`warning: took over the expired lock on ${this.what} (${this.#where}): ${this.#describe(content)}`);
       return true;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403 || (err.status === 400 && /not allowed/i.test(err.serverMessage ?? '')))) {
@@ -314,8 +352,8 @@ export class InstanceFileLock implements StateLock {
     }
     const holder: LockHolder = { id: c.holder.id, host: c.holder.host, pid: c.holder.pid, startedAt: c.acquired_at, command: c.holder.command };
     return new LockHeld(
-      `${this.what} is locked${waited}: ${describeLockHolder(c, this.#now())} holds ${this.#where}`,
-      `wait for that run to finish, or pass --lock-timeout 10m to wait for it; if it no longer runs, the next apply after ${c.expires_at} takes the lock over (or delete ${this.#lock.path} in project ${this.#lock.project} by hand)`,
+      `${this.what} is locked${waited}: ${this.#describe(c)} holds ${this.#where}`,
+      `wait for that run to finish, or pass --lock-timeout 10m to wait for it; if it no longer runs, the next apply after ${Number.isFinite(this.#expiry(c)) ? new Date(this.#expiry(c)).toISOString() : 'now'} takes the lock over (or delete ${this.#lock.path} in project ${this.#lock.project} by hand)`,
       holder,
     );
   }

@@ -45,13 +45,13 @@ function lockFile(hh: Harness): string | undefined {
 }
 
 /** Writes a lock of another machine straight into the repository (as its apply would have). */
-function plantLock(hh: Harness, opts: { expiresInMs: number; host?: string }): string {
+function plantLock(hh: Harness, opts: { expiresInMs: number; host?: string; acquiredAt?: string; expiresAt?: string }): string {
   const now = Date.now();
   const content = JSON.stringify({
     plumb_lock: 1,
     holder: { id: 'elsewhere-0001', host: opts.host ?? 'ci-runner-elsewhere', pid: 4242, command: 'plumb apply', ci_job_url: 'https://ci.example.test/jobs/99' },
-    acquired_at: new Date(now - 120_000).toISOString(),
-    expires_at: new Date(now + opts.expiresInMs).toISOString(),
+    acquired_at: opts.acquiredAt ?? new Date(now - 120_000).toISOString(),
+    expires_at: opts.expiresAt ?? new Date(now + opts.expiresInMs).toISOString(),
   });
   hh.emu.state.pushFile(LOCK_PROJECT, { path: LOCK_PATH, content, message: 'plumb: lock apply' });
   return content;
@@ -118,6 +118,39 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(loser.stderr, 'the loser names the new holder, not the expired one').toContain(`pid ${process.pid} on host ${os.hostname()}`);
     expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
     expectNoFamilyRevoked(h.emu);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it('bounds a lock by ttl_minutes whatever its expires_at claims: one written to expire in 2999 is taken over once ttl_minutes have passed since it was taken', async () => {
+    h = await lockedHarness({ lock: `{project: ${LOCK_PROJECT}, path: ${LOCK_PATH}, ttl_minutes: 5}` });
+    // A Developer of the lock project writes a lock taken 10 minutes ago that claims to last until 2999.
+    plantLock(h, { expiresInMs: 0, acquiredAt: new Date(Date.now() - 10 * 60_000).toISOString(), expiresAt: '2999-01-01T00:00:00.000Z' });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('took over the expired lock on the instance "local"');
+    expect(r.stderr).toContain('lock.ttl_minutes after it was taken; the file claims 2999-01-01T00:00:00.000Z');
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(1);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
+  it('names the ttl-bounded expiry of a lock within ttl_minutes, not the one the file claims', async () => {
+    h = await lockedHarness({ lock: `{project: ${LOCK_PROJECT}, path: ${LOCK_PATH}, ttl_minutes: 30}` });
+    const acquired = Date.now() - 60_000;
+    plantLock(h, { expiresInMs: 0, acquiredAt: new Date(acquired).toISOString(), expiresAt: '2999-01-01T00:00:00.000Z' });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('PLUMB_STATE_LOCKED');
+    expect(r.stderr).toContain(`expires at ${new Date(acquired + 30 * 60_000).toISOString()}`);
+    expect(r.stderr).not.toContain('the next apply after 2999');
+  });
+
+  it('does not believe a lock that claims to have been taken in the future: it is taken over at once', async () => {
+    h = await lockedHarness();
+    plantLock(h, { expiresInMs: 0, acquiredAt: '2999-01-01T00:00:00.000Z', expiresAt: '2999-01-01T01:00:00.000Z' });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('took over the expired lock on the instance "local"');
+    expect(r.stderr).toContain('not believed (it claims to have been taken at 2999-01-01T00:00:00.000Z, in the future)');
     expect(lockFile(h)).toBeUndefined();
   });
 
