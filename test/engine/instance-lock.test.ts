@@ -154,6 +154,22 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(lockFile(h)).toBeUndefined();
   });
 
+  it('recognises the lock declared by the lock project\'s numeric id as the file a `files:` entry declares under its path, and plans neither', async () => {
+    const id = (hh: Harness) => hh.emu.state.projects.find((x) => x.pathWithNamespace === LOCK_PROJECT)!.id;
+    h = await lockedHarness();
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml').replace(`project: ${LOCK_PROJECT},`, `project: ${id(h)},`) + `    projects:\n      ${LOCK_PROJECT}:\n        files:\n          ${LOCK_PATH}: {content: "{}\\n"}\n`);
+    const plan = await h.run(['plan']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr + plan.stdout).toContain(`PLUMB_LOCK_PATH_DECLARED`);
+    expect(plan.stderr + plan.stdout).toContain(`The lock file "${LOCK_PATH}" of project "${id(h)}" is also declared as a repository file of project "${LOCK_PROJECT}", the same project (id ${id(h)})`);
+    expect(plan.stderr + plan.stdout).toMatch(/plumb\.yaml:\d+:\d+/);
+    h.emu.resetRequests();
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(h.emu.requests.filter((q) => q.method === 'POST' && /repository\/files/.test(q.path) && !/commits/.test(q.path)).length, 'only the lock itself was created').toBeLessThanOrEqual(1);
+    expect(lockFile(h)).toBeUndefined();
+  });
+
   it('releases the lock when apply fails', async () => {
     h = await lockedHarness();
     h.addFault({ method: 'POST', path: '/groups/platform/access_tokens/7/rotate', action: { kind: 'status', status: 403 } });
