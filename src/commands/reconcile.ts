@@ -17,8 +17,8 @@ import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/e
 import { expandConfiguration } from '../engine/selectors.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
-import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
-import { lockInstances, releaseAll } from '../engine/instance-lock.js';
+import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
+import { lockInstances, recordLockLocations, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { checkStateFile } from '../engine/state.js';
@@ -273,7 +273,7 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
-  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+  return flags.detailedExitcode && (hasChanges(plan) || lockChanged(plan)) ? 2 : 0;
 }
 
 
@@ -354,7 +354,10 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact, l.kinds.reasonText).plan(plan);
       if (!plan.applicable) return view.notApplicable(plan);
-      if (!hasChanges(plan)) {
+      // A moved lock is a change of its own: the apply records where it held it.
+      if (!hasChanges(plan) && !lockChanged(plan)) {
+        recordLockLocations(session.contexts);
+        for (const ctx of session.contexts.values()) ctx.state.flush();
         view.nothingToApply(false);
         return 0;
       }
@@ -371,7 +374,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       await session.close();
     }
   }
-  if (!hasChanges(plan)) {
+  if (!hasChanges(plan) && !lockChanged(plan)) {
     view.nothingToApply(true);
     return 0;
   }

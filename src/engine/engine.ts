@@ -28,6 +28,7 @@ import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
 import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
+import { planLocks, recordLockLocations } from './instance-lock.js';
 import type { SelectorChangeThreshold } from './selector-counts.js';
 
 export interface EngineOptions {
@@ -344,6 +345,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   risks.push(...blastRadius(changes, selected, opts.maxChanges));
   const selectors = planSelectors(loaded, new Set(own.contexts.keys()));
   risks.push(...selectorRisks(selectors, own.contexts, opts.selectorChange));
+  const locks = planLocks(own.contexts);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     plumbVersion: VERSION,
@@ -359,6 +361,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     applicable: !diagnostics.some((d) => d.severity === 'error'),
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
     ...(selectors.length > 0 && { selectors }),
+    ...(locks.length > 0 && { locks }),
   };
 }
 
@@ -503,7 +506,7 @@ async function checkSavedPlan(
   }
   const result = compareSavedPlan(plan, now, (saved, derived) => providerFor(opts.kinds, derived.kind)?.explainDifference?.(saved, derived));
   const stale = [...result.stale];
-  const edited = [...result.edited];
+  const edited = [...result.edited, ...compareLockLocations(plan, now)];
   // A saved change the configuration and the live state no longer yield at all: ask its kind
   // whether the live state it was planned against moved (stale) or not (the file was edited).
   await Promise.all(
@@ -538,6 +541,27 @@ async function checkSavedPlan(
   if (stale.length > 0) return { why: 'the live state moved since the plan was made; nothing was applied', diagnostics: stale };
   if (edited.length > 0) return { why: 'the saved plan is not what the configuration and the live state yield (it was edited); nothing was applied', diagnostics: edited };
   return undefined;
+}
+
+/**
+ * The lock location a saved plan showed must be the one apply holds (the configuration's): a plan
+ * of format 1.3 lists every instance's. Older formats did not show it and are not compared. Where
+ * the last apply held it (`before`) is not compared: this apply records its own lock before it
+ * plans again.
+ */
+function compareLockLocations(saved: Plan, now: Plan): PlanDiagnostic[] {
+  if (saved.formatVersion !== PLAN_FORMAT_VERSION) return [];
+  const key = (p: Plan) => JSON.stringify((p.locks ?? []).filter((l) => l.location !== null).map((l) => [l.instance, l.location!.project, l.location!.path, l.location!.branch ?? null]).sort());
+  if (key(saved) === key(now)) return [];
+  return [
+    {
+      severity: 'error',
+      code: 'PLUMB_PLAN_EDITED',
+      summary: 'The saved plan shows a lock location that is not the one the configuration declares',
+      detail: 'apply commits the lock file where the configuration says; the plan a reviewer read must say the same. Nothing was applied.',
+      suggestion: 'make a new plan with `plumb plan --out FILE` from the reviewed configuration, and apply that file as it was written',
+    },
+  ];
 }
 
 /**
@@ -579,6 +603,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
 
     // The counts this apply carries out are the ones the next plan compares with.
     if (plan.selectors) recordSelectorCounts(plan.selectors, own.contexts);
+    recordLockLocations(own.contexts);
     const endsCredential = new Set(plan.risks.filter((r) => ENDS_CREDENTIAL.has(r.id)).map((r) => r.address));
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];

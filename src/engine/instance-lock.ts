@@ -27,6 +27,8 @@ import { getProjectRef } from '../api/namespaces.js';
 import { createFile, deleteFile, getFile } from '../api/repository-files.js';
 import type { DesiredInstanceLock } from '../config/model.js';
 import type { Session } from './engine.js';
+import type { LockLocation, PlanLock } from './plan.js';
+import type { InstanceContext } from './resource.js';
 import { LockFailed, LockHeld, releaseOnExit } from './lock.js';
 import type { AcquireOptions, LockHolder, StateLock } from './lock.js';
 
@@ -393,6 +395,60 @@ export async function lockInstances(session: Session, opts: AcquireOptions & Ins
     throw err;
   }
   return held;
+}
+
+/** The state section where apply records the lock location it held (`{project, path, branch?}`; empty: none). */
+const LOCK_SECTION = 'lock';
+
+function locationOf(lock: DesiredInstanceLock | undefined): LockLocation | null {
+  return lock ? { project: lock.project, path: lock.path, ...(lock.branch !== undefined && { branch: lock.branch }) } : null;
+}
+
+function recordedLocation(ctx: InstanceContext): LockLocation | null | undefined {
+  const r = ctx.state.section<string>(ctx.instance.url, LOCK_SECTION);
+  if (r === undefined) return undefined;
+  if (typeof r.project !== 'string' || typeof r.path !== 'string') return null;
+  return { project: r.project, path: r.path, ...(typeof r.branch === 'string' && { branch: r.branch }) };
+}
+
+const sameLocation = (a: LockLocation | null, b: LockLocation | null): boolean =>
+  a === b || (a !== null && b !== null && a.project === b.project && a.path === b.path && a.branch === b.branch);
+
+/**
+ * The plan's `locks` (docs/plans.md#the-lock-location): where apply will hold each planned
+ * instance's lock, and the location the last apply on this state held when it differs. apply writes
+ * the lock file as plumb's administrator, into any project and branch `lock:` names, so a moved lock
+ * is shown as a change of its own, never hidden behind "no changes".
+ */
+export function planLocks(contexts: ReadonlyMap<string, InstanceContext>): PlanLock[] {
+  const out: PlanLock[] = [];
+  for (const ctx of contexts.values()) {
+    const location = locationOf(ctx.instance.lock);
+    const before = recordedLocation(ctx);
+    const moved = before !== undefined && !sameLocation(before, location);
+    if (location === null && !moved) continue;
+    const l = ctx.instance.lock ? ctx.locate(ctx.instance.lock.pointer) : undefined;
+    out.push({ instance: ctx.instance.name, location, ...(l && { at: `${l.file}:${l.line}:${l.column}` }), ...(moved && { before }) });
+  }
+  return out;
+}
+
+/**
+ * Apply records where it held each instance's lock (nothing, for one without `lock:`), for the next
+ * plan's comparison: once its plan has passed every check, or when it has nothing to apply. Saved
+ * with the state (`flush`).
+ */
+export function recordLockLocations(contexts: ReadonlyMap<string, InstanceContext>): void {
+  for (const ctx of contexts.values()) {
+    const location = locationOf(ctx.instance.lock);
+    const before = recordedLocation(ctx);
+    if (before !== undefined && sameLocation(before, location)) continue;
+    if (before === undefined && location === null) continue;
+    const section = ctx.state.writableSection<string>(ctx.instance.url, LOCK_SECTION);
+    for (const k of Object.keys(section)) delete section[k];
+    if (location) Object.assign(section, location);
+    ctx.state.markDirty();
+  }
 }
 
 /** Releases locks, the last taken first. */

@@ -11,14 +11,17 @@ import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
 /**
  * Bumped whenever a consumer of the JSON plan must change. 1.1: `risks` (apply refuses an
  * unacknowledged one), which an older plumb would ignore. 1.2: a change's cosmetic `selector`.
+ * 1.3: `blocked` (selector matches left out of an applicable plan, so an error no longer means
+ * "not applicable": a consumer must read `applicable`, and `blocked` to know what is missing) and
+ * `locks` (where apply holds the lock on each instance, and whether that moved).
  */
-export const PLAN_FORMAT_VERSION = '1.2';
+export const PLAN_FORMAT_VERSION = '1.3';
 
 /**
  * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
- * (1.1 lacks only the optional `selector`).
+ * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked` and `locks`).
  */
-export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', PLAN_FORMAT_VERSION];
+export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', PLAN_FORMAT_VERSION];
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -141,6 +144,34 @@ export interface PlanSelector {
   readonly at?: string;
 }
 
+/** Where apply holds the lock on an instance (`lock:`, docs/state.md#the-lock-on-the-instance). */
+export interface LockLocation {
+  /** The project, as written (full path or numeric id). */
+  readonly project: string;
+  readonly path: string;
+  /** Absent: the project's default branch. */
+  readonly branch?: string;
+}
+
+/**
+ * The lock on one instance as the plan shows it (1.3; docs/plans.md#the-lock-location): apply
+ * commits the lock file there with plumb's administrator token, so a reviewer sees where. Cosmetic
+ * but for the saved-plan check (apply refuses a plan whose `location` is not the configuration's).
+ */
+export interface PlanLock {
+  readonly instance: string;
+  /** Where apply holds the lock; null: the configuration declares none (listed only when `before` says one was held). */
+  readonly location: LockLocation | null;
+  /** `file:line:col` of the `lock:` block. */
+  readonly at?: string;
+  /**
+   * Present only when the location differs from the one the last apply on this state held: that
+   * location, or null when it held none. Absent: the same, or no apply recorded one yet. A plan
+   * whose lock moved has a change to show, even with no resource change (`lockChanged`).
+   */
+  readonly before?: LockLocation | null;
+}
+
 /** A difference between the instance and the configuration that arose outside plumb. */
 export interface DriftEntry {
   readonly address: string;
@@ -229,6 +260,8 @@ export interface Plan {
    * apply recording the counts in the state for the next plan's `selector-match-count-changed`).
    */
   readonly selectors?: readonly PlanSelector[];
+  /** The lock location of each planned instance that declares one or held one at the last apply (1.3). */
+  readonly locks?: readonly PlanLock[];
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {
@@ -262,6 +295,11 @@ export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }
 
+/** Whether the lock on some instance moved (or appeared, or went) since the last apply on this state. */
+export function lockChanged(plan: Pick<Plan, 'locks'>): boolean {
+  return (plan.locks ?? []).some((l) => l.before !== undefined);
+}
+
 /** Validates the shape of a plan read from a file; returns a message when it cannot be used. */
 export function checkPlanFile(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return 'the file does not hold a JSON object';
@@ -290,6 +328,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
     return 'its targets are not a list of addresses; make a new plan';
+  }
+  if (p.locks !== undefined && !(Array.isArray(p.locks) && p.locks.every((l) => isObject(l) && typeof l.instance === 'string' && lockLocationOk(l.location) && (l.before === undefined || lockLocationOk(l.before)) && optional(l, ['at'], 'string')))) {
+    return 'its locks are not a list of lock locations; make a new plan';
   }
   const bad = (p.risks as unknown[]).findIndex((r) => {
     const x = r as Partial<PlanRisk> | null;
@@ -325,6 +366,10 @@ function changeProblem(data: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+function lockLocationOk(v: unknown): boolean {
+  return v === null || (isObject(v) && typeof v.project === 'string' && typeof v.path === 'string' && optional(v, ['branch'], 'string'));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -3,8 +3,8 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
-import { destroyOptIn } from '../engine/plan.js';
-import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
+import { destroyOptIn, lockChanged } from '../engine/plan.js';
+import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
 import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
@@ -136,6 +136,27 @@ export function selectorLines(plan: Pick<Plan, 'selectors'>): string[] {
   return out;
 }
 
+/** `README.md in project ops/locks (branch main)`: where a lock file lives, for people. */
+export function lockWhere(l: LockLocation): string {
+  return `${l.path} in project ${l.project}${l.branch !== undefined ? ` (branch ${l.branch})` : ' (its default branch)'}`;
+}
+
+/**
+ * Where apply holds the lock on each instance (docs/plans.md#the-lock-location): it commits there
+ * with plumb's token. A location that moved since the last apply is marked as a change.
+ */
+export function lockLines(plan: Pick<Plan, 'locks'>): string[] {
+  if (!plan.locks || plan.locks.length === 0) return [];
+  const out = ['', 'Lock (apply commits the lock file there with plumb\'s token):'];
+  for (const l of plan.locks) {
+    const now = l.location ? lockWhere(l.location) : 'none (no lock: applies on other machines are not kept out)';
+    const at = l.at ? ` (${l.at})` : '';
+    if (l.before === undefined) out.push(clean(`    ${l.instance}: ${now}${at}`));
+    else out.push(clean(`  ~ ${l.instance}: ${now}${at}, changed: the last apply held ${l.before ? lockWhere(l.before) : 'no lock'}`));
+  }
+  return out;
+}
+
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
@@ -192,6 +213,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
+  } else if (changes.length === 0 && lockChanged(plan)) {
+    out.push('No resource changes, but the lock location changed (below).');
   } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {
@@ -201,6 +224,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     out.push(summaryLine(plan), ...groupingLines(items));
   }
   out.push(...selectorLines(plan));
+  out.push(...lockLines(plan));
   out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {

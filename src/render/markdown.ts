@@ -2,8 +2,9 @@
  * A merge-request comment: a concise summary, a table of changed resources, and the full human plan
  * in a collapsible block, kept within the size a comment allows.
  */
+import { lockChanged } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
-import { groupingLines, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
+import { groupingLines, lockWhere, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
 import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
 import { count, groupChanges, groupExtent } from './groups.js';
@@ -17,7 +18,15 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
   const head: string[] = [];
-  const status = errors.length > 0 ? '❌ plumb plan has errors' : changes.length === 0 ? '✅ plumb plan: no changes' : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}`;
+  const lockMoved = lockChanged(plan);
+  const status =
+    errors.length > 0
+      ? '❌ plumb plan has errors'
+      : changes.length === 0
+        ? lockMoved
+          ? '🔒 plumb plan: no resource changes, but the lock location changed'
+          : '✅ plumb plan: no changes'
+        : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
   head.push(`### ${status}`, '');
   if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => mdCode(t)).join(', ')}.`, '');
   const items = groupChanges(changes);
@@ -31,6 +40,7 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
     head.push('');
   }
   head.push(...selectorSection(plan));
+  head.push(...lockSection(plan));
   const destroys = plan.risks.filter((r) => r.gate === 'destroy');
   if (destroys.length > 0) {
     head.push('**🛑 Destroys** (apply needs `--allow-destroy` or the resource\'s opt-in in the configuration for the unaccepted ones):', '');
@@ -76,6 +86,19 @@ function selectorSection(plan: Pick<Plan, 'selectors'>): string[] {
     const noun = s.container === 'projects' ? 'project' : 'group';
     const at = s.at ? ` (${mdText(s.at)})` : '';
     out.push(`- ${mdCode(`${s.instance}.${s.container}[${JSON.stringify(s.selector)}]`)} matched ${count(s.matched)} ${noun}${s.matched === 1 ? '' : 's'}${at}`);
+  }
+  out.push('');
+  return out;
+}
+
+/** Where apply holds each instance's lock, a moved one marked (names are configuration text: inline code). */
+function lockSection(plan: Pick<Plan, 'locks'>): string[] {
+  if (!plan.locks || plan.locks.length === 0) return [];
+  const out = ['**Lock** (apply commits the lock file there with plumb\'s token)', ''];
+  for (const l of plan.locks) {
+    const now = l.location ? mdCode(lockWhere(l.location)) : 'none';
+    const at = l.at ? ` (${mdText(l.at)})` : '';
+    out.push(l.before === undefined ? `- ${mdCode(l.instance)}: ${now}${at}` : `- 🔒 **changed** ${mdCode(l.instance)}: ${now}${at}; the last apply held ${l.before ? mdCode(lockWhere(l.before)) : 'no lock'}`);
   }
   out.push('');
   return out;

@@ -170,6 +170,52 @@ describe('apply holds the lock on the instance when one is declared', () => {
     expect(lockFile(h)).toBeUndefined();
   });
 
+  it('shows where apply holds the lock in the human plan, the markdown comment and the JSON plan', async () => {
+    h = await lockedHarness();
+    const human = await h.run(['plan']);
+    expect(human.stdout).toContain("Lock (apply commits the lock file there with plumb's token):");
+    expect(human.stdout).toMatch(/ {4}local: locks\/plumb\.json in project ops\/locks \(its default branch\) \(plumb\.yaml:\d+:\d+\)/);
+    await h.run(['plan', '--markdown', 'plan.md']);
+    expect(h.wd.read('plan.md')).toContain('- `local`: `locks/plumb.json in project ops/locks (its default branch)`');
+    const plan = JSON.parse((await h.run(['plan', '--json'])).stdout);
+    expect(plan.formatVersion).toBe('1.3');
+    expect(plan.locks).toEqual([{ instance: 'local', location: { project: LOCK_PROJECT, path: LOCK_PATH }, at: expect.stringMatching(/^plumb\.yaml:\d+:\d+$/) }]);
+  });
+
+  it('shows a lock moved since the last apply as a change of its own, never as "no changes"', async () => {
+    h = await lockedHarness();
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect((await h.run(['plan', '--detailed-exitcode'])).code, 'in sync after the apply').toBe(0);
+    // A merge request moves the lock into another project: apply would commit there as an administrator.
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml').replace(`{project: ${LOCK_PROJECT}, path: ${LOCK_PATH}}`, '{project: platform/victim, path: README.md, branch: main}'));
+    const human = await h.run(['plan', '--detailed-exitcode', '--markdown', 'plan.md']);
+    expect(human.code).toBe(2);
+    expect(human.stdout).not.toContain('No changes.');
+    expect(human.stdout).toContain('No resource changes, but the lock location changed (below).');
+    expect(human.stdout).toMatch(/ {2}~ local: README\.md in project platform\/victim \(branch main\) \(plumb\.yaml:\d+:\d+\), changed: the last apply held locks\/plumb\.json in project ops\/locks \(its default branch\)/);
+    const md = h.wd.read('plan.md');
+    expect(md).toContain('### 🔒 plumb plan: no resource changes, but the lock location changed');
+    expect(md).toContain('**changed** `local`: `README.md in project platform/victim (branch main)`');
+    const plan = JSON.parse((await h.run(['plan', '--json'])).stdout);
+    expect(plan.locks[0]).toMatchObject({ location: { project: 'platform/victim', path: 'README.md', branch: 'main' }, before: { project: LOCK_PROJECT, path: LOCK_PATH } });
+    // Removing the lock is a change too.
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml').replace(/ {4}lock: .*\n/, ''));
+    const removed = JSON.parse((await h.run(['plan', '--json'])).stdout);
+    expect(removed.locks).toEqual([{ instance: 'local', location: null, before: { project: LOCK_PROJECT, path: LOCK_PATH } }]);
+  });
+
+  it('refuses a saved plan whose lock location was edited', async () => {
+    h = await lockedHarness();
+    expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(h.wd.read('plan.json'));
+    saved.locks[0].location.project = 'somewhere/else';
+    h.wd.write('plan.json', JSON.stringify(saved));
+    const r = await h.run(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('The saved plan shows a lock location that is not the one the configuration declares');
+    expect(h.count('POST', /\/access_tokens\/7\/rotate$/)).toBe(0);
+  });
+
   it('releases the lock when apply fails', async () => {
     h = await lockedHarness();
     h.addFault({ method: 'POST', path: '/groups/platform/access_tokens/7/rotate', action: { kind: 'status', status: 403 } });

@@ -8,7 +8,7 @@
 import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
-import { hasChanges } from '../../engine/plan.js';
+import { hasChanges, lockChanged } from '../../engine/plan.js';
 import type { Plan } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
 import type { ReasonTexts } from '../../render/human.js';
@@ -123,8 +123,8 @@ class HumanView implements ReconcileView {
    */
   plan(plan: Plan): void {
     const changed = hasChanges(plan);
-    const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
-    const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
+    const header = !changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`;
+    const loud = plan.risks.length > 0 || lockChanged(plan) || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
     this.sections.end('plumb_plan');
