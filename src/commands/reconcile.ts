@@ -259,6 +259,8 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
   const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
+  // Blocked matches (docs/plans.md#blocked-matches): the plan of the rest is written, and the run fails.
+  const blocked = (plan.blocked ?? []).length > 0;
   for (const o of outputs) {
     // A saved plan names the instance's resources: 0600. The comment and the report are meant to be posted.
     const [content, mode] =
@@ -273,6 +275,7 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
+  if (blocked) return 1;
   return flags.detailedExitcode && (hasChanges(plan) || lockChanged(plan)) ? 2 : 0;
 }
 
@@ -359,7 +362,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
         recordLockLocations(session.contexts);
         for (const ctx of session.contexts.values()) ctx.state.flush();
         view.nothingToApply(false);
-        return 0;
+        return (plan.blocked ?? []).length > 0 ? 1 : 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
       const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
@@ -376,7 +379,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
   }
   if (!hasChanges(plan) && !lockChanged(plan)) {
     view.nothingToApply(true);
-    return 0;
+    return (plan.blocked ?? []).length > 0 ? 1 : 0;
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.
   const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };

@@ -112,6 +112,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), or stands where a value may not come from the instance (a sink command\'s program).',
   PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
   PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
+  PLUMB_BLOCKED_BY_MATCH: 'A change that runs after every other change of its instance (one that may end plumb\'s credential or revoke the tokens the others re-issue) is left out of the plan because a selector match of that instance could not be planned.',
   PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',
   PLUMB_TOKEN_SCOPE_UNKNOWN: 'A token scope is not one plumb knows (the instance may still accept it).',
   PLUMB_TOKEN_EXPIRY_BOTH: 'A token has both expires_at and a rotation policy.',

@@ -144,6 +144,26 @@ export interface PlanSelector {
   readonly at?: string;
 }
 
+/**
+ * A unit left out of an applicable plan (1.3; docs/plans.md#blocked-matches): a selector match that
+ * could not be planned (its sink directory does not exist, its project cannot be read…), or a change
+ * that waits for every other change of its instance. None of its changes is in the plan; apply
+ * carries out the rest, reports these and exits 1. Its diagnostics carry `blocks` = `address`.
+ */
+export interface PlanBlocked {
+  readonly instance: string;
+  /**
+   * A match: the project or group (`prod.group["teams/new"]`), every change under it left out. A
+   * change that runs last: that change's own address.
+   */
+  readonly address: string;
+  /** The selector whose match it is (absent: a change that runs last). */
+  readonly selector?: string;
+  /** The codes of the errors that blocked it; for a change that runs last, the matches it waits for (`after`). */
+  readonly codes: readonly string[];
+  readonly after?: readonly string[];
+}
+
 /** Where apply holds the lock on an instance (`lock:`, docs/state.md#the-lock-on-the-instance). */
 export interface LockLocation {
   /** The project, as written (full path or numeric id). */
@@ -217,6 +237,12 @@ export interface PlanRisk {
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
 export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
+  /**
+   * An error confined to one selector match: the address of the unit it blocks (one of the plan's
+   * `blocked`, 1.3). The plan leaves that unit out and stays applicable for the rest; an error
+   * without it makes the plan not applicable.
+   */
+  readonly blocks?: string;
   /** Other places the diagnostic is about (the `defaults:` value an instance's value overrides). */
   readonly related?: readonly { readonly message: string; readonly file?: string; readonly line?: number; readonly column?: number }[];
 }
@@ -247,7 +273,7 @@ export interface Plan {
   readonly risks: readonly PlanRisk[];
   readonly diagnostics: readonly PlanDiagnostic[];
   readonly summary: PlanSummary;
-  /** Whether the plan can be applied (no error diagnostics). */
+  /** Whether the plan can be applied: no error diagnostic but those confined to a `blocked` unit. */
   readonly applicable: boolean;
   /**
    * The `--target` addresses the plan was limited to (docs/plans.md#targeting); absent: the whole
@@ -260,6 +286,11 @@ export interface Plan {
    * apply recording the counts in the state for the next plan's `selector-match-count-changed`).
    */
   readonly selectors?: readonly PlanSelector[];
+  /**
+   * Units left out because they could not be planned (1.3): the plan is applicable for the rest
+   * when every error diagnostic `blocks` one of them. Absent: none.
+   */
+  readonly blocked?: readonly PlanBlocked[];
   /** The lock location of each planned instance that declares one or held one at the last apply (1.3). */
   readonly locks?: readonly PlanLock[];
 }
@@ -317,7 +348,7 @@ export function checkPlanFile(data: unknown): string | undefined {
   if (inst >= 0) return `instance ${inst + 1} of the plan lacks its name or url; make a new plan`;
   if (!Array.isArray(p.diagnostics)) return 'the plan has no diagnostics list';
   const diag = (p.diagnostics as unknown[]).findIndex(
-    (d) => !isObject(d) || !['error', 'warning', 'info'].includes(d.severity as string) || typeof d.code !== 'string' || typeof d.summary !== 'string' || !optional(d, ['detail', 'suggestion', 'address', 'file'], 'string') || !optional(d, ['line', 'column'], 'number') || !(d.related === undefined || (Array.isArray(d.related) && d.related.every((r) => isObject(r) && typeof r.message === 'string' && optional(r, ['file'], 'string') && optional(r, ['line', 'column'], 'number')))),
+    (d) => !isObject(d) || !['error', 'warning', 'info'].includes(d.severity as string) || typeof d.code !== 'string' || typeof d.summary !== 'string' || !optional(d, ['detail', 'suggestion', 'address', 'file', 'blocks'], 'string') || !optional(d, ['line', 'column'], 'number') || !(d.related === undefined || (Array.isArray(d.related) && d.related.every((r) => isObject(r) && typeof r.message === 'string' && optional(r, ['file'], 'string') && optional(r, ['line', 'column'], 'number')))),
   );
   if (diag >= 0) return `diagnostic ${diag + 1} of the plan lacks its severity, code or summary, or has a field of the wrong type; make a new plan`;
   if (!Array.isArray(p.drift)) return 'the plan has no drift list';
@@ -328,6 +359,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
     return 'its targets are not a list of addresses; make a new plan';
+  }
+  if (p.blocked !== undefined && !(Array.isArray(p.blocked) && p.blocked.every((b) => isObject(b) && typeof b.instance === 'string' && typeof b.address === 'string' && optional(b, ['selector'], 'string') && Array.isArray(b.codes) && b.codes.every((c) => typeof c === 'string') && (b.after === undefined || (Array.isArray(b.after) && b.after.every((a) => typeof a === 'string')))))) {
+    return 'its blocked units are not a list of addresses and codes; make a new plan';
   }
   if (p.locks !== undefined && !(Array.isArray(p.locks) && p.locks.every((l) => isObject(l) && typeof l.instance === 'string' && lockLocationOk(l.location) && (l.before === undefined || lockLocationOk(l.before)) && optional(l, ['at'], 'string')))) {
     return 'its locks are not a list of lock locations; make a new plan';

@@ -6,7 +6,7 @@
 import { destroyOptIn, lockChanged } from '../engine/plan.js';
 import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
-import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
+import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
 
 /**
@@ -157,6 +157,21 @@ export function lockLines(plan: Pick<Plan, 'locks'>): string[] {
   return out;
 }
 
+/**
+ * Units left out of the plan (docs/plans.md#blocked-matches): a selector match that could not be
+ * planned, or a change waiting for one. Their errors follow with the diagnostics.
+ */
+export function blockedLines(plan: Pick<Plan, 'blocked'>): string[] {
+  if (!plan.blocked || plan.blocked.length === 0) return [];
+  const out = ['', 'Blocked (left out of this plan; apply carries out the rest and exits 1):'];
+  for (const { first: b, addresses } of groupBlocked(plan.blocked)) {
+    const why = b.after ? `waits for ${b.after.join(', ')}` : b.codes.join(', ');
+    const what = addresses.length === 1 ? b.address : `${count(addresses.length)} matches: ${someNames(addresses)}`;
+    out.push(clean(`  ⊘ ${what}${b.selector !== undefined ? ` (selector ${b.selector})` : ''}: ${why}`));
+  }
+  return out;
+}
+
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
@@ -207,12 +222,15 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   const color = opts.color ?? false;
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
-  const failed = plan.diagnostics.some((d) => d.severity === 'error');
+  // Errors confined to a blocked unit leave the rest of the plan whole.
+  const failed = plan.diagnostics.some((d) => d.severity === 'error' && d.blocks === undefined);
   if (plan.targets && plan.targets.length > 0) {
     out.push(clean(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`), '');
   }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
+  } else if (changes.length === 0 && (plan.blocked ?? []).length > 0) {
+    out.push('No changes in what could be planned; the blocked units below were not compared.');
   } else if (changes.length === 0 && lockChanged(plan)) {
     out.push('No resource changes, but the lock location changed (below).');
   } else if (changes.length === 0) {
@@ -225,6 +243,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   }
   out.push(...selectorLines(plan));
   out.push(...lockLines(plan));
+  out.push(...blockedLines(plan));
   out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {
@@ -236,5 +255,6 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
   }
   if (!plan.applicable) out.push('', 'This plan has errors and cannot be applied.');
+  else if (plan.blocked && plan.blocked.length > 0) out.push('', `${count(plan.blocked.length)} unit${plan.blocked.length === 1 ? '' : 's'} could not be planned and ${plan.blocked.length === 1 ? 'is' : 'are'} left out; the rest can be applied (apply carries it out and exits 1).`);
   return out.join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ import type { Plan } from '../engine/plan.js';
 import { groupingLines, lockWhere, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
 import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
-import { count, groupChanges, groupExtent } from './groups.js';
+import { count, groupBlocked, groupChanges, groupExtent } from './groups.js';
 import type { ChangeGroup } from './groups.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
@@ -16,7 +16,9 @@ export const MARKDOWN_LIMIT = 60_000;
 /** `reasons`: each reason's text for people (`ReasonTexts`, ./human.ts). */
 export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTexts): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  // Errors confined to a blocked unit (docs/plans.md#blocked-matches) leave the rest applicable.
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error' && d.blocks === undefined);
+  const blocked = plan.blocked ?? [];
   const head: string[] = [];
   const lockMoved = lockChanged(plan);
   const status =
@@ -27,7 +29,8 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
           ? '🔒 plumb plan: no resource changes, but the lock location changed'
           : '✅ plumb plan: no changes'
         : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
-  head.push(`### ${status}`, '');
+  const shown = blocked.length > 0 && errors.length === 0 ? `⚠️ ${count(blocked.length)} blocked (left out; apply carries out the rest and exits 1) · ${status.replace(/^\S+ /, '')}` : status;
+  head.push(`### ${shown}`, '');
   if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => mdCode(t)).join(', ')}.`, '');
   const items = groupChanges(changes);
   if (changes.length > 0) {
@@ -41,6 +44,14 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
   }
   head.push(...selectorSection(plan));
   head.push(...lockSection(plan));
+  if (blocked.length > 0) {
+    head.push('**⊘ Blocked** (could not be planned, left out of this plan; apply carries out the rest and exits 1; the diagnostics say why):', '');
+    for (const { first: b, addresses } of groupBlocked(blocked)) {
+      const what = addresses.length === 1 ? mdCode(b.address) : `${count(addresses.length)} matches (${addresses.slice(0, 3).map((a) => mdCode(a)).join(', ')}${addresses.length > 3 ? `, … and ${count(addresses.length - 3)} more` : ''})`;
+      head.push(`- ⊘ ${what}${b.selector !== undefined ? ` (selector ${mdCode(b.selector)})` : ''}: ${b.after ? `waits for ${b.after.map((a) => mdCode(a)).join(', ')}` : b.codes.map((c) => mdCode(c)).join(', ')}`);
+    }
+    head.push('');
+  }
   const destroys = plan.risks.filter((r) => r.gate === 'destroy');
   if (destroys.length > 0) {
     head.push('**🛑 Destroys** (apply needs `--allow-destroy` or the resource\'s opt-in in the configuration for the unaccepted ones):', '');

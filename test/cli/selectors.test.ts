@@ -173,8 +173,11 @@ describe('project selectors', () => {
     expect(missing[0]!.related!.map((r) => r.message)).toEqual(['declared by selector "platform/**" for project "platform/a"', 'and 4 more of its matches']);
     const human = await h.run(['plan']);
     const out = human.stdout + human.stderr;
-    expect(out.match(/PLUMB_FILE_BRANCH_MISSING/g)).toHaveLength(1);
+    expect(out.match(/error\[PLUMB_FILE_BRANCH_MISSING\]/g)).toHaveLength(1);
     expect(out).toContain('and 4 more of its matches');
+    // Every match is blocked for the one reason: one line says so (docs/plans.md#blocked-matches).
+    expect(out).not.toContain('The instance matches the configuration');
+    expect(out).toContain('⊘ 5 matches: local.project["platform/a"], local.project["platform/b"], local.project["platform/team/d"], … and 2 more (selector platform/**): PLUMB_FILE_BRANCH_MISSING');
   });
 
   it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
@@ -286,6 +289,54 @@ describe('group selectors', () => {
       expect(t.active(g, 'ci')).toHaveLength(1);
       expect(t.wd.read(`secrets/${g}/ci.token`)).toMatch(/^svc-/);
     }
+  });
+
+  it('blocks only the match whose sink directory does not exist: the plan of the rest is saved and applied, drift reports the rest, and each run exits 1 naming the match', async () => {
+    t = await tokenHarness({ groups: [...teams.groups, { full_path: 'ops' }] });
+    // teams/b is a subgroup someone created; nobody made secrets/teams/b/ci/ for it.
+    for (const d of ['secrets/teams/a/ci', 'secrets/teams/b/inner/ci']) mkdirSync(path.join(t.wd.dir, d), { recursive: true });
+    write('secrets/{group}/ci/ci.token');
+    t.wd.write('plumb.yaml', t.wd.read('plumb.yaml') + ['      ops:', '        access_tokens:', '          deploy:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', '            sink: {file: "secrets/ops-deploy.token"}'].join('\n') + '\n');
+    for (const f of ['secrets/teams/a/ci/ci.token', 'secrets/teams/b/inner/ci/ci.token', 'secrets/ops-deploy.token']) t.allow(f);
+    const human = await t.run(['plan', '--out', 'plan.json', '--markdown', 'plan.md']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('Blocked (left out of this plan; apply carries out the rest and exits 1):');
+    expect(human.stdout).toContain('⊘ local.group["teams/b"] (selector teams/**): PLUMB_TOKEN_SINK_UNUSABLE');
+    expect(human.stdout).toMatch(/error\[PLUMB_TOKEN_SINK_UNUSABLE\]: Token "ci" cannot receive its secret: the sink's directory .*secrets\/teams\/b\/ci does not exist \(plumb\.yaml:12:\d+\)/);
+    expect(human.stdout).not.toContain('cannot be applied');
+    expect(t.wd.read('plan.md')).toContain('⊘ `local.group["teams/b"]` (selector `teams/**`): `PLUMB_TOKEN_SINK_UNUSABLE`');
+    const saved = JSON.parse(t.wd.read('plan.json'));
+    expect(saved.applicable).toBe(true);
+    expect(saved.blocked).toEqual([{ instance: 'local', address: 'local.group["teams/b"]', selector: 'teams/**', codes: ['PLUMB_TOKEN_SINK_UNUSABLE'] }]);
+    expect(saved.diagnostics.find((d: { code: string }) => d.code === 'PLUMB_TOKEN_SINK_UNUSABLE').blocks).toBe('local.group["teams/b"]');
+    expect(saved.changes.map((c: { address: string }) => c.address).sort()).toEqual([
+      'local.group["ops"].access_token["deploy"]',
+      'local.group["teams/a"].access_token["ci"]',
+      'local.group["teams/b/inner"].access_token["ci"]',
+    ]);
+
+    const drift = await t.run(['drift']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('Drift check incomplete: 1 unit(s) could not be checked (local.group["teams/b"]); of the rest: 3 resource(s) differ from the configuration.');
+    expect(drift.stdout).toContain('drift: local.group["ops"].access_token["deploy"]');
+
+    const applied = await t.run(['apply', 'plan.json']);
+    expect(applied.code, applied.stderr).toBe(1);
+    expect(applied.stderr + applied.stdout).toContain('⊘ local.group["teams/b"]: blocked, not planned and not applied (PLUMB_TOKEN_SINK_UNUSABLE)');
+    expect(applied.stderr + applied.stdout).toContain('3 applied, 0 failed, 0 skipped, 1 blocked');
+    for (const g of ['teams/a', 'teams/b/inner']) expect(t.active(g, 'ci')).toHaveLength(1);
+    expect(t.active('ops', 'deploy')).toHaveLength(1);
+    expect(t.active('teams/b', 'ci')).toHaveLength(0);
+
+    // Once the directory exists, the saved plan no longer says what apply would do.
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/b/ci'));
+    t.allow('secrets/teams/b/ci/ci.token');
+    const stale = await t.run(['apply', 'plan.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('PLUMB_PLAN_STALE');
+    expect(t.active('teams/b', 'ci')).toHaveLength(0);
+    expect((await t.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(t.active('teams/b', 'ci')).toHaveLength(1);
   });
 
   it('refuses a sink shared by two matches, naming both groups, before any request that writes', async () => {

@@ -71,6 +71,11 @@ export function applyPreview(json: boolean, io: Io, redact: Redact, reasons: Rea
   return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact, reasons);
 }
 
+/** Whether everything but the blocked units is in sync. */
+function inSyncRest(plan: Plan): boolean {
+  return plan.drift.every((d) => d.informational) && !hasChanges(plan);
+}
+
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -123,8 +128,9 @@ class HumanView implements ReconcileView {
    */
   plan(plan: Plan): void {
     const changed = hasChanges(plan);
-    const header = !changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`;
-    const loud = plan.risks.length > 0 || lockChanged(plan) || plan.diagnostics.some((d) => d.severity === 'error');
+    const blocked = (plan.blocked ?? []).length;
+    const header = `${!changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`}${blocked > 0 ? ` (${blocked} blocked)` : ''}`;
+    const loud = plan.risks.length > 0 || lockChanged(plan) || blocked > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
     this.sections.end('plumb_plan');
@@ -160,13 +166,14 @@ class HumanView implements ReconcileView {
       const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
+    for (const b of report.blocked ?? []) lines.push(`⊘ ${b.address}: blocked, not planned and not applied (${b.codes.join(', ')})`);
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
     const applied = report.outcomes.filter((o) => o.status === 'applied').length;
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
     const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
     const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
     lines.push(
-      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${report.blocked?.length ? `, ${report.blocked.length} blocked` : ''}.`,
     );
     const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
     sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
@@ -178,7 +185,9 @@ class HumanView implements ReconcileView {
   drift(plan: Plan): number {
     const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
     const out: string[] = [];
-    if (errors.length > 0) out.push('Drift check failed:');
+    const blocked = plan.blocked ?? [];
+    if (errors.some((d) => d.blocks === undefined)) out.push('Drift check failed:');
+    else if (errors.length > 0) out.push(`Drift check incomplete: ${blocked.length} unit(s) could not be checked (${blocked.map((b) => b.address).join(', ')}); of the rest: ${inSyncRest(plan) ? 'in sync' : `${differ} resource(s) differ from the configuration`}.`, '');
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -266,6 +275,8 @@ class JsonView implements ReconcileView {
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
+      ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);
