@@ -15,6 +15,7 @@ import type { DesiredConfig } from '../config/model.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
+import { mergeRequestSource, withholdMatches } from '../engine/withhold.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
 import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
@@ -70,6 +71,11 @@ export interface PlanFlags extends CommonFlags {
   readonly showContent?: boolean;
   /** `--show-private-content`: the diff shows private projects' files too (command line only). */
   readonly showPrivateContent?: boolean;
+  /**
+   * `--withhold-matches` / `--show-matches`: whether the names of selector matches are withheld
+   * (engine/withhold.ts). Absent: withheld on a merge request, as the CI's variables say.
+   */
+  readonly matches?: 'withhold' | 'show';
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -256,7 +262,10 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  const made = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  // On a merge request, the names of what selectors found are withheld from every output (docs/security.md).
+  const why = flags.matches === 'show' ? undefined : flags.matches === 'withhold' ? '--withhold-matches' : mergeRequestSource(io.env);
+  const plan = why === undefined ? made : withholdMatches(made, l.loaded, why);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
   // Blocked matches (docs/plans.md#blocked-matches): the plan of the rest is written, and the run fails.
@@ -336,6 +345,9 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    if (plan.withheld) {
+      return usageProblem(view, 'PLUMB_PLAN_WITHHELD', `${flags.planFile} was made for a merge request (${plan.withheld.why}): the names of ${plan.withheld.matches} selector match(es) are withheld from it, so it cannot be applied`, 'apply the plan of the protected default-branch job, or plan and apply there (`plumb plan --out FILE`, then `plumb apply FILE`)');
+    }
     // The connection comes from the configuration and the pinned URLs, never from the plan file.
     const elsewhere = planConnectionProblem(plan, l.config);
     if (elsewhere) {

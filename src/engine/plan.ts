@@ -291,6 +291,12 @@ export interface Plan {
    * when every error diagnostic `blocks` one of them. Absent: none.
    */
   readonly blocked?: readonly PlanBlocked[];
+  /**
+   * Set on a plan made for a merge request (1.3; docs/security.md#what-a-merge-request-plan-reveals):
+   * the names of `matches` selector matches are replaced by placeholders. `why` says how plumb knew
+   * (`CI_PIPELINE_SOURCE is merge_request_event`, `--withhold-matches`). Apply refuses such a plan.
+   */
+  readonly withheld?: { readonly why: string; readonly matches: number };
   /** The lock location of each planned instance that declares one or held one at the last apply (1.3). */
   readonly locks?: readonly PlanLock[];
 }
@@ -362,6 +368,9 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (p.blocked !== undefined && !(Array.isArray(p.blocked) && p.blocked.every((b) => isObject(b) && typeof b.instance === 'string' && typeof b.address === 'string' && optional(b, ['selector'], 'string') && Array.isArray(b.codes) && b.codes.every((c) => typeof c === 'string') && (b.after === undefined || (Array.isArray(b.after) && b.after.every((a) => typeof a === 'string')))))) {
     return 'its blocked units are not a list of addresses and codes; make a new plan';
+  }
+  if (p.withheld !== undefined && !(isObject(p.withheld) && typeof p.withheld.why === 'string' && typeof p.withheld.matches === 'number')) {
+    return 'its withheld note is not a reason and a count; make a new plan';
   }
   if (p.locks !== undefined && !(Array.isArray(p.locks) && p.locks.every((l) => isObject(l) && typeof l.instance === 'string' && lockLocationOk(l.location) && (l.before === undefined || lockLocationOk(l.before)) && optional(l, ['at'], 'string')))) {
     return 'its locks are not a list of lock locations; make a new plan';

@@ -224,6 +224,9 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   // Errors confined to a blocked unit leave the rest of the plan whole.
   const failed = plan.diagnostics.some((d) => d.severity === 'error' && d.blocks === undefined);
+  if (plan.withheld) {
+    out.push(clean(`Merge-request plan (${plan.withheld.why}): the names of ${count(plan.withheld.matches)} selector match${plan.withheld.matches === 1 ? '' : 'es'} are withheld, as "(match N of SELECTOR)"; the protected default-branch plan shows them.`), '');
+  }
   if (plan.targets && plan.targets.length > 0) {
     out.push(clean(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`), '');
   }

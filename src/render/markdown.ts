@@ -31,6 +31,7 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
         : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
   const shown = blocked.length > 0 && errors.length === 0 ? `⚠️ ${count(blocked.length)} blocked (left out; apply carries out the rest and exits 1) · ${status.replace(/^\S+ /, '')}` : status;
   head.push(`### ${shown}`, '');
+  if (plan.withheld) head.push(`Merge-request plan: the names of ${count(plan.withheld.matches)} selector match${plan.withheld.matches === 1 ? '' : 'es'} are withheld; the protected default-branch plan shows them.`, '');
   if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => mdCode(t)).join(', ')}.`, '');
   const items = groupChanges(changes);
   if (changes.length > 0) {

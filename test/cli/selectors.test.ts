@@ -339,6 +339,35 @@ describe('group selectors', () => {
     expect(t.active('teams/b', 'ci')).toHaveLength(1);
   });
 
+  it('withholds from a merge-request plan the names of the groups a selector found, showing counts and declared names only', async () => {
+    t = await tokenHarness(teams);
+    for (const d of ['secrets/teams/a/ci', 'secrets/teams/b/ci', 'secrets/teams/b/inner/ci']) mkdirSync(path.join(t.wd.dir, d), { recursive: true });
+    write('secrets/{group}/ci/ci.token');
+    // teams/a is declared by name in the configuration: the author wrote it, so it may be shown.
+    t.wd.write('plumb.yaml', t.wd.read('plumb.yaml') + ['      teams/a:', '        access_tokens:', '          deploy:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', '            sink: {file: "secrets/teams/a/ci/deploy.token"}'].join('\n') + '\n');
+    const mr = { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '7' };
+    const human = await t.run(['plan', '--markdown', 'plan.md', '--out', 'plan.json'], mr);
+    expect(human.code, human.stderr).toBe(0);
+    const json = await t.run(['plan', '--json'], mr);
+    for (const out of [human.stdout, human.stderr, t.wd.read('plan.md'), t.wd.read('plan.json'), json.stdout]) expect(out).not.toMatch(/teams\/b|teams%2Fb|inner/);
+    for (const out of [human.stdout, t.wd.read('plan.md'), t.wd.read('plan.json'), json.stdout]) expect(out).toContain('teams/a');
+    expect(human.stdout).toContain('Merge-request plan (CI_MERGE_REQUEST_IID is set): the names of 2 selector matches are withheld');
+    expect(human.stdout).toContain('local.groups["teams/**"] matched 3 groups');
+    expect(human.stdout).toContain('local.group["(match 2 of teams/**)"].access_token["ci"]');
+    expect(human.stdout).toContain('file secrets/(match 2 of teams/**)/ci/ci.token');
+    expect(JSON.parse(json.stdout).withheld).toEqual({ why: 'CI_MERGE_REQUEST_IID is set', matches: 2 });
+    expect(t.wd.read('plan.md')).toContain('the names of 2 selector matches are withheld');
+    // Such a plan is never applied: the protected default-branch job plans with every name.
+    const refused = await t.run(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PLUMB_PLAN_WITHHELD');
+    expect(t.count('POST', /access_tokens/)).toBe(0);
+    // Outside a merge request, or with --show-matches, every name is shown; --withhold-matches asks for it anywhere.
+    expect((await t.run(['plan'])).stdout).toContain('local.group["teams/b/inner"]');
+    expect((await t.run(['plan', '--show-matches'], mr)).stdout).toContain('local.group["teams/b/inner"]');
+    expect((await t.run(['plan', '--withhold-matches'])).stdout).not.toContain('teams/b');
+  });
+
   it('refuses a sink shared by two matches, naming both groups, before any request that writes', async () => {
     t = await tokenHarness(teams);
     mkdirSync(path.join(t.wd.dir, 'secrets'), { recursive: true });
