@@ -12,7 +12,7 @@ import type { FileHarness } from '../resources/repository-files/helpers.js';
 import { ADMIN_TOKEN } from '../resources/repository-files/helpers.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { TestEmulator } from '../helpers/emulator.js';
-import { harness as tokenHarness } from '../resources/group-access-tokens/helpers.js';
+import { addDays, BASE_DAY, harness as tokenHarness, seedToken } from '../resources/group-access-tokens/helpers.js';
 import type { Harness as TokenHarness } from '../resources/group-access-tokens/helpers.js';
 
 const README = { 'README.md': 'x\n' };
@@ -337,6 +337,29 @@ describe('group selectors', () => {
     expect(t.active('teams/b', 'ci')).toHaveLength(0);
     expect((await t.run(['apply', '--auto-approve'])).code).toBe(0);
     expect(t.active('teams/b', 'ci')).toHaveLength(1);
+  });
+
+  it('leaves out a lower token lifetime limit while a match of its instance is blocked: it would revoke the tokens apply should have re-issued there first', async () => {
+    t = await tokenHarness({
+      groups: [{ full_path: 'teams' }, ...['a', 'b'].map((n, i) => ({ full_path: `teams/${n}`, access_tokens: [seedToken('ci', `seeded-ci-teams-${n}-0001`, { id: 20 + i, expires_at: addDays(BASE_DAY, 60) })] }))],
+    });
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/a/ci'), { recursive: true });
+    t.allow('secrets/teams/a/ci/ci.token');
+    t.wd.write(
+      'plumb.yaml',
+      ['version: 1', 'instances:', '  local:', `    url: ${t.emu.url}`, '    token_env: PLUMB_TOKEN', '    settings_verify_seconds: 0', '    allow_risky: [token-lifetime-lowered]', '    settings:', '      max_personal_access_token_lifetime: 30', '    groups:', '      "teams/*":', '        access_tokens:', '          ci:', '            scopes: [read_api]', '            rotation: {lifetime_days: 20}', '            sink: {file: "secrets/{group}/ci/ci.token"}'].join('\n') + '\n',
+    );
+    const p = JSON.parse((await t.run(['plan', '--json'])).stdout);
+    expect(p.applicable).toBe(true);
+    expect(p.changes.map((c: { address: string }) => c.address)).not.toContain('local.application_settings');
+    expect(p.changes.map((c: { address: string }) => c.address)).toContain('local.group["teams/a"].access_token["ci"]');
+    expect(p.blocked).toContainEqual({ instance: 'local', address: 'local.application_settings', codes: ['PLUMB_BLOCKED_BY_MATCH'], after: ['local.group["teams/b"]'] });
+    expect(p.diagnostics.find((d: { code: string }) => d.code === 'PLUMB_BLOCKED_BY_MATCH').blocks).toBe('local.application_settings');
+    // Once nothing of the instance is blocked, the limit is planned again, after every token change.
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/b/ci'), { recursive: true });
+    const whole = JSON.parse((await t.run(['plan', '--json'])).stdout);
+    expect(whole.blocked).toBeUndefined();
+    expect(whole.changes.map((c: { address: string }) => c.address)).toContain('local.application_settings');
   });
 
   it('withholds from a merge-request plan the names of the groups a selector found, showing counts and declared names only', async () => {
