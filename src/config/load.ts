@@ -33,6 +33,16 @@ export type { NodeLocation } from './locations.js';
 export { DefaultsOrigins } from './defaults.js';
 export { ReportedPointers } from './loading.js';
 
+/** A selector match the configuration checks failed for alone: left out of the expansion. */
+export interface BlockedMatch {
+  readonly instance: string;
+  readonly container: 'projects' | 'groups';
+  /** The selector's key, as written. */
+  readonly selector: string;
+  readonly match: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
 export interface LoadedSources {
   /** The merged, interpolated configuration as plain data (not yet validated). */
   readonly data: Record<string, unknown>;
@@ -57,7 +67,13 @@ export interface LoadedSources {
   /** The selector entries of `projects:` and `groups:` (src/config/selectors.ts), when there are any. */
   readonly selectors?: SelectorSet;
   /** After discovery expanded the selectors (engine/selectors.ts): origins and match counts. */
-  readonly expansion?: Pick<Expansion, 'origins' | 'counts'>;
+  readonly expansion?: Pick<Expansion, 'origins' | 'counts'> & {
+    /**
+     * Matches left out because the configuration checks failed for them alone (engine/selectors.ts;
+     * docs/plans.md#blocked-matches): their diagnostics, for the plan to report them as blocked.
+     */
+    readonly blocked?: readonly BlockedMatch[];
+  };
 }
 
 export interface LoadOptions {

@@ -16,7 +16,8 @@ import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledge
 import type { Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
 import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
-import { blockingDiagnostic, collapseSelectorDiagnostics, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import type { BlockedMatch } from '../config/load.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, planClock } from './saved-plan.js';
@@ -310,7 +311,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
           }
         }
-        const blocked = blockConfinedMatches(ctx.instance.name, out);
+        const blocked = blockConfinedMatches(ctx.instance.name, out, (loaded.sources.expansion?.blocked ?? []).filter((b) => b.instance === ctx.instance.name));
         out.changes = runLast(out.changes, out.risks);
         return { ...out, blocked };
       }),
@@ -330,7 +331,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   // Each target must select something declared (a no-op counts): a typo would otherwise pass as
   // "In sync" for ever. Not judged when reading failed (the failure says why, and is an error).
   if (own.targets.written.length > 0 && !diagnostics.some(blocksPlan)) {
-    const addresses = [...changes, ...drift].map((x) => x.address);
+    const addresses = [...changes, ...drift, ...blocked].map((x) => x.address);
     const unmatched = own.targets.written.filter((t) => {
       const one = targetSet([t]);
       return !addresses.some((a) => one.targeted(a));
@@ -387,12 +388,36 @@ const blocksPlan = (d: PlanDiagnostic): boolean => d.severity === 'error' && d.b
 function blockConfinedMatches(
   instance: string,
   out: { changes: ResourceChange[]; risks: PlanRisk[]; diagnostics: PlanDiagnostic[] },
+  checked: readonly BlockedMatch[],
 ): PlanBlocked[] {
   const units = new Map<string, { selector: string; codes: Set<string> }>();
+  const unitOf = (container: 'projects' | 'groups', match: string) => `${instance}.${container === 'projects' ? 'project' : 'group'}[${JSON.stringify(match)}]`;
+  // Matches the configuration checks failed for alone (engine/selectors.ts): never planned. One
+  // problem of the selector's body is reported once, naming how many more matches it blocks.
+  const seen = new Map<string, { index: number; more: number }>();
+  for (const b of checked) {
+    const address = unitOf(b.container, b.match);
+    units.set(address, { selector: b.selector, codes: new Set(b.diagnostics.map((d) => d.code)) });
+    for (const d of b.diagnostics) {
+      const key = [d.code, d.location?.file, d.location?.line, d.location?.column, d.summary.replaceAll(b.match, '')].join('\0');
+      const first = seen.get(key);
+      if (first) {
+        first.more++;
+        continue;
+      }
+      seen.set(key, { index: out.diagnostics.length, more: 0 });
+      out.diagnostics.push({ ...flattenDiagnostic(d), blocks: address });
+    }
+  }
+  for (const { index, more } of seen.values()) {
+    if (more === 0) continue;
+    const d = out.diagnostics[index]!;
+    out.diagnostics[index] = { ...d, related: [...(d.related ?? []), { message: moreMatchesNote(more) }] };
+  }
   out.diagnostics = out.diagnostics.map((d) => {
     const m = d.severity === 'error' ? selectorMatchOfDiagnostic(d) : undefined;
     if (!m) return d;
-    const address = `${instance}.${m.container === 'projects' ? 'project' : 'group'}[${JSON.stringify(m.match)}]`;
+    const address = unitOf(m.container, m.match);
     const unit = units.get(address) ?? { selector: m.key, codes: new Set<string>() };
     unit.codes.add(d.code);
     units.set(address, unit);

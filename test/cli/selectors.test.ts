@@ -180,6 +180,31 @@ describe('project selectors', () => {
     expect(out).toContain('⊘ 5 matches: local.project["platform/a"], local.project["platform/b"], local.project["platform/team/d"], … and 2 more (selector platform/**): PLUMB_FILE_BRANCH_MISSING');
   });
 
+  it('blocks only the match whose configuration check fails (a source its {group} names does not exist), keeping its count, and plans the rest', async () => {
+    h = await fileHarness(SEED);
+    h.wd.write('files/platform/CODEOWNERS', '* @platform\n');
+    h.wd.write('files/platform/team/CODEOWNERS', '* @team\n');
+    // platform/team/deep is a subgroup someone created: no files/platform/team/deep/ for it.
+    projects(['      "platform/**":', '        files:', '          CODEOWNERS: {source: "files/{group}/CODEOWNERS"}', '      other/g:', '        files:', '          README.md: {content: "g\\n"}']);
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const p = JSON.parse(r.stdout) as JsonPlan & { applicable: boolean; blocked: { address: string; selector: string; codes: string[] }[] };
+    expect(p.applicable).toBe(true);
+    expect(p.blocked.map((b) => [b.address, b.selector])).toEqual([['local.project["platform/team/deep/f"]', 'platform/**']]);
+    expect(p.changes.filter((c) => c.action !== 'no-op').map((c) => c.address).sort()).toEqual([
+      'local.project["other/g"].branch["main"].file["README.md"]',
+      ...['platform/a', 'platform/b', 'platform/team/d', 'platform/team/e'].map((x) => `local.project["${x}"].branch["main"].file["CODEOWNERS"]`),
+    ]);
+    expect(p.selectors![0]!.matched).toBe(5);
+    const blocking = p.diagnostics.filter((d) => d.severity === 'error');
+    expect(blocking).toHaveLength(1);
+    expect(blocking[0]).toMatchObject({ file: 'plumb.yaml', blocks: 'local.project["platform/team/deep/f"]' });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(1);
+    expect(h.file('CODEOWNERS', 'main', 'platform/team/d')!.data.toString()).toBe('* @team\n');
+    expect(h.file('README.md', 'main', 'other/g')!.data.toString()).toBe('g\n');
+    expect(h.file('CODEOWNERS', 'main', 'platform/team/deep/f')).toBeUndefined();
+  });
+
   it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
     const more = Array.from({ length: 20 }, (_, i) => `platform/n${i}`);
     h = await fileHarness({ ...SEED, projects: [...SEED.projects, ...more.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: README }))] });
