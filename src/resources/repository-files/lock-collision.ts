@@ -3,7 +3,6 @@
  * (docs/config.md#lock-one-apply-at-a-time-across-machines).
  */
 import { getProjectRef } from '../../api/namespaces.js';
-import type { DesiredContainer } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { PlanDiagnostic } from '../../engine/plan.js';
 import type { InstanceContext } from '../../engine/resource.js';
@@ -18,7 +17,7 @@ import { planDiagnostic } from '../../engine/resource.js';
  * path under a name of the other sort). Returns the projects whose declaration collides, and the
  * diagnostic for each; the caller plans none of their files.
  */
-export async function lockFileCollisions<P extends DesiredContainer>(
+export async function lockFileCollisions<P extends { readonly ref: string }>(
   ctx: InstanceContext,
   projects: readonly P[],
   fileAt: (p: P, path: string) => string | undefined,
