@@ -16,10 +16,11 @@ import type { DesiredConfig } from '../config/model.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
+import { mergeRequestSource, withholdMatches } from '../engine/withhold.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
-import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
-import { lockInstances, releaseAll } from '../engine/instance-lock.js';
+import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
+import { lockInstances, recordLockLocations, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
@@ -75,6 +76,11 @@ export interface PlanFlags extends CommonFlags {
   readonly showContent?: boolean;
   /** `--show-private-content`: the diff shows private projects' files too (command line only). */
   readonly showPrivateContent?: boolean;
+  /**
+   * `--withhold-matches` / `--show-matches`: whether the names of selector matches are withheld
+   * (engine/withhold.ts). Absent: withheld on a merge request, as the CI's variables say.
+   */
+  readonly matches?: 'withhold' | 'show';
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -333,9 +339,14 @@ async function planCommand(flags: PlanFlags, io: Io, hooks: RunHooks): Promise<n
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  const made = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  // On a merge request, the names of what selectors found are withheld from every output (docs/security.md).
+  const why = flags.matches === 'show' ? undefined : flags.matches === 'withhold' ? '--withhold-matches' : mergeRequestSource(io.env);
+  const plan = why === undefined ? made : withholdMatches(made, l.loaded, why);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
+  // Blocked matches (docs/plans.md#blocked-matches): the plan of the rest is written, and the run fails.
+  const blocked = (plan.blocked ?? []).length > 0;
   for (const o of outputs) {
     // A saved plan names the instance's resources: 0600. The comment and the report are meant to be posted.
     const [content, mode] =
@@ -350,7 +361,8 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
-  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+  if (blocked) return 1;
+  return flags.detailedExitcode && (hasChanges(plan) || lockChanged(plan)) ? 2 : 0;
 }
 
 
@@ -418,6 +430,9 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    if (plan.withheld) {
+      return usageProblem(view, 'PLUMB_PLAN_WITHHELD', `${flags.planFile} was made for a merge request (${plan.withheld.why}): the names of ${plan.withheld.matches} selector match(es) are withheld from it, so it cannot be applied`, 'apply the plan of the protected default-branch job, or plan and apply there (`plumb plan --out FILE`, then `plumb apply FILE`)');
+    }
     // The connection comes from the configuration and the pinned URLs, never from the plan file.
     const elsewhere = planConnectionProblem(plan, l.config);
     if (elsewhere) {
@@ -439,9 +454,12 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact, l.kinds.reasonText).plan(plan);
       if (!plan.applicable) return view.notApplicable(plan);
-      if (!hasChanges(plan)) {
+      // A moved lock is a change of its own: the apply records where it held it.
+      if (!hasChanges(plan) && !lockChanged(plan)) {
+        recordLockLocations(session.contexts);
+        for (const ctx of session.contexts.values()) ctx.state.flush();
         view.nothingToApply(false);
-        return 0;
+        return (plan.blocked ?? []).length > 0 ? 1 : 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
       const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
@@ -456,9 +474,9 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       await session.close();
     }
   }
-  if (!hasChanges(plan)) {
+  if (!hasChanges(plan) && !lockChanged(plan)) {
     view.nothingToApply(true);
-    return 0;
+    return (plan.blocked ?? []).length > 0 ? 1 : 0;
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.
   const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };

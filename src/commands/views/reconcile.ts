@@ -9,7 +9,7 @@ import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
 import { interruptedExitCode } from '../../engine/interrupt.js';
-import { hasChanges } from '../../engine/plan.js';
+import { hasChanges, lockChanged } from '../../engine/plan.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
 import type { ReasonTexts } from '../../render/human.js';
@@ -86,6 +86,11 @@ function differs(c: ResourceChange): boolean {
   return c.action !== 'no-op' && !(c.attributes.length > 0 && c.attributes.every((a) => a.unavailable));
 }
 
+/** Whether everything but the blocked units is in sync. */
+function inSyncRest(plan: Plan): boolean {
+  return plan.drift.every((d) => d.informational) && !plan.changes.some(differs);
+}
+
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -139,8 +144,9 @@ class HumanView implements ReconcileView {
    */
   plan(plan: Plan): void {
     const changed = hasChanges(plan);
-    const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
-    const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
+    const blocked = (plan.blocked ?? []).length;
+    const header = `${!changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`}${blocked > 0 ? ` (${blocked} blocked)` : ''}`;
+    const loud = plan.risks.length > 0 || lockChanged(plan) || blocked > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
     this.sections.end('plumb_plan');
@@ -176,6 +182,7 @@ class HumanView implements ReconcileView {
       const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : o.status === 'unknown' ? '?' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
+    for (const b of report.blocked ?? []) lines.push(`⊘ ${b.address}: blocked, not planned and not applied (${b.codes.join(', ')})`);
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
     const applied = report.outcomes.filter((o) => o.status === 'applied').length;
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
@@ -184,7 +191,7 @@ class HumanView implements ReconcileView {
     const unknown = report.outcomes.filter((o) => o.status === 'unknown').length;
     const state = report.interrupted ? `interrupted by ${report.interrupted}` : report.ok ? 'complete' : 'stopped';
     lines.push(
-      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}.`,
+      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}${report.blocked?.length ? `, ${report.blocked.length} blocked` : ''}.`,
     );
     const ok = report.ok && !report.interrupted;
     const sections = logSections(this.io, ok ? this.io.stdout : this.io.stderr);
@@ -198,7 +205,9 @@ class HumanView implements ReconcileView {
   drift(plan: Plan): number {
     const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
     const out: string[] = [];
-    if (errors.length > 0) out.push('Drift check failed:');
+    const blocked = plan.blocked ?? [];
+    if (errors.some((d) => d.blocks === undefined)) out.push('Drift check failed:');
+    else if (errors.length > 0) out.push(`Drift check incomplete: ${blocked.length} unit(s) could not be checked (${blocked.map((b) => b.address).join(', ')}); of the rest: ${inSyncRest(plan) ? 'in sync' : `${differ} resource(s) differ from the configuration`}.`, '');
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -287,6 +296,8 @@ class JsonView implements ReconcileView {
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
+      ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);

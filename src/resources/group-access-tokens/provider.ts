@@ -187,8 +187,11 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   async plan(ctx): Promise<PlanResponse> {
     // A group no target can select is not read (one list request per group saved).
     const groups = groupsOf(ctx.instance).filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
-    // Sinks first, before any request: a secret the instance issues must have somewhere to go.
+    // Sinks first, before any request: a secret the instance issues must have somewhere to go. A
+    // group with a sink that cannot receive one is not planned at all; the others are (a selector's
+    // new subgroup whose sink directory is missing blocks that group only, docs/plans.md#blocked-matches).
     const sinkErrors: PlanDiagnostic[] = [];
+    const unusable = new Set<DesiredGroup>();
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
     sinkChecks.set(ctx.client, checked);
@@ -198,6 +201,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
         if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
         const problem = checkSink(t.sink, env(ctx), checked);
         if (!problem) continue;
+        unusable.add(g);
         sinkErrors.push(
           planDiagnostic(ctx, {
             severity: 'error',
@@ -211,10 +215,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
         );
       }
     }
-    if (sinkErrors.length > 0) return { changes: [], drift: [], diagnostics: sinkErrors };
-
     const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
-    const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
+    const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
     const self = changes.filter((c) => c.payload.self === true);
@@ -225,7 +227,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
-      diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
+      diagnostics: [...sinkErrors, ...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
     };
   },
 
