@@ -12,6 +12,11 @@
 // - Apply of one changed file in each of 1,000 projects (`--allow-risky`: 1,000 changes exceed
 //   `--max-changes`): 10 list pages, 1,000 HEADs and 1,000 PUTs, one lane per branch; target
 //   ≤ 1.3× floor.
+// - Apply of a file that none of 3,003 projects has (a new CODEOWNERS for the fleet, issue 29.11):
+//   31 list pages, 3,003 HEADs and 3,003 POSTs, 6,037 requests (the listing shows each project and
+//   its default branch, so a 404 there is the file's); target ≤ 1.3× floor.
+//
+// `PLUMB_BENCH_SMOKE=1` (bench/lib.js): the same rows over 103 projects (two list pages), once.
 //
 // The floor (`floorMs`): the first list page alone (it gives X-Total-Pages, so nothing can overlap
 // it), then every other request with 8 in flight: (1 + ceil((pages − 1 + requests) ÷ 8)) × 20 ms.
@@ -23,15 +28,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { remoteEmulator } from './wire.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
-const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
-/** Rows to run (comma-separated: plan,apply); default both. */
+/** Rows to run (comma-separated: plan,apply,missing); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 const want = (row) => !ONLY || ONLY.includes(row);
 const TODAY = '2026-03-01';
@@ -146,19 +151,21 @@ export async function fleetBenchmarks() {
   try {
     // 1. Plan: CODEOWNERS in sync everywhere, SECURITY.md missing everywhere.
     if (want('plan')) {
-      const planW = workload(3000, { CODEOWNERS: '* @platform\n' }, { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' });
+      const n = scale(3000, 103);
+      const N = n.toLocaleString('en');
+      const planW = workload(n, { CODEOWNERS: '* @platform\n' }, { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' });
       const plan = await paired(emu, planW, ['plan'], 'files-plan');
-      const grouped = /file\["SECURITY\.md"\] will be created .* in 3,000 projects/.test(plan.plumb.out);
-      const counted = /\["platform\/\*\*"\] matched 3,000 projects/.test(plan.plumb.out);
-      const expected = pagesOf(3000) + 6000;
+      const grouped = new RegExp(`file\\["SECURITY\\.md"\\] will be created .* in ${N} projects`).test(plan.plumb.out);
+      const counted = new RegExp(`\\["platform/\\*\\*"\\] matched ${N} projects`).test(plan.plumb.out);
+      const expected = pagesOf(n) + 2 * n;
       rows.push({
-        name: `fleet plan: 2 files in each of 3,000 projects, one selector platform/** (${label})`,
-        measured: `${describe(plan, 3000, 6000)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
-        target: `≤ 1.3× floor (${pagesOf(3000)} list pages + 6,000 HEAD)`,
-        ok: plan.plumb.ms <= 1.3 * floorMs(3000, 6000) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === 3000 && grouped && counted,
+        name: `fleet plan: 2 files in each of ${N} projects, one selector platform/** (${label})`,
+        measured: `${describe(plan, n, 2 * n)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${(2 * n).toLocaleString('en')} HEAD)`,
+        ok: plan.plumb.ms <= 1.3 * floorMs(n, 2 * n) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === n && grouped && counted,
       });
       rows.push({
-        name: 'fleet plan of 3,000 projects: peak RSS of the plumb process',
+        name: `fleet plan of ${N} projects: peak RSS of the plumb process`,
         measured: `${plan.plumb.rssMb.toFixed(0)} MB (max of ${RUNS})`,
         target: '≤ 300 MB',
         ok: plan.plumb.rssMb <= 300,
@@ -167,14 +174,36 @@ export async function fleetBenchmarks() {
 
     // 2. Apply: one changed file in each of 1,000 projects.
     if (want('apply')) {
-      const applyW = workload(1000, { CODEOWNERS: '* @old\n' }, { CODEOWNERS: '* @platform\n' });
+      const n = scale(1000, 103);
+      const N = n.toLocaleString('en');
+      const applyW = workload(n, { CODEOWNERS: '* @old\n' }, { CODEOWNERS: '* @platform\n' });
       const apply = await paired(emu, applyW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
-      const expected = pagesOf(1000) + 2000;
+      const expected = pagesOf(n) + 2 * n;
       rows.push({
-        name: `fleet apply: 1 changed file in each of 1,000 projects, one selector platform/** (${label})`,
-        measured: describe(apply, 1000, 2000),
-        target: `≤ 1.3× floor (${pagesOf(1000)} list pages + 1,000 HEAD + 1,000 PUT)`,
-        ok: apply.plumb.ms <= 1.3 * floorMs(1000, 2000) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+        name: `fleet apply: 1 changed file in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(apply, n, 2 * n),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${N} HEAD + ${N} PUT)`,
+        ok: apply.plumb.ms <= 1.3 * floorMs(n, 2 * n) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+      });
+    }
+
+    // 3. Apply: a file that no project has (every HEAD answers 404), created everywhere.
+    if (want('missing')) {
+      const n = scale(3003, 103);
+      const N = n.toLocaleString('en');
+      const missingW = workload(n, { 'README.md': '# app\n' }, { CODEOWNERS: '* @platform\n' });
+      const missing = await paired(emu, missingW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
+      const expected = pagesOf(n) + 2 * n;
+      rows.push({
+        name: `fleet apply: every file missing, 1 new file in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(missing, n, 2 * n),
+        target: `${expected.toLocaleString('en')} req (${pagesOf(n)} list pages + ${N} HEAD + ${N} POST), ≤ 1.3× floor`,
+        ok:
+          missing.plumb.ms <= 1.3 * floorMs(n, 2 * n) &&
+          missing.plumb.requests === expected &&
+          missing.baseline.requests === expected &&
+          missing.plumb.byMethod.POST === n &&
+          missing.plumb.failed === n, // the HEADs' 404s
       });
     }
   } finally {

@@ -5,15 +5,15 @@
 // request; requests are counted per route from the emulator's log, next to the floor.
 // Skipped (one row saying so) when neither terraform nor tofu is on PATH.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { startEmulator } from '../dist/emulator/index.js';
 
 const ADMIN = 'bench-tf-admin-token-0123456789';
-const GROUPS = 40;
-const PER_GROUP = 5;
+const GROUPS = scale(40, 2);
+const PER_GROUP = scale(5, 2);
 /** Added to every request, as in the other benches (engine.js, files.js). */
 const LATENCY_MS = 20;
 
@@ -71,8 +71,8 @@ export async function terraformBenchmarks() {
       groups: groups.map((g, i) => ({ full_path: g, id: 100 + i, name: g, visibility: 'private', members: [{ username: 'root', access_level: 50 }] })),
     },
   });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-tf-'));
   try {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-tf-'));
     mkdirSync(path.join(dir, 'secrets'));
     const expires = new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10);
     const tokens = groups.flatMap((g) => Array.from({ length: PER_GROUP }, (_, i) => ({ group: g, name: `bot-${i}` })));
@@ -132,5 +132,6 @@ export async function terraformBenchmarks() {
     ];
   } finally {
     await emu.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

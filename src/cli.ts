@@ -41,7 +41,7 @@ const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one ins
                         apply carries out only with --allow-risky or allow_risky (default 100)
   --max-match-change P  a selector whose match count moved by more than P percent (and more than
                         5 objects) since the last apply is the risk selector-match-count-changed
-                        (default 10)`;
+                        (0 to 100, default 10)`;
 
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
@@ -132,6 +132,9 @@ there are changes; 1 on any error.
   --show-private-content
                         with --show-content, show private projects' files too (CI logs reach
                         people those projects do not; docs/security.md)
+  --withhold-matches    replace the names selectors found by placeholders, as on a merge request
+                        (detected from CI_MERGE_REQUEST_IID, CI_PIPELINE_SOURCE, GITHUB_EVENT_NAME)
+  --show-matches        show them even on a merge request (docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
@@ -145,6 +148,8 @@ ${COMMON_HELP}`,
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
       'show-private-content': { type: 'boolean', default: false },
+      'withhold-matches': { type: 'boolean', default: false },
+      'show-matches': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
       'max-match-change': { type: 'string' },
@@ -155,7 +160,9 @@ ${COMMON_HELP}`,
     usage: `Usage: plumb apply [PLAN.json] [-c PATH...] [options]
 
 Carries out a saved plan exactly as reviewed (refused when the configuration or the instance moved
-since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused.
+since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused,
+130/143 interrupted by SIGINT/SIGTERM (the changes in flight finish, the rest are not started, all
+is reported and recorded; docs/plans.md#interrupted-applies).
 
   --auto-approve        apply an unsaved plan without asking (needed without a terminal)
   --allow-risky         apply changes flagged as risky (lock-out) that the configuration does
@@ -460,7 +467,7 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 function parse(command: CommandName, rest: readonly string[], spec: { options: Options; positionals?: boolean } = COMMANDS[command]): { values: Values; positionals: string[] } {
   const names = Object.keys(spec.options);
   try {
-    return parseArgs({ args: [...rest], allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
+    return parseArgs({ args: negativeValuesJoined(rest, spec.options), allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
       values: Values;
       positionals: string[];
     };
@@ -491,6 +498,24 @@ function parse(command: CommandName, rest: readonly string[], spec: { options: O
     }
     throw err;
   }
+}
+
+/**
+ * `--max-changes -1` as `--max-changes=-1`: a negative number is never an option, so the option's
+ * own check says what it takes ("a whole number of 1 or more, not "-1""), where parseArgs would
+ * say it "needs a value".
+ */
+function negativeValuesJoined(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    if (a.startsWith('--') && options[a.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /** `validate --format`: one of three, and not contradicting --json. */
@@ -565,9 +590,10 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
   }
   const rawMatch = str('max-match-change');
   const maxMatchChange = rawMatch === undefined ? undefined : Number(rawMatch);
-  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 1000 && rawMatch!.trim() !== '')) {
+  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 100 && rawMatch!.trim() !== '')) {
     throw new UsageError({
-      summary: `--max-match-change must be a whole number of percent from 0 to 1000, not "${rawMatch}"`,
+      summary: `--max-match-change must be a whole number of percent from 0 to 100, not "${rawMatch}"`,
+      ...(maxMatchChange > 100 && { detail: 'A selector that loses every match moves by 100%: above 100, a selector emptied by a moved group or a changed pattern would never be the risk selector-match-count-changed.' }),
       suggestion: `leave it out for the default (10), or see plumb ${command} --help`,
     });
   }
@@ -653,7 +679,11 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       detailedExitcode: values['detailed-exitcode'] === true,
       showContent: values['show-content'] === true || values['show-private-content'] === true,
       showPrivateContent: values['show-private-content'] === true,
+      ...(values['withhold-matches'] === true ? { matches: 'withhold' as const } : values['show-matches'] === true ? { matches: 'show' as const } : {}),
     };
+    if (values['withhold-matches'] === true && values['show-matches'] === true) {
+      throw new UsageError({ summary: '--withhold-matches and --show-matches cannot be given together', suggestion: 'give one: --withhold-matches replaces the names selectors found, --show-matches shows them' });
+    }
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io, hooks);
   }

@@ -57,7 +57,7 @@ export class ApiError extends PlumbError {
   readonly attempts: number;
 
   constructor(code: ApiErrorCode, init: ApiErrorInit) {
-    super(code, init.message ?? defaultMessage(init), { detail: callDetail(init), suggestion: suggestionFor(code), cause: init.cause });
+    super(code, init.message ?? defaultMessage(init), { detail: callDetail(init), suggestion: usualFix(code), cause: init.cause });
     this.status = init.status;
     this.method = init.method;
     this.path = init.path;
@@ -87,8 +87,8 @@ function callDetail(init: ApiErrorInit): string {
   return `${init.method} ${init.path}${init.status !== undefined ? ` answered ${init.status}` : ' failed'}.`;
 }
 
-/** The usual fix for a client error, when there is one. */
-function suggestionFor(code: ApiErrorCode): string | undefined {
+/** The usual fix for a client error, when there is one (an error's `suggestion`). */
+export function usualFix(code: string): string | undefined {
   switch (code) {
     case 'PLUMB_API_UNAUTHORIZED':
       return 'check that the token in the environment variable is valid, not expired and not revoked';

@@ -30,6 +30,7 @@ import { literalText } from '../config/interpolate.js';
 import { isPlainObject } from '../config/loading.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
+import { apiSuggestion } from '../engine/engine.js';
 import type { Io } from './output.js';
 import { exportView } from './views/export.js';
 import type { ExportView } from './views/export.js';
@@ -148,8 +149,8 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
       }
       return fail({
         code: err.code,
-        summary: `Reading the instance failed: ${err.method} ${safeDecode(err.path)}: ${err.message}`,
-        suggestion: err.status === 404 ? 'check the group or project named on the command line (and that the token can see it)' : 'check the token (an administrator\'s, with read_api or api) and the instance URL',
+        summary: `Reading the instance at ${target.url} failed: ${err.method} ${safeDecode(err.path)}: ${err.message}`,
+        suggestion: err.status === 404 ? 'check the group or project named on the command line (and that the token can see it)' : (apiSuggestion(err.code, target) ?? 'check the token (an administrator\'s, with read_api or api) and the instance URL'),
       });
     }
     throw err;

@@ -103,8 +103,11 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
         seen.set(key, out.length);
         out.push({ ...d, related: [...(d.related ?? []), { message: `declared in defaults; instance "${instance}" inherits it` }] });
       } else {
+        // Two problems of one instance at one default (a selector's fixed sink, and the same file across instances): one note.
         const kept = out[first]!;
-        out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+        if (!(kept.related ?? []).some((r) => r.message.includes(`instance "${instance}" inherits it`))) {
+          out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+        }
       }
       continue;
     }

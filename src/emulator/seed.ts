@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/index.js';
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
+import { addJobToken, addMergeRequest, ciState } from './ci.js';
 import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
 import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
@@ -92,6 +93,7 @@ const SEED_SCHEMA = {
           name: { type: 'string' },
           email: { type: 'string' },
           admin: { type: 'boolean' },
+          created_at: { type: 'string' },
           personal_access_tokens: { type: 'array', items: token },
         },
       },
@@ -155,6 +157,24 @@ const SEED_SCHEMA = {
           },
           tags: { type: 'object', additionalProperties: { type: 'string' } },
           protected_branches: { type: 'array', items: { type: 'string' } },
+          merge_requests: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['iid'],
+              additionalProperties: false,
+              properties: { iid: { type: 'integer', minimum: 1 }, title: { type: 'string' } },
+            },
+          },
+          ci_job_tokens: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['token', 'username'],
+              additionalProperties: false,
+              properties: { token: { type: 'string', minLength: 8 }, username: { type: 'string', minLength: 1 } },
+            },
+          },
           pages_access_level: { enum: ['disabled', 'private', 'enabled', 'public'] },
           pages: {
             type: 'object',
@@ -360,6 +380,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       email: u.email ?? `${u.username}@example.test`,
       admin: u.admin ?? false,
       bot: false,
+      createdAt: time(u.created_at, `${where}.created_at`) ?? now,
     };
     state.users.push(user);
     (u.personal_access_tokens ?? []).forEach((t, j) => {
@@ -415,6 +436,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
         email: `group_${group.id}_bot_${suffix}@noreply.example.test`,
         admin: false,
         bot: true,
+        createdAt: now,
       };
       state.users.push(bot);
       group.members.set(bot.id, level);
@@ -536,6 +558,18 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       lfsObjects,
     };
     state.projects.push(project);
+    // What a pipeline of the project would have: merge requests to comment on, running jobs' tokens.
+    const iids = new Set<number>();
+    (p.merge_requests ?? []).forEach((mr, j) => {
+      if (iids.has(mr.iid)) problems.push(`${where}.merge_requests[${j}]: iid ${mr.iid} is used twice`);
+      iids.add(mr.iid);
+      addMergeRequest(state, p.path_with_namespace, mr.iid, mr.title);
+    });
+    (p.ci_job_tokens ?? []).forEach((job, j) => {
+      if (!state.userByUsername(job.username)) problems.push(`${where}.ci_job_tokens[${j}]: unknown user '${job.username}'`);
+      else if (ciState(state).jobTokens.has(job.token)) problems.push(`${where}.ci_job_tokens[${j}]: the token is used twice`);
+      else addJobToken(state, job.token, job.username, p.path_with_namespace);
+    });
   });
 
   if (problems.length > 0) throw new SeedError(`invalid seed:\n  - ${problems.join('\n  - ')}`, problems);

@@ -27,7 +27,7 @@ import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
 import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
-import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
+import { createToken, enforceMaxLifetime, getToken, listTokens, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
 import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
 import { currentUser, ownToken } from './whoami.js';
 
@@ -91,10 +91,11 @@ const ROUTES: readonly Route[] = [
     pattern: /^\/application\/settings$/,
     handler: (ctx) => {
       requireAdmin(ctx.caller);
-      const lifetimeBefore = maxLifetimeDays(ctx.state);
-      const { response } = putSettings(ctx.state, ctx.params);
-      // Lowering the maximum lifetime revokes the tokens beyond it.
-      if (maxLifetimeDays(ctx.state) < lifetimeBefore) enforceMaxLifetime(ctx.state);
+      const { response, changed } = putSettings(ctx.state, ctx.params);
+      // Whenever the maximum lifetime changes to a value (lowered, raised, or set where it was
+      // blank), the tokens beyond it are revoked: the real model's `after_commit
+      // :update_personal_access_tokens_lifetime, if: :saved_change_to_max_personal_access_token_lifetime?`.
+      if (changed.includes('max_personal_access_token_lifetime')) enforceMaxLifetime(ctx.state);
       return response;
     },
   },

@@ -16,6 +16,8 @@ export interface UserRecord {
   admin: boolean;
   /** Bot user behind a group access token. */
   bot: boolean;
+  /** When the account was created (the seed's `created_at`, else the instance's start; a bot: its token's creation). */
+  createdAt: Date;
 }
 
 export interface TokenRecord {

@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
+import type { ListedProject } from '../config/selectors.js';
 import type { SourceLocation } from '../diagnostics/index.js';
 import type { Action, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
@@ -27,6 +28,12 @@ export interface InstanceContext {
    * an explicit entry): plan diagnostics about it are collapsed per selector ({@link collapseSelectorDiagnostics}).
    */
   readonly selectorMatch?: (pointer: string) => SelectorMatchOf | undefined;
+  /**
+   * What a selector's listing of this run said of a project (by its path as listed): that it
+   * exists, and its default branch. Undefined for a project no selector listed. A kind may skip a
+   * read the listing answered (repository files: whether a file's project and branch exist).
+   */
+  readonly listedProject?: (ref: string) => ListedProject | undefined;
   /** Progress and notes for people (stderr); never secrets. */
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
@@ -214,6 +221,19 @@ export interface SelectorMatchOf {
 
 /** Plan diagnostics made about a selector's body in one match (kept off the plan's format). */
 const fromSelector = new WeakMap<PlanDiagnostic, SelectorMatchOf>();
+
+/** The selector match a plan diagnostic is about, when a kind made it about a selector's body in one match. */
+export function selectorMatchOfDiagnostic(d: PlanDiagnostic): SelectorMatchOf | undefined {
+  return fromSelector.get(d);
+}
+
+/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
+export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
+  const out = { ...d, blocks: address };
+  const from = fromSelector.get(d);
+  if (from) fromSelector.set(out, from);
+  return out;
+}
 
 /** The wording of a problem of a selector's body reported once: which match, then how many more. */
 export const selectorMatchNote = (s: Pick<SelectorMatchOf, 'key' | 'container'>, match: string): string =>

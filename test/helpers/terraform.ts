@@ -8,6 +8,15 @@ import { accessSync, constants, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+/**
+ * The timeout of a test that drives terraform (each suite's `describe.runIf(cli)(name, { timeout:
+ * TERRAFORM_TEST_TIMEOUT_MS }, …)`): a test runs up to five terraform commands (init, plan, apply,
+ * import, plan again), each starting plumb's provider, and each bounded by `runCombined`'s own kill
+ * timer (60-90 s). The suite's default 30 s timed four of them out on a busy 2-core machine (issue
+ * 29.18); on an idle one they take 5-15 s. Speed is measured in bench/, not by this timeout.
+ */
+export const TERRAFORM_TEST_TIMEOUT_MS = 300_000;
+
 /** The first of `names` found as an executable on PATH. */
 export function onPath(...names: string[]): string | undefined {
   for (const name of names) {

@@ -170,6 +170,25 @@ describe('the npm package, packed and installed as users get it', () => {
     }
   }, 60_000);
 
+  it("runs docs/cdktf.md's recipe for a new app as written (the tarball for plumb-gitops) to a valid configuration", async () => {
+    const doc = readFileSync(path.join(root, 'docs/cdktf.md'), 'utf8');
+    const recipe = /<!-- new-app recipe:[^\n]*-->\n```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(recipe, 'docs/cdktf.md has no new-app recipe block').toBeDefined();
+    const install = 'npm install --save-dev plumb-gitops ';
+    expect(recipe).toContain(install);
+    const fresh = path.join(tmp, 'fresh');
+    mkdirSync(fresh);
+    const r = await run('bash', ['-e', '-c', recipe!.replace(install, `npm install --save-dev ${tarball} `)], {
+      cwd: fresh,
+      env: { ...npmEnv(), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
+      timeoutMs: 150_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const said = /It prints `([^`]*)`/.exec(doc)?.[1];
+    expect(r.stdout).toContain(said);
+    expect(said).toBe('Configuration is valid: the CDKTF app in ., 2 construct(s), 1 instance(s).');
+  }, 180_000);
+
   it('gives a fresh ESM TypeScript app typed constructs from plumb-gitops/cdktf that tsc checks', async () => {
     const i = await appInstall;
     expect(i.code, i.stderr).toBe(0);

@@ -14,7 +14,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp } from '../cdktf/helpers.js';
 import { FLEET_APP } from '../cdktf/fleet-app.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
 
 const cli = onPath('terraform', 'tofu');
 const ADMIN = 'e2e-datasource-admin-token-0123456';
@@ -49,7 +49,7 @@ output "groups" { value = data.plumb_groups.below.paths }
 output "ids" { value = data.plumb_projects.platform.ids }
 `;
 
-describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
+describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cli) : 'not installed'})`, { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   let emu: RunningEmulator;
   let dir: string;
   let env: Record<string, string>;

@@ -13,7 +13,7 @@ import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
 import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
 
 const cli = onPath('terraform', 'tofu');
@@ -48,7 +48,7 @@ const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
 failWithoutCliInCi(cli, 'Terraform end to end', 'terraform (>= 1.11) or tofu');
 
-describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
+describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   let emu: RunningEmulator;
   let dir: string;
   let env: Record<string, string>;
@@ -144,6 +144,9 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(apply.out).not.toContain(secret);
     expect(apply.out).not.toContain(SPAM_KEY);
     expect(apply.out).toContain('plumb will send write-only settings: spam_check_api_key');
+    // The reasons in words, not plumb's internal ids.
+    expect(apply.out).toContain('a write-only value is not known to have been applied');
+    expect(apply.out).not.toMatch(/field-changed|write-only-unknown/);
     const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(again.out).toContain('No changes.');
     expect(again.code).toBe(0);
@@ -401,7 +404,7 @@ resource "plumb_project_pages" "handbook" {
  * remembers between runs (a write-only setting's fingerprint, a token's slot) must be in that
  * backend, or the new directory plans to send the secret again (issue 21 defect 8).
  */
-describe.runIf(cli)('a fresh working directory with the same backend', () => {
+describe.runIf(cli)('a fresh working directory with the same backend', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const KEY = 'e2e-fresh-dir-spam-check-key-5150';
   let emu: RunningEmulator;
   let base: string;
@@ -526,7 +529,7 @@ resource "plumb_group_access_token" "ci" {
  * unknown), and a secret setting from an ephemeral variable kept out of the plan file, `show -json`
  * and the state.
  */
-describe.runIf(cli)('installed through a filesystem mirror, used from a module fed by variables', () => {
+describe.runIf(cli)('installed through a filesystem mirror, used from a module fed by variables', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const SECRET = 'e2e-ephemeral-captcha-key-8086';
   let emu: RunningEmulator;
   let work: string;
@@ -694,7 +697,7 @@ module "instance" {
  * applied by Terraform in the stack's directory through plumb's provider; then Terraform plans no
  * change, and `plumb plan` of the YAML example (the same instance written in YAML) plans none either.
  */
-describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', () => {
+describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const SEED_ADMIN = 'local-admin-token-change-me'; // examples/emulator-seed.yaml's made-up token
   let emu: RunningEmulator;
   let app: string;

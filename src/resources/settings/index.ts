@@ -2,7 +2,6 @@
  * The application settings kind: everything plumb knows about it lives in this folder (config
  * resolution, pointers, plan, apply, payload, reasons, state section, normalization).
  */
-import type { Reason } from '../../engine/plan.js';
 import type { KindModule } from '../kind.js';
 import { settingsTerraform } from './terraform.js';
 import { codesOf } from '../codes.js';
@@ -10,16 +9,11 @@ import { settingsProvider } from './provider.js';
 import { settingsExporter } from './export.js';
 import { SETTINGS_CONFIG } from './config.js';
 import type { SettingsPayload } from './payload.js';
+import { SETTINGS_REASONS } from './reasons.js';
 
 export { settingsProvider, settingsExporter };
 
-/** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
-export const SETTINGS_REASONS = {
-  'field-changed': 'declared values differ from the instance',
-  'write-only-changed': 'a write-only value changed since it was last applied',
-  'write-only-unknown': 'a write-only value is not known to have been applied',
-  'write-only-unavailable': 'a write-only value reads a variable this pipeline is not given (--unavailable-secrets skip): not compared here, apply compares it',
-} as const satisfies Partial<Record<Reason, string>>;
+export { SETTINGS_REASONS };
 
 /** The kind, whole: what every door asks of it (src/resources/kind.ts). */
 export const settingsKind: KindModule<SettingsPayload> = {
