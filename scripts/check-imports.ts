@@ -40,8 +40,8 @@ const KIND_SHARED = ['resources/kind', 'resources/kind-config', 'resources/terra
 export const TABLE: Readonly<Record<string, readonly string[]>> = {
   util: [],
   catalogue: ['util'],
-  diagnostics: ['api/errors', 'util'],
-  api: ['util'],
+  diagnostics: ['util'],
+  api: ['diagnostics', 'util'],
   generated: [],
   config: ['catalogue', 'diagnostics', 'util', 'generated', 'engine/risk-ids', 'resources/config', 'resources/kind-config'],
   engine: ['api', 'config', 'diagnostics', 'util', 'version'],

@@ -216,8 +216,7 @@ function shownState(spec: string): string {
  */
 function stateProblem(view: ReconcileView, err: unknown, named: string): number {
   if (!(err instanceof StateBackendError) && !(err instanceof LockHeld)) throw err;
-  const summary = err instanceof LockHeld ? err.summary : err.message;
-  return usageProblem(view, err.code, `${named}: ${summary}`, err.suggestion);
+  return view.problem([err.toDiagnostic({ summary: `${named}: ${err.summary}` })]);
 }
 
 /**
@@ -239,7 +238,7 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
   const problem = text === undefined ? undefined : parseState(text, `The state at ${b.backend.address}`);
   if (problem instanceof StateProblem) {
     b.copy.done();
-    return usageProblem(l.view, problem.code, `${l.stateNamed}: ${problem.summary}`, problem.suggestion);
+    return l.view.problem([problem.toDiagnostic({ summary: `${l.stateNamed}: ${problem.summary}` })]);
   }
   b.copy.fill(text);
   let code = 1;
@@ -387,7 +386,7 @@ async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interru
   // checked by reading it, under its lock.)
   if (!l.backend) {
     const stateProblem = checkStateFile(l.engine.stateFile);
-    if (stateProblem) return usageProblem(l.view, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+    if (stateProblem) return l.view.problem([stateProblem.toDiagnostic()]);
   }
   // One apply at a time per state, from before its plan to after its last write: the state
   // backend's lock, or the state file's.
@@ -395,7 +394,7 @@ async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interru
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
-    if (err instanceof LockHeld && !l.backend) return usageProblem(l.view, err.code, err.summary, err.suggestion);
+    if (err instanceof LockHeld && !l.backend) return l.view.problem([err.toDiagnostic()]);
     return stateProblem(l.view, err, l.stateNamed);
   }
   let code = 1;
@@ -508,7 +507,7 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
     // Located at the instance's `lock:` block, where the project, path and branch are declared.
     const at = err.instance === undefined ? undefined : l.loaded.sources.locations.get(joinPointer('/instances', err.instance, 'lock'));
     const location = at?.key ?? at?.value;
-    return l.view.problem([{ severity: 'error', code: err.code, summary: l.redact(err.summary), suggestion: err.suggestion, ...(location && { location }) }], l.loaded.sources.texts);
+    return l.view.problem([err.toDiagnostic({ summary: l.redact(err.summary), ...(location && { location }) })], l.loaded.sources.texts);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, usualFix } from '../api/errors.js';
 import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
@@ -129,7 +129,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   if (state instanceof StateProblem) {
     // Planning without what the state remembers would plan wrongly (issue tokens again, resend
     // secrets): no instance is opened.
-    diagnostics.push({ severity: 'error', code: state.code, summary: state.summary, suggestion: state.suggestion });
+    diagnostics.push(state.toDiagnostic());
     return { contexts, targets, diagnostics, close: async () => {} };
   }
   const selected = selectedInstances(config, opts, targets);
@@ -258,14 +258,12 @@ export function apiFailure(err: unknown, address: string | undefined, redact: (s
   if (err instanceof ApiError) {
     const host = instance && hostOf(instance.url);
     const network = err.code === 'PLUMB_API_NETWORK' || err.code === 'PLUMB_API_TIMEOUT';
-    return {
-      severity: 'error',
-      code: err.code,
+    const diagnostic = err.toDiagnostic({
       summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
-      detail: `${err.method} ${instance ? apiRoot(instance.url) : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
-      suggestion: apiSuggestion(err.code, instance),
-      address,
-    };
+      // The client's detail names the path under /api/v4; with the instance, the full URL.
+      ...(instance && { detail: `${err.method} ${apiRoot(instance.url)}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`, suggestion: apiSuggestion(err.code, instance) }),
+    });
+    return { ...diagnostic, address };
   }
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
 }
@@ -292,25 +290,7 @@ export function apiSuggestion(code: string, instance?: CalledInstance): string |
   if (instance && (code === 'PLUMB_API_NETWORK' || code === 'PLUMB_API_TIMEOUT')) {
     return `check the url of instance "${instance.name}" (${instance.url}) and that ${hostOf(instance.url) ?? 'its host'} is reachable from here`;
   }
-  return suggestionFor(code);
-}
-
-function suggestionFor(code: string): string | undefined {
-  switch (code) {
-    case 'PLUMB_API_UNAUTHORIZED':
-      return 'check that the token in the environment variable is valid, not expired and not revoked';
-    case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
-    case 'PLUMB_API_NOT_FOUND':
-      return 'check the group or project path, and that the token can see it';
-    case 'PLUMB_API_NETWORK':
-    case 'PLUMB_API_TIMEOUT':
-      return 'check the instance URL and that it is reachable from here';
-    case 'PLUMB_API_AMBIGUOUS':
-      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
-    default:
-      return undefined;
-  }
+  return usualFix(code);
 }
 
 export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {
