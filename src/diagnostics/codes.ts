@@ -202,6 +202,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_API_TIMEOUT: 'The instance did not answer in time.',
   PLUMB_API_INVALID_RESPONSE: 'The instance answered with a body plumb cannot read.',
   PLUMB_API_INSECURE_URL: 'The client refused a URL before any request (plain HTTP to a remote host, credentials in it).',
+  PLUMB_API_BUDGET_EXHAUSTED: 'The request budget of the run (`plumb report --max-requests`) was spent: the request was not sent, and what it would have read is reported as not checked.',
 } as const satisfies Record<string, string>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;

@@ -303,9 +303,10 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.changes.push(...r.changes.filter(kept));
             out.drift.push(...r.drift.filter(kept));
             out.risks.push(...(r.risks ?? []).filter(kept));
-            out.diagnostics.push(...r.diagnostics);
+            // Collapsed per kind (a selector's body gives one kind's diagnostics), then marked with the kind.
+            out.diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics).map((d) => (d.address === undefined || d.kind !== undefined ? d : { ...d, kind: provider.kind })));
           } catch (err) {
-            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact));
+            out.diagnostics.push({ ...apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact), kind: provider.kind });
           }
         }
         out.changes = runLast(out.changes, out.risks);
@@ -316,7 +317,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
-      diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics));
+      diagnostics.push(...r.diagnostics);
     }
   } finally {
     if (!session) await own.close();
