@@ -24,7 +24,8 @@ export type ApiErrorCode =
   | 'PLUMB_API_NETWORK'
   | 'PLUMB_API_TIMEOUT'
   | 'PLUMB_API_INVALID_RESPONSE'
-  | 'PLUMB_API_INSECURE_URL';
+  | 'PLUMB_API_INSECURE_URL'
+  | 'PLUMB_API_BUDGET_EXHAUSTED';
 
 export interface ApiErrorInit {
   /** HTTP method; empty for errors raised before any request (ApiInsecureUrlError). */
@@ -264,6 +265,17 @@ export class ApiInsecureUrlError extends ApiError {
   declare readonly code: 'PLUMB_API_INSECURE_URL';
   constructor(message: string) {
     super('PLUMB_API_INSECURE_URL', { method: '', path: '', message });
+  }
+}
+
+/**
+ * The run's request budget (`plumb report --max-requests`, `RequestBudget`) is spent: the request
+ * was not sent. Never retried; what could not be read is reported as not checked.
+ */
+export class ApiBudgetExhaustedError extends ApiError {
+  declare readonly code: 'PLUMB_API_BUDGET_EXHAUSTED';
+  constructor(method: string, path: string, max: number) {
+    super('PLUMB_API_BUDGET_EXHAUSTED', { method, path, message: `${method} ${path} was not sent: the budget of ${max} request(s) (--max-requests) is spent` });
   }
 }
 

@@ -176,6 +176,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_PROJECT_ARCHIVED: "The instance refused a change of a project's Pages settings because the project is archived (the service keeps it read-only; unpublishing still works).",
   PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
   PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
+  PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
   // Plans and apply
@@ -211,6 +212,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_API_TIMEOUT: 'The instance did not answer in time.',
   PLUMB_API_INVALID_RESPONSE: 'The instance answered with a body plumb cannot read.',
   PLUMB_API_INSECURE_URL: 'The client refused a URL before any request (plain HTTP to a remote host, credentials in it).',
+  PLUMB_API_BUDGET_EXHAUSTED: 'The request budget of the run (`plumb report --max-requests`) was spent: the request was not sent, and what it would have read is reported as not checked.',
 } as const satisfies Record<string, string>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
