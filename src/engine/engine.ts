@@ -16,7 +16,7 @@ import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledge
 import type { ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
 import type { ExpiryWindow, InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
-import { blockingDiagnostic, collapseSelectorDiagnostics, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
 import type { BlockedMatch } from '../config/load.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -331,8 +331,8 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.drift.push(...r.drift.filter(kept));
             out.risks.push(...(r.risks ?? []).filter(kept));
             out.expiring.push(...(r.expiring ?? []).filter(kept));
-            // Collapsed per kind (a selector's body gives one kind's diagnostics), then marked with the kind.
-            out.diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics).map((d) => (d.address === undefined || d.kind !== undefined ? d : { ...d, kind: provider.kind })));
+            // Marked with the kind; collapsed per kind once the blocked matches are known (below).
+            out.diagnostics.push(...r.diagnostics.map((d) => kindDiagnostic(d, provider.kind)));
           } catch (err) {
             out.diagnostics.push({ ...apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance), kind: provider.kind });
           }
@@ -348,7 +348,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       drift.push(...r.drift);
       risks.push(...r.risks);
       expiring.push(...r.expiring);
-      diagnostics.push(...r.diagnostics);
+      diagnostics.push(...collapsedPerKind(r.diagnostics));
     }
   } finally {
     if (!session) await own.close();
@@ -397,6 +397,21 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     ...(locks.length > 0 && { locks }),
     ...(opts.expiringWithin && { expiring: horizon(opts.expiringWithin, opts.now, expiring) }),
   };
+}
+
+/**
+ * A selector's body gives one kind's diagnostics: each kind's are collapsed on their own
+ * ({@link collapseSelectorDiagnostics}), after the blocked matches were marked from the uncollapsed
+ * ones, in the order each kind first appears.
+ */
+function collapsedPerKind(diagnostics: readonly PlanDiagnostic[]): PlanDiagnostic[] {
+  const byKind = new Map<string | undefined, PlanDiagnostic[]>();
+  for (const d of diagnostics) {
+    const list = byKind.get(d.kind);
+    if (list) list.push(d);
+    else byKind.set(d.kind, [d]);
+  }
+  return [...byKind.values()].flatMap((list) => collapseSelectorDiagnostics(list));
 }
 
 /** An error that is not confined to a blocked unit: the plan cannot be applied. */

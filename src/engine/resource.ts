@@ -253,12 +253,22 @@ export function selectorMatchOfDiagnostic(d: PlanDiagnostic): SelectorMatchOf | 
   return fromSelector.get(d);
 }
 
-/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
-export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
-  const out = { ...d, blocks: address };
+/** `d` with `extra` fields, still known as its selector match's. */
+function derived(d: PlanDiagnostic, extra: Partial<PlanDiagnostic>): PlanDiagnostic {
+  const out = { ...d, ...extra };
   const from = fromSelector.get(d);
   if (from) fromSelector.set(out, from);
   return out;
+}
+
+/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
+export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
+  return derived(d, { blocks: address });
+}
+
+/** `d` marked with the kind whose plan gave it (PlanDiagnostic.kind), still known as its selector match's. */
+export function kindDiagnostic(d: PlanDiagnostic, kind: ResourceKindName): PlanDiagnostic {
+  return d.address === undefined || d.kind !== undefined ? d : derived(d, { kind });
 }
 
 /** The wording of a problem of a selector's body reported once: which match, then how many more. */
