@@ -6,7 +6,9 @@ import type { CommonArgs, Options, Parsed } from './args.js';
 export const APPLY_USAGE = `Usage: plumb apply [PLAN.json] [-c PATH...] [options]
 
 Carries out a saved plan exactly as reviewed (refused when the configuration or the instance moved
-since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused.
+since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused,
+130/143 interrupted by SIGINT/SIGTERM (the changes in flight finish, the rest are not started, all
+is reported and recorded; docs/plans.md#interrupted-applies).
 
   --auto-approve        apply an unsaved plan without asking (needed without a terminal)
   --allow-risky         apply changes flagged as risky (lock-out) that the configuration does

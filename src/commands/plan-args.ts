@@ -16,6 +16,9 @@ there are changes; 1 on any error.
   --show-private-content
                         with --show-content, show private projects' files too (CI logs reach
                         people those projects do not; docs/security.md)
+  --withhold-matches    replace the names selectors found by placeholders, as on a merge request
+                        (detected from CI_MERGE_REQUEST_IID, CI_PIPELINE_SOURCE, GITHUB_EVENT_NAME)
+  --show-matches        show them even on a merge request (docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
@@ -30,6 +33,8 @@ export const PLAN_OPTIONS = {
   'detailed-exitcode': { type: 'boolean', default: false },
   'show-content': { type: 'boolean', default: false },
   'show-private-content': { type: 'boolean', default: false },
+  'withhold-matches': { type: 'boolean', default: false },
+  'show-matches': { type: 'boolean', default: false },
   'unavailable-secrets': { type: 'string' },
   'max-changes': { type: 'string' },
   'max-match-change': { type: 'string' },
@@ -43,10 +48,15 @@ export interface PlanArgs extends CommonArgs {
   readonly detailedExitcode: boolean;
   readonly showContent: boolean;
   readonly showPrivateContent: boolean;
+  /** `--withhold-matches` / `--show-matches`; default: withheld on a merge request (docs/security.md). */
+  readonly matches?: 'withhold' | 'show';
 }
 
 export function parsePlanArgs(argv: readonly string[]): Parsed<PlanArgs> {
   const a = new ArgvReader('plan', argv, PLAN_OPTIONS);
+  const withhold = a.flag('withhold-matches');
+  const show = a.flag('show-matches');
+  if (withhold && show) a.problem('--withhold-matches and --show-matches cannot be given together', 'give one: --withhold-matches replaces the names selectors found, --show-matches shows them');
   return a.result({
     ...commonArgs(a),
     ...(a.str('out') !== undefined && { out: a.str('out') }),
@@ -56,5 +66,6 @@ export function parsePlanArgs(argv: readonly string[]): Parsed<PlanArgs> {
     // --show-private-content implies --show-content.
     showContent: a.flag('show-content') || a.flag('show-private-content'),
     showPrivateContent: a.flag('show-private-content'),
+    ...(withhold ? { matches: 'withhold' as const } : show ? { matches: 'show' as const } : {}),
   });
 }
