@@ -1,20 +1,10 @@
-const IPV4_PART = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)';
-const IPV4 = new RegExp(`^(?:${IPV4_PART}\\.){3}${IPV4_PART}$`);
-
-/**
- * 4 or 6 when `host` is an IP address, else 0: node:net's isIP (zone ids aside, never loopback),
- * without loading node:net and its streams into every `plumb validate`'s start-up.
- */
-function ipFamily(host: string): 0 | 4 | 6 {
-  if (IPV4.test(host)) return 4;
-  return host.includes(':') && URL.canParse(`http://[${host}]/`) ? 6 : 0;
-}
+import { isIP } from 'node:net';
 
 /** 127.0.0.0/8, ::1 (and IPv4-mapped 127/8), `localhost`. Expects `URL.hostname` (IPv6 in brackets). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === 'localhost' || host === 'localhost.') return true;
-  const family = ipFamily(host);
+  const family = isIP(host);
   if (family === 4) return host.startsWith('127.');
   if (family === 6) {
     if (host === '::1') return true;
