@@ -17,6 +17,12 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  // The launcher is CommonJS (bin/package.json), so a cold start skips node's ES module loader.
+  {
+    files: ['bin/plumb.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Import boundaries (docs/architecture.md). The engine runs whatever kinds commands/ hands it and
   // imports none; the emulator is a stand-in for the service and shares only the catalogue and small
   // utilities with the product; renderers read the public plan, nothing else.

@@ -14,20 +14,11 @@ import { errnoText, writeFileAtomic } from '../util/write-file.js';
 import type { Io } from './output.js';
 import { load, outputProblem, planWithProgress, usageProblem, withState } from './reconcile.js';
 import type { RunHooks } from './reconcile.js';
-import { parseReportArgs, REPORT_USAGE } from './report-args.js';
 import type { ReportArgs } from './report-args.js';
-import { problemView } from './views/problem.js';
-import { reportHelp, reportView } from './views/report.js';
+import { reportView } from './views/report.js';
 import type { ReportView } from './views/report.js';
 
-/** `plumb report ARGS…` from the command line (cli.ts dispatches here). */
-export async function runReportCommand(argv: readonly string[], io: Io, hooks: RunHooks = {}): Promise<number> {
-  const { args, diagnostics } = parseReportArgs(argv);
-  if (diagnostics.length > 0) return problemView(argv.includes('--json'), io).problem(diagnostics);
-  if (args.help) return reportHelp(io, REPORT_USAGE);
-  return runReport(args, io, hooks);
-}
-
+/** `plumb report` (cli.ts parses its arguments with parseReportArgs, commands/report-args.ts). */
 export async function runReport(args: ReportArgs, io: Io, hooks: RunHooks = {}): Promise<number> {
   const flags = {
     config: args.config,

@@ -89,8 +89,3 @@ class JsonReportView extends JsonLoadView implements ReportView {
   }
 }
 
-/** `plumb report --help`: the usage on stdout; exit 0. */
-export function reportHelp(io: Io, usage: string): number {
-  io.stdout(usage);
-  return 0;
-}
