@@ -16,6 +16,7 @@ import {
   type Params,
 } from './http.js';
 import { checkRawBlobLimit } from './limits.js';
+import { str } from './params.js';
 import type { EmulatorState, ProjectRecord } from './state.js';
 import { isoDateTime } from './time.js';
 
@@ -67,12 +68,6 @@ export function checkFilePath(path: string, allowInitialSeparator = false): stri
     if (!encodedSlash || first === '') fail();
   }
   return path;
-}
-
-function str(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return undefined;
 }
 
 function resolveRef(project: ProjectRecord, ref: string): Commit {

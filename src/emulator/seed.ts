@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/index.js';
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
 import { addJobToken, addMergeRequest, ciState } from './ci.js';
+import { seedVariable } from './variables.js';
 import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
 import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
@@ -66,6 +67,26 @@ const file = {
   ],
 };
 
+const variables = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['key', 'value'],
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string' },
+      value: { type: 'string' },
+      variable_type: { enum: ['env_var', 'file'] },
+      protected: { type: 'boolean' },
+      masked: { type: 'boolean' },
+      hidden: { type: 'boolean' },
+      raw: { type: 'boolean' },
+      environment_scope: { type: 'string' },
+      description: { type: 'string' },
+    },
+  },
+};
+
 const SEED_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -115,6 +136,7 @@ const SEED_SCHEMA = {
             type: 'array',
             items: { ...token, properties: { ...token.properties, access_level: { type: 'integer' } } },
           },
+          variables,
         },
       },
     },
@@ -176,6 +198,7 @@ const SEED_SCHEMA = {
             },
           },
           pages_access_level: { enum: ['disabled', 'private', 'enabled', 'public'] },
+          variables,
           pages: {
             type: 'object',
             additionalProperties: false,
@@ -420,8 +443,12 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       description: g.description ?? '',
       createdAt: now,
       members: memberMap(g.members, where),
+      variables: [],
     };
     state.groups.push(group);
+    (g.variables ?? []).forEach((v, j) => {
+      for (const problem of seedVariable(group, v)) problems.push(`${where}.variables[${j}]: ${problem}`);
+    });
     (g.access_tokens ?? []).forEach((t, j) => {
       const tw = `${where}.access_tokens[${j}]`;
       const level = t.access_level ?? DEFAULT_TOKEN_ACCESS_LEVEL;
@@ -556,8 +583,12 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       pagesAccessLevel: seedPages.enabled === false ? 'disabled' : (p.pages_access_level ?? 'enabled'),
       pages,
       lfsObjects,
+      variables: [],
     };
     state.projects.push(project);
+    (p.variables ?? []).forEach((v, j) => {
+      for (const problem of seedVariable(project, v)) problems.push(`${where}.variables[${j}]: ${problem}`);
+    });
     // What a pipeline of the project would have: merge requests to comment on, running jobs' tokens.
     const iids = new Set<number>();
     (p.merge_requests ?? []).forEach((mr, j) => {

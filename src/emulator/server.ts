@@ -25,6 +25,7 @@ import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-
 import { deletePages, getPages, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
+import { createVariable, deleteVariable, getVariable, listVariables, updateVariable } from './variables.js';
 import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
 import { createToken, enforceMaxLifetime, getToken, listTokens, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
@@ -99,15 +100,15 @@ const ROUTES: readonly Route[] = [
       return response;
     },
   },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(tokenCtx(ctx), g!) },
-  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(tokenCtx(ctx), g!) },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(tokenCtx(ctx), g!, t!) },
-  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(tokenCtx(ctx), g!, t!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(callCtx(ctx), g!) },
+  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(callCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(callCtx(ctx), g!, t!) },
+  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(callCtx(ctx), g!, t!) },
   {
     method: 'POST',
     pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}/rotate$`),
     ownScopes: true,
-    handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
+    handler: (ctx, [g, t]) => rotateToken(callCtx(ctx), g!, t!),
   },
   { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller, ctx.baseUrl) },
   { method: 'GET', pattern: /^\/personal_access_tokens\/self$/, ownScopes: true, handler: (ctx) => ownToken(ctx.state, ctx.caller) },
@@ -120,6 +121,18 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
+  ...(['groups', 'projects'] as const).flatMap((owner): Route[] => {
+    const kind = owner === 'groups' ? 'group' : 'project';
+    const list = new RegExp(`^/${owner}/${SEG}/variables$`);
+    const one = new RegExp(`^/${owner}/${SEG}/variables/${SEG}$`);
+    return [
+      { method: 'GET', pattern: list, handler: (ctx, [o]) => listVariables(callCtx(ctx), kind, o!) },
+      { method: 'POST', pattern: list, handler: (ctx, [o]) => createVariable(callCtx(ctx), kind, o!) },
+      { method: 'GET', pattern: one, handler: (ctx, [o, k]) => getVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'PUT', pattern: one, handler: (ctx, [o, k]) => updateVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'DELETE', pattern: one, handler: (ctx, [o, k]) => deleteVariable(callCtx(ctx), kind, o!, k!) },
+    ];
+  }),
   { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups(listCtx(ctx)) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/projects$`), handler: (ctx, [g]) => listGroupProjects(listCtx(ctx), g!) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/subgroups$`), handler: (ctx, [g]) => listSubgroups(listCtx(ctx), g!) },
@@ -140,7 +153,8 @@ function pageOf(ctx: Ctx) {
   return { url: ctx.endpointUrl, query: ctx.query, countLimit: ctx.state.paginationCountLimit };
 }
 
-function tokenCtx(ctx: Ctx) {
+/** What the token and variable handlers take: state, caller, parameters, the page request. */
+function callCtx(ctx: Ctx) {
   return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: pageOf(ctx) };
 }
 

@@ -42,6 +42,22 @@ export interface TokenRecord {
   groupId: number | null;
 }
 
+/**
+ * A CI/CD variable of a project or group (variables.ts). `hidden` is the real `masked_and_hidden`:
+ * its value is kept (pipelines read it) but never returned by the API again.
+ */
+export interface VariableRecord {
+  key: string;
+  value: string;
+  variableType: 'env_var' | 'file';
+  protected: boolean;
+  masked: boolean;
+  hidden: boolean;
+  raw: boolean;
+  environmentScope: string;
+  description: string | null;
+}
+
 export interface GroupRecord {
   id: number;
   fullPath: string;
@@ -53,6 +69,8 @@ export interface GroupRecord {
   createdAt: Date;
   /** user id -> access level */
   members: Map<number, number>;
+  /** The group's CI/CD variables, in creation order. */
+  variables: VariableRecord[];
 }
 
 export interface PagesDomain {
@@ -110,6 +128,8 @@ export interface ProjectRecord {
   pages: PagesRecord;
   /** LFS objects by sha256 oid. */
   lfsObjects: Map<string, Buffer>;
+  /** The project's CI/CD variables, in creation order. */
+  variables: VariableRecord[];
 }
 
 export interface InstanceRecord {

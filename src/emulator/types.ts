@@ -107,6 +107,26 @@ export interface SeedUser {
   personal_access_tokens?: SeedPersonalToken[];
 }
 
+/** A CI/CD variable of a seeded project or group (the API's fields and defaults). */
+export interface SeedVariable {
+  /** `[A-Za-z0-9_]`, at most 255 characters; once per `environment_scope`. */
+  key: string;
+  value: string;
+  /** Default `env_var`. */
+  variable_type?: 'env_var' | 'file';
+  /** Default false. */
+  protected?: boolean;
+  /** Default false; the value must then satisfy the masking rules. */
+  masked?: boolean;
+  /** The API's `masked_and_hidden` (implies masked): the value is never returned. Default false. */
+  hidden?: boolean;
+  /** Default false. */
+  raw?: boolean;
+  /** Default `*`. */
+  environment_scope?: string;
+  description?: string;
+}
+
 export interface SeedMember {
   username: string;
   access_level: number;
@@ -122,6 +142,8 @@ export interface SeedGroup {
   description?: string;
   members?: SeedMember[];
   access_tokens?: SeedGroupToken[];
+  /** The group's CI/CD variables. */
+  variables?: SeedVariable[];
 }
 
 /** File content: a string (UTF-8 text) or an object. */
@@ -214,6 +236,8 @@ export interface SeedProject {
    */
   pages_access_level?: 'disabled' | 'private' | 'enabled' | 'public';
   pages?: SeedPages;
+  /** The project's CI/CD variables. */
+  variables?: SeedVariable[];
 }
 
 export interface SeedMergeRequest {
