@@ -15,6 +15,7 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import { pushError } from './branches.js';
 import { checkRawBlobLimit } from './limits.js';
 import { str } from './params.js';
 import type { EmulatorState, ProjectRecord } from './state.js';
@@ -430,8 +431,8 @@ function commitChange(
   };
 
   // Commits::CreateService validations.
-  const level = caller.admin ? 50 : state.projectAccess(caller.user.id, project);
-  if (project.protectedBranches.has(p.branch) && level < 40) fail('You are not allowed to push into this branch');
+  const denied = pushError(state, caller, project, p.branch);
+  if (denied) fail(denied);
   const emptyRepo = repo.branches.size === 0;
   const startBranch = p.startBranch ?? p.branch;
   if (!emptyRepo && !repo.branches.has(startBranch)) fail('You can only create or edit files when you are on a branch');
@@ -468,7 +469,7 @@ function commitChange(
   // The first commit of an empty repository makes its branch the default branch (and the default
   // branch's protection moves with it), as the real service does on a first push.
   if (emptyRepo && project.defaultBranch !== p.branch) {
-    if (project.protectedBranches.delete(project.defaultBranch)) project.protectedBranches.add(p.branch);
+    for (const rule of project.protectedBranches) if (rule.name === project.defaultBranch) rule.name = p.branch;
     project.defaultBranch = p.branch;
   }
   repo.commit({

@@ -8,6 +8,16 @@ import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, credential, identify, requireCaller, requireScope, type Caller } from './auth.js';
 import { checkMaintenanceMode, checkThrottles } from './limits.js';
 import { FaultInjector } from './faults.js';
+import {
+  createBranch,
+  createProtectedBranch,
+  deleteBranch,
+  deleteProtectedBranch,
+  getBranch,
+  getProtectedBranch,
+  listBranches,
+  listProtectedBranches,
+} from './branches.js';
 import { ciRoute } from './ci-routes.js';
 import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
@@ -133,6 +143,14 @@ const ROUTES: readonly Route[] = [
       { method: 'DELETE', pattern: one, handler: (ctx, [o, k]) => deleteVariable(callCtx(ctx), kind, o!, k!) },
     ];
   }),
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), handler: (ctx, [p]) => createBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, b]) => getBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), handler: (ctx, [p, b]) => deleteBranch(branchCtx(ctx), p!, b!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => listProtectedBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => createProtectedBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => getProtectedBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => deleteProtectedBranch(branchCtx(ctx), p!, b!) },
   { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups(listCtx(ctx)) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/projects$`), handler: (ctx, [g]) => listGroupProjects(listCtx(ctx), g!) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/subgroups$`), handler: (ctx, [g]) => listSubgroups(listCtx(ctx), g!) },
@@ -156,6 +174,11 @@ function pageOf(ctx: Ctx) {
 /** What the token and variable handlers take: state, caller, parameters, the page request. */
 function callCtx(ctx: Ctx) {
   return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: pageOf(ctx) };
+}
+
+/** What the branch handlers take: the call context plus the base URL (`web_url`). */
+function branchCtx(ctx: Ctx) {
+  return { ...callCtx(ctx), baseUrl: ctx.baseUrl };
 }
 
 function listCtx(ctx: Ctx) {

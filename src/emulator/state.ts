@@ -95,6 +95,20 @@ export interface PagesRecord {
 
 export type PagesAccessLevel = 'disabled' | 'private' | 'enabled' | 'public';
 
+/**
+ * A protected branch rule (branches.ts): a name or wildcard (`release/*`) and the roles that may
+ * push and merge (0 No one, 30 Developers + Maintainers, 40 Maintainers, 60 Admins).
+ */
+export interface ProtectedBranchRecord {
+  id: number;
+  name: string;
+  pushAccessLevel: number;
+  mergeAccessLevel: number;
+  unprotectAccessLevel: number;
+  allowForcePush: boolean;
+  codeOwnerApprovalRequired: boolean;
+}
+
 export interface ProjectRecord {
   id: number;
   pathWithNamespace: string;
@@ -118,7 +132,8 @@ export interface ProjectRecord {
    */
   sharedWith: Map<number, number>;
   repo: Repository;
-  protectedBranches: Set<string>;
+  /** Protected branch rules, in creation order (the seed's, else the instance default's). */
+  protectedBranches: ProtectedBranchRecord[];
   /**
    * The project's Pages feature, as the real project API's `pages_access_level`: `disabled` turns
    * the Pages endpoints off for the project (404); any other level leaves them on.
@@ -151,7 +166,7 @@ export function tokenDigest(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-export type IdKind = 'user' | 'token' | 'group' | 'project';
+export type IdKind = 'user' | 'token' | 'group' | 'project' | 'protected_branch';
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
@@ -174,7 +189,7 @@ export class EmulatorState {
   now: () => Date = () => new Date();
   /** Fixed-window rate-limit counters: key -> window. */
   readonly rateLimits = new Map<string, { start: number; count: number }>();
-  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1 };
+  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1, protected_branch: 1 };
 
   nextId(kind: IdKind): number {
     return this.counters[kind]++;

@@ -221,8 +221,13 @@ export interface SeedProject {
   branches?: Record<string, SeedBranch>;
   /** Tag name -> branch name or commit-ish. */
   tags?: Record<string, string>;
-  /** Branches only Maintainers may push to (default: the default branch). */
-  protected_branches?: string[];
+  /**
+   * Protected branches: a name (or wildcard) that only Maintainers may push to and merge into, or a
+   * rule with its levels (0 No one, 30 Developers + Maintainers, 40 Maintainers, 60 Admins).
+   * Default: the default branch, protected as the instance setting
+   * `default_branch_protection_defaults` says (Maintainers push and merge, unless changed).
+   */
+  protected_branches?: (string | SeedProtectedBranch)[];
   /** Open merge requests a note can be posted on (`plumb comment`), by `iid`; title optional. */
   merge_requests?: SeedMergeRequest[];
   /**
@@ -238,6 +243,16 @@ export interface SeedProject {
   pages?: SeedPages;
   /** The project's CI/CD variables. */
   variables?: SeedVariable[];
+}
+
+export interface SeedProtectedBranch {
+  name: string;
+  /** Default 40. */
+  push_access_level?: number;
+  /** Default 40. */
+  merge_access_level?: number;
+  /** Default false. */
+  allow_force_push?: boolean;
 }
 
 export interface SeedMergeRequest {
