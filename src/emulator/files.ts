@@ -466,12 +466,7 @@ function commitChange(
     name: p.authorName ?? caller.user.name,
     email: p.authorEmail ?? caller.user.email,
   };
-  // The first commit of an empty repository makes its branch the default branch (and the default
-  // branch's protection moves with it), as the real service does on a first push.
-  if (emptyRepo && project.defaultBranch !== p.branch) {
-    for (const rule of project.protectedBranches) if (rule.name === project.defaultBranch) rule.name = p.branch;
-    project.defaultBranch = p.branch;
-  }
+  if (emptyRepo) adoptFirstBranch(project, p.branch);
   repo.commit({
     branch: p.branch,
     ...(parent ? { parent } : {}),
@@ -486,8 +481,18 @@ function commitChange(
   return json(method === 'POST' ? 201 : 200, { file_path: path, branch: p.branch });
 }
 
+/**
+ * The first commit of an empty repository makes its branch the default branch (and the default
+ * branch's protection moves with it), as the real service does on a first push.
+ */
+export function adoptFirstBranch(project: ProjectRecord, branch: string): void {
+  if (project.defaultBranch === branch) return;
+  for (const rule of project.protectedBranches) if (rule.name === project.defaultBranch) rule.name = branch;
+  project.defaultBranch = branch;
+}
+
 /** `a/b/c.txt` -> ['a', 'a/b']. */
-function ancestors(path: string): string[] {
+export function ancestors(path: string): string[] {
   const parts = path.split('/');
   return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }

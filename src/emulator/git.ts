@@ -138,7 +138,7 @@ export function splitLines(data: Buffer): string[] {
  * For each line of `b`, the index of the matching line of `a` (or -1): common prefix and suffix,
  * then an LCS over the middle when it is small enough (otherwise the middle counts as new).
  */
-function matchLines(a: readonly string[], b: readonly string[]): number[] {
+export function matchLines(a: readonly string[], b: readonly string[]): number[] {
   const result = new Array<number>(b.length).fill(-1);
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) {

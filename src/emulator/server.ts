@@ -19,6 +19,7 @@ import {
   listProtectedBranches,
 } from './branches.js';
 import { ciRoute } from './ci-routes.js';
+import { createCommit, getCommit, listCommits } from './commits.js';
 import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
@@ -147,6 +148,9 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), handler: (ctx, [p]) => createBranch(branchCtx(ctx), p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, b]) => getBranch(branchCtx(ctx), p!, b!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), handler: (ctx, [p, b]) => deleteBranch(branchCtx(ctx), p!, b!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listCommits(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), handler: (ctx, [p]) => createCommit(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, c]) => getCommit(branchCtx(ctx), p!, c!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => listProtectedBranches(branchCtx(ctx), p!) },
   { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => createProtectedBranch(branchCtx(ctx), p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => getProtectedBranch(branchCtx(ctx), p!, b!) },
