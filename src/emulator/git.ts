@@ -112,6 +112,8 @@ export interface CommitRequest {
   readonly branch: string;
   /** Commit to build on; undefined for a root commit. */
   readonly parent?: Commit;
+  /** Further parents (a merge commit's merged head). */
+  readonly otherParents?: readonly Commit[];
   /** path -> new blob, or null to delete. */
   readonly changes: ReadonlyMap<string, BlobEntry | null>;
   readonly author: Person;
@@ -226,7 +228,7 @@ export class Repository {
     }
     const base = {
       treeId: treeId(files),
-      parentIds: req.parent ? [req.parent.id] : [],
+      parentIds: [...(req.parent ? [req.parent.id] : []), ...(req.otherParents ?? []).map((c) => c.id)],
       author: req.author,
       committer: req.committer,
       authoredDate: req.date,

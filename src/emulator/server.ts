@@ -30,6 +30,14 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import {
+  createMergeRequest,
+  getMergeRequest,
+  listAllMergeRequests,
+  listProjectMergeRequests,
+  mergeMergeRequest,
+  updateMergeRequest,
+} from './merge-requests.js';
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
 import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
@@ -151,6 +159,12 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listCommits(branchCtx(ctx), p!) },
   { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), handler: (ctx, [p]) => createCommit(branchCtx(ctx), p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, c]) => getCommit(branchCtx(ctx), p!, c!) },
+  { method: 'GET', pattern: /^\/merge_requests$/, handler: (ctx) => listAllMergeRequests(branchCtx(ctx)) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => listProjectMergeRequests(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => createMergeRequest(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => getMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => updateMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}/merge$`), handler: (ctx, [p, m]) => mergeMergeRequest(branchCtx(ctx), p!, m!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => listProtectedBranches(branchCtx(ctx), p!) },
   { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => createProtectedBranch(branchCtx(ctx), p!) },
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => getProtectedBranch(branchCtx(ctx), p!, b!) },

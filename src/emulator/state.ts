@@ -166,7 +166,7 @@ export function tokenDigest(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-export type IdKind = 'user' | 'token' | 'group' | 'project' | 'protected_branch';
+export type IdKind = 'user' | 'token' | 'group' | 'project' | 'protected_branch' | 'merge_request';
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
@@ -189,7 +189,7 @@ export class EmulatorState {
   now: () => Date = () => new Date();
   /** Fixed-window rate-limit counters: key -> window. */
   readonly rateLimits = new Map<string, { start: number; count: number }>();
-  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1, protected_branch: 1 };
+  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1, protected_branch: 1, merge_request: 1 };
 
   nextId(kind: IdKind): number {
     return this.counters[kind]++;
