@@ -51,7 +51,8 @@ const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration 
 Usage:
   plumb validate [PATHS...] [--json | --format codequality]
                                             check configuration offline (exit 0 valid, 1 invalid)
-  plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
+  plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--html FILE]
+             [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
   plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--allow-destroy]
@@ -59,7 +60,7 @@ Usage:
                                             carry out a saved plan, or plan and apply (asks on a TTY);
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
-  plumb drift [PATHS...] [--json] [--junit FILE]
+  plumb drift [PATHS...] [--json] [--junit FILE] [--html FILE]
                                             exit 0 in sync, 2 drift, 1 error
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
@@ -126,6 +127,7 @@ there are changes; 1 on any error.
   --out FILE            save the plan (JSON) for \`plumb apply FILE\`
   --markdown FILE       the plan as a merge-request comment
   --report FILE         a {create, update, delete} report for merge-request widgets
+  --html FILE           the plan as one self-contained HTML page (docs/report.md#the-html-page)
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff; the
                         live side of a private project's file is withheld (only its line count)
@@ -142,6 +144,7 @@ ${COMMON_HELP}`,
       out: { type: 'string' },
       markdown: { type: 'string' },
       report: { type: 'string' },
+      html: { type: 'string' },
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
       'show-private-content': { type: 'boolean', default: false },
@@ -179,11 +182,13 @@ Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
 
   --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
                         failure), for the service's artifacts:reports:junit
+  --html FILE           also write the result as one self-contained HTML page
+                        (docs/report.md#the-html-page)
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, html: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -640,6 +645,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       out: values.out as string | undefined,
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
+      html: values.html as string | undefined,
       detailedExitcode: values['detailed-exitcode'] === true,
       showContent: values['show-content'] === true || values['show-private-content'] === true,
       showPrivateContent: values['show-private-content'] === true,
@@ -667,7 +673,7 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io, hooks);
   }
-  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined };
+  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined, html: values.html as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io, hooks);
 }
