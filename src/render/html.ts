@@ -154,7 +154,8 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
     cards,
     fleet,
     statuses,
-    instances: plan.instances.map((i) => ({ ...i, rows: rowsOf.get(i.name) ?? [] })),
+    // What needs a reviewer's eye first (a stable sort: in plan order within a status).
+    instances: plan.instances.map((i) => ({ ...i, rows: [...(rowsOf.get(i.name) ?? [])].sort((a, b) => a.rank - b.rank) })),
     risks: plan.risks,
     expiry,
     notes: plan.drift.filter((d) => d.informational).map((d) => ({ address: d.address, summary: d.summary })),
@@ -297,6 +298,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 thead th{background:var(--panel)}
 table.fields{margin:.3rem 0;width:auto}
 details summary{cursor:pointer;overflow-wrap:anywhere}
+table.resources{table-layout:fixed}table.resources td>details>summary{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+table.resources th:nth-child(1){width:55%}table.resources th:nth-child(2){width:16%}table.resources th:nth-child(3){width:11%}table.resources th:nth-child(4){width:18%}
 .controls{display:flex;flex-wrap:wrap;gap:1rem;align-items:end;margin:.5rem 0}
 .controls label{display:flex;flex-direction:column;font-size:.9rem}
 input,select,button{font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--muted);border-radius:4px;padding:.2rem .4rem}
@@ -317,13 +320,14 @@ const SCRIPT = `
     var table = document.getElementById(box.getAttribute('data-table'));
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var text = rows.map(function (r) { return r.textContent.toLowerCase(); });
+    var text = null;
     var input = box.querySelector('input');
     var select = box.querySelector('select');
     var out = box.querySelector('output');
     box.hidden = false;
     function filter() {
       var q = input.value.trim().toLowerCase();
+      if (text === null) text = rows.map(function (r) { return r.textContent.toLowerCase(); });
       var s = select.value;
       var shown = 0;
       rows.forEach(function (r, i) {
@@ -346,7 +350,7 @@ const SCRIPT = `
         var dir = th.getAttribute('aria-sort') === 'ascending' ? 'descending' : 'ascending';
         heads.forEach(function (h) { h.removeAttribute('aria-sort'); });
         th.setAttribute('aria-sort', dir);
-        var key = function (r) { var c = r.cells[col]; return c.getAttribute('data-sort') || c.textContent; };
+        var key = function (r) { var c = r.cells[col]; return c.getAttribute('data-sort') || (c.querySelector('summary') || c).textContent; };
         var sorted = rows.slice().sort(function (a, b) {
           var x = key(a), y = key(b);
           var c = x < y ? -1 : x > y ? 1 : 0;
@@ -439,7 +443,7 @@ function timeline(entries: readonly Expiry[], days?: number): string {
     perDay.set(e.daysLeft, d);
   }
   const most = Math.max(1, ...[...perDay.values()].map((d) => d.expired + d.expiring + d.rotating + d.set));
-  const W = 800, H = 180, left = 40, right = 10, top = 10, bottom = 40;
+  const W = 800, H = 180, left = 40, right = 30, top = 10, bottom = 40;
   const span = end - start + 1;
   const bw = (W - left - right) / span;
   const x = (day: number) => left + (day - start) * bw;
@@ -480,8 +484,8 @@ function instanceSection(inst: Page['instances'][number], n: number, statuses: r
   const rows = inst.rows
     .map((r) => {
       const rank = String(r.rank).padStart(2, '0');
-      return `<tr data-status="${t(r.status)}"><td data-sort="${t(r.address)}"><details><summary><code>${t(r.address)}</code></summary>${r.body}</details></td><td>${t(r.kind)}</td><td data-sort="${rank}" class="${r.tone}">${t(r.status)}</td><td>${r.selector !== undefined ? `<code>${t(r.selector)}</code>` : ''}</td></tr>`;
+      return `<tr data-status="${t(r.status)}"><td><details><summary>${t(r.address)}</summary>${r.body}</details></td><td>${t(r.kind)}</td><td data-sort="${rank}" class="${r.tone}">${t(r.status)}</td><td>${r.selector !== undefined ? `<code>${t(r.selector)}</code>` : ''}</td></tr>`;
     })
     .join('\n');
-  return `${head}${controls}<div class="scroll"><table id="${id}-table"><caption class="meta">${count(inst.rows.length)} resource(s); open a row for its details.</caption><thead><tr>${th('Resource')}${th('Kind')}${th('Status')}${th('Selector')}</tr></thead><tbody>\n${rows}\n</tbody></table></div></section>`;
+  return `${head}${controls}<div class="scroll"><table id="${id}-table" class="resources"><caption class="meta">${count(inst.rows.length)} resource(s); open a row for its details.</caption><thead><tr>${th('Resource')}${th('Kind')}${th('Status')}${th('Selector')}</tr></thead><tbody>\n${rows}\n</tbody></table></div></section>`;
 }
