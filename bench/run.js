@@ -38,6 +38,7 @@ rows.push(...(await (await import('./export.js')).exportBenchmarks()));
 rows.push(...(await (await import('./targets.js')).targetBenchmarks()));
 rows.push(...(await (await import('./discovery.js')).discoveryBenchmarks()));
 rows.push(...(await (await import('./fleet.js')).fleetBenchmarks()));
+rows.push(...(await (await import('./html.js')).htmlBenchmarks()));
 rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
 rows.push(...(await import('./soak.js')).soakBenchmarks());
 rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));
