@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { Action, ExpiryEntry, Plan, PlanDiagnostic, PlanRisk, ResourceChange } from '../engine/plan.js';
 import type { ComplianceCounts, ComplianceStatus, Report, ReportResource } from '../engine/report.js';
+import { daysBetween } from '../util/days.js';
 import { htmlText as t } from '../util/html.js';
 import { count } from './groups.js';
 import { reasonWords, renderDiagnosticLine } from './human.js';
@@ -179,24 +180,23 @@ function planRow(c: ResourceChange, drift: readonly Plan['drift'][number][], dia
   return { address: c.address, kind: c.kind, status, rank, tone, ...(c.selector !== undefined && { selector: c.selector }), body: parts.join('') };
 }
 
-/** The token expiry dates a plan holds (what it creates, re-issues or rotates), for its timeline. */
+/**
+ * The expiry dates a plan sets (an `expires_at` it creates, re-issues or rotates: a token's, whatever
+ * the kind), for its timeline.
+ */
 function plannedExpiries(changes: readonly ResourceChange[], today: string): Expiry[] {
   const out: Expiry[] = [];
   for (const c of changes) {
-    if (c.kind !== 'group_access_token' || c.action === 'no-op' || c.action === 'delete') continue;
+    if (c.action === 'no-op' || c.action === 'delete') continue;
     const a = c.attributes.find((x) => x.name === 'expires_at');
     if (!a || typeof a.after !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(a.after)) continue;
-    out.push({ date: a.after.slice(0, 10), daysLeft: daysBetween(today, a.after), state: 'set', what: 'token', name: c.address, where: c.instance, note: `${ACTION_WORD[c.action]}${typeof a.before === 'string' ? ` (was ${a.before.slice(0, 10)})` : ''}` });
+    out.push({ date: a.after.slice(0, 10), daysLeft: daysBetween(today, a.after), state: 'set', what: c.kind, name: c.address, where: c.instance, note: `${ACTION_WORD[c.action]}${typeof a.before === 'string' ? ` (was ${a.before.slice(0, 10)})` : ''}` });
   }
   return out.sort((x, y) => x.daysLeft - y.daysLeft || (x.name < y.name ? -1 : 1));
 }
 
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(to.slice(0, 10) + 'T00:00:00Z') - Date.parse(from.slice(0, 10) + 'T00:00:00Z')) / 86_400_000);
-}
-
 function fromHorizon(e: ExpiryEntry): Expiry {
-  const what = e.what === 'group_access_token' ? (e.declared === false ? 'token (undeclared)' : 'token') : e.what === 'pages_certificate' ? 'certificate' : 'unverified domain';
+  const what = e.what === 'pages_certificate' ? 'certificate' : e.what === 'pages_domain_verification' ? 'unverified domain' : e.declared === false ? 'token (undeclared)' : 'token';
   const note = e.state === 'rotating' ? `plumb rotates it${e.rotatesOn ? ` on ${e.rotatesOn}` : ''}` : e.state === 'expired' ? (e.what === 'pages_domain_verification' ? 'lapsed' : 'expired') : e.daysLeft === 0 ? 'today' : `in ${count(e.daysLeft)} day(s)`;
   return { date: e.expiresAt.slice(0, 10), daysLeft: e.daysLeft, state: e.state, what, name: e.subject ? `${e.name} (${e.subject})` : e.name, where: `${e.instance} ${e.container === 'groups' ? 'group' : 'project'} ${e.path}`, note };
 }

@@ -39,7 +39,7 @@ function hostilePlan(): Plan {
     targets: [HOSTILE],
     drift: [{ address: HOSTILE, instance: 'local', kind: 'group_access_token', summary: HOSTILE, attributes: [], informational: true }],
     risks: [{ address: HOSTILE, instance: 'local', id: HOSTILE, summary: HOSTILE, acknowledged: false }],
-    diagnostics: [{ severity: 'warning', code: 'PLUMB_X', summary: HOSTILE, address: HOSTILE, file: HOSTILE, line: 1, column: 1 }],
+    diagnostics: [{ severity: 'warning', code: 'PLUMB_API_NOT_FOUND', summary: HOSTILE, address: HOSTILE, file: HOSTILE, line: 1, column: 1 }],
     selectors: [{ instance: 'local', container: 'projects', selector: HOSTILE, matched: 3, at: HOSTILE }],
     expiring: {
       within: HOSTILE,
