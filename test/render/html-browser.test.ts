@@ -8,6 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import type { Plan } from '../../src/engine/plan.js';
+import { buildReport } from '../../src/engine/report.js';
+import { renderReportHtml } from '../../src/render/html.js';
+import { REASON_TEXT } from '../../src/resources/index.js';
 import { CHROMIUM, axeSource, launchChromium, openPage } from '../helpers/browser.js';
 import { failWithoutCliInCi } from '../helpers/terraform.js';
 import { BASE_DAY, addDays, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
@@ -23,6 +27,7 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   let browser: Browser;
   let plan: string;
   let drift: string;
+  let report: string;
 
   beforeAll(async () => {
     h = await harness({
@@ -30,14 +35,21 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
         { full_path: 'platform', access_tokens: [seedToken(HOSTILE, 'seeded-hostile-html-0001', { id: 41, expires_at: addDays(BASE_DAY, 5) })] },
         { full_path: 'web' },
       ],
+      projects: [
+        { path_with_namespace: 'web/site-a', default_branch: 'main', files: { 'README.md': 'hello\n' } },
+        { path_with_namespace: 'web/site-b', default_branch: 'main', files: { 'README.md': 'old\n' } },
+      ],
     });
     h.config({
       platform: { tokens: { deploy: { expires_at: addDays(BASE_DAY, 200) }, build: { expires_at: addDays(BASE_DAY, 100) } } },
       web: { tokens: { publish: { expires_at: addDays(BASE_DAY, 300) } } },
     });
-    const p = await h.run(['plan', '--html', 'plan.html']);
+    // A selector over two projects: one README in sync, one drifted.
+    h.wd.write('plumb.yaml', h.wd.read('plumb.yaml') + '    projects:\n      "web/**":\n        files:\n          README.md:\n            content: "hello\\n"\n');
+    const p = await h.run(['plan', '--html', 'plan.html', '--out', 'plan.json']);
     expect(p.code, p.stderr).toBe(0);
     plan = h.wd.read('plan.html');
+    report = renderReportHtml(buildReport(JSON.parse(h.wd.read('plan.json')) as Plan, { requestsUsed: 10, budgetExhausted: false }), REASON_TEXT);
     const d = await h.run(['drift', '--html', 'drift.html']);
     expect(d.code, d.stderr).toBe(2);
     drift = h.wd.read('drift.html');
@@ -50,14 +62,15 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   });
 
   it('renders with no console error and no network request, its script allowed by the CSP', async () => {
-    for (const html of [plan, drift]) {
+    for (const html of [plan, drift, report]) {
       const context = await browser.newContext();
       const { page, errors, requests } = await openPage(context, html);
       // The filter controls are hidden until the script runs: shown means the CSP hash let it run.
       await expect.poll(() => page.locator('.controls').first().isVisible()).toBe(true);
       expect(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+';/);
       expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Summary', 'Risks', 'Expiry timeline']));
-      expect(await page.locator('svg[role="img"]').count()).toBe(1);
+      // The timeline charts the expiry dates the plan sets; a report made without --expiring-within has none.
+      expect(await page.locator('svg[role="img"]').count()).toBe(html === report ? 0 : 1);
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
       await context.close();
@@ -69,10 +82,10 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
     const { page, errors } = await openPage(context, plan);
     const rows = page.locator('#instance-0-table > tbody > tr');
     const visible = () => rows.evaluateAll((rs) => rs.filter((r) => !r.hasAttribute('hidden')).map((r) => r.querySelector('summary')!.textContent));
-    expect((await visible()).length).toBe(3);
+    expect((await visible()).length).toBe(5);
     await page.getByLabel("Filter local's resources").fill('PLATFORM');
     expect(await visible()).toEqual(['local.group["platform"].access_token["deploy"]', 'local.group["platform"].access_token["build"]']);
-    await expect.poll(() => page.locator('#instance-0 ~ .controls output, .controls output').first().textContent()).toBe('Showing 2 of 3');
+    await expect.poll(() => page.locator('#instance-0 ~ .controls output, .controls output').first().textContent()).toBe('Showing 2 of 5');
     await page.getByRole('button', { name: 'Resource' }).click();
     expect(await visible()).toEqual(['local.group["platform"].access_token["build"]', 'local.group["platform"].access_token["deploy"]']);
     expect(await page.locator('th[aria-sort]').getAttribute('aria-sort')).toBe('ascending');
@@ -83,7 +96,9 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
     expect((await visible()).length).toBe(3);
     await page.getByLabel("Filter local's resources").fill('web');
     expect(await visible()).toEqual(['local.group["web"].access_token["publish"]']);
-    expect(await page.getByLabel('Status').locator('option').allTextContents(), 'the statuses the table holds').toEqual(['any', 'create']);
+    await page.getByLabel('Status').selectOption('update');
+    expect(await visible()).toEqual(['local.project["web/site-b"].branch["main"].file["README.md"]']);
+    expect(await page.getByLabel('Status').locator('option').allTextContents(), 'the statuses the table holds, worst first').toEqual(['any', 'update', 'create', 'no change']);
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -107,7 +122,7 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   it('is readable without JavaScript: every row shown, no dead control, details open', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const { page, errors } = await openPage(context, plan);
-    expect(await page.locator('#instance-0-table > tbody > tr:visible').count()).toBe(3);
+    expect(await page.locator('#instance-0-table > tbody > tr:visible').count()).toBe(5);
     expect(await page.locator('.controls').first().isVisible()).toBe(false);
     expect(await page.locator('th button:visible').count()).toBe(0);
     await page.locator('#instance-0-table summary').first().click();
@@ -147,7 +162,7 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   it('has no accessibility violation (axe-core, WCAG 2.1 A and AA), in light and in dark mode', async () => {
     const source = axeSource();
     for (const colorScheme of ['light', 'dark'] as const) {
-      for (const html of [plan, drift]) {
+      for (const html of [plan, drift, report]) {
         const context = await browser.newContext({ colorScheme });
         const { page, errors } = await openPage(context, html);
         await page.evaluate(`document.querySelectorAll('details').forEach((d) => (d.open = true))`);
