@@ -6,6 +6,7 @@
  * pages are made by the CLI against the emulator. (How fast a 3,000-project page opens is measured
  * in bench/, not here.)
  */
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Plan } from '../../src/engine/plan.js';
@@ -59,6 +60,8 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.close();
+    // workdir() leaves its directory behind; this suite removes its own.
+    if (h) rmSync(h.wd.dir, { recursive: true, force: true });
   });
 
   it('renders with no console error and no network request, its script allowed by the CSP', async () => {
