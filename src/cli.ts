@@ -46,6 +46,11 @@ const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one ins
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
 
+const EXPIRING_HELP = `  --expiring-within DURATION
+                        also list group access tokens, Pages certificates and unverified Pages
+                        domains that expire within DURATION (30d, 4w), soonest first
+                        (docs/report.md#the-expiry-horizon)`;
+
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
 Usage:
@@ -62,6 +67,10 @@ Usage:
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json] [--junit FILE] [--html FILE]
                                             exit 0 in sync, 2 drift, 1 error
+  plumb report [PATHS...] [--json] [--out FILE] [--markdown FILE] [--html FILE] [--max-requests N]
+               [--expiring-within 30d]
+                                            read-only compliance report of every declared resource
+                                            (exit 0 compliant, 2 not, 1 error; docs/report.md)
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
                                             write the live instance as a configuration (exit 0
@@ -136,6 +145,7 @@ there are changes; 1 on any error.
                         people those projects do not; docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
+${EXPIRING_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
@@ -151,6 +161,7 @@ ${COMMON_HELP}`,
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
       'max-match-change': { type: 'string' },
+      'expiring-within': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -178,17 +189,19 @@ ${COMMON_HELP}`,
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
 
-Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
+Compares the instance with the configuration. Exit 0 in sync, 2 drift (or, with
+--expiring-within, something expires within the window), 1 error.
 
   --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
                         failure), for the service's artifacts:reports:junit
   --html FILE           also write the result as one self-contained HTML page
                         (docs/report.md#the-html-page)
 ${UNAVAILABLE_HELP}
+${EXPIRING_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, html: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, html: { type: 'string' }, 'unavailable-secrets': { type: 'string' }, 'expiring-within': { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -337,6 +350,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
       case 'apply':
       case 'drift':
         return await runReconcile(command, rest, io, hooks);
+      case 'report':
+        return await (await import('./commands/report.js')).runReportCommand(rest, io, hooks);
       case 'export':
         return await runExportCommand(rest, io, hooks);
       case 'show': {
@@ -639,9 +654,11 @@ function checkTargets(command: CommandName, targets: readonly string[] = []): st
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io, hooks: CommandHooks): Promise<number> {
   const { values, positionals } = parse(command, rest);
   if (values.help) return usage(command, io);
+  const expiringWithin = await expiring(command, values['expiring-within']);
   if (command === 'plan') {
     const flags = {
       ...common(command, values, positionals),
+      ...(expiringWithin && { expiringWithin }),
       out: values.out as string | undefined,
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
@@ -673,9 +690,18 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io, hooks);
   }
-  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined, html: values.html as string | undefined };
+  const flags = { ...common(command, values, positionals), ...(expiringWithin && { expiringWithin }), junit: values.junit as string | undefined, html: values.html as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io, hooks);
+}
+
+/** `--expiring-within` of plan and drift, checked as report checks it (commands/report-args.ts). */
+async function expiring(command: CommandName, raw: Values[string]): Promise<{ written: string; days: number } | undefined> {
+  if (typeof raw !== 'string') return undefined;
+  const { parseExpiringWithin } = await import('./commands/report-args.js');
+  const w = parseExpiringWithin(raw, command);
+  if ('severity' in w) throw new UsageError(w);
+  return w;
 }
 
 /** `--lock-timeout`, checked: a duration such as 0, 30s, 5m, 1h (a bare number is seconds). */

@@ -104,8 +104,9 @@ export class RequestBudget {
   #used = 0;
   #refused = 0;
 
+  /** `max`: a whole number of requests, or Infinity to count them without a bound. */
   constructor(readonly max: number) {
-    if (!Number.isInteger(max) || max < 0) throw new RangeError('a request budget is a whole number of requests');
+    if (!(Number.isInteger(max) || max === Number.POSITIVE_INFINITY) || max < 0) throw new RangeError('a request budget is a whole number of requests');
   }
 
   /** Takes one request; false when the budget is spent (the request must not be sent). */

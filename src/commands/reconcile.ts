@@ -39,6 +39,8 @@ import { parseNow } from './now.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
 import type { ReconcileView } from './views/reconcile.js';
+import type { ProblemView } from './views/problem.js';
+import { RequestBudget } from '../api/client.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
@@ -62,6 +64,10 @@ export interface CommonFlags {
   readonly allowUrls?: readonly string[];
   /** `--unavailable-secrets skip` (plan, drift): a secret setting whose variable is unset is not compared. */
   readonly unavailableSecrets?: boolean;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (docs/report.md#the-expiry-horizon). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
+  /** `report --max-requests`: the run's request budget, discovery included. */
+  readonly maxRequests?: number;
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -97,7 +103,13 @@ export interface RunHooks extends CommandHooks {
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
 }
 
-interface Loaded {
+/** What load() needs of a command's view: its problems, the configuration's diagnostics, reading's log section. */
+export type LoadView = ProblemView & Pick<ReconcileView, 'configDiagnostics' | 'configInvalid' | 'readStart' | 'readEnd'>;
+
+/** Builds a command's view for the chosen format (`json`), on `io`. */
+export type ViewFactory<V extends LoadView> = (json: boolean, io: Io, redact: (s: string) => string, reasons: KindSet['reasonText']) => V;
+
+export interface Loaded<V extends LoadView = ReconcileView> {
   /**
    * Where the command's view writes: `io`, or for an apply whose configuration declares a token
    * sink with `stdout: true`, `io` with stdout turned to stderr (that sink owns standard output).
@@ -109,8 +121,10 @@ interface Loaded {
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
-  readonly view: ReconcileView;
+  readonly view: V;
   readonly kinds: KindSet;
+  /** `--max-requests`: the budget every client of the run takes from. */
+  readonly budget?: RequestBudget;
 }
 
 /**
@@ -119,12 +133,12 @@ interface Loaded {
  * `inPlan`: the command shows a plan made from this configuration, which carries its warnings.
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
-async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
+export async function load<V extends LoadView = ReconcileView>(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false, makeView: ViewFactory<V> = reconcileView as unknown as ViewFactory<V>): Promise<Loaded<V> | number> {
   const kinds = hooks.kinds ?? BUILT_IN_KINDS;
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
-  let view = reconcileView(flags.json, io, redact, kinds.reasonText);
+  let view = makeView(flags.json, io, redact, kinds.reasonText);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.problem([now]);
   const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
@@ -133,7 +147,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   if (!loaded.config) return view.configInvalid(loaded);
   // Nothing has reached stdout yet: the view that writes the command's document is built here.
   const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
-  if (out !== io) view = reconcileView(flags.json, out, redact, kinds.reasonText);
+  if (out !== io) view = makeView(flags.json, out, redact, kinds.reasonText);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   let backend: Loaded['backend'];
   if (isBackendAddress(stateSpec)) {
@@ -151,6 +165,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     }
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
+  const budget = flags.maxRequests !== undefined ? new RequestBudget(flags.maxRequests) : undefined;
   const engine: EngineOptions = {
     kinds: kinds.engine,
     env: io.env,
@@ -167,6 +182,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),
     ...(flags.maxMatchChange !== undefined && { selectorChange: { ...DEFAULT_SELECTOR_CHANGE, percent: flags.maxMatchChange } }),
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
+    ...(budget && { budget }),
+    ...(flags.expiringWithin && { expiringWithin: flags.expiringWithin }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
   // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
@@ -175,11 +192,11 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     view.configDiagnostics(expanded, false);
     return view.configInvalid(expanded);
   }
-  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, ...(backend && { backend }), ...(budget && { budget }) };
 }
 
 /** A state backend problem as a diagnostic; exit 1. Anything else is rethrown. */
-function stateProblem(view: ReconcileView, err: unknown): number {
+function stateProblem(view: ProblemView, err: unknown): number {
   if (!(err instanceof StateBackendError)) throw err;
   return usageProblem(view, err.code, err.message, err.suggestion);
 }
@@ -189,7 +206,7 @@ function stateProblem(view: ReconcileView, err: unknown): number {
  * read without locking) and, for apply (which holds the backend's `lock` for the whole run), written
  * back as a new version when the run changed it.
  */
-async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
+export async function withState(l: Loaded<LoadView>, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
   const b = l.backend;
   if (!b) return run();
   try {
@@ -236,7 +253,7 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string, suggestion: string): number {
+export function usageProblem(view: ProblemView, code: DiagnosticCode, summary: string, suggestion: string): number {
   return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
@@ -247,9 +264,9 @@ function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string
  */
 const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml', '--html': 'plan.html' };
 
-function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string, given: string, file: string): number | undefined {
+export function outputProblem(view: ProblemView, loaded: ConfigResult, option: string, given: string, file: string, example = OUTPUT_EXAMPLES[option] ?? 'out.txt'): number | undefined {
   const over = protectedFile(file, loaded.protectedFiles ?? new Map());
-  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${OUTPUT_EXAMPLES[option] ?? 'out.txt'})`);
+  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${example})`);
   const problem = checkWritable(file, { createDirectory: true });
   if (problem) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} cannot be written: ${problem.why}`, problem.fix);
   return undefined;
@@ -472,7 +489,7 @@ function readProgress(io: Io, redact: (s: string) => string): () => void {
 }
 
 /** Makes a plan with reading progress on a terminal. */
-async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
+export async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
   const done = readProgress(io, redact);
   view?.readStart();
   try {

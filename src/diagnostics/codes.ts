@@ -169,6 +169,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_DOMAIN_NOT_ASSIGNED: 'pages_primary_domain is not one of the domains assigned to the project\'s Pages (the instance answered 400).',
   PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
   PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
+  PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
   // Plans and apply

@@ -10,7 +10,7 @@ import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/ind
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
 import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
-import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
+import { EmulatorState, tokenDigest, type GroupRecord, type PagesDomain, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
 import { parseDate, parseDateTime } from './time.js';
 import { ACCESS_LEVEL_VALUES } from './tokens.js';
 import type { EmulatorSeed, EmulatorTier, SeedFile, SeedPersonalToken } from './types.js';
@@ -174,7 +174,15 @@ const SEED_SCHEMA = {
                       type: 'object',
                       required: ['domain'],
                       additionalProperties: false,
-                      properties: { domain: { type: 'string', minLength: 1 }, certificate: { type: 'boolean' } },
+                      properties: {
+                        domain: { type: 'string', minLength: 1 },
+                        certificate: { type: 'boolean' },
+                        certificate_expires_at: { type: 'string' },
+                        certificate_subject: { type: 'string' },
+                        verified: { type: 'boolean' },
+                        enabled_until: { type: ['string', 'null'] },
+                        auto_ssl_enabled: { type: 'boolean' },
+                      },
                     },
                   ],
                 },
@@ -496,7 +504,20 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
     const seedPages = p.pages ?? {};
     let pages: PagesRecord;
     {
-      const domains = (seedPages.domains ?? []).map((d) => (typeof d === 'string' ? { domain: d, certificate: true } : { domain: d.domain, certificate: d.certificate ?? true }));
+      const domains = (seedPages.domains ?? []).map((d, j): PagesDomain => {
+        const s = typeof d === 'string' ? { domain: d } : d;
+        const at = `${where}.pages.domains[${j}]`;
+        return {
+          domain: s.domain,
+          certificate: s.certificate ?? true,
+          certificateExpiresAt: time(s.certificate_expires_at, `${at}.certificate_expires_at`) ?? new Date(now.getTime() + 365 * 86_400_000),
+          certificateSubject: s.certificate_subject ?? `/CN=${s.domain}`,
+          verified: s.verified ?? true,
+          verificationCode: createHash('sha256').update(`verify:${s.domain}`).digest('hex').slice(0, 32),
+          enabledUntil: s.enabled_until === null ? null : (time(s.enabled_until, `${at}.enabled_until`) ?? new Date(now.getTime() + 7 * 86_400_000)),
+          autoSslEnabled: s.auto_ssl_enabled ?? false,
+        };
+      });
       const primary = seedPages.primary_domain ?? null;
       if (primary !== null && !domains.some((d) => d.domain === primary)) {
         problems.push(`${where}.pages.primary_domain: '${primary}' is not one of the project's domains`);

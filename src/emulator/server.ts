@@ -22,7 +22,7 @@ import {
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
 import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
-import { deletePages, getPages, patchPages } from './pages.js';
+import { deletePages, getPages, listAllDomains, listProjectDomains, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
 import { getVersion } from './version.js';
@@ -128,6 +128,8 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
   { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(tokenCtx(ctx), p!) },
+  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(tokenCtx(ctx)) },
 ];
 
 function requireAdmin(caller: Caller | null): void {

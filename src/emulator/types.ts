@@ -147,6 +147,15 @@ export interface SeedPagesDomain {
   domain: string;
   /** Whether the domain has a TLS certificate (default true). */
   certificate?: boolean;
+  /** When its certificate expires (ISO datetime; default a year after the emulator's start). */
+  certificate_expires_at?: string;
+  /** The certificate's subject (default `/CN=<domain>`). */
+  certificate_subject?: string;
+  /** Whether its ownership is verified (default true). */
+  verified?: boolean;
+  /** Until when it is served (ISO datetime or null: disabled; default a week after the emulator's start). */
+  enabled_until?: string | null;
+  auto_ssl_enabled?: boolean;
 }
 
 export interface SeedDeployment {

@@ -7,15 +7,16 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
+import type { RequestBudget } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
+import type { ExpiryEntry, ExpiryHorizon, Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
-import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
+import type { ExpiryWindow, InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
 import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -73,6 +74,12 @@ export interface EngineOptions {
   readonly identityCache?: ReadCache;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
+  /** `plumb report`: the plan is never applied (InstanceContext.readOnly). */
+  readonly readOnly?: boolean;
+  /** `report --max-requests`: the run's request budget, shared by every instance's client. */
+  readonly budget?: RequestBudget;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (`Plan.expiring`). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
 }
 
 export interface Session {
@@ -189,6 +196,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
         ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
         ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
         ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
+        ...(opts.budget && { budget: opts.budget }),
       });
     } catch (err) {
       diagnostics.push(
@@ -220,6 +228,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.stdout && { stdout: opts.stdout }),
       ...(opts.readCache && { readCache: opts.readCache }),
       ...(opts.identityCache && { identityCache: opts.identityCache }),
+      ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
+      ...(opts.readOnly && { readOnly: true }),
     });
   }
   return {
@@ -231,6 +241,10 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       await Promise.all([...contexts.values()].map((c) => c.client.close()));
     },
   };
+}
+
+function expiryWindow(now: Date, days: number): ExpiryWindow {
+  return { days, until: new Date(now.getTime() + days * 86_400_000) };
 }
 
 /** The instances a run works on: `--instance`, and those a target can select. */
@@ -288,11 +302,12 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const changes: ResourceChange[] = [];
   const drift: DriftEntry[] = [];
   const risks: PlanRisk[] = [];
+  const expiring: ExpiryEntry[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
-        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
+        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[], expiring: [] as ExpiryEntry[] };
         for (const provider of opts.kinds.providers) {
           if (!provider.declares(ctx.instance)) continue;
           try {
@@ -303,6 +318,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.changes.push(...r.changes.filter(kept));
             out.drift.push(...r.drift.filter(kept));
             out.risks.push(...(r.risks ?? []).filter(kept));
+            out.expiring.push(...(r.expiring ?? []).filter(kept));
             // Collapsed per kind (a selector's body gives one kind's diagnostics), then marked with the kind.
             out.diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics).map((d) => (d.address === undefined || d.kind !== undefined ? d : { ...d, kind: provider.kind })));
           } catch (err) {
@@ -317,6 +333,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
+      expiring.push(...r.expiring);
       diagnostics.push(...r.diagnostics);
     }
   } finally {
@@ -360,7 +377,15 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     applicable: !diagnostics.some((d) => d.severity === 'error'),
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
     ...(selectors.length > 0 && { selectors }),
+    ...(opts.expiringWithin && { expiring: horizon(opts.expiringWithin, opts.now, expiring) }),
   };
+}
+
+/** The horizon of a plan: soonest first, then by address (the same input gives the same order). */
+function horizon(within: NonNullable<EngineOptions['expiringWithin']>, now: Date, entries: readonly ExpiryEntry[]): ExpiryHorizon {
+  const at = (e: ExpiryEntry) => Date.parse(e.expiresAt.length === 10 ? e.expiresAt + 'T00:00:00Z' : e.expiresAt);
+  const sorted = [...entries].sort((a, b) => at(a) - at(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { within: within.written, days: within.days, until: expiryWindow(now, within.days).until.toISOString(), entries: sorted };
 }
 
 /**

@@ -203,7 +203,7 @@ export interface PlanDiagnostic extends FlatDiagnostic {
  * or not, in a declared group), a Pages domain's TLS certificate, a Pages domain whose ownership is
  * not verified and whose grace period lapses.
  */
-export type ExpiryWhat = 'group_access_token' | 'pages_certificate' | 'pages_domain_verification';
+export type ExpiryWhat = 'access_token' | 'pages_certificate' | 'pages_domain_verification';
 
 /**
  * - `expired`: already expired or lapsed (`daysLeft` ≤ 0 or the instance says so);

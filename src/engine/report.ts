@@ -235,7 +235,8 @@ export function buildReport(plan: Plan, inputs: ReportInputs): Report {
     byAddress.set(d.address, fromProblem(d));
   }
   const selectors = plan.selectors ?? [];
-  const resources = [...byAddress.values()].map((r) => (r.selector !== undefined || !r.scope ? r : withSelector(r, selectors)));
+  // A change names the selector that declared it; an unread resource has only its address.
+  const resources = [...byAddress.values()].map((r) => (r.problem && r.scope ? withSelector(r, selectors) : r));
   resources.sort((a, b) => LISTED[a.status] - LISTED[b.status] || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const summary = countStatuses(resources.map((r) => r.status));
   return {

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
 import type { SourceLocation } from '../diagnostics/index.js';
-import type { Action, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
+import type { Action, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
 import type { TargetSet } from './targets.js';
 
@@ -38,6 +38,18 @@ export interface InstanceContext {
    * request; the engine drops any change, drift or risk whose address is not targeted.
    */
   readonly targets: TargetSet;
+  /**
+   * `--expiring-within` (plan, drift, report): a kind that holds things that expire lists those that
+   * expire or lapse by `until` (`PlanResponse.expiring`), reading as little as it can for it.
+   * Absent: nothing is listed, and nothing is read for it.
+   */
+  readonly expiring?: ExpiryWindow;
+  /**
+   * The plan is made to be read, never applied (`plumb report`): a kind skips the checks that only
+   * protect an apply (that a token's sink can receive a secret), which would otherwise stop the
+   * kind's plan on a machine that holds no sink.
+   */
+  readonly readOnly?: boolean;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
@@ -71,6 +83,18 @@ export interface InstanceContext {
   readonly identityCache?: ReadCache;
 }
 
+/** The expiry horizon's window (`--expiring-within 30d`). */
+export interface ExpiryWindow {
+  readonly days: number;
+  /** The end of the window: now + days. */
+  readonly until: Date;
+}
+
+/** Whole days from `today` (YYYY-MM-DD) to the day of `when` (a date or an ISO datetime, UTC). */
+export function daysUntil(today: string, when: string): number {
+  return Math.round((Date.parse(when.slice(0, 10) + 'T00:00:00Z') - Date.parse(today + 'T00:00:00Z')) / 86_400_000);
+}
+
 /** A cache of reads, keyed by what was read (`group-access-tokens:GROUP`). */
 export interface ReadCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>;
@@ -88,6 +112,8 @@ export interface PlanResponse {
   readonly diagnostics: PlanDiagnostic[];
   /** Changes that can lock people or plumb out (made with `flagRisk`, src/engine/risks.ts). */
   readonly risks?: PlanRisk[];
+  /** With `ctx.expiring`: what expires or lapses within the window (the engine sorts them). */
+  readonly expiring?: ExpiryEntry[];
 }
 
 export interface ApplyResponse {

@@ -71,7 +71,7 @@ function resourceWhy(r: ReportResource, reasons: ReasonTexts): string {
 }
 
 function expiryWhat(e: ExpiryEntry): string {
-  return e.what === 'group_access_token' ? `token ${e.name}${e.declared === false ? ' (undeclared)' : ''}` : e.what === 'pages_certificate' ? `certificate of ${e.name}` : `unverified domain ${e.name}`;
+  return e.what === 'access_token' ? `token ${e.name}${e.declared === false ? ' (undeclared)' : ''}` : e.what === 'pages_certificate' ? `certificate of ${e.name}` : `unverified domain ${e.name}`;
 }
 
 function expiryState(e: ExpiryEntry): string {

@@ -45,7 +45,7 @@ function hostilePlan(): Plan {
       within: HOSTILE,
       days: 30,
       until: '2026-01-31T00:00:00.000Z',
-      entries: [{ what: 'group_access_token', address: HOSTILE, instance: 'local', container: 'groups', path: HOSTILE, name: HOSTILE, expiresAt: '2026-01-05', daysLeft: 4, state: 'expiring', declared: false }],
+      entries: [{ what: 'access_token', address: HOSTILE, instance: 'local', container: 'groups', path: HOSTILE, name: HOSTILE, expiresAt: '2026-01-05', daysLeft: 4, state: 'expiring', declared: false }],
     },
   };
 }

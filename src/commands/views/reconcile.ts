@@ -17,6 +17,7 @@ import type { LogSections } from '../log-sections.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import { clean } from '../../util/terminal.js';
+import { expiryLines, expiryWarnings } from '../../render/report.js';
 import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
 
@@ -72,6 +73,11 @@ export function applyPreview(json: boolean, io: Io, redact: Redact, reasons: Rea
   return new HumanView({ ...io, stdout: json ? io.stderr : io.stdout }, redact, reasons);
 }
 
+/**
+ * Drift's verdict. Exit 2 also when, with `--expiring-within`, something expires or lapses within
+ * the window (a token plumb rotates on schedule does not count): a scheduled job fails before the
+ * outage (docs/report.md#exit-codes).
+ */
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -80,7 +86,8 @@ function driftSummary(plan: Plan) {
   // changed it) is a difference too: counted and listed, so "differ" never says 0 with exit 2.
   const seen = new Set(drifted.map((d) => d.address));
   const undrifted = plan.changes.filter((c) => c.action !== 'no-op' && !seen.has(c.address));
-  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
+  const expiring = expiryWarnings(plan.expiring);
+  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, expiring, code: errors.length > 0 ? 1 : inSync && expiring === 0 ? 0 : 2 };
 }
 
 class HumanView implements ReconcileView {
@@ -128,6 +135,8 @@ class HumanView implements ReconcileView {
     const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
+    // Token names and domains are the instance's text: cleaned.
+    if (plan.expiring) this.io.stdout(this.redact(clean(['', ...expiryLines(plan.expiring)].join('\n'))) + '\n');
     this.sections.end('plumb_plan');
   }
 
@@ -178,9 +187,10 @@ class HumanView implements ReconcileView {
   }
 
   drift(plan: Plan): number {
-    const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
+    const { undrifted, differ, errors, inSync, expiring, code } = driftSummary(plan);
     const out: string[] = [];
     if (errors.length > 0) out.push('Drift check failed:');
+    else if (inSync && expiring > 0) out.push(`In sync, but ${expiring} thing(s) expire within ${plan.expiring!.within}.`);
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -189,6 +199,7 @@ class HumanView implements ReconcileView {
     }
     for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+    if (plan.expiring) out.push('', ...expiryLines(plan.expiring));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
     // Addresses and summaries carry the instance's names (a token's, a group's): cleaned for the log.
     this.io.stdout(this.redact(clean(out.join('\n'))) + '\n');
@@ -269,6 +280,7 @@ class JsonView implements ReconcileView {
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      ...(plan.expiring && { expiring: plan.expiring }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);

@@ -145,3 +145,9 @@ class JsonReportView implements ReportView {
     return reportExitCode(report);
   }
 }
+
+/** `plumb report --help`: the usage on stdout; exit 0. */
+export function reportHelp(io: Io, usage: string): number {
+  io.stdout(usage);
+  return 0;
+}
