@@ -13,7 +13,7 @@ const CHROMIUM = process.env.PLUMB_CHROMIUM ?? '/usr/bin/chromium';
 const URL_ = 'http://plumb.test/page.html';
 
 export async function htmlBenchmarks() {
-  const name = `HTML page of a 3,000-project plan: opens in Chromium (load event, script run; median of ${RUNS})`;
+  const name = `HTML page of a 3,000-project report: opens in Chromium (load event, script run; median of ${RUNS})`;
   if (!existsSync(CHROMIUM)) return [{ name, measured: `no Chromium at ${CHROMIUM}`, target: '< 2000 ms', ok: false }];
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-html-bench-'));
   const { chromium } = await import('playwright-core');

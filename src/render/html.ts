@@ -239,7 +239,7 @@ export function renderReportHtml(report: Report, reasons: ReasonTexts): string {
       return `<tr><th scope="row"><code>${t(x.selector)}</code></th><td>${t(x.instance)}</td><td class="num">${count(x.matched)} ${x.container === 'projects' ? 'project' : 'group'}${x.matched === 1 ? '' : 's'}</td><td class="num">${count(o.compliant)}</td><td class="num">${count(o.drifted)}</td><td class="num">${count(o.missing)}</td><td class="num">${count(o.unreadable)}</td><td class="num">${count(o.notChecked)}</td></tr>`;
     })
     .join('');
-  const fleet = report.selectors.length === 0 ? '' : `<h3>Fleet per selector</h3><div class="scroll"><table class="fleet"><thead><tr><th scope="col">Selector</th><th scope="col">Instance</th><th scope="col">Matched</th><th scope="col">Compliant</th><th scope="col">Drifted</th><th scope="col">Missing</th><th scope="col">Unreadable</th><th scope="col">Not checked</th></tr></thead><tbody>${fleetRows}</tbody></table></div>`;
+  const fleet = report.selectors.length === 0 ? '' : `<h3>Fleet per selector</h3><div class="scroll"><table class="fleet"><thead><tr><th scope="col">Selector</th><th scope="col">Instance</th><th scope="col" class="num">Matched</th><th scope="col" class="num">Compliant</th><th scope="col" class="num">Drifted</th><th scope="col" class="num">Missing</th><th scope="col" class="num">Unreadable</th><th scope="col" class="num">Not checked</th></tr></thead><tbody>${fleetRows}</tbody></table></div>`;
   const present = new Set(report.resources.map((r) => r.status));
   return page({
     title: 'plumb report',
@@ -294,7 +294,7 @@ pre{background:var(--panel);padding:.5rem;overflow:auto;white-space:pre-wrap}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid var(--line)}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}td.date{white-space:nowrap}
 thead th{background:var(--panel)}
 table.fields{margin:.3rem 0;width:auto}
 details summary{cursor:pointer;overflow-wrap:anywhere}
@@ -420,7 +420,7 @@ function expirySection(x: Page['expiry']): string {
   const head = `<section aria-labelledby="expiry"><h2 id="expiry">Expiry timeline</h2><p>${x.caption}</p>`;
   if (x.entries.length === 0) return `${head}<p>Nothing on the timeline.</p></section>`;
   const rows = x.entries
-    .map((e) => `<tr><td>${t(e.date)}</td><td class="num">${e.daysLeft}</td><td class="${e.state === 'expired' ? 'bad' : e.state === 'expiring' ? 'warn' : e.state === 'rotating' ? 'ok' : ''}">${t(STATE_WORD[e.state])}</td><td>${t(e.what)}</td><td><code>${t(e.name)}</code></td><td>${t(e.where)}</td><td>${t(e.note)}</td></tr>`)
+    .map((e) => `<tr><td class="date">${t(e.date)}</td><td class="num">${e.daysLeft}</td><td class="${e.state === 'expired' ? 'bad' : e.state === 'expiring' ? 'warn' : e.state === 'rotating' ? 'ok' : ''}">${t(STATE_WORD[e.state])}</td><td>${t(e.what)}</td><td><code>${t(e.name)}</code></td><td>${t(e.where)}</td><td>${t(e.note)}</td></tr>`)
     .join('');
   const table = `<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Days left</th><th scope="col">State</th><th scope="col">What</th><th scope="col">Name</th><th scope="col">Where</th><th scope="col">Note</th></tr></thead><tbody>${rows}</tbody></table>`;
   const listed = x.entries.length > 50 ? `<details><summary>All ${count(x.entries.length)} entries, soonest first</summary><div class="scroll">${table}</div></details>` : `<div class="scroll">${table}</div>`;

@@ -9,10 +9,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { Plan } from '../../src/engine/plan.js';
-import { buildReport } from '../../src/engine/report.js';
-import { renderReportHtml } from '../../src/render/html.js';
-import { REASON_TEXT } from '../../src/resources/index.js';
 import { CHROMIUM, axeSource, launchChromium, openPage } from '../helpers/browser.js';
 import { failWithoutCliInCi } from '../helpers/terraform.js';
 import { BASE_DAY, addDays, harness, seedToken } from '../resources/group-access-tokens/helpers.js';
@@ -47,11 +43,13 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
     });
     // A selector over two projects: one README in sync, one drifted.
     h.wd.write('plumb.yaml', h.wd.read('plumb.yaml') + '    projects:\n      "web/**":\n        files:\n          README.md:\n            content: "hello\\n"\n');
-    const p = await h.run(['plan', '--html', 'plan.html', '--out', 'plan.json']);
+    const p = await h.run(['plan', '--html', 'plan.html']);
     expect(p.code, p.stderr).toBe(0);
     plan = h.wd.read('plan.html');
-    report = renderReportHtml(buildReport(JSON.parse(h.wd.read('plan.json')) as Plan, { requestsUsed: 10, budgetExhausted: false }), REASON_TEXT);
-    const d = await h.run(['drift', '--html', 'drift.html']);
+    const r = await h.run(['report', '--html', 'report.html', '--expiring-within', '30d']);
+    expect(r.code, r.stderr).toBe(2);
+    report = h.wd.read('report.html');
+    const d = await h.run(['drift', '--html', 'drift.html', '--expiring-within', '30d']);
     expect(d.code, d.stderr).toBe(2);
     drift = h.wd.read('drift.html');
     browser = await launchChromium();
@@ -72,8 +70,7 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
       await expect.poll(() => page.locator('.controls').first().isVisible()).toBe(true);
       expect(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+';/);
       expect(await page.locator('h2').allTextContents()).toEqual(expect.arrayContaining(['Summary', 'Risks', 'Expiry timeline']));
-      // The timeline charts the expiry dates the plan sets; a report made without --expiring-within has none.
-      expect(await page.locator('svg[role="img"]').count()).toBe(html === report ? 0 : 1);
+      expect(await page.locator('svg[role="img"]').count()).toBe(1);
       expect(errors).toEqual([]);
       expect(requests).toEqual([]);
       await context.close();
@@ -107,17 +104,22 @@ describe.runIf(CHROMIUM)('the HTML page in Chromium', () => {
   });
 
   it('shows a hostile token name as text: no element, no script, control characters visible', async () => {
-    expect(plan).not.toContain('<script>window');
-    expect(plan).not.toContain('<img');
-    expect(plan).not.toContain('\u001b');
-    expect(plan).not.toContain('\u202e');
+    for (const html of [plan, drift, report]) {
+      expect(html).not.toContain('<script>window');
+      expect(html).not.toContain('<img');
+      expect(html).not.toContain('\u001b');
+      expect(html).not.toContain('\u202e');
+    }
     const context = await browser.newContext();
     const { page, errors } = await openPage(context, drift);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(await page.locator('img').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(1);
-    const text = await page.locator('section[aria-labelledby="notes"]').textContent();
-    expect(text).toContain('<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">␛[31mred⟨U+202E⟩evil');
+    // In the notes (an undeclared token) and in the expiry horizon (it expires in 5 days).
+    for (const section of ['notes', 'expiry']) {
+      const text = await page.locator(`section[aria-labelledby="${section}"]`).textContent();
+      expect(text, section).toContain('<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">␛[31mred⟨U+202E⟩evil');
+    }
     expect(errors).toEqual([]);
     await context.close();
   });
