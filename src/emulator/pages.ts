@@ -113,8 +113,10 @@ export function deletePages(ctx: PagesCtx, projectRef: string): ApiResponse {
 // Pages domains (`lib/api/pages_domains.rb`): read-only here (docs/emulator.md#pages-domains).
 
 /** A date as openssl prints a certificate's validity: `Dec  8 00:00:00 2026 GMT`. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
 function opensslDate(d: Date): string {
-  const month = d.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
+  const month = MONTHS[d.getUTCMonth()]!;
   const iso = d.toISOString();
   return `${month} ${String(d.getUTCDate()).padStart(2, ' ')} ${iso.slice(11, 19)} ${d.getUTCFullYear()} GMT`;
 }

@@ -191,9 +191,17 @@ export function countStatuses(statuses: Iterable<ComplianceStatus>): ComplianceC
   return c;
 }
 
-/** What a change's action says of its resource: apply's action is the difference (a scheduled rotation is not one). */
-function statusOf(action: Action): ComplianceStatus {
-  return action === 'create' ? 'missing' : action === 'no-op' || action === 'rotate' ? 'compliant' : 'drifted';
+/**
+ * Reasons of a renewal on schedule, not of a difference: a token within its `rotate_before_days`
+ * is renewed by rotation, or by replacement where plumb runs as a group access token.
+ */
+const SCHEDULED: ReadonlySet<Reason> = new Set(['expiring-soon']);
+
+/** What a change says of its resource: apply's action is the difference (a renewal on schedule is not one). */
+function statusOf(c: Pick<ResourceChange, 'action' | 'reasons'>): ComplianceStatus {
+  if (c.action === 'create') return 'missing';
+  if (c.action === 'no-op' || c.action === 'rotate') return 'compliant';
+  return c.reasons.length > 0 && c.reasons.every((r) => SCHEDULED.has(r)) ? 'compliant' : 'drifted';
 }
 
 export interface ReportInputs {
@@ -266,7 +274,8 @@ function scopeField(address: string): ReportResource['scope'] {
 
 function fromChange(c: ResourceChange, drift: readonly DriftEntry[]): ReportResource {
   const attributes = new Map<string, AttributeChange>();
-  for (const a of c.action === 'no-op' || c.action === 'rotate' ? [] : c.attributes) attributes.set(a.name, a);
+  const scheduled = statusOf(c) === 'compliant';
+  for (const a of scheduled ? [] : c.attributes) attributes.set(a.name, a);
   const driftNotes: string[] = [];
   let drifted = false;
   for (const d of drift) {
@@ -279,7 +288,7 @@ function fromChange(c: ResourceChange, drift: readonly DriftEntry[]): ReportReso
   }
   // A resource that does not exist has no differing fields: everything it declares is to be made.
   const fields = c.action === 'create' ? [] : [...attributes.values()].map(reportField);
-  let status = statusOf(c.action);
+  let status = statusOf(c);
   if (status === 'drifted' && fields.length > 0 && fields.every((f) => f.comparison === 'not-comparable')) status = 'compliant';
   if (status === 'compliant' && drifted && fields.some((f) => f.comparison === 'differs')) status = 'drifted';
   const scope = scopeField(c.address);

@@ -62,7 +62,7 @@ export interface ReconcileView extends ProblemView {
 
 /** `reasons`: the reasons' texts of the registry the command runs with (`KindSet.reasonText`). */
 export function reconcileView(json: boolean, io: Io, redact: Redact, reasons: ReasonTexts): ReconcileView {
-  return json ? new JsonView(io, redact, reasons) : new HumanView(io, redact, reasons);
+  return json ? new JsonView(io, redact) : new HumanView(io, redact, reasons);
 }
 
 const NEEDS_CONFIRMATION = 'plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n';
@@ -90,13 +90,17 @@ function driftSummary(plan: Plan) {
   return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, expiring, code: errors.length > 0 ? 1 : inSync && expiring === 0 ? 0 : 2 };
 }
 
-class HumanView implements ReconcileView {
-  private readonly sections: LogSections;
+/**
+ * What every view of a command that loads a configuration and reads the instance shows for
+ * people before its result (plan, apply, drift, report): the configuration's diagnostics, the
+ * reading's log section, a problem that stops it.
+ */
+export class HumanLoadView {
+  protected readonly sections: LogSections;
 
   constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
+    protected readonly io: Io,
+    protected readonly redact: Redact,
   ) {
     this.sections = logSections(io, io.stdout);
   }
@@ -123,6 +127,48 @@ class HumanView implements ReconcileView {
   problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
     humanProblems(this.io, this.redact, diagnostics, texts);
     return 1;
+  }
+}
+
+/** The same with `--json`: one document on stdout in every path (the error document when it stops). */
+export class JsonLoadView {
+  protected readonly out: JsonOut;
+
+  constructor(
+    protected readonly io: Io,
+    protected readonly redact: Redact,
+  ) {
+    this.out = new JsonOut(io, redact);
+  }
+
+  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
+  configDiagnostics(loaded: ConfigResult): void {
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanLoadView(this.io, this.redact).configDiagnostics(loaded, false);
+  }
+
+  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
+  configInvalid(loaded: ConfigResult): number {
+    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
+    return 1;
+  }
+
+  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
+    return this.out.problem(diagnostics, texts);
+  }
+
+  /** JSON on stdout stays JSON: no log sections. */
+  readStart(): void {}
+
+  readEnd(): void {}
+}
+
+class HumanView extends HumanLoadView implements ReconcileView {
+  constructor(
+    io: Io,
+    redact: Redact,
+    private readonly reasons: ReasonTexts,
+  ) {
+    super(io, redact);
   }
 
   /**
@@ -207,40 +253,10 @@ class HumanView implements ReconcileView {
   }
 }
 
-class JsonView implements ReconcileView {
-  private readonly out: JsonOut;
-
-  constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
-  ) {
-    this.out = new JsonOut(io, redact);
-  }
-
-  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
-  configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact, this.reasons).configDiagnostics(loaded, false);
-  }
-
-  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
-  configInvalid(loaded: ConfigResult): number {
-    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
-    return 1;
-  }
-
-  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
-    return this.out.problem(diagnostics, texts);
-  }
-
+class JsonView extends JsonLoadView implements ReconcileView {
   plan(plan: Plan): void {
     this.out.document(plan);
   }
-
-  /** JSON on stdout stays JSON: no log sections. */
-  readStart(): void {}
-
-  readEnd(): void {}
 
   nothingToApply(): void {
     this.out.document({ ok: true, outcomes: [] }, false);

@@ -6,16 +6,14 @@
  * string passes through `redact` before it leaves.
  */
 import type { ConfigResult } from '../../config/validate.js';
-import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { Report } from '../../engine/report.js';
 import type { ReasonTexts } from '../../render/human.js';
 import { renderReportHtml } from '../../render/html.js';
 import { renderReportHuman, renderReportMarkdown, reportExitCode } from '../../render/report.js';
-import { logSections } from '../log-sections.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
-import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
+import { HumanLoadView, JsonLoadView } from './reconcile.js';
 
 /** What a file format of the report is given besides the document. */
 export interface ReportRenderContext {
@@ -71,39 +69,13 @@ export function reportView(json: boolean, io: Io, redact: Redact, reasons: Reaso
   return json ? new JsonReportView(io, redact) : new HumanReportView(io, redact, reasons);
 }
 
-class HumanReportView implements ReportView {
-  private readonly sections;
-
+class HumanReportView extends HumanLoadView implements ReportView {
   constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
+    io: Io,
+    redact: Redact,
     private readonly reasons: ReasonTexts,
   ) {
-    this.sections = logSections(io, io.stdout);
-  }
-
-  configDiagnostics(loaded: ConfigResult, inPlan: boolean): void {
-    const shownByReport = inPlan && !loaded.diagnostics.some((d) => d.severity === 'error');
-    if (loaded.diagnostics.length > 0 && !shownByReport) {
-      this.io.stderr(this.redact(renderDiagnosticsHuman(loaded.diagnostics, loaded.sources.texts, { color: useColor(this.io) })));
-    }
-  }
-
-  configInvalid(): number {
-    return 1;
-  }
-
-  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
-    humanProblems(this.io, this.redact, diagnostics, texts);
-    return 1;
-  }
-
-  readStart(): void {
-    this.sections.start('plumb_read', 'plumb: reading the instance', true);
-  }
-
-  readEnd(): void {
-    this.sections.end('plumb_read');
+    super(io, redact);
   }
 
   report(report: Report): number {
@@ -112,34 +84,7 @@ class HumanReportView implements ReportView {
   }
 }
 
-class JsonReportView implements ReportView {
-  private readonly out: JsonOut;
-
-  constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-  ) {
-    this.out = new JsonOut(io, redact);
-  }
-
-  /** Warnings travel inside the document; errors also go to stderr for people. */
-  configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) humanProblems(this.io, this.redact, loaded.diagnostics, loaded.sources.texts);
-  }
-
-  configInvalid(loaded: ConfigResult): number {
-    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
-    return 1;
-  }
-
-  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
-    return this.out.problem(diagnostics, texts);
-  }
-
-  readStart(): void {}
-
-  readEnd(): void {}
-
+class JsonReportView extends JsonLoadView implements ReportView {
   report(report: Report): number {
     this.out.document(report);
     return reportExitCode(report);
