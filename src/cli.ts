@@ -21,7 +21,8 @@ const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration 
 Usage:
   plumb validate [PATHS...] [--json | --format codequality]
                                             check configuration offline (exit 0 valid, 1 invalid)
-  plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--detailed-exitcode]
+  plumb plan [PATHS...] [--out FILE] [--json] [--markdown FILE] [--report FILE] [--html FILE]
+             [--detailed-exitcode]
                                             show what apply would change (exit 0; 2 = changes with
                                             --detailed-exitcode; 1 = error)
   plumb apply [PLAN.json] [-c PATH...] [--auto-approve] [--allow-risky] [--allow-destroy]
@@ -29,9 +30,10 @@ Usage:
                                             carry out a saved plan, or plan and apply (asks on a TTY);
                                             --allow-risky accepts changes that can lock people out,
                                             --allow-destroy destroys (unpublishing Pages)
-  plumb drift [PATHS...] [--json] [--junit FILE]
+  plumb drift [PATHS...] [--json] [--junit FILE] [--html FILE]
                                             exit 0 in sync, 2 drift, 1 error
-  plumb report [PATHS...] [--json] [--out FILE] [--markdown FILE] [--max-requests N] [--expiring-within 30d]
+  plumb report [PATHS...] [--json] [--out FILE] [--markdown FILE] [--html FILE] [--max-requests N]
+               [--expiring-within 30d]
                                             read-only compliance report of every declared resource
                                             (exit 0 compliant, 2 not, 1 error; docs/report.md)
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]

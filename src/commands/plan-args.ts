@@ -10,6 +10,7 @@ there are changes; 1 on any error.
   --out FILE            save the plan (JSON) for \`plumb apply FILE\`
   --markdown FILE       the plan as a merge-request comment
   --report FILE         a {create, update, delete} report for merge-request widgets
+  --html FILE           the plan as one self-contained HTML page (docs/report.md#the-html-page)
   --detailed-exitcode   exit 2 when there are changes
   --show-content        read changed repository text files (up to 10 MB) to show a diff; the
                         live side of a private project's file is withheld (only its line count)
@@ -31,6 +32,7 @@ export const PLAN_OPTIONS = {
   out: { type: 'string' },
   markdown: { type: 'string' },
   report: { type: 'string' },
+  html: { type: 'string' },
   'detailed-exitcode': { type: 'boolean', default: false },
   'show-content': { type: 'boolean', default: false },
   'show-private-content': { type: 'boolean', default: false },
@@ -48,6 +50,7 @@ export interface PlanArgs extends CommonArgs {
   readonly out?: string;
   readonly markdown?: string;
   readonly report?: string;
+  readonly html?: string;
   readonly detailedExitcode: boolean;
   readonly showContent: boolean;
   readonly showPrivateContent: boolean;
@@ -66,6 +69,7 @@ export function parsePlanArgs(argv: readonly string[]): Parsed<PlanArgs> {
     ...(a.str('out') !== undefined && { out: a.str('out') }),
     ...(a.str('markdown') !== undefined && { markdown: a.str('markdown') }),
     ...(a.str('report') !== undefined && { report: a.str('report') }),
+    ...(a.str('html') !== undefined && { html: a.str('html') }),
     detailedExitcode: a.flag('detailed-exitcode'),
     // --show-private-content implies --show-content.
     showContent: a.flag('show-content') || a.flag('show-private-content'),

@@ -26,6 +26,7 @@ import type { StateLock } from '../engine/lock.js';
 import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
 import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
+import { renderPlanHtml } from '../render/html.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
 import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
@@ -77,6 +78,8 @@ export interface PlanFlags extends CommonFlags {
   readonly out?: string;
   readonly markdown?: string;
   readonly report?: string;
+  /** `--html FILE`: the plan as one self-contained HTML page (render/html.ts). */
+  readonly html?: string;
   readonly detailedExitcode: boolean;
   /** `--show-content`: read text files to show a bounded diff of their content. */
   readonly showContent?: boolean;
@@ -308,7 +311,7 @@ export function usageProblem(view: ProblemView, code: DiagnosticCode, summary: s
  * file the configuration reads (`source:`), or anything under .git/ (as a token's sink), then
  * `checkWritable`. The refusal as a diagnostic; undefined when it may.
  */
-const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml' };
+const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml', '--html': 'plan.html' };
 
 export function outputProblem(view: ProblemView, loaded: ConfigResult, option: string, given: string, file: string, example = OUTPUT_EXAMPLES[option] ?? 'out.txt'): number | undefined {
   const over = protectedFile(file, loaded.protectedFiles ?? new Map());
@@ -321,7 +324,7 @@ export function outputProblem(view: ProblemView, loaded: ConfigResult, option: s
 /** The files plan was asked to write, each checked before the instance is read. */
 function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: string; file: string }[] {
   const outs: { option: string; given: string; file: string }[] = [];
-  for (const option of ['out', 'markdown', 'report'] as const) {
+  for (const option of ['out', 'markdown', 'report', 'html'] as const) {
     const given = flags[option];
     if (given !== undefined) outs.push({ option: `--${option}`, given, file: path.resolve(cwd, given) });
   }
@@ -370,7 +373,9 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
         ? [l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600]
         : o.option === '--markdown'
           ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, l.kinds.reasonText)), 0o644]
-          : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
+          : o.option === '--html'
+            ? [l.redact(renderPlanHtml(plan, l.kinds.reasonText, 'plan')), 0o644]
+            : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
     try {
       await writeFileAtomic(o.file, content, { mode });
     } catch (err) {
@@ -585,6 +590,8 @@ export async function planWithProgress(io: Io, redact: (s: string) => string, ma
 export interface DriftFlags extends CommonFlags {
   /** `--junit FILE`: also write the result as a JUnit XML report (src/commands/junit.ts). */
   readonly junit?: string;
+  /** `--html FILE`: also write the result as one self-contained HTML page (render/html.ts). */
+  readonly html?: string;
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
@@ -595,8 +602,10 @@ async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
-  if (junit) {
-    const refused = outputProblem(l.view, l.loaded, '--junit', flags.junit!, junit);
+  const html = flags.html === undefined ? undefined : path.resolve(io.cwd, flags.html);
+  for (const [option, given, file] of [['--junit', flags.junit, junit], ['--html', flags.html, html]] as const) {
+    if (file === undefined) continue;
+    const refused = outputProblem(l.view, l.loaded, option, given!, file);
     if (refused !== undefined) return refused;
   }
   return withState(l, undefined, async () => {
@@ -607,6 +616,13 @@ async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise
         await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, l.kinds.reasonText, (performance.now() - t0) / 1000)), { mode: 0o644 });
       } catch (err) {
         return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
+      }
+    }
+    if (html) {
+      try {
+        await writeFileAtomic(html, l.redact(renderPlanHtml(plan, l.kinds.reasonText, 'drift')), { mode: 0o644 });
+      } catch (err) {
+        return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--html ${flags.html} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
       }
     }
     return l.view.drift(plan);

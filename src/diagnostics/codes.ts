@@ -19,7 +19,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
   PLUMB_LOCK_FAILED: "The instance's lock file (`lock:`) could not be created, read or deleted: the project or branch does not exist, or the token may not write there.",
-  PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report, --junit) cannot be written, would overwrite a configuration file, a `source:` file or a file under .git/, or is a symlink export will not write through.',
+  PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report, --junit, --html) cannot be written, would overwrite a configuration file, a `source:` file or a file under .git/, or is a symlink export will not write through.',
   PLUMB_EXPORT_EDITED: 'export --out holds an earlier export whose plumb.yaml, or a file it wrote, was changed since (its header digest no longer matches); --force replaces them.',
   PLUMB_EXPORT_OUT_NOT_EMPTY: 'export --out names a directory that holds files export did not write; --force replaces them.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',

@@ -178,8 +178,8 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
   { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
-  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(tokenCtx(ctx), p!) },
-  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(tokenCtx(ctx)) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(callCtx(ctx), p!) },
+  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(callCtx(ctx)) },
 ];
 
 function requireAdmin(caller: Caller | null): void {

@@ -8,6 +8,7 @@
 import type { ConfigResult } from '../../config/validate.js';
 import type { Report } from '../../engine/report.js';
 import type { ReasonTexts } from '../../render/human.js';
+import { renderReportHtml } from '../../render/html.js';
 import { renderReportHuman, renderReportMarkdown, reportExitCode } from '../../render/report.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
@@ -47,6 +48,7 @@ export function reportJson(report: Report): string {
 export const REPORT_FILE_FORMATS: readonly ReportFileFormat[] = [
   { option: 'out', example: 'report.json', help: 'also write the JSON document to FILE (schemas/plumb-report.schema.json)', mode: 0o644, render: (r) => reportJson(r) },
   { option: 'markdown', example: 'report.md', help: 'also write the report as markdown to FILE (a merge request comment, a wiki page)', mode: 0o644, render: (r, ctx) => renderReportMarkdown(r, ctx.reasons) },
+  { option: 'html', example: 'report.html', help: 'also write the report as one self-contained HTML page to FILE (docs/report.md#the-html-page)', mode: 0o644, render: (r, ctx) => renderReportHtml(r, ctx.reasons) },
 ];
 
 /** What `plumb report` shows on its standard streams. */
