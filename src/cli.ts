@@ -687,8 +687,8 @@ async function runExportCommand(rest: readonly string[], io: Io, hooks: CommandH
   // The exporters own their flags: those of the registry export runs with. The built-in registry is
   // loaded only for export (not for --version), through the command's module, which loads the
   // configuration side before the kinds' providers.
-  const { runExport, EXPORTERS } = await import('./commands/export.js');
-  const exporters = hooks.kinds?.exporters ?? EXPORTERS;
+  const { runExport, builtInExporters } = await import('./commands/export.js');
+  const exporters = hooks.kinds?.exporters ?? (await builtInExporters());
   const spec = exportSpec(exporters);
   const { values } = parse('export', rest, spec);
   if (values.help) return usage('export', io, spec);

@@ -25,7 +25,7 @@ import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
 import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
+import { builtInKinds, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { clean } from '../util/terminal.js';
@@ -120,7 +120,7 @@ interface Loaded {
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
 async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+  const kinds = hooks.kinds ?? (await builtInKinds());
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);

@@ -1,6 +1,6 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
 import { targetProblem } from './targets.js';
-import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
+import { DESTROY_IDS, isDestroyId } from '../config/risk-ids.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMergeRequest, mergeRequestNotes } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { KIND_MODULES } from '../../src/resources/index.js';
+import { BUILT_IN_CONFIG_KINDS, KIND_ENTRIES } from '../../src/resources/index.js';
 import { withKinds } from '../../src/resources/with-kinds.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { fromStacks } from '../../src/cdktf/load.js';
@@ -27,7 +27,7 @@ import type { Diag, ProtoSchema, ProviderProcess } from '../provider/harness.js'
 import { secret } from '../helpers/cli.js';
 
 // The one line that registers the fifth kind.
-const kinds = withKinds([...KIND_MODULES, maintenanceKind]);
+const kinds = await withKinds([...KIND_ENTRIES, maintenanceKind]);
 
 const ADMIN = secret('admin-token-fifth-kind-0123456789');
 const COMMENTER = secret('comment-token-fifth-kind-01234567');
@@ -96,7 +96,7 @@ describe('a fifth kind registered with one line', () => {
     expect(m.diagnostics.map((x) => [x.code, x.summary, x.suggestion])).toEqual([['PLUMB_UNKNOWN_KEY', '"message" does not belong here', 'move it under `maintenance:` of an instance']]);
 
     // Without it the same block is a key no kind knows: the registry, not a fixed list, decides.
-    const without = loadConfig([path.join(d, 'plumb.yaml')], { cwd: d });
+    const without = loadConfig([path.join(d, 'plumb.yaml')], { kinds: BUILT_IN_CONFIG_KINDS, cwd: d });
     expect(without.diagnostics.map((x) => x.code)).toContain('PLUMB_UNKNOWN_KEY');
   });
 

@@ -1,5 +1,5 @@
 /**
- * Each kind owns its reasons (KindModule.reasons, src/resources/<kind>/index.ts): every reason
+ * Each kind owns its reasons (KindEntry.reasons, src/resources/<kind>/index.ts): every reason
  * name a kind's folder gives must be one that kind declares, or views fall back to the bare name
  * (the files kind once gave `missing-in-live` and `absent-requested`, which only the tokens kind
  * declared). Checked on the source: a reason name any kind declares, written as a string literal
@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { KIND_MODULES } from '../../src/resources/index.js';
+import { KIND_ENTRIES } from '../../src/resources/index.js';
 
 const RESOURCES = fileURLToPath(new URL('../../src/resources/', import.meta.url));
 
@@ -19,7 +19,7 @@ const FOLDERS = readdirSync(RESOURCES, { withFileTypes: true })
   .map((d) => ({ name: d.name, index: path.join(RESOURCES, d.name, 'index.ts') }))
   .filter((d) => {
     try {
-      return readFileSync(d.index, 'utf8').includes('KindModule<');
+      return readFileSync(d.index, 'utf8').includes('KindEntry<');
     } catch {
       return false;
     }
@@ -47,8 +47,8 @@ function literalsIn(folder: string): Set<string> {
 }
 
 describe('reasons', () => {
-  const declaredAnywhere = new Set(KIND_MODULES.flatMap((k) => Object.keys(k.reasons)));
-  it.each(KIND_MODULES.map((k) => [k.kind, k] as const))('of %s are all declared by that kind', (_name, k) => {
+  const declaredAnywhere = new Set(KIND_ENTRIES.flatMap((k) => Object.keys(k.reasons)));
+  it.each(KIND_ENTRIES.map((k) => [k.kind, k] as const))('of %s are all declared by that kind', (_name, k) => {
     const folder = folderDeclaring(Object.keys(k.reasons));
     const given = [...literalsIn(folder)].filter((s) => declaredAnywhere.has(s));
     expect(given.length).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredInstance, DesiredValue } from '../../config/model.js';
 import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
 import { groupsOf } from './model.js';

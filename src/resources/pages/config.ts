@@ -2,7 +2,7 @@
  * The Pages' part of resolving a configuration: `instances.<name>.projects.<ref>.pages`. The schema
  * pass checks the types and the host-name form; this turns the block into `DesiredPages`.
  */
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredPages, DesiredPagesFields, PagesProject } from './model.js';
 import { pagesSchema } from './schema.js';
 import type { KindPointer } from '../../config/pointer.js';

@@ -8,7 +8,7 @@
  */
 import { fileErrorSentence } from '../../util/file-error.js';
 import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredInstance } from '../../config/model.js';
 import type { DesiredFile, FilesProject } from './model.js';
 import { filesOf } from './model.js';

@@ -3,7 +3,7 @@
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
 import { SETTINGS, settingByName } from '../../catalogue/index.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import { settingsObjectSchema } from './schema.js';
 import type { DesiredValue } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
