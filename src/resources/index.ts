@@ -19,6 +19,7 @@ import type { ResourceExporter } from '../engine/export.js';
 import type { KindEntry, KindModule } from './kind.js';
 import type { CompiledConfigSchema, ConfigKinds } from '../config/kinds.js';
 import type { TerraformPart } from './terraform.js';
+import { checkClaims } from './codes.js';
 import { settingsKind } from './settings/index.js';
 import { groupAccessTokensKind } from './group-access-tokens/index.js';
 import { pagesKind } from './pages/index.js';
@@ -35,6 +36,7 @@ export interface BuiltSchemas {
 
 /** The configuration side of a registry (light: loads no provider). */
 export function configKinds(entries: readonly KindEntry[], built: BuiltSchemas = {}): ConfigKinds {
+  checkClaims(entries);
   return {
     configs: entries.map((m) => m.config),
     pointers: entries.flatMap((m) => m.config.pointers),

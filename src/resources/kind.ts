@@ -31,8 +31,17 @@ export interface KindEntry<P = unknown> {
   readonly config: KindConfig;
   /** Every reason the kind gives a change, with its text for people (cosmetic; the renderers show it). */
   readonly reasons: Readonly<Record<string, string>>;
-  /** The diagnostic codes only this kind emits (each registered in src/diagnostics/codes.ts). */
+  /**
+   * The diagnostic codes only this kind emits: registered in src/diagnostics/codes.ts (a built-in
+   * kind's, `codesOf([...])`), or its own, listed in `ownCodes`.
+   */
   readonly codes: readonly DiagnosticCode[];
+  /**
+   * Codes the kind declares itself, outside the closed registry, each with its one-line meaning
+   * (`ownCodes(...)` in src/diagnostics/codes.ts types them): for a kind that is not built in, such
+   * as a test's fifth kind. The registry refuses one the closed registry or another kind holds.
+   */
+  readonly ownCodes?: Readonly<Record<string, string>>;
   /** The sections of the state file it keeps (`StateStore.section`), when it remembers anything. */
   readonly stateSlots?: readonly string[];
   /** Its Terraform resource's type and address (`./shape.ts`), when the provider serves one. */
