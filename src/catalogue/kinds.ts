@@ -8,7 +8,7 @@
  */
 
 export interface TerraformResourceShape {
-  /** The plumb kind (`KindModule.kind`). */
+  /** The plumb kind (`KindEntry.kind`). */
   readonly kind: string;
   /** The Terraform resource type. */
   readonly type: string;

@@ -1,6 +1,6 @@
 /**
  * `plumb export`: reads a live instance and writes a configuration in plumb's format, ready to
- * commit (docs/export.md). Each kind contributes its own part (`EXPORTERS`, src/resources/index.ts);
+ * commit (docs/export.md). Each kind contributes its own part (`KindSet.exporters`, src/resources/index.ts);
  * this module only connects, asks each kind, and assembles one YAML document with sorted keys and
  * comments, so the same instance always gives the same text.
  */

@@ -43,7 +43,7 @@ export function resolvePages(raw: Record<string, unknown>, p: string, ctx: Ctx):
   };
 }
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const PAGES_CONFIG: KindConfig = { kind: 'pages', pointers: PAGES_POINTERS, mount: { container: 'projects', keys: ['pages'] }, schema, resolve };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): PagesProject {

@@ -292,7 +292,7 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
   }
 }
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files'] }, schema, resolve, check: checkLockPaths };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {
