@@ -40,7 +40,7 @@ export default tseslint.config(
     files: ['src/render/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../*', '!../engine', '../engine/*', '!../engine/plan.js', '!../util', '../util/*', '!../util/terminal.js'], message: 'Renderers read only the plan types (src/engine/plan.ts) and clean text with src/util/terminal.ts.' }],
+        patterns: [{ group: ['../*', '!../engine', '../engine/*', '!../engine/plan.js', '!../engine/report.js', '!../util', '../util/*', '!../util/terminal.js'], message: 'Renderers read only the plan and report types (src/engine/plan.ts, src/engine/report.ts) and clean text with src/util/terminal.ts.' }],
       }],
     },
   },

@@ -6,12 +6,12 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { startEmulator } from '../dist/emulator/index.js';
 import { loadCdktfConfig } from '../dist/cdktf/load.js';
 import { BUILT_IN_CONFIG_KINDS } from '../dist/resources/index.js';
 
-const RUNS = 5;
+const RUNS = scale(5, 1);
 const TODAY = '2026-06-01';
 
 function scratchApp(url) {
@@ -48,7 +48,7 @@ export async function cdktfBenchmarks() {
     for (let i = 0; i < RUNS; i++) walls.push(await run());
     const synths = [];
     for (let i = 0; i < RUNS; i++) {
-      const r = loadCdktfConfig('.', { cwd: dir, env, today: TODAY, kinds: BUILT_IN_CONFIG_KINDS });
+      const r = await loadCdktfConfig('.', { cwd: dir, env, today: TODAY, kinds: BUILT_IN_CONFIG_KINDS });
       if (!r.config) throw new Error(`the CDKTF example did not load: ${JSON.stringify(r.diagnostics)}`);
       synths.push(r.synthMs);
     }

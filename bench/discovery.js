@@ -11,12 +11,13 @@ import { Pool } from 'undici';
 import { ApiClient } from '../dist/api/client.js';
 import { listGroupProjects } from '../dist/api/discovery.js';
 import { adminSeed, median, remoteEmulator } from './engine.js';
+import { scale } from './lib.js';
 
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
-const PROJECTS = 3000;
+const PROJECTS = scale(3000, 250);
 const PER_PAGE = 100;
-const RUNS = 5;
+const RUNS = scale(5, 1);
 const TOKEN = adminSeed.personal_access_tokens[0].token;
 
 const QUERY = 'include_subgroups=true&with_shared=false&order_by=id&sort=asc&archived=false&simple=true';

@@ -6,16 +6,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { remoteEmulator, run } from './wire.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
 const TODAY = '2026-03-01';
-const GROUPS = 200;
-const TOKENS = 5;
-const PAGES = 100;
+const GROUPS = scale(200, 3);
+const TOKENS = scale(5, 2);
+const PAGES = scale(100, 2);
 
 function seed() {
   const owner = [{ username: 'root', access_level: 50 }];

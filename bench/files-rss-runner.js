@@ -1,6 +1,6 @@
 // Plans ten 20 MB local source files against an in-process emulator and prints the peak RSS as JSON
 // (bench/files.js). The sources are hashed streaming, so memory must not grow with their size.
-import { mkdtempSync, openSync, writeSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, writeSync, closeSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmulator } from '../dist/emulator/index.js';
@@ -27,4 +27,5 @@ try {
   console.log(JSON.stringify({ maxRssMb: process.resourceUsage().maxRSS / 1024, creates }));
 } finally {
   await emu.close();
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -9,15 +9,20 @@
 // - Peak RSS while planning ten 20 MB local files (a child process, emulator included): < 200 MB,
 //   and no more with ten 60 MB files.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyPlan, makePlan, openSession } from '../dist/engine/engine.js';
 import { adminSeed, engineOptions, load, median, remoteEmulator, timed } from './engine.js';
+import { scale } from './lib.js';
 
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
+/** Projects and files per project of the plan rows (100 × 10), and of the apply rows (20 × 10). */
+const PLAN_PROJECTS = scale(100, 3);
+const APPLY_PROJECTS = scale(20, 2);
+const FILES = scale(10, 2);
 
 function projectsSeed(projects, files, content) {
   return Array.from({ length: projects }, (_, p) => ({
@@ -41,9 +46,9 @@ const text = (tag) => (p, f) => `${tag} ${p}/${f}\n`;
 
 async function planRows() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-files-'));
-  const emu = await remoteEmulator({ users: [adminSeed], groups: [{ full_path: 'bench' }], projects: projectsSeed(100, 10, text('same')) });
+  const emu = await remoteEmulator({ users: [adminSeed], groups: [{ full_path: 'bench' }], projects: projectsSeed(PLAN_PROJECTS, FILES, text('same')) });
   try {
-    const loaded = load(dir, filesConfig(emu.url, 100, 10, text('same')));
+    const loaded = load(dir, filesConfig(emu.url, PLAN_PROJECTS, FILES, text('same')));
     const opts = engineOptions(dir);
     await makePlan(loaded, loaded.config, opts); // warm-up
     await emu.resetRequests();
@@ -51,19 +56,20 @@ async function planRows() {
     const plan = await makePlan(loaded, loaded.config, opts);
     const recorded = await emu.requests();
     const heads = recorded.filter((r) => r.method === 'HEAD').length;
-    const ms = median(await timed(3, () => makePlan(loaded, loaded.config, opts)));
+    const ms = median(await timed(scale(3, 1), () => makePlan(loaded, loaded.config, opts)));
     const floor = Math.ceil(recorded.length / CONCURRENCY) * LATENCY_MS;
     const ratio = ms / floor;
-    const noChanges = plan.changes.length === 1000 && plan.changes.every((c) => c.action === 'no-op') && plan.applicable;
+    const planned = PLAN_PROJECTS * FILES;
+    const noChanges = plan.changes.length === planned && plan.changes.every((c) => c.action === 'no-op') && plan.applicable;
     return [
       {
-        name: 'file plan 1,000 files in 100 projects: requests',
+        name: `file plan ${planned.toLocaleString('en')} files in ${PLAN_PROJECTS} projects: requests`,
         measured: `${recorded.length} (${heads} HEAD, ${plan.changes.length} files planned)`,
-        target: '1000 HEAD, nothing else',
-        ok: heads === 1000 && recorded.length === 1000 && noChanges,
+        target: `${planned} HEAD, nothing else`,
+        ok: heads === planned && recorded.length === planned && noChanges,
       },
       {
-        name: `file plan with ${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}: wall time (median of 3)`,
+        name: `file plan with ${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}: wall time (median of ${scale(3, 1)})`,
         measured: `${ms.toFixed(0)} ms (floor ${floor} ms, ratio ${ratio.toFixed(2)})`,
         target: '≤ 1.3× floor',
         ok: ratio <= 1.3,
@@ -71,14 +77,15 @@ async function planRows() {
     ];
   } finally {
     await emu.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 async function applyRows() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-files-apply-'));
-  const emu = await remoteEmulator({ users: [adminSeed], groups: [{ full_path: 'bench' }], projects: projectsSeed(20, 10, text('old')) });
+  const emu = await remoteEmulator({ users: [adminSeed], groups: [{ full_path: 'bench' }], projects: projectsSeed(APPLY_PROJECTS, FILES, text('old')) });
   try {
-    const loaded = load(dir, filesConfig(emu.url, 20, 10, text('new')));
+    const loaded = load(dir, filesConfig(emu.url, APPLY_PROJECTS, FILES, text('new')));
     const opts = engineOptions(dir);
     const session = openSession(loaded, loaded.config, opts);
     try {
@@ -90,13 +97,14 @@ async function applyRows() {
       const ms = performance.now() - t0;
       const recorded = await emu.requests();
       const puts = recorded.filter((r) => r.method === 'PUT' && r.status === 200).length;
-      const floor = Math.max(Math.ceil(200 / CONCURRENCY), 10) * LATENCY_MS;
+      const writes = APPLY_PROJECTS * FILES;
+      const floor = Math.max(Math.ceil(writes / CONCURRENCY), FILES) * LATENCY_MS;
       return [
         {
-          name: 'file apply 200 changed files in 20 projects: requests',
+          name: `file apply ${writes} changed files in ${APPLY_PROJECTS} projects: requests`,
           measured: `${recorded.length} (${puts} PUT)`,
-          target: '200 (1 per file)',
-          ok: report.ok && puts === 200 && recorded.length === 200,
+          target: `${writes} (1 per file)`,
+          ok: report.ok && puts === writes && recorded.length === writes,
         },
         {
           name: `file apply with ${LATENCY_MS} ms latency, one lane per branch: wall time`,
@@ -109,6 +117,7 @@ async function applyRows() {
     }
   } finally {
     await emu.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -118,10 +127,10 @@ function rssOf(megabytes) {
 }
 
 function rssRow() {
-  const big = rssOf(20);
+  const big = rssOf(scale(20, 1));
   // The same plan over files three times as large: memory must not follow (garbage read buffers
   // wait for the collector, up to a bound, whatever the files' size).
-  const larger = rssOf(60);
+  const larger = rssOf(scale(60, 2));
   return {
     name: 'file plan of ten 20 MB local files: peak RSS (emulator included)',
     measured: `${(big.maxRssMb ?? NaN).toFixed(0)} MB (ten 60 MB files: ${(larger.maxRssMb ?? NaN).toFixed(0)} MB; ${big.creates ?? '?'} creates planned)`,

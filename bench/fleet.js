@@ -12,6 +12,16 @@
 // - Apply of one changed file in each of 1,000 projects (`--allow-risky`: 1,000 changes exceed
 //   `--max-changes`): 10 list pages, 1,000 HEADs and 1,000 PUTs, one lane per branch; target
 //   ≤ 1.3× floor.
+// - Apply of a file that none of 3,003 projects has (a new CODEOWNERS for the fleet, issue 29.11):
+//   31 list pages, 3,003 HEADs and 3,003 POSTs, 6,037 requests (the listing shows each project and
+//   its default branch, so a 404 there is the file's); target ≤ 1.3× floor.
+// - Report (`plumb report --expiring-within 30d --out report.json`) of 3,000 projects under one
+//   selector, each declaring `pages: {pages_https_only: true}` (every 20th drifted, every 10th with a
+//   certificate expiring within the window), and the group's access tokens (2 declared, 1
+//   undeclared; 2 expire within the window: 302 entries in the horizon): 30 list pages, 1 token list, 3,000 Pages reads and
+//   3,000 Pages domain listings; target ≤ 1.3× floor.
+//
+// `PLUMB_BENCH_SMOKE=1` (bench/lib.js): the same rows over 103 projects (two list pages), once.
 //
 // The floor (`floorMs`): the first list page alone (it gives X-Total-Pages, so nothing can overlap
 // it), then every other request with 8 in flight: (1 + ceil((pages − 1 + requests) ÷ 8)) × 20 ms.
@@ -23,15 +33,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { remoteEmulator } from './wire.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
-const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
-/** Rows to run (comma-separated: plan,apply); default both. */
+/** Rows to run (comma-separated: plan,apply,missing); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 const want = (row) => !ONLY || ONLY.includes(row);
 const TODAY = '2026-03-01';
@@ -93,7 +103,7 @@ function run(args, cwd, ok = [0]) {
 }
 
 /** One process against a fresh emulator from `w.seed`: plumb with `args`, or the baseline in `mode`. */
-async function measure(emu, w, { args, mode }) {
+async function measure(emu, w, { args, mode, ok = [0] }) {
   const url = await emu.start(w.seed, TODAY);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-fleet-'));
   try {
@@ -106,7 +116,7 @@ async function measure(emu, w, { args, mode }) {
       cmd = [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(root, 'bin/plumb.js'), ...args, '--now', TODAY, '--concurrency', String(CONCURRENCY)];
     }
     await emu.resetRequests();
-    const r = await run(cmd, dir);
+    const r = await run(cmd, dir, mode ? [0] : ok);
     const stats = await emu.stats();
     return { ...r, requests: stats.requests, byMethod: stats.byMethod, failed: stats.failed, avgInFlight: stats.avgInFlight, avgServerMs: stats.avgServerMs };
   } finally {
@@ -115,12 +125,12 @@ async function measure(emu, w, { args, mode }) {
 }
 
 /** `RUNS` paired runs (baseline, then plumb); medians, and the median of the paired ratios. */
-async function paired(emu, w, args, mode) {
+async function paired(emu, w, args, mode, ok = [0]) {
   const p = [];
   const b = [];
   for (let i = 0; i < RUNS; i++) {
     b.push(await measure(emu, w, { mode }));
-    p.push(await measure(emu, w, { args }));
+    p.push(await measure(emu, w, { args, ok }));
   }
   return {
     plumb: { ...p[0], ms: median(p.map((x) => x.ms)), runs: p.map((x) => x.ms), rssMb: Math.max(...p.map((x) => x.rssMb)) },
@@ -146,19 +156,21 @@ export async function fleetBenchmarks() {
   try {
     // 1. Plan: CODEOWNERS in sync everywhere, SECURITY.md missing everywhere.
     if (want('plan')) {
-      const planW = workload(3000, { CODEOWNERS: '* @platform\n' }, { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' });
+      const n = scale(3000, 103);
+      const N = n.toLocaleString('en');
+      const planW = workload(n, { CODEOWNERS: '* @platform\n' }, { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' });
       const plan = await paired(emu, planW, ['plan'], 'files-plan');
-      const grouped = /file\["SECURITY\.md"\] will be created .* in 3,000 projects/.test(plan.plumb.out);
-      const counted = /\["platform\/\*\*"\] matched 3,000 projects/.test(plan.plumb.out);
-      const expected = pagesOf(3000) + 6000;
+      const grouped = new RegExp(`file\\["SECURITY\\.md"\\] will be created .* in ${N} projects`).test(plan.plumb.out);
+      const counted = new RegExp(`\\["platform/\\*\\*"\\] matched ${N} projects`).test(plan.plumb.out);
+      const expected = pagesOf(n) + 2 * n;
       rows.push({
-        name: `fleet plan: 2 files in each of 3,000 projects, one selector platform/** (${label})`,
-        measured: `${describe(plan, 3000, 6000)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
-        target: `≤ 1.3× floor (${pagesOf(3000)} list pages + 6,000 HEAD)`,
-        ok: plan.plumb.ms <= 1.3 * floorMs(3000, 6000) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === 3000 && grouped && counted,
+        name: `fleet plan: 2 files in each of ${N} projects, one selector platform/** (${label})`,
+        measured: `${describe(plan, n, 2 * n)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${(2 * n).toLocaleString('en')} HEAD)`,
+        ok: plan.plumb.ms <= 1.3 * floorMs(n, 2 * n) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === n && grouped && counted,
       });
       rows.push({
-        name: 'fleet plan of 3,000 projects: peak RSS of the plumb process',
+        name: `fleet plan of ${N} projects: peak RSS of the plumb process`,
         measured: `${plan.plumb.rssMb.toFixed(0)} MB (max of ${RUNS})`,
         target: '≤ 300 MB',
         ok: plan.plumb.rssMb <= 300,
@@ -167,20 +179,98 @@ export async function fleetBenchmarks() {
 
     // 2. Apply: one changed file in each of 1,000 projects.
     if (want('apply')) {
-      const applyW = workload(1000, { CODEOWNERS: '* @old\n' }, { CODEOWNERS: '* @platform\n' });
+      const n = scale(1000, 103);
+      const N = n.toLocaleString('en');
+      const applyW = workload(n, { CODEOWNERS: '* @old\n' }, { CODEOWNERS: '* @platform\n' });
       const apply = await paired(emu, applyW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
-      const expected = pagesOf(1000) + 2000;
+      const expected = pagesOf(n) + 2 * n;
       rows.push({
-        name: `fleet apply: 1 changed file in each of 1,000 projects, one selector platform/** (${label})`,
-        measured: describe(apply, 1000, 2000),
-        target: `≤ 1.3× floor (${pagesOf(1000)} list pages + 1,000 HEAD + 1,000 PUT)`,
-        ok: apply.plumb.ms <= 1.3 * floorMs(1000, 2000) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+        name: `fleet apply: 1 changed file in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(apply, n, 2 * n),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${N} HEAD + ${N} PUT)`,
+        ok: apply.plumb.ms <= 1.3 * floorMs(n, 2 * n) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+      });
+    }
+
+    // 3. Apply: a file that no project has (every HEAD answers 404), created everywhere.
+    if (want('missing')) {
+      const n = scale(3003, 103);
+      const N = n.toLocaleString('en');
+      const missingW = workload(n, { 'README.md': '# app\n' }, { CODEOWNERS: '* @platform\n' });
+      const missing = await paired(emu, missingW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
+      const expected = pagesOf(n) + 2 * n;
+      rows.push({
+        name: `fleet apply: every file missing, 1 new file in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(missing, n, 2 * n),
+        target: `${expected.toLocaleString('en')} req (${pagesOf(n)} list pages + ${N} HEAD + ${N} POST), ≤ 1.3× floor`,
+        ok:
+          missing.plumb.ms <= 1.3 * floorMs(n, 2 * n) &&
+          missing.plumb.requests === expected &&
+          missing.baseline.requests === expected &&
+          missing.plumb.byMethod.POST === n &&
+          missing.plumb.failed === n, // the HEADs' 404s
+      });
+    }
+
+    // 3. Report: one selector's Pages, the group's tokens, the expiry horizon.
+    if (want('report')) {
+      const w = reportWorkload(3000);
+      const report = await paired(emu, w, ['report', '--expiring-within', '30d', '--out', 'report.json'], 'report', [2]);
+      const summary = /3,000 projects, 2,850 compliant, 150 drifted/.test(report.plumb.out) && /Expiring within 30d .*: 302, 302 to act on/.test(report.plumb.out);
+      const requests = 1 + 3000 * 2;
+      const expected = pagesOf(3000) + requests;
+      rows.push({
+        name: `fleet report: Pages of 3,000 projects under one selector, the group's tokens, --expiring-within 30d (${label})`,
+        measured: `${describe(report, 3000, requests)}; selector summary and horizon as seeded: ${summary ? 'yes' : 'NO'}`,
+        target: `≤ 1.3× floor (${pagesOf(3000)} list pages + 1 token list + 3,000 Pages GET + 3,000 domain lists)`,
+        ok: report.plumb.ms <= 1.3 * floorMs(3000, requests) && report.plumb.requests === expected && report.baseline.requests === expected && report.plumb.failed === 0 && summary,
       });
     }
   } finally {
     await emu.close();
   }
   return rows;
+}
+
+/**
+ * `plumb report`'s fleet: 3,000 projects under `platform/`, all declared by `"platform/**"` with
+ * `pages: {pages_https_only: true}`; every 20th has HTTPS off (drifted), every 10th a custom domain
+ * whose certificate expires in 10 days; the group holds 3 tokens, 2 declared, expiring in 5, 20 and
+ * 200 days (one declared, one not, within 30 days).
+ */
+function reportWorkload(projects) {
+  const day = (n) => new Date(Date.parse(TODAY + 'T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
+  const yaml = [
+    'version: 1',
+    'instances:',
+    '  bench:',
+    '    url: URL',
+    '    token_env: PLUMB_TOKEN',
+    '    groups:',
+    '      platform:',
+    '        access_tokens:',
+    `          ci: {scopes: [read_api], access_level: 30, expires_at: ${day(20)}, sink: {file: secrets/ci.token}}`,
+    `          deploy: {scopes: [read_api], access_level: 30, expires_at: ${day(200)}, sink: {file: secrets/deploy.token}}`,
+    '    projects:',
+    '      "platform/**":',
+    '        pages: {pages_https_only: true}',
+    '',
+  ].join('\n');
+  const token = (name, n, i) => ({ name, token: `bench-report-token-${i}-0123456789`, scopes: ['read_api'], access_level: 30, expires_at: day(n) });
+  return {
+    projects,
+    yaml,
+    seed: {
+      users: [adminUser],
+      groups: [{ full_path: 'platform', access_tokens: [token('ci', 20, 1), token('deploy', 200, 2), token('old', 5, 3)] }],
+      projects: Array.from({ length: projects }, (_, i) => ({
+        path_with_namespace: name(i),
+        default_branch: 'main',
+        pages: { https_only: i % 20 !== 0, ...(i % 10 === 5 && { domains: [{ domain: `app-${i}.example.test`, certificate_expires_at: `${day(10)}T00:00:00Z` }] }) },
+      })),
+    },
+    job: { discover: { group: 'platform', query: DISCOVERY_QUERY }, files: [], groups: [{ path: 'platform', tokens: [] }] },
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -5,13 +5,24 @@ import path from 'node:path';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * `PLUMB_BENCH_SMOKE=1` (what .ci/run sets): every row runs once at a small scale, so a row that
+ * breaks (a renamed export, a removed field) fails CI instead of waiting for the next full run. The
+ * numbers of a smoke run mean nothing: `ok` is not judged (`printTable` shows "smoke"), only that
+ * each row ran and printed a measurement.
+ */
+export const SMOKE = process.env.PLUMB_BENCH_SMOKE === '1';
+
+/** `full` in a real run, `small` in a smoke run. */
+export const scale = (full, small) => (SMOKE ? small : full);
+
 /** Runs `node args…` `runs` times; returns the median and best wall time in ms. */
 export function timeNode(args, opts = {}) {
   return timeCommand(process.execPath, args, opts);
 }
 
 /** Runs `command args…` `runs` times; returns the median and best wall time in ms. */
-export function timeCommand(command, args, { runs = 20, env = {}, cwd = root } = {}) {
+export function timeCommand(command, args, { runs = scale(20, 1), env = {}, cwd = root } = {}) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
@@ -26,10 +37,19 @@ export function timeCommand(command, args, { runs = 20, env = {}, cwd = root } =
 
 export function printTable(rows) {
   const head = ['benchmark', 'measured', 'target', 'ok'];
-  const all = [head, ...rows.map((r) => [r.name, r.measured, r.target, r.ok === undefined ? '' : r.ok ? 'yes' : 'NO'])];
+  const judged = (r) => (r.error ? 'NO' : r.ok === undefined ? '' : SMOKE ? 'smoke' : r.ok ? 'yes' : 'NO');
+  const all = [head, ...rows.map((r) => [r.name, r.measured, r.target, judged(r)])];
   const widths = head.map((_, i) => Math.max(...all.map((r) => String(r[i]).length)));
   const line = (r) => '| ' + r.map((c, i) => String(c).padEnd(widths[i])).join(' | ') + ' |';
   console.log(line(head));
   console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
   for (const r of all.slice(1)) console.log(line(r));
+}
+
+/**
+ * The rows a smoke run could not have printed properly: no name, no measurement, or a measurement
+ * that is not a number where one was expected (`NaN`, `undefined`). Empty when every row ran.
+ */
+export function brokenRows(rows) {
+  return rows.filter((r) => typeof r?.name !== 'string' || r.name === '' || typeof r.measured !== 'string' || r.measured === '' || /\b(NaN|undefined|null)\b/.test(r.measured));
 }

@@ -1,46 +1,85 @@
 // `npm run bench`: plumb's speed and memory targets, printed as one table. Not part of `npm test`.
+//
+// `PLUMB_BENCH_SMOKE=1 node bench/run.js` (.ci/run, after the suite) runs every row once at a small
+// scale: a section that throws, or a row that prints no measurement, fails it (exit 1). A section
+// that throws in a full run is a row of its own too ("ERROR: …"), so the rest of the table still
+// prints, and the run exits 1.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, timeNode, printTable } from './lib.js';
+import { root, timeNode, printTable, brokenRows, scale, SMOKE } from './lib.js';
 import { writeLargeConfig } from './generate-config.js';
 
-const rows = [];
 const env = { PLUMB_TOKEN: 'bench-token' };
 
-// The machine's own floor: a Node process that does nothing.
-const bare = timeNode(['-e', '0']);
-rows.push({ name: 'baseline: node -e 0 (median of 20)', measured: `${bare.median.toFixed(0)} ms (p10 ${bare.p10.toFixed(0)})`, target: '(reference)' });
+function startRows() {
+  const rows = [];
+  const runs = scale(20, 1);
+  // The machine's own floor: a Node process that does nothing.
+  const bare = timeNode(['-e', '0']);
+  rows.push({ name: `baseline: node -e 0 (median of ${runs})`, measured: `${bare.median.toFixed(0)} ms (p10 ${bare.p10.toFixed(0)})`, target: '(reference)' });
+  const version = timeNode(['bin/plumb.js', '--version'], { env });
+  rows.push({ name: `cold start: plumb --version (median of ${runs})`, measured: `${version.median.toFixed(0)} ms (p10 ${version.p10.toFixed(0)})`, target: '< 150 ms', ok: version.median < 150 });
+  const small = timeNode(['bin/plumb.js', 'validate', 'examples/plumb'], { env });
+  rows.push({ name: `cold start: plumb validate examples/plumb (median of ${runs})`, measured: `${small.median.toFixed(0)} ms (p10 ${small.p10.toFixed(0)})`, target: '< 150 ms', ok: small.median < 150 });
+  return rows;
+}
 
-const version = timeNode(['bin/plumb.js', '--version'], { env });
-rows.push({ name: 'cold start: plumb --version (median of 20)', measured: `${version.median.toFixed(0)} ms (p10 ${version.p10.toFixed(0)})`, target: '< 150 ms', ok: version.median < 150 });
+function validateRows() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-'));
+  try {
+    const { resources } = writeLargeConfig(dir, scale(5000, 200));
+    const r = spawnSync(process.execPath, [path.join(root, 'bench/validate-runner.js'), dir], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`bench/validate-runner.js exited ${r.status}: ${r.stderr}`);
+    const big = JSON.parse(r.stdout.trim().split('\n').pop());
+    return [
+      { name: `validate ${resources} resources: time (in-process)`, measured: `${big.ms.toFixed(0)} ms`, target: '< 1000 ms', ok: big.ms < 1000 && big.exit === 0 },
+      { name: `validate ${resources} resources: peak RSS`, measured: `${big.maxRssMb.toFixed(0)} MB`, target: '< 150 MB', ok: big.maxRssMb < 150 },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-const small = timeNode(['bin/plumb.js', 'validate', 'examples/plumb'], { env });
-rows.push({ name: 'cold start: plumb validate examples/plumb (median of 20)', measured: `${small.median.toFixed(0)} ms (p10 ${small.p10.toFixed(0)})`, target: '< 150 ms', ok: small.median < 150 });
+const sections = [
+  ['start-up', startRows],
+  ['validate', validateRows],
+  ['engine', async () => (await import('./engine.js')).engineBenchmarks()],
+  ['cdktf', async () => (await import('./cdktf.js')).cdktfBenchmarks()],
+  ['wire', async () => (await import('./wire.js')).wireBenchmarks()],
+  ['files', async () => (await import('./files.js')).filesBenchmarks()],
+  ['export', async () => (await import('./export.js')).exportBenchmarks()],
+  ['targets', async () => (await import('./targets.js')).targetBenchmarks()],
+  ['discovery', async () => (await import('./discovery.js')).discoveryBenchmarks()],
+  ['fleet', async () => (await import('./fleet.js')).fleetBenchmarks()],
+  ['emulator', async () => (await import('./emulator.js')).emulatorBenchmarks()],
+  ['soak', async () => (await import('./soak.js')).soakBenchmarks()],
+  ['terraform', async () => (await import('./terraform.js')).terraformBenchmarks()],
+  ['install', async () => (await import('./install.js')).installBenchmarks()],
+  ['suite', async () => (await import('./suite.js')).suiteBenchmarks()],
+];
 
-const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-'));
-const { resources } = writeLargeConfig(dir, 5000);
-const r = spawnSync(process.execPath, [path.join(root, 'bench/validate-runner.js'), dir], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
-const big = JSON.parse(r.stdout.trim().split('\n').pop());
-rows.push({ name: `validate ${resources} resources: time (in-process)`, measured: `${big.ms.toFixed(0)} ms`, target: '< 1000 ms', ok: big.ms < 1000 && big.exit === 0 });
-rows.push({ name: `validate ${resources} resources: peak RSS`, measured: `${big.maxRssMb.toFixed(0)} MB`, target: '< 150 MB', ok: big.maxRssMb < 150 });
-
-const extra = await import('./engine.js').then((m) => m.engineBenchmarks(), (err) => {
-  if (err.code === 'ERR_MODULE_NOT_FOUND') return [];
-  throw err;
-});
-rows.push(...extra);
-rows.push(...(await (await import('./cdktf.js')).cdktfBenchmarks()));
-rows.push(...(await (await import('./wire.js')).wireBenchmarks()));
-rows.push(...(await (await import('./files.js')).filesBenchmarks()));
-rows.push(...(await (await import('./export.js')).exportBenchmarks()));
-rows.push(...(await (await import('./targets.js')).targetBenchmarks()));
-rows.push(...(await (await import('./discovery.js')).discoveryBenchmarks()));
-rows.push(...(await (await import('./fleet.js')).fleetBenchmarks()));
-rows.push(...(await (await import('./emulator.js')).emulatorBenchmarks()));
-rows.push(...(await import('./soak.js')).soakBenchmarks());
-rows.push(...(await (await import('./terraform.js')).terraformBenchmarks()));
-rows.push(...(await (await import('./install.js')).installBenchmarks()));
+const rows = [];
+const failures = [];
+for (const [name, section] of sections) {
+  const t0 = performance.now();
+  try {
+    const got = await section();
+    if (got.length === 0) throw new Error('printed no row');
+    const broken = brokenRows(got);
+    if (broken.length > 0) throw new Error(`rows without a measurement: ${broken.map((r) => JSON.stringify(r.name ?? r)).join(', ')}`);
+    rows.push(...got);
+  } catch (err) {
+    failures.push(name);
+    rows.push({ name: `${name}: ERROR`, measured: String(err?.message ?? err).split('\n')[0].slice(0, 300), target: 'runs', ok: false, error: true });
+    console.error(`bench section ${name} failed:`, err);
+  }
+  if (SMOKE) console.error(`bench smoke: ${name} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
 
 printTable(rows);
+if (failures.length > 0) {
+  console.error(`bench: ${failures.length} section(s) failed: ${failures.join(', ')}`);
+  process.exitCode = 1;
+}

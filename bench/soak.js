@@ -3,11 +3,11 @@
 // `node bench/soak.js` runs it alone. Rows: faults by kind, runs, and each invariant's violations.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { root, printTable } from './lib.js';
+import { root, printTable, scale } from './lib.js';
 
 export function soakBenchmarks() {
   const seed = process.env.PLUMB_SOAK_SEED ?? '20261123';
-  const faults = process.env.PLUMB_SOAK_FAULTS ?? '1000';
+  const faults = process.env.PLUMB_SOAK_FAULTS ?? scale('1000', '5');
   const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/soak/run.ts', '--faults', faults, '--seed', seed], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`fault soak failed: ${r.stderr}`);
   const s = JSON.parse(r.stdout.trim().split('\n').pop());

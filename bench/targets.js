@@ -1,13 +1,14 @@
 // Targeting benchmark (imported by bench/run.js; needs `npm run build`): a configuration of 1,000
 // groups with one token each (and settings), planned with --target on one group, must make
 // requests for that group only (one token list), never for the other 999 nor for the settings.
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makePlan } from '../dist/engine/engine.js';
 import { adminSeed, engineOptions, load, remoteEmulator } from './engine.js';
+import { scale } from './lib.js';
 
-const GROUPS = 1000;
+const GROUPS = scale(1000, 50);
 
 export async function targetBenchmarks() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-targets-'));
@@ -47,5 +48,6 @@ export async function targetBenchmarks() {
     ];
   } finally {
     await emu.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -5,15 +5,15 @@
 // request; requests are counted per route from the emulator's log, next to the floor.
 // Skipped (one row saying so) when neither terraform nor tofu is on PATH.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 import { startEmulator } from '../dist/emulator/index.js';
 
 const ADMIN = 'bench-tf-admin-token-0123456789';
-const GROUPS = 40;
-const PER_GROUP = 5;
+const GROUPS = scale(40, 2);
+const PER_GROUP = scale(5, 2);
 /** Added to every request, as in the other benches (engine.js, files.js). */
 const LATENCY_MS = 20;
 
@@ -71,14 +71,14 @@ export async function terraformBenchmarks() {
       groups: groups.map((g, i) => ({ full_path: g, id: 100 + i, name: g, visibility: 'private', members: [{ username: 'root', access_level: 50 }] })),
     },
   });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-tf-'));
   try {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-bench-tf-'));
     mkdirSync(path.join(dir, 'secrets'));
     const expires = new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10);
     const tokens = groups.flatMap((g) => Array.from({ length: PER_GROUP }, (_, i) => ({ group: g, name: `bot-${i}` })));
     writeFileSync(
       path.join(dir, 'main.tf'),
-      `terraform {\n  required_providers {\n    plumb = { source = "plumb/plumb" }\n  }\n}\nprovider "plumb" {\n  url = ${JSON.stringify(emu.url)}\n}\n` +
+      `terraform {\n  required_providers {\n    plumb = { source = "plumb.invalid/plumb/plumb" }\n  }\n}\nprovider "plumb" {\n  url = ${JSON.stringify(emu.url)}\n}\n` +
         tokens
           .map(
             (t) =>
@@ -94,7 +94,7 @@ export async function terraformBenchmarks() {
           .join(''),
     );
     const rc = path.join(dir, 'cli.tfrc');
-    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
+    writeFileSync(rc, `provider_installation {\n  dev_overrides {\n    "plumb.invalid/plumb/plumb" = ${JSON.stringify(path.join(root, 'bin'))}\n  }\n  direct {}\n}\n`);
     const env = { PATH: process.env.PATH, HOME: dir, TF_CLI_CONFIG_FILE: rc, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
     emu.resetRequests();
     const planned = await run(cli, ['plan', '-input=false', '-no-color', '-out=tfplan'], dir, env);
@@ -132,5 +132,6 @@ export async function terraformBenchmarks() {
     ];
   } finally {
     await emu.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

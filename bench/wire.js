@@ -14,12 +14,12 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { SETTINGS, SETTING_RULES } from '../dist/catalogue/index.js';
 import { createEmulatorState } from '../dist/emulator/index.js';
-import { root } from './lib.js';
+import { root, scale } from './lib.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8; // plumb's default, given explicitly so the floor is known
-const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 /** Rows to run (comma-separated: plan,apply,rotate,saved,settings,large); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 /** A directory: plumb's processes write CPU profiles there (node --cpu-prof). */
@@ -119,7 +119,10 @@ function tokenWorkload(groups, tokens) {
         })),
       }),
     }));
+  const count = (groups * tokens).toLocaleString('en');
   return {
+    count,
+    label: `${count} tokens / ${groups.toLocaleString('en')} groups`,
     yaml: lines.join('\n') + '\n',
     seed: (withTokens) => ({ users: [adminUser], groups: seedGroups(withTokens) }),
     groups: names.map((name) => ({ path: name, tokens: Array.from({ length: tokens }, (_, t) => ({ name: `tok-${t}` })) })),
@@ -234,7 +237,7 @@ export async function wireBenchmarks() {
   const rows = [];
   const label = `${LATENCY_MS} ms latency, concurrency ${CONCURRENCY}, whole process, median of ${RUNS}`;
   try {
-    const small = tokenWorkload(200, 5);
+    const small = tokenWorkload(scale(200, 4), scale(5, 2));
     const job = (mode, w, expiresAt = addDays(TODAY, LIFETIME)) => ({ mode, groups: w.groups, scopes: ['read_api'], accessLevel: 30, expiresAt });
     const want = (row) => !ONLY || ONLY.includes(row);
 
@@ -242,7 +245,7 @@ export async function wireBenchmarks() {
     if (want('plan')) {
       const plan = await paired(emu, small.seed(false), { yaml: small.yaml, args: ['plan'] }, job('plan', small));
       rows.push({
-        name: `plan 1,000 tokens / 200 groups from scratch (${label})`,
+        name: `plan ${small.label} from scratch (${label})`,
         measured: describe(plan),
         target: '≤ 1.15× baseline',
         ok: plan.vsBaseline <= 1.15 && plan.plumb.failed === 0,
@@ -264,7 +267,7 @@ export async function wireBenchmarks() {
     if (want('apply')) {
       const applyFloor = floorMs(apply.plumb.requests);
       rows.push({
-        name: `apply 1,000 token creates / 200 groups (${label})`,
+        name: `apply ${small.label} as creates (${label})`,
         measured: describe(apply),
         target: '≤ 1,200 req, ≤ 1.5× floor',
         ok: apply.plumb.requests <= 1200 && apply.plumb.ms <= 1.5 * applyFloor && apply.plumb.failed === 0,
@@ -280,7 +283,7 @@ export async function wireBenchmarks() {
         job('rotate', small, addDays(ROTATE_DAY, LIFETIME)),
       );
       rows.push({
-        name: `apply 1,000 token rotations / 200 groups (${label})`,
+        name: `apply ${small.label} as rotations (${label})`,
         measured: describe(rotate),
         target: '≤ 1.5× floor (as creates; no issue target)',
         ok: rotate.plumb.ms <= 1.5 * floorMs(rotate.plumb.requests) && rotate.plumb.failed === 0,
@@ -291,7 +294,7 @@ export async function wireBenchmarks() {
     if (want('saved')) {
       const saved = apply.also[0];
       rows.push({
-        name: `apply a saved plan of 1,000 creates (${label})`,
+        name: `apply a saved plan of the ${small.count} creates (${label})`,
         measured: `${describe(saved)}; ${saved.ratio.toFixed(2)}× the in-memory apply (median of paired runs)`,
         target: '≤ 1.1× in-memory apply',
         ok: saved.ratio <= 1.1 && saved.plumb.failed === 0,
@@ -300,10 +303,10 @@ export async function wireBenchmarks() {
 
     // 5. Settings apply of 60 changes: a read, a write, a read-back, one after the other.
     if (want('settings')) {
-      const s = settingsWorkload();
+      const s = settingsWorkload(scale(60, 3));
       const settings = await paired(emu, { users: [adminUser] }, { yaml: s.yaml, args: ['apply', '--auto-approve'] }, { mode: 'settings', settings: s.settings });
       rows.push({
-        name: `settings apply of 60 changes (${label}; floor = requests × latency, they are sequential)`,
+        name: `settings apply of ${Object.keys(s.settings).length} changes (${label}; floor = requests × latency, they are sequential)`,
         measured: describe(settings, settings.plumb.requests * LATENCY_MS),
         target: '(reference)',
         ok: settings.plumb.failed === 0,
@@ -312,13 +315,13 @@ export async function wireBenchmarks() {
 
     // 6. 5,000 tokens in 1,000 groups, every sink in one directory: time must grow linearly.
     if (want('large')) {
-      const big = tokenWorkload(1000, 5);
+      const big = tokenWorkload(scale(1000, 20), scale(5, 2));
       const large = await paired(emu, big.seed(false), { yaml: big.yaml, args: ['apply', '--auto-approve'] }, job('create', big));
       const growth = large.plumb.ms / apply.plumb.ms;
       rows.push({
-        name: `apply 5,000 token creates / 1,000 groups, one sink directory (${label})`,
-        measured: `${describe(large)}; ${growth.toFixed(2)}× the 1,000 row`,
-        target: '≤ 5.5× the 1,000 row',
+        name: `apply ${big.label} as creates, one sink directory (${label})`,
+        measured: `${describe(large)}; ${growth.toFixed(2)}× the ${small.count} row`,
+        target: `≤ 5.5× the ${small.count} row`,
         ok: growth <= 5.5 && large.plumb.failed === 0,
       });
     }

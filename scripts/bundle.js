@@ -5,11 +5,16 @@
 // the large precompiled schema validator. One file whose compiled code comes from a cache starts in
 // roughly node's own start-up time plus ~40 ms. bin/plumb.js falls back to dist/cli.js when the
 // bundle is missing, and V8 simply ignores a cache made by another Node version.
+//
+// Then the provider as one JavaScript file (dist/plumb-provider.cjs, src/provider-file.ts): every
+// dependency bundled and the data files it reads embedded, so `plumb provider mirror` can copy the
+// same bytes into every machine's mirror (docs/terraform.md, "One hash on every machine").
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleEverything, embeddedFiles } from './sea.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = path.join(root, 'dist/plumb.cjs');
@@ -42,3 +47,12 @@ if (r.status !== 0) {
   console.error(`bundle: recording the code cache failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
   process.exit(1);
 }
+
+const embedded = Object.fromEntries(embeddedFiles().map((f) => [f, readFileSync(path.join(root, f), 'utf8')]));
+await bundleEverything({
+  entry: 'src/provider-file.ts',
+  outfile: path.join(root, 'dist/plumb-provider.cjs'),
+  // Its own files are embedded; nothing is found by walking up from where a mirror puts it.
+  moduleUrl: "require('node:url').pathToFileURL(__filename).href",
+  banner: `var __plumb_embedded_files = ${JSON.stringify(embedded)};\n`,
+});

@@ -26,11 +26,13 @@ function walk(dir: string, base = dir): string[] {
 
 /** plumb is in no registry: the generator's links to registry documentation would lead nowhere. */
 function withoutRegistryLinks(code: string): string {
+  // The generator links to `https://HOST/providers/…` of the provider's host (PLUMB_PROVIDER_SOURCE's, or the public registry's).
+  const host = `(?:registry\\.terraform\\.io|${PLUMB_PROVIDER_SOURCE.split('/')[0]!.replaceAll('.', '\\.')})`;
   return code
-    .replace(/^\/\/ https:\/\/registry\.terraform\.io\/.*\n/gm, '')
+    .replace(new RegExp(`^// https://${host}/.*\\n`, 'gm'), '')
     .replace(/^\s*\*\n\s*\* Docs at Terraform Registry: .*\n/gm, '')
     .replace(/^\s*\* Docs at Terraform Registry: .*\n/gm, '')
-    .replace(/\{@link https:\/\/registry\.terraform\.io\/providers\/\S+ ([^}]+)\}/g, '$1');
+    .replace(new RegExp(`\\{@link https://${host}/providers/\\S+ ([^}]+)\\}`, 'g'), '$1');
 }
 
 /**

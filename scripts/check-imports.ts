@@ -42,8 +42,8 @@ const KIND_SHARED = ['resources/kind', 'resources/terraform', 'resources/codes']
 export const TABLE: Readonly<Record<string, readonly string[]>> = {
   util: [],
   catalogue: ['util'],
-  diagnostics: ['api/errors', 'util'],
-  api: ['util'],
+  diagnostics: ['util'],
+  api: ['diagnostics', 'util'],
   generated: [],
   config: ['catalogue', 'diagnostics', 'util', 'generated'],
   engine: ['api', 'config', 'diagnostics', 'util', 'version'],
@@ -54,7 +54,7 @@ export const TABLE: Readonly<Record<string, readonly string[]>> = {
   // A registry of other kinds (a test's fifth kind): compiles their schemas at run time.
   'resources/with-kinds': ['resources/index', 'schema', ...KIND_SHARED],
   'resources/codes': ['diagnostics'],
-  render: ['engine/plan', 'util/terminal'],
+  render: ['engine/plan', 'engine/report', 'util/terminal'],
   emulator: ['catalogue', 'util'],
   schema: ['catalogue', 'util', 'config'],
   cdktf: ['catalogue', 'config', 'diagnostics', 'util'],
@@ -63,6 +63,8 @@ export const TABLE: Readonly<Record<string, readonly string[]>> = {
   cli: ['*'],
   // The standalone executable's entry point: the CLI, and how it finds its embedded files.
   sea: ['cli', 'util'],
+  // The provider as one JavaScript file (dist/plumb-provider.cjs): the CLI's provider command, its files embedded.
+  'provider-file': ['cli', 'util'],
   version: [],
 };
 

@@ -59,28 +59,18 @@ export function defaultName() {
 
 /**
  * Builds the executable into `outDir` (default dist/sea) as `name`; returns its path. Every
- * intermediate file (the bundle, the blob, the SEA configuration) stays in `outDir/work`.
+ * intermediate file (the bundle, the blob, the SEA configuration) stays in `outDir/work`. `base`:
+ * the node binary to inject into (default this one; the release uses the registry's
+ * `node-linux-*` binaries of this node's version, scripts/release.js); the blob is made by this
+ * node, so `base` must be the same Node.js version.
  */
-export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = defaultName() } = {}) {
+export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = defaultName(), base = process.execPath, useCodeCache = true } = {}) {
   const work = path.join(outDir, 'work');
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const bundle = path.join(work, 'plumb-sea.cjs');
-  await build({
-    entryPoints: [path.join(root, 'src/sea.ts')],
-    outfile: bundle,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    // findUp (npm installations) walks up from here; the executable reads its embedded files instead.
-    define: { 'import.meta.url': '__plumb_module_url' },
-    banner: { js: "var __plumb_module_url = require('node:url').pathToFileURL(process.execPath).href;" },
-    plugins: [requireYamlPlugin],
-  });
+  // findUp (npm installations) walks up from the executable; it reads its embedded files instead.
+  await bundleEverything({ entry: 'src/sea.ts', outfile: bundle, moduleUrl: "require('node:url').pathToFileURL(process.execPath).href" });
   const files = embeddedFiles();
   writeFileSync(path.join(work, MANIFEST_ASSET), JSON.stringify(files));
   const blob = path.join(work, 'plumb.blob');
@@ -91,7 +81,8 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
       main: bundle,
       output: blob,
       disableExperimentalSEAWarning: true,
-      useCodeCache: true,
+      // V8's code cache is made by this node for its own CPU: off when `base` is another architecture's node.
+      useCodeCache,
       assets: { [MANIFEST_ASSET]: path.join(work, MANIFEST_ASSET), ...Object.fromEntries(files.map((f) => [f, path.join(root, f)])) },
     }),
   );
@@ -99,7 +90,7 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
   if (r.status !== 0) throw new Error(`node --experimental-sea-config failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
   const out = path.join(outDir, name);
   rmSync(out, { force: true });
-  copyFileSync(process.execPath, out);
+  copyFileSync(base, out);
   chmodSync(out, 0o755);
   const { inject } = loadPostject();
   // postject's ELF library warns about each of node's unnamed note sections it copies as they are.
@@ -116,6 +107,31 @@ export async function buildSea({ outDir = path.join(root, 'dist/sea'), name = de
     console.warn = warn;
   }
   return out;
+}
+
+/**
+ * One CommonJS script holding `entry` (a path under the project) and every dependency it reaches:
+ * what the standalone executable runs, and the provider file of the npm package
+ * (dist/plumb-provider.cjs, scripts/bundle.js). `moduleUrl` is the expression `import.meta.url`
+ * becomes; `banner` is JavaScript put before the bundle. Paths inside the bundle are relative to
+ * the project, so the same sources give the same bytes wherever they are checked out.
+ */
+export async function bundleEverything({ entry, outfile, moduleUrl, banner = '' }) {
+  await build({
+    entryPoints: [path.join(root, entry)],
+    absWorkingDir: root,
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    define: { 'import.meta.url': '__plumb_module_url' },
+    banner: { js: `${banner}var __plumb_module_url = ${moduleUrl};` },
+    plugins: [requireYamlPlugin],
+  });
 }
 
 /**

@@ -161,7 +161,10 @@ async function exportSteps(later) {
     ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook', '--now', later],
     0,
   );
-  console.log(`\n${readFileSync(path.join(out, 'plumb.yaml'), 'utf8').split('\n').slice(0, 40).join('\n')}\n  … (${out}/plumb.yaml, removed at the end)`);
+  // The header (how to re-export, the digest of what was written) is left out: the configuration itself is what to look at.
+  const lines = readFileSync(path.join(out, 'plumb.yaml'), 'utf8').split('\n');
+  const body = lines.slice(lines.findIndex((l) => !l.startsWith('#') && l.trim() !== ''));
+  console.log(`\n  (${out}/plumb.yaml, after its header)\n${body.slice(0, 40).join('\n')}\n  … (removed at the end)`);
   await step('19. Plan the exported configuration: it describes the instance exactly (exit 0)', ['plan', out, '--detailed-exitcode', '--now', later], 0);
 }
 

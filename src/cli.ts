@@ -41,10 +41,15 @@ const MAX_CHANGES_HELP = `  --max-changes N       more than N changes to one ins
                         apply carries out only with --allow-risky or allow_risky (default 100)
   --max-match-change P  a selector whose match count moved by more than P percent (and more than
                         5 objects) since the last apply is the risk selector-match-count-changed
-                        (default 10)`;
+                        (0 to 100, default 10)`;
 
 const TARGET_HELP = `  --target ADDRESS      only resources at or beneath ADDRESS (repeatable; \`*\` matches within one
                         segment: 'prod.group["platform/*"]'; quote it for the shell)`;
+
+const EXPIRING_HELP = `  --expiring-within DURATION
+                        also list group access tokens, Pages certificates and unverified Pages
+                        domains that expire within DURATION (30d, 4w), soonest first
+                        (docs/report.md#the-expiry-horizon)`;
 
 const HELP = `plumb ${VERSION} — keep a code-hosting instance's configuration in Git
 
@@ -61,6 +66,9 @@ Usage:
                                             --allow-destroy destroys (unpublishing Pages)
   plumb drift [PATHS...] [--json] [--junit FILE]
                                             exit 0 in sync, 2 drift, 1 error
+  plumb report [PATHS...] [--json] [--out FILE] [--markdown FILE] [--max-requests N] [--expiring-within 30d]
+                                            read-only compliance report of every declared resource
+                                            (exit 0 compliant, 2 not, 1 error; docs/report.md)
   plumb export --out DIR (--instance-url URL --token-env NAME | -c PATH) [--all-settings]
                [--group REF...] [--file PROJECT:PATH...] [--pages PROJECT...] [--sink-dir DIR] [--force]
                                             write the live instance as a configuration (exit 0
@@ -132,8 +140,12 @@ there are changes; 1 on any error.
   --show-private-content
                         with --show-content, show private projects' files too (CI logs reach
                         people those projects do not; docs/security.md)
+  --withhold-matches    replace the names selectors found by placeholders, as on a merge request
+                        (detected from CI_MERGE_REQUEST_IID, CI_PIPELINE_SOURCE, GITHUB_EVENT_NAME)
+  --show-matches        show them even on a merge request (docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
+${EXPIRING_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
@@ -145,9 +157,12 @@ ${COMMON_HELP}`,
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
       'show-private-content': { type: 'boolean', default: false },
+      'withhold-matches': { type: 'boolean', default: false },
+      'show-matches': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
       'max-match-change': { type: 'string' },
+      'expiring-within': { type: 'string' },
       target: { type: 'string', multiple: true },
     },
   },
@@ -155,7 +170,9 @@ ${COMMON_HELP}`,
     usage: `Usage: plumb apply [PLAN.json] [-c PATH...] [options]
 
 Carries out a saved plan exactly as reviewed (refused when the configuration or the instance moved
-since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused.
+since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused,
+130/143 interrupted by SIGINT/SIGTERM (the changes in flight finish, the rest are not started, all
+is reported and recorded; docs/plans.md#interrupted-applies).
 
   --auto-approve        apply an unsaved plan without asking (needed without a terminal)
   --allow-risky         apply changes flagged as risky (lock-out) that the configuration does
@@ -175,15 +192,17 @@ ${COMMON_HELP}`,
   drift: {
     usage: `Usage: plumb drift [PATHS...] [options]
 
-Compares the instance with the configuration. Exit 0 in sync, 2 drift, 1 error.
+Compares the instance with the configuration. Exit 0 in sync, 2 drift (or, with
+--expiring-within, something expires within the window), 1 error.
 
   --junit FILE          also write a JUnit XML report (one test case per resource; drifted =
                         failure), for the service's artifacts:reports:junit
 ${UNAVAILABLE_HELP}
+${EXPIRING_HELP}
 ${TARGET_HELP}
 
 ${COMMON_HELP}`,
-    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, 'unavailable-secrets': { type: 'string' } },
+    options: { ...COMMON_OPTIONS, target: { type: 'string', multiple: true }, junit: { type: 'string' }, 'unavailable-secrets': { type: 'string' }, 'expiring-within': { type: 'string' } },
   },
   show: {
     usage: `Usage: plumb show PLAN.json [--markdown|--json]
@@ -279,7 +298,7 @@ same instance again gives the same text. Exit 0 written, 1 error.
   },
   provider: {
     usage: `Usage: plumb provider
-       plumb provider mirror DIR [--executable FILE]
+       plumb provider mirror DIR [--executable FILE] [--platform OS_ARCH…]
        plumb provider install [--executable FILE]
 
 Serves Terraform's plugin protocol 6 (Terraform 1.x, OpenTofu): plumb as a Terraform provider, on
@@ -291,10 +310,15 @@ configuration that uses it; install does the same into Terraform's implied local
 (~/.terraform.d/plugins), which a plain \`terraform init\` reads. See docs/terraform.md.
 
   --executable FILE     put this standalone executable (npm run build:sea) in the mirror,
-                        instead of a launcher for this installation
+                        instead of the provider file of this installation and its launcher
+  --platform OS_ARCH    the Terraform platform to write it for (repeatable; default this
+                        machine's, e.g. linux_amd64); an executable must be built for it
   -h, --help            this help
+
+Exit codes of mirror and install: 0 written; 1 not written (the directory is a file or not
+writable, --executable is not a standalone executable for the platform, …), said on stderr.
 `,
-    options: { help: { type: 'boolean', short: 'h', default: false }, executable: { type: 'string' } },
+    options: { help: { type: 'boolean', short: 'h', default: false }, executable: { type: 'string' }, platform: { type: 'string', multiple: true } },
     positionals: true,
   },
 } as const satisfies Record<CommandName, { usage: string; options: Options; positionals?: boolean }>;
@@ -332,6 +356,8 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
       case 'apply':
       case 'drift':
         return await runReconcile(command, rest, io, hooks);
+      case 'report':
+        return await (await import('./commands/report.js')).runReportCommand(rest, io, hooks);
       case 'export':
         return await runExportCommand(rest, io, hooks);
       case 'show': {
@@ -376,7 +402,12 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
           }
           const { runMirrorCommand } = await import('./provider/mirror.js');
           const r = runMirrorCommand(
-            { install, ...(positionals[1] !== undefined && { dir: positionals[1] }), ...(typeof values.executable === 'string' && { executable: values.executable }) },
+            {
+              install,
+              ...(positionals[1] !== undefined && { dir: positionals[1] }),
+              ...(typeof values.executable === 'string' && { executable: values.executable }),
+              ...(Array.isArray(values.platform) && { platforms: values.platform.map(String) }),
+            },
             io,
             { version: VERSION, execPath: process.execPath },
           );
@@ -384,7 +415,7 @@ export async function main(argv: readonly string[], io: Io = processIo(), hooks:
           if (r.stdout) io.stdout(r.stdout);
           return r.code;
         }
-        if (positionals.length > 0 || values.executable !== undefined) throw new UsageError({ summary: `Unknown provider command "${positionals[0] ?? '--executable'}"`, suggestion: 'plumb provider (started by Terraform), plumb provider mirror DIR, or plumb provider install' });
+        if (positionals.length > 0 || values.executable !== undefined || values.platform !== undefined) throw new UsageError({ summary: `Unknown provider command "${positionals[0] ?? (values.executable !== undefined ? '--executable' : '--platform')}"`, suggestion: 'plumb provider (started by Terraform), plumb provider mirror DIR, or plumb provider install' });
         // gRPC, protobuf and msgpack load here only: no other command pays for them.
         const { runProvider } = await import('./provider/server.js');
         return await runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
@@ -450,7 +481,7 @@ type Values = Record<string, string | boolean | (string | boolean)[] | undefined
 function parse(command: CommandName, rest: readonly string[], spec: { options: Options; positionals?: boolean } = COMMANDS[command]): { values: Values; positionals: string[] } {
   const names = Object.keys(spec.options);
   try {
-    return parseArgs({ args: [...rest], allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
+    return parseArgs({ args: negativeValuesJoined(rest, spec.options), allowPositionals: spec.positionals ?? true, strict: true, options: spec.options }) as {
       values: Values;
       positionals: string[];
     };
@@ -481,6 +512,24 @@ function parse(command: CommandName, rest: readonly string[], spec: { options: O
     }
     throw err;
   }
+}
+
+/**
+ * `--max-changes -1` as `--max-changes=-1`: a negative number is never an option, so the option's
+ * own check says what it takes ("a whole number of 1 or more, not "-1""), where parseArgs would
+ * say it "needs a value".
+ */
+function negativeValuesJoined(args: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    if (a.startsWith('--') && options[a.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 /** `validate --format`: one of three, and not contradicting --json. */
@@ -555,9 +604,10 @@ function common(command: CommandName, values: Values, paths: readonly string[]):
   }
   const rawMatch = str('max-match-change');
   const maxMatchChange = rawMatch === undefined ? undefined : Number(rawMatch);
-  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 1000 && rawMatch!.trim() !== '')) {
+  if (maxMatchChange !== undefined && !(Number.isInteger(maxMatchChange) && maxMatchChange >= 0 && maxMatchChange <= 100 && rawMatch!.trim() !== '')) {
     throw new UsageError({
-      summary: `--max-match-change must be a whole number of percent from 0 to 1000, not "${rawMatch}"`,
+      summary: `--max-match-change must be a whole number of percent from 0 to 100, not "${rawMatch}"`,
+      ...(maxMatchChange > 100 && { detail: 'A selector that loses every match moves by 100%: above 100, a selector emptied by a moved group or a changed pattern would never be the risk selector-match-count-changed.' }),
       suggestion: `leave it out for the default (10), or see plumb ${command} --help`,
     });
   }
@@ -634,16 +684,22 @@ function checkTargets(command: CommandName, targets: readonly string[] = []): st
 async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly string[], io: Io, hooks: CommandHooks): Promise<number> {
   const { values, positionals } = parse(command, rest);
   if (values.help) return usage(command, io);
+  const expiringWithin = await expiring(command, values['expiring-within']);
   if (command === 'plan') {
     const flags = {
       ...common(command, values, positionals),
+      ...(expiringWithin && { expiringWithin }),
       out: values.out as string | undefined,
       markdown: values.markdown as string | undefined,
       report: values.report as string | undefined,
       detailedExitcode: values['detailed-exitcode'] === true,
       showContent: values['show-content'] === true || values['show-private-content'] === true,
       showPrivateContent: values['show-private-content'] === true,
+      ...(values['withhold-matches'] === true ? { matches: 'withhold' as const } : values['show-matches'] === true ? { matches: 'show' as const } : {}),
     };
+    if (values['withhold-matches'] === true && values['show-matches'] === true) {
+      throw new UsageError({ summary: '--withhold-matches and --show-matches cannot be given together', suggestion: 'give one: --withhold-matches replaces the names selectors found, --show-matches shows them' });
+    }
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io, hooks);
   }
@@ -667,9 +723,18 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
     const { runApply } = await import('./commands/reconcile.js');
     return runApply(flags, io, hooks);
   }
-  const flags = { ...common(command, values, positionals), junit: values.junit as string | undefined };
+  const flags = { ...common(command, values, positionals), ...(expiringWithin && { expiringWithin }), junit: values.junit as string | undefined };
   const { runDrift } = await import('./commands/reconcile.js');
   return runDrift(flags, io, hooks);
+}
+
+/** `--expiring-within` of plan and drift, checked as report checks it (commands/report-args.ts). */
+async function expiring(command: CommandName, raw: Values[string]): Promise<{ written: string; days: number } | undefined> {
+  if (typeof raw !== 'string') return undefined;
+  const { parseExpiringWithin } = await import('./commands/report-args.js');
+  const w = parseExpiringWithin(raw, command);
+  if ('severity' in w) throw new UsageError(w);
+  return w;
 }
 
 /** `--lock-timeout`, checked: a duration such as 0, 30s, 5m, 1h (a bare number is seconds). */

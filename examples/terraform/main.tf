@@ -5,7 +5,7 @@
 terraform {
   required_providers {
     plumb = {
-      source = "plumb/plumb"
+      source = "plumb.invalid/plumb/plumb"
     }
   }
 }

@@ -30,3 +30,12 @@ export interface TerraformResourceShape {
    */
   readonly terraformWords?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The provider's address, as a `required_providers` source. plumb is in no registry, so the host is
+ * one no one can publish under: `.invalid` is reserved (RFC 6761 §6.4: never resolves, no
+ * certificate authority issues for it), so without plumb's mirror `terraform init` fails at service
+ * discovery instead of installing whatever a registry namespace holds (docs/terraform.md, "The
+ * provider's address").
+ */
+export const PLUMB_PROVIDER_SOURCE = 'plumb.invalid/plumb/plumb';

@@ -51,7 +51,7 @@ function tail(text: string, lines = 12): string {
  * instance's token variable is therefore absent whatever `token_env` names. docs/cdktf.md#environment.
  */
 export function appEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const extra = new Set((env.PLUMB_CDKTF_ENV ?? '').split(/[,\s]+/).filter(Boolean));
+  const extra = listedNames(env);
   const allowed = (name: string) =>
     extra.has(name) ||
     ALLOWED_NAMES.has(name.toUpperCase()) ||
@@ -62,6 +62,51 @@ export function appEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     out[name] = value;
   }
   return out;
+}
+
+/** The names PLUMB_CDKTF_ENV lists (comma- or space-separated). */
+function listedNames(env: NodeJS.ProcessEnv): Set<string> {
+  return new Set((env.PLUMB_CDKTF_ENV ?? '').split(/[,\s]+/).filter(Boolean));
+}
+
+/**
+ * PLUMB_CDKTF_ENV naming a secret, before the app runs: a name that says it holds a credential or
+ * a PLUMB_* variable (never passed, which the operator must hear rather than see the app fail), or a
+ * TF_VAR_* variable (what plumb reads as the app's sensitive variables after the synth; the app is
+ * never to see them). The app is not run.
+ */
+function listedSecretNames(env: NodeJS.ProcessEnv): Omit<Diagnostic, 'severity'> | undefined {
+  const bad = [...listedNames(env)].filter((n) => CREDENTIAL_NAME.test(n) || /^(PLUMB_|TF_VAR_)/i.test(n));
+  if (bad.length === 0) return undefined;
+  return {
+    code: 'PLUMB_CDKTF_ENV',
+    summary: `PLUMB_CDKTF_ENV lists ${bad.join(', ')}, which ${bad.length === 1 ? 'holds' : 'hold'} a secret the CDKTF app must not receive; the app was not run`,
+    detail: 'The app is code from the repository (a merge request can change it). A name containing TOKEN, SECRET, PASSW, CREDENTIAL, PRIVATE or AUTH, ending in _KEY, or starting with PLUMB_ is never passed to it; TF_VAR_* variables are secret variables plumb reads itself after the synth.',
+    suggestion: `remove ${bad.join(', ')} from PLUMB_CDKTF_ENV (docs/cdktf.md#environment); a secret goes into the app as a sensitive variable (docs/cdktf.md#secrets)`,
+  };
+}
+
+/**
+ * PLUMB_CDKTF_ENV having handed the app a variable whose value the configuration it produced uses
+ * as a secret (a token_env, an `${env:…}` of a secret, a TF_VAR_ read): known only after the synth,
+ * so it is an error then, and the variable must be taken off the list (and the secret replaced if
+ * the app is not trusted).
+ */
+function handedSecrets(env: NodeJS.ProcessEnv, passed: NodeJS.ProcessEnv, result: ConfigResult): Diagnostic[] {
+  const handed = [...listedNames(env)].filter((n) => {
+    const v = passed[n];
+    return v !== undefined && v !== '' && result.sources.secrets.redact(v) !== v;
+  });
+  if (handed.length === 0) return [];
+  return [
+    {
+      severity: 'error',
+      code: 'PLUMB_CDKTF_ENV',
+      summary: `PLUMB_CDKTF_ENV handed ${handed.join(', ')} to the CDKTF app, and the configuration uses ${handed.length === 1 ? 'its value' : 'their values'} as a secret (an instance's token_env, a secret setting)`,
+      detail: 'The app is code from the repository; a secret it receives can end up anywhere it writes. plumb reads the variables a configuration interpolates itself, after the synth.',
+      suggestion: `remove ${handed.join(', ')} from PLUMB_CDKTF_ENV, and replace the secret if the app's code is not trusted (docs/cdktf.md#environment)`,
+    },
+  ];
 }
 
 const ALLOWED_NAMES = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR', 'TMP', 'TEMP', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'CI', 'SYSTEMROOT', 'COMSPEC', 'PATHEXT', 'WINDIR', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA']);
@@ -166,6 +211,8 @@ export async function loadCdktfConfig(dir: string, opts: CdktfOptions): Promise<
       suggestion: 'add "app": "npx tsx main.ts" (the command that synthesizes the app)',
     });
   }
+  const listed = listedSecretNames(env);
+  if (listed) return failed(listed);
   const outdir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-out-'));
   try {
     const started = performance.now();
@@ -207,7 +254,10 @@ export async function loadCdktfConfig(dir: string, opts: CdktfOptions): Promise<
     }
     const stacks = readStacks(outdir);
     if (!Array.isArray(stacks)) return failed(stacks, synthMs);
-    return { ...fromStacks(stacks, appDir, opts), synthMs };
+    const result = fromStacks(stacks, appDir, opts);
+    const handed = handedSecrets(env, appEnv, result);
+    if (handed.length === 0) return { ...result, synthMs };
+    return { diagnostics: [...handed, ...result.diagnostics], sources: result.sources, synthMs };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }

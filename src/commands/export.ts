@@ -14,6 +14,7 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 import type { LoadedSources } from '../config/load.js';
 import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDir, ResourceExporter } from '../engine/export.js';
 import { loadConfiguration } from './config-source.js';
@@ -30,6 +31,7 @@ import { literalText } from '../config/interpolate.js';
 import { isPlainObject } from '../config/loading.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
+import { apiSuggestion } from '../engine/engine.js';
 import type { Io } from './output.js';
 import { exportView } from './views/export.js';
 import type { ExportView } from './views/export.js';
@@ -148,8 +150,8 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
       }
       return fail({
         code: err.code,
-        summary: `Reading the instance failed: ${err.method} ${safeDecode(err.path)}: ${err.message}`,
-        suggestion: err.status === 404 ? 'check the group or project named on the command line (and that the token can see it)' : 'check the token (an administrator\'s, with read_api or api) and the instance URL',
+        summary: `Reading the instance at ${target.url} failed: ${err.method} ${safeDecode(err.path)}: ${err.message}`,
+        suggestion: err.status === 404 ? 'check the group or project named on the command line (and that the token can see it)' : (apiSuggestion(err.code, target) ?? 'check the token (an administrator\'s, with read_api or api) and the instance URL'),
       });
     }
     throw err;
@@ -171,7 +173,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   } catch (err) {
     return fail({
       code: 'PLUMB_OUTPUT_UNWRITABLE',
-      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.message : errnoText(err)}`,
+      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.summary : errnoText(err)}`,
       suggestion: 'fix the output directory (no symlinks inside it, writable) and export again',
     });
   }
@@ -254,7 +256,12 @@ function earlierExport(out: string): { instances?: Record<string, unknown> } | u
   }
 }
 
-class SymlinkRefused extends Error {}
+/** A directory on the way to a file under --out is a symlink or not a directory: export does not write there. */
+class SymlinkRefused extends PlumbError {
+  constructor(summary: string) {
+    super('PLUMB_OUTPUT_UNWRITABLE', summary);
+  }
+}
 
 /**
  * Makes `rel` (a directory under `root`) one segment at a time, refusing a segment that is a

@@ -1,7 +1,8 @@
 /**
  * `plumb plan`, `plumb apply` and `plumb drift`: load and validate the configuration offline, then
  * talk to the instance. Exit codes: plan 0 (or 2 with --detailed-exitcode when there are changes),
- * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
+ * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three; 130 (SIGINT) or 143 (SIGTERM)
+ * when interrupted (interrupt.ts).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
@@ -15,10 +16,11 @@ import type { DesiredConfig } from '../config/model.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
+import { mergeRequestSource, withholdMatches } from '../engine/withhold.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
-import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
-import { lockInstances, releaseAll } from '../engine/instance-lock.js';
+import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
+import { lockInstances, recordLockLocations, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
@@ -38,7 +40,10 @@ import { parseNow } from './now.js';
 import { joinPointer } from '../config/pointer.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
+import { Interrupts } from './interrupt.js';
 import type { ReconcileView } from './views/reconcile.js';
+import type { ProblemView } from './views/problem.js';
+import { RequestBudget } from '../api/client.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
@@ -62,6 +67,10 @@ export interface CommonFlags {
   readonly allowUrls?: readonly string[];
   /** `--unavailable-secrets skip` (plan, drift): a secret setting whose variable is unset is not compared. */
   readonly unavailableSecrets?: boolean;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (docs/report.md#the-expiry-horizon). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
+  /** `report --max-requests`: the run's request budget, discovery included. */
+  readonly maxRequests?: number;
 }
 
 export interface PlanFlags extends CommonFlags {
@@ -73,6 +82,11 @@ export interface PlanFlags extends CommonFlags {
   readonly showContent?: boolean;
   /** `--show-private-content`: the diff shows private projects' files too (command line only). */
   readonly showPrivateContent?: boolean;
+  /**
+   * `--withhold-matches` / `--show-matches`: whether the names of selector matches are withheld
+   * (engine/withhold.ts). Absent: withheld on a merge request, as the CI's variables say.
+   */
+  readonly matches?: 'withhold' | 'show';
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -95,7 +109,13 @@ export interface RunHooks extends CommandHooks {
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
 }
 
-interface Loaded {
+/** What load() needs of a command's view: its problems, the configuration's diagnostics, reading's log section. */
+export type LoadView = ProblemView & Pick<ReconcileView, 'configDiagnostics' | 'configInvalid' | 'readStart' | 'readEnd'>;
+
+/** Builds a command's view for the chosen format (`json`), on `io`. */
+export type ViewFactory<V extends LoadView> = (json: boolean, io: Io, redact: (s: string) => string, reasons: KindSet['reasonText']) => V;
+
+export interface Loaded<V extends LoadView = ReconcileView> {
   /**
    * Where the command's view writes: `io`, or for an apply whose configuration declares a token
    * sink with `stdout: true`, `io` with stdout turned to stderr (that sink owns standard output).
@@ -107,10 +127,14 @@ interface Loaded {
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
-  readonly view: ReconcileView;
+  readonly view: V;
   readonly kinds: KindSet;
   /** Where the state comes from, for messages: `--state URL`, `PLUMB_STATE FILE`, … */
   readonly stateNamed: string;
+  /** SIGINT/SIGTERM while the command runs (interrupt.ts). */
+  readonly interrupts?: Interrupts;
+  /** `--max-requests`: the budget every client of the run takes from. */
+  readonly budget?: RequestBudget;
 }
 
 /**
@@ -119,12 +143,12 @@ interface Loaded {
  * `inPlan`: the command shows a plan made from this configuration, which carries its warnings.
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
-async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
+export async function load<V extends LoadView = ReconcileView>(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false, makeView: ViewFactory<V> = reconcileView as unknown as ViewFactory<V>): Promise<Loaded<V> | number> {
   const kinds = hooks.kinds ?? (await builtInKinds());
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
-  let view = reconcileView(flags.json, io, redact, kinds.reasonText);
+  let view = makeView(flags.json, io, redact, kinds.reasonText);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.problem([now]);
   const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
@@ -133,7 +157,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   if (!loaded.config) return view.configInvalid(loaded);
   // Nothing has reached stdout yet: the view that writes the command's document is built here.
   const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
-  if (out !== io) view = reconcileView(flags.json, out, redact, kinds.reasonText);
+  if (out !== io) view = makeView(flags.json, out, redact, kinds.reasonText);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   // How messages name where the state comes from: the option (or variable) and its value.
   const stateNamed = `${flags.state !== undefined ? '--state' : io.env.PLUMB_STATE !== undefined ? 'PLUMB_STATE' : 'the default state'} ${shownState(stateSpec)}`;
@@ -162,6 +186,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     }
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
+  const budget = flags.maxRequests !== undefined ? new RequestBudget(flags.maxRequests) : undefined;
   const engine: EngineOptions = {
     kinds: kinds.engine,
     env: io.env,
@@ -178,6 +203,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),
     ...(flags.maxMatchChange !== undefined && { selectorChange: { ...DEFAULT_SELECTOR_CHANGE, percent: flags.maxMatchChange } }),
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
+    ...(budget && { budget }),
+    ...(flags.expiringWithin && { expiringWithin: flags.expiringWithin }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
   // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
@@ -186,7 +213,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     view.configDiagnostics(expanded, false);
     return view.configInvalid(expanded);
   }
-  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, stateNamed, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, stateNamed, ...(backend && { backend }), ...(budget && { budget }) };
 }
 
 /** A `--state` value as messages show it: an address without credentials, query or fragment (they may hold a token). */
@@ -204,10 +231,9 @@ function shownState(spec: string): string {
  * A state backend problem as a diagnostic named after the option it comes from (`--state URL: …`);
  * exit 1. Anything else is rethrown.
  */
-function stateProblem(view: ReconcileView, err: unknown, named: string): number {
+function stateProblem(view: ProblemView, err: unknown, named: string): number {
   if (!(err instanceof StateBackendError) && !(err instanceof LockHeld)) throw err;
-  const summary = err instanceof LockHeld ? err.summary : err.message;
-  return usageProblem(view, err.code, `${named}: ${summary}`, err.suggestion);
+  return view.problem([err.toDiagnostic({ summary: `${named}: ${err.summary}` })]);
 }
 
 /**
@@ -215,7 +241,7 @@ function stateProblem(view: ReconcileView, err: unknown, named: string): number 
  * read without locking) and, for apply (which holds the backend's `lock` for the whole run), written
  * back as a new version when the run changed it.
  */
-async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
+export async function withState(l: Loaded<LoadView>, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
   const b = l.backend;
   if (!b) return run();
   let text: string | undefined;
@@ -229,14 +255,17 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
   const problem = text === undefined ? undefined : parseState(text, `The state at ${b.backend.address}`);
   if (problem instanceof StateProblem) {
     b.copy.done();
-    return usageProblem(l.view, problem.code, `${l.stateNamed}: ${problem.summary}`, problem.suggestion);
+    return l.view.problem([problem.toDiagnostic({ summary: `${l.stateNamed}: ${problem.summary}` })]);
   }
   b.copy.fill(text);
   let code = 1;
   let keep = false;
+  // Ended at once by a second signal: the engine writes its state into the copy, which is kept.
+  const kept = l.interrupts?.atHardExit(() => l.io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`));
   try {
     code = await run();
   } finally {
+    kept?.();
     try {
       const changed = lock ? b.copy.changed() : undefined;
       if (changed !== undefined) await b.backend.write(changed, lock!.id);
@@ -270,7 +299,7 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string, suggestion: string): number {
+export function usageProblem(view: ProblemView, code: DiagnosticCode, summary: string, suggestion: string): number {
   return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
@@ -281,9 +310,9 @@ function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string
  */
 const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml' };
 
-function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string, given: string, file: string): number | undefined {
+export function outputProblem(view: ProblemView, loaded: ConfigResult, option: string, given: string, file: string, example = OUTPUT_EXAMPLES[option] ?? 'out.txt'): number | undefined {
   const over = protectedFile(file, loaded.protectedFiles ?? new Map());
-  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${OUTPUT_EXAMPLES[option] ?? 'out.txt'})`);
+  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${example})`);
   const problem = checkWritable(file, { createDirectory: true });
   if (problem) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} cannot be written: ${problem.why}`, problem.fix);
   return undefined;
@@ -299,7 +328,22 @@ function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: st
   return outs;
 }
 
+/** Runs a command with SIGINT and SIGTERM answered as interrupt.ts says. */
+async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, json: boolean, run: (interrupts: Interrupts) => Promise<number>): Promise<number> {
+  const interrupts = new Interrupts(io, command, json);
+  const stop = interrupts.watch();
+  try {
+    return await run(interrupts);
+  } finally {
+    stop();
+  }
+}
+
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('plan', io, flags.json, () => planCommand(flags, io, hooks));
+}
+
+async function planCommand(flags: PlanFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const outputs = planOutputs(flags, io.cwd);
@@ -311,9 +355,14 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  const made = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  // On a merge request, the names of what selectors found are withheld from every output (docs/security.md).
+  const why = flags.matches === 'show' ? undefined : flags.matches === 'withhold' ? '--withhold-matches' : mergeRequestSource(io.env);
+  const plan = why === undefined ? made : withholdMatches(made, l.loaded, why);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
+  // Blocked matches (docs/plans.md#blocked-matches): the plan of the rest is written, and the run fails.
+  const blocked = (plan.blocked ?? []).length > 0;
   for (const o of outputs) {
     // A saved plan names the instance's resources: 0600. The comment and the report are meant to be posted.
     const [content, mode] =
@@ -328,7 +377,8 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
-  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+  if (blocked) return 1;
+  return flags.detailedExitcode && (hasChanges(plan) || lockChanged(plan)) ? 2 : 0;
 }
 
 
@@ -341,14 +391,19 @@ async function askOnTty(view: ReconcileView): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
-  if (typeof l === 'number') return l;
+  return interruptible('apply', io0, flags.json, (interrupts) => applyCommand(flags, io0, hooks, interrupts));
+}
+
+async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interrupts: Interrupts): Promise<number> {
+  const loaded = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
+  if (typeof loaded === 'number') return loaded;
+  const l: Loaded = { ...loaded, interrupts };
   // Every output apply writes is checked before the first request: a state file that cannot
   // record a newly issued token must stop apply before the token is issued. (A state backend is
   // checked by reading it, under its lock.)
   if (!l.backend) {
     const stateProblem = checkStateFile(l.engine.stateFile);
-    if (stateProblem) return usageProblem(l.view, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+    if (stateProblem) return l.view.problem([stateProblem.toDiagnostic()]);
   }
   // One apply at a time per state, from before its plan to after its last write: the state
   // backend's lock, or the state file's.
@@ -356,7 +411,7 @@ export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {})
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
-    if (err instanceof LockHeld && !l.backend) return usageProblem(l.view, err.code, err.summary, err.suggestion);
+    if (err instanceof LockHeld && !l.backend) return l.view.problem([err.toDiagnostic()]);
     return stateProblem(l.view, err, l.stateNamed);
   }
   let code = 1;
@@ -391,6 +446,9 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    if (plan.withheld) {
+      return usageProblem(view, 'PLUMB_PLAN_WITHHELD', `${flags.planFile} was made for a merge request (${plan.withheld.why}): the names of ${plan.withheld.matches} selector match(es) are withheld from it, so it cannot be applied`, 'apply the plan of the protected default-branch job, or plan and apply there (`plumb plan --out FILE`, then `plumb apply FILE`)');
+    }
     // The connection comes from the configuration and the pinned URLs, never from the plan file.
     const elsewhere = planConnectionProblem(plan, l.config);
     if (elsewhere) {
@@ -412,9 +470,12 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact, l.kinds.reasonText).plan(plan);
       if (!plan.applicable) return view.notApplicable(plan);
-      if (!hasChanges(plan)) {
+      // A moved lock is a change of its own: the apply records where it held it.
+      if (!hasChanges(plan) && !lockChanged(plan)) {
+        recordLockLocations(session.contexts);
+        for (const ctx of session.contexts.values()) ctx.state.flush();
         view.nothingToApply(false);
-        return 0;
+        return (plan.blocked ?? []).length > 0 ? 1 : 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
       const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
@@ -422,16 +483,16 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
         const yes = await (flags.confirm ?? (() => askOnTty(view)))();
         if (!yes) return view.cancelled();
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
       return view.applyReport(report);
     } finally {
       await releaseAll(locks);
       await session.close();
     }
   }
-  if (!hasChanges(plan)) {
+  if (!hasChanges(plan) && !lockChanged(plan)) {
     view.nothingToApply(true);
-    return 0;
+    return (plan.blocked ?? []).length > 0 ? 1 : 0;
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.
   const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };
@@ -442,7 +503,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     return locks;
   }
   try {
-    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
     return view.applyReport(report);
   } finally {
     await releaseAll(locks);
@@ -463,7 +524,7 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
     // Located at the instance's `lock:` block, where the project, path and branch are declared.
     const at = err.instance === undefined ? undefined : l.loaded.sources.locations.get(joinPointer('/instances', err.instance, 'lock'));
     const location = at?.key ?? at?.value;
-    return l.view.problem([{ severity: 'error', code: err.code, summary: l.redact(err.summary), suggestion: err.suggestion, ...(location && { location }) }], l.loaded.sources.texts);
+    return l.view.problem([err.toDiagnostic({ summary: l.redact(err.summary), ...(location && { location }) })], l.loaded.sources.texts);
   }
 }
 
@@ -510,7 +571,7 @@ function readProgress(io: Io, redact: (s: string) => string): () => void {
 }
 
 /** Makes a plan with reading progress on a terminal. */
-async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
+export async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
   const done = readProgress(io, redact);
   view?.readStart();
   try {
@@ -527,6 +588,10 @@ export interface DriftFlags extends CommonFlags {
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('drift', io, flags.json, () => driftCommand(flags, io, hooks));
+}
+
+async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);

@@ -42,5 +42,6 @@ export async function runValidate(paths: readonly string[], flags: ValidateFlags
       suggestion: `use one of: ${result.config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
     });
   }
-  return view.result(!hasErrors(diagnostics), diagnostics, { files: result.sources.files, texts: result.sources.texts, instances: result.config?.instances.length ?? 0 });
+  const cdktf = typeof flags.cdktf === 'string' ? flags.cdktf : flags.cdktf?.dir;
+  return view.result(!hasErrors(diagnostics), diagnostics, { files: result.sources.files, texts: result.sources.texts, instances: result.config?.instances.length ?? 0, ...(cdktf !== undefined && { cdktf }) });
 }

@@ -12,7 +12,8 @@ import { configRoot, isShowableText, LocalFileError, readLocalFile, secretRootsF
 import type { FileRoots } from './files.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { extractSelectors } from './selectors.js';
-import type { Expansion, SelectorSet } from './selectors.js';
+import { checkSelectorBodies } from './selector-checks.js';
+import type { Expansion, ListedProjects, SelectorSet } from './selectors.js';
 import { displayName } from './paths.js';
 import { LocationIndex } from './locations.js';
 import type { SourceFile } from './yaml-doc.js';
@@ -32,6 +33,16 @@ export { LocationIndex } from './locations.js';
 export type { NodeLocation } from './locations.js';
 export { DefaultsOrigins } from './defaults.js';
 export { ReportedPointers } from './loading.js';
+
+/** A selector match the configuration checks failed for alone: left out of the expansion. */
+export interface BlockedMatch {
+  readonly instance: string;
+  readonly container: 'projects' | 'groups';
+  /** The selector's key, as written. */
+  readonly selector: string;
+  readonly match: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
 
 export interface LoadedSources {
   /** The merged, interpolated configuration as plain data (not yet validated). */
@@ -57,7 +68,15 @@ export interface LoadedSources {
   /** The selector entries of `projects:` and `groups:` (src/config/selectors.ts), when there are any. */
   readonly selectors?: SelectorSet;
   /** After discovery expanded the selectors (engine/selectors.ts): origins and match counts. */
-  readonly expansion?: Pick<Expansion, 'origins' | 'counts'>;
+  readonly expansion?: Pick<Expansion, 'origins' | 'counts'> & {
+    /** The projects the selectors' listings returned (engine/selectors.ts), with what they said of each. */
+    readonly listed?: ListedProjects;
+    /**
+     * Matches left out because the configuration checks failed for them alone (engine/selectors.ts;
+     * docs/plans.md#blocked-matches): their diagnostics, for the plan to report them as blocked.
+     */
+    readonly blocked?: readonly BlockedMatch[];
+  };
 }
 
 export interface LoadOptions {
@@ -134,7 +153,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
     try {
       bytes = doc.text === undefined ? readLocalFile(abs, 'config', fileRoots) : Buffer.from(doc.text, 'utf8');
     } catch (err) {
-      const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+      const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
       diagnostics.push({
         severity: 'error',
         code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_CONFIG_UNREADABLE',
@@ -227,6 +246,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   // The credentials are secrets though the configuration never holds them: every output masks them.
   for (const value of credentials.values) secrets.add(value);
   const selectors = extractSelectors(data, locations, diagnostics);
+  checkSelectorBodies(data, selectors, locations, diagnostics);
   for (const { fileIndex, pointer, on, ...d } of pending) {
     const l = locations.in(fileIndex, pointer);
     diagnostics.push({ ...d, pointer, location: on === 'key' ? (l?.key ?? l?.value) : l?.value });

@@ -24,6 +24,8 @@ export interface Ctx {
    * repository file's `source:`), registered by the kinds that read them: nothing may write over them.
    */
   readonly localReads: Map<string, string>;
+  /** Where token sink files must stay, when the door confines them (ValidateOptions.sinkRoot). */
+  readonly sinkRoot?: string;
 }
 
 export function at(ctx: Ctx, pointer: string, on: 'key' | 'value' = 'value') {
@@ -93,6 +95,15 @@ export function protectedFiles(ctx: Pick<Ctx, 'files' | 'localReads'>): Map<stri
   for (const [shown, abs] of ctx.files) out.set(landing(abs), `the configuration file ${shown}`);
   for (const [abs, what] of ctx.localReads) out.set(landing(abs), what);
   return out;
+}
+
+/** A path confined to `root` (the Terraform door's configuration root) that lands outside it: where it lands, and how. */
+export function outsideRoot(file: string, root: string): string | undefined {
+  const real = landing(file);
+  const rel = path.relative(root, real);
+  if (rel !== '' && !rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel)) return undefined;
+  const via = real === path.resolve(file) ? '' : ' (through a symbolic link)';
+  return `${real} is outside ${root}${via}`;
 }
 
 /** What a write to `file` would overwrite that it must not (one of `files`, or anything under .git/), if anything. */

@@ -54,10 +54,24 @@ export interface SelectorMatch {
   readonly path: string;
 }
 
+/**
+ * What a selector's listing said of a project it matched: that it exists (the listing is by the same
+ * credential, in the same run) and its default branch, absent when the project has no repository or
+ * the credential may not read its code. Lets a kind skip reads the listing already answered.
+ */
+export interface ListedProject {
+  readonly defaultBranch?: string;
+}
+
+/** The projects listed for an instance's selectors, by instance name, then by path as listed. */
+export type ListedProjects = ReadonlyMap<string, ReadonlyMap<string, ListedProject>>;
+
 /** A selector's outcome at plan: how many objects it matched (after `exclude`). */
 export interface SelectorCount {
   readonly selector: Selector;
   readonly matched: number;
+  /** The matched paths, as the instance listed them (a merge-request plan withholds them: engine/withhold.ts). */
+  readonly paths: readonly string[];
 }
 
 /** The selectors of a configuration, in the order written. */
@@ -318,7 +332,7 @@ export function expandSelectors(
       diagnostics.push({ severity: 'warning', code: 'PLUMB_SELECTOR_MATCH_REFUSED', summary: `Selector "${s.key}" of instance "${s.instance}" leaves out ${JSON.stringify(m.path)}: not a plain path`, detail: 'A match\'s path goes into placeholders and addresses; the instance returned one with characters a path cannot hold.', pointer: s.pointer, location: locate(s.pointer) });
       return false;
     });
-    counts.push({ selector: s, matched: kept.length });
+    counts.push({ selector: s, matched: kept.length, paths: kept.map((m) => m.path) });
     if (kept.length === 0) {
       diagnostics.push({
         severity: 'warning',

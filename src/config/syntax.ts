@@ -34,6 +34,20 @@ export function syntaxDiagnostics(f: SourceFile, fastError: unknown): Diagnostic
       },
     ];
   }
+  const starKey = unquotedStarKey(f.text);
+  if (starKey) {
+    const start = lc.linePos(starKey.offset);
+    return [
+      {
+        severity: 'error',
+        code: 'PLUMB_YAML_SYNTAX',
+        summary: `The key ${starKey.key} starts with "*", which starts an alias in YAML (a reference to an anchor &name), not text`,
+        detail: 'YAML reads the key as an alias to an anchor that does not exist, and then misreads the lines after it (often as wrong indentation).',
+        suggestion: `quote the key: "${starKey.key}":`,
+        location: { file: f.file, line: start.line, column: start.col, endLine: start.line, endColumn: start.col + starKey.key.length },
+      },
+    ];
+  }
   if (doc.errors.length === 0) {
     // The two parsers disagree; js-yaml's word stands, at its position.
     const mark = (fastError as { mark?: { line: number; column: number } }).mark;
@@ -184,6 +198,21 @@ export function findUnclosed(text: string): { char: string; offset: number } | u
     i++;
   }
   return stack.at(-1);
+}
+
+/**
+ * The first block-mapping key written as a plain `*…` (`**:`, `*:`, `*.md:`) whose name no anchor
+ * `&name` in the file defines: meant as text (a selector, a glob), read by YAML as an alias.
+ */
+function unquotedStarKey(text: string): { key: string; offset: number } | undefined {
+  const line = /^([ ]*(?:-[ ]+)?)(\*[^\s#]*?)[ ]*:(?=[ \t]|\r?$)/gm;
+  for (const m of text.matchAll(line)) {
+    const key = m[2]!;
+    const anchor = key.slice(1);
+    if (anchor !== '' && [' ', '\n', '\r', '\t', ''].some((after) => (after === '' ? text.endsWith(`&${anchor}`) : text.includes(`&${anchor}${after}`)))) continue;
+    return { key, offset: m.index + m[1]!.length };
+  }
+  return undefined;
 }
 
 function firstSentence(s: string): string {

@@ -25,6 +25,11 @@ const generatedSchema = generatedValidate as unknown as ((data: unknown) => bool
 export interface ValidateOptions extends LoadOptions {
   /** Today's date for date checks (YYYY-MM-DD); defaults to the current UTC date. */
   readonly today?: string;
+  /**
+   * Confine token sink files to this directory (a real path): the Terraform door's configuration
+   * root, for sinks from the configuration and from import ids alike (docs/terraform.md, "Import").
+   */
+  readonly sinkRoot?: string;
 }
 
 export interface ConfigResult {
@@ -57,7 +62,7 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions): Con
 export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
-  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map() };
+  const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map(), ...(opts.sinkRoot !== undefined && { sinkRoot: opts.sinkRoot }) };
   const kinds = opts.kinds;
   const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
@@ -97,8 +102,11 @@ function withDefaultsOrigins(diagnostics: readonly Diagnostic[], sources: Loaded
         seen.set(key, out.length);
         out.push({ ...d, related: [...(d.related ?? []), { message: `declared in defaults; instance "${instance}" inherits it` }] });
       } else {
+        // Two problems of one instance at one default (a selector's fixed sink, and the same file across instances): one note.
         const kept = out[first]!;
-        out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+        if (!(kept.related ?? []).some((r) => r.message.includes(`instance "${instance}" inherits it`))) {
+          out[first] = { ...kept, related: [...(kept.related ?? []), { message: `instance "${instance}" inherits it too` }] };
+        }
       }
       continue;
     }

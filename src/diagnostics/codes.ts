@@ -4,7 +4,6 @@
  * is generated from it (`npm run generate`; a test fails when the page is stale). Callers and tests
  * match on codes, never on message text, so a code is never renamed or reused.
  */
-import type { ApiErrorCode } from '../api/errors.js';
 
 export const DIAGNOSTIC_CODES = {
   // The command line and its inputs
@@ -15,6 +14,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_LOCAL_FILE_REFUSED: 'A local file the configuration makes plumb read (a configuration file, `${file:…}`, `source:`) is outside the configuration root, inside .git/, not a regular file (a FIFO, a device, /proc), or larger than its cap.',
   PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
+  PLUMB_PLAN_WITHHELD: 'The plan file given to apply was made for a merge request, with the names of selector matches withheld: only the default-branch plan is applied.',
   PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
@@ -26,6 +26,7 @@ export const DIAGNOSTIC_CODES = {
 
   // CDKTF apps (docs/cdktf.md)
   PLUMB_CDKTF_APP: 'The CDKTF app cannot be run: no cdktf.json, no `app` command in it, or a CDKTF app mixed with YAML paths.',
+  PLUMB_CDKTF_ENV: 'PLUMB_CDKTF_ENV lists a variable holding a secret (a credential by its name, PLUMB_*, TF_VAR_*: the app is not run), or handed the app a value the configuration uses as a secret (an error after the synth).',
   PLUMB_CDKTF_NOT_ENABLED: 'A configuration path is a CDKTF app (it holds cdktf.json); plumb runs an app only with --cdktf DIR, so nothing ran.',
   PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
@@ -111,9 +112,10 @@ export const DIAGNOSTIC_CODES = {
   // Group access tokens
   PLUMB_RESOURCE_REF: 'A group or project key is neither a numeric id nor a full path.',
   PLUMB_SELECTOR_SYNTAX: 'A selector key of `projects:` or `groups:` is not `GROUP/*` or `GROUP/**`, or its `exclude:` or `include_archived:` is malformed.',
-  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), or stands where a value may not come from the instance (a sink command\'s program).',
+  PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), stands where a value may not come from the instance (a sink command\'s program), is not one plumb knows (`{projct}`; in a file\'s content a warning, and only one typo from a placeholder), or stands in a key (a file path, a token name), where placeholders are not replaced.',
   PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
   PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
+  PLUMB_BLOCKED_BY_MATCH: 'A change that runs after every other change of its instance (one that may end plumb\'s credential or revoke the tokens the others re-issue) is left out of the plan because a selector match of that instance could not be planned.',
   PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',
   PLUMB_TOKEN_SCOPE_UNKNOWN: 'A token scope is not one plumb knows (the instance may still accept it).',
   PLUMB_TOKEN_EXPIRY_BOTH: 'A token has both expires_at and a rotation policy.',
@@ -174,6 +176,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_PROJECT_ARCHIVED: "The instance refused a change of a project's Pages settings because the project is archived (the service keeps it read-only; unpublishing still works).",
   PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
   PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
+  PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
   // Plans and apply
@@ -190,6 +193,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',
   PLUMB_DESTROY_NOT_ACCEPTED: 'A destroy (unpublishing Pages) is neither opted into by its resource in the configuration nor allowed by --allow-destroy.',
   PLUMB_APPLY_SKIPPED: 'A change was not applied because a change it depends on was not applied.',
+  PLUMB_INTERRUPTED: 'A signal (SIGINT, SIGTERM) stopped plan, drift or apply while it read the instance, before any write; nothing was changed.',
+  PLUMB_APPLY_INTERRUPTED: 'A signal (SIGINT, SIGTERM) interrupted apply: it started no change after it and reports which were not started, and which were still in flight when it stopped waiting.',
   PLUMB_INTERNAL: 'An unexpected failure inside plumb; please report it.',
 
   // The HTTP client (src/api/errors.ts)
@@ -207,6 +212,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_API_TIMEOUT: 'The instance did not answer in time.',
   PLUMB_API_INVALID_RESPONSE: 'The instance answered with a body plumb cannot read.',
   PLUMB_API_INSECURE_URL: 'The client refused a URL before any request (plain HTTP to a remote host, credentials in it).',
+  PLUMB_API_BUDGET_EXHAUSTED: 'The request budget of the run (`plumb report --max-requests`) was spent: the request was not sent, and what it would have read is reported as not checked.',
 } as const satisfies Record<string, string>;
 
 declare const KIND_CODE: unique symbol;
@@ -228,10 +234,6 @@ export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES | KindCode;
 export function ownCodes<K extends string>(meanings: Readonly<Record<K, string>>): { readonly [P in K]: KindCode } {
   return Object.fromEntries(Object.keys(meanings).map((c) => [c, c])) as { readonly [P in K]: KindCode };
 }
-
-// Every code the client raises is registered (fails to compile otherwise).
-const _apiCodesRegistered: readonly DiagnosticCode[] = [] as ApiErrorCode[];
-void _apiCodesRegistered;
 
 export function isDiagnosticCode(code: string): code is DiagnosticCode {
   return Object.hasOwn(DIAGNOSTIC_CODES, code);

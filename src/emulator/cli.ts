@@ -31,15 +31,20 @@ export function exampleSeedPath(): string | undefined {
   return ownPath('examples/emulator-seed.yaml', import.meta.url);
 }
 
-/** Names of the seed's tokens whose values are those of the example seed (an unreadable seed: none; starting reports it). */
+/**
+ * Names of the seed's tokens whose values are those of a seed published in plumb's repository: the
+ * example seed and the CI walkthrough's (examples/ci/emulator-seed.yaml). An unreadable seed: none;
+ * starting reports it.
+ */
 async function publishedTokensIn(seedPath: string): Promise<string[]> {
-  const example = exampleSeedPath();
+  const published = [exampleSeedPath(), ownPath('examples/ci/emulator-seed.yaml', import.meta.url)].filter((p): p is string => p !== undefined);
   const tokens = (seed: EmulatorSeed) => [
     ...(seed.users ?? []).flatMap((u) => u.personal_access_tokens ?? []),
     ...(seed.groups ?? []).flatMap((g) => g.access_tokens ?? []),
+    ...(seed.projects ?? []).flatMap((p) => (p.ci_job_tokens ?? []).map((j) => ({ name: `${p.path_with_namespace} job token`, token: j.token }))),
   ];
   try {
-    const known = new Set(example ? tokens(await loadSeedFile(example)).map((t) => t.token) : []);
+    const known = new Set((await Promise.all(published.map(loadSeedFile))).flatMap(tokens).map((t) => t.token));
     return tokens(await loadSeedFile(seedPath)).filter((t) => known.has(t.token)).map((t) => t.name);
   } catch (e) {
     if (e instanceof SeedError) return [];

@@ -29,13 +29,44 @@ export interface FileCtx {
 
 const TRAVERSAL = 'file_path should be a valid file path';
 
-/** Rejects directory traversal (a `..` path component) and absolute paths, as the API's validator. */
+/** Ruby's `CGI.unescape`: `+` is a space, `%XX` sequences are decoded (an invalid one is kept). */
+function cgiUnescape(text: string): string {
+  return text.replace(/\+/g, ' ').replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+/** `Gitlab::PathTraversal`'s pattern: `.` or `..` alone, a `..` component with `/` or `\`, a line feed. */
+const TRAVERSAL_PATTERN = /(^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n)/;
+
+/**
+ * The real API's `file_path` validator (lib/api/validations/validators/file_path.rb with
+ * `Gitlab::PathTraversal`), on the path as routing decoded it: decoded once more, a path that a
+ * further decoding would still change (double-encoded, `%252e%252e%252f`) is refused; the decoded
+ * path is refused when it is `.` or `..`, has a `..` component (`/` or `\` separated), a line feed,
+ * or is absolute. Raw (`allowInitialSeparator`) lets through a path whose leading `/` was itself
+ * encoded (`%2Fdir%2Ffile`: its first directory joins the allowlist), never a plain leading `/`.
+ * The path is used as given afterwards (the real blob lookup does not decode it again).
+ */
 export function checkFilePath(path: string, allowInitialSeparator = false): string {
-  const parts = path.split(/[\\/]/);
-  const traversal = parts.includes('..') || /%2e%2e/i.test(path);
-  const absolute = path.startsWith('/') && !allowInitialSeparator;
-  if (path === '' || traversal || absolute || path.includes('\0')) throw paramErrors([TRAVERSAL]);
-  return allowInitialSeparator ? path.replace(/^\/+/, '') : path;
+  const fail = (): never => {
+    throw paramErrors([TRAVERSAL]);
+  };
+  if (path === '' || path.includes('\0')) fail();
+  const decoded = cgiUnescape(path);
+  if (cgiUnescape(decoded) !== decoded) fail();
+  if (TRAVERSAL_PATTERN.test(decoded)) fail();
+  if (decoded.startsWith('/')) {
+    const encodedSlash = allowInitialSeparator && decoded !== path && !path.startsWith('/');
+    const first = decoded.split('/')[1] ?? '';
+    // The allowlisted first directory `/<first>` admits the path only if the path has one.
+    if (!encodedSlash || first === '') fail();
+  }
+  return path;
 }
 
 function str(v: unknown): string | undefined {

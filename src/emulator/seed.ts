@@ -8,9 +8,10 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/index.js';
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
+import { addJobToken, addMergeRequest, ciState } from './ci.js';
 import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
-import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
+import { EmulatorState, tokenDigest, type GroupRecord, type PagesDomain, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
 import { parseDate, parseDateTime } from './time.js';
 import { ACCESS_LEVEL_VALUES } from './tokens.js';
 import type { EmulatorSeed, EmulatorTier, SeedFile, SeedPersonalToken } from './types.js';
@@ -92,6 +93,7 @@ const SEED_SCHEMA = {
           name: { type: 'string' },
           email: { type: 'string' },
           admin: { type: 'boolean' },
+          created_at: { type: 'string' },
           personal_access_tokens: { type: 'array', items: token },
         },
       },
@@ -155,6 +157,24 @@ const SEED_SCHEMA = {
           },
           tags: { type: 'object', additionalProperties: { type: 'string' } },
           protected_branches: { type: 'array', items: { type: 'string' } },
+          merge_requests: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['iid'],
+              additionalProperties: false,
+              properties: { iid: { type: 'integer', minimum: 1 }, title: { type: 'string' } },
+            },
+          },
+          ci_job_tokens: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['token', 'username'],
+              additionalProperties: false,
+              properties: { token: { type: 'string', minLength: 8 }, username: { type: 'string', minLength: 1 } },
+            },
+          },
           pages_access_level: { enum: ['disabled', 'private', 'enabled', 'public'] },
           pages: {
             type: 'object',
@@ -174,7 +194,15 @@ const SEED_SCHEMA = {
                       type: 'object',
                       required: ['domain'],
                       additionalProperties: false,
-                      properties: { domain: { type: 'string', minLength: 1 }, certificate: { type: 'boolean' } },
+                      properties: {
+                        domain: { type: 'string', minLength: 1 },
+                        certificate: { type: 'boolean' },
+                        certificate_expires_at: { type: 'string' },
+                        certificate_subject: { type: 'string' },
+                        verified: { type: 'boolean' },
+                        enabled_until: { type: ['string', 'null'] },
+                        auto_ssl_enabled: { type: 'boolean' },
+                      },
                     },
                   ],
                 },
@@ -360,6 +388,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       email: u.email ?? `${u.username}@example.test`,
       admin: u.admin ?? false,
       bot: false,
+      createdAt: time(u.created_at, `${where}.created_at`) ?? now,
     };
     state.users.push(user);
     (u.personal_access_tokens ?? []).forEach((t, j) => {
@@ -415,6 +444,7 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
         email: `group_${group.id}_bot_${suffix}@noreply.example.test`,
         admin: false,
         bot: true,
+        createdAt: now,
       };
       state.users.push(bot);
       group.members.set(bot.id, level);
@@ -496,7 +526,20 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
     const seedPages = p.pages ?? {};
     let pages: PagesRecord;
     {
-      const domains = (seedPages.domains ?? []).map((d) => (typeof d === 'string' ? { domain: d, certificate: true } : { domain: d.domain, certificate: d.certificate ?? true }));
+      const domains = (seedPages.domains ?? []).map((d, j): PagesDomain => {
+        const s = typeof d === 'string' ? { domain: d } : d;
+        const at = `${where}.pages.domains[${j}]`;
+        return {
+          domain: s.domain,
+          certificate: s.certificate ?? true,
+          certificateExpiresAt: time(s.certificate_expires_at, `${at}.certificate_expires_at`) ?? new Date(now.getTime() + 365 * 86_400_000),
+          certificateSubject: s.certificate_subject ?? `/CN=${s.domain}`,
+          verified: s.verified ?? true,
+          verificationCode: createHash('sha256').update(`verify:${s.domain}`).digest('hex').slice(0, 32),
+          enabledUntil: s.enabled_until === null ? null : (time(s.enabled_until, `${at}.enabled_until`) ?? new Date(now.getTime() + 7 * 86_400_000)),
+          autoSslEnabled: s.auto_ssl_enabled ?? false,
+        };
+      });
       const primary = seedPages.primary_domain ?? null;
       if (primary !== null && !domains.some((d) => d.domain === primary)) {
         problems.push(`${where}.pages.primary_domain: '${primary}' is not one of the project's domains`);
@@ -536,6 +579,18 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       lfsObjects,
     };
     state.projects.push(project);
+    // What a pipeline of the project would have: merge requests to comment on, running jobs' tokens.
+    const iids = new Set<number>();
+    (p.merge_requests ?? []).forEach((mr, j) => {
+      if (iids.has(mr.iid)) problems.push(`${where}.merge_requests[${j}]: iid ${mr.iid} is used twice`);
+      iids.add(mr.iid);
+      addMergeRequest(state, p.path_with_namespace, mr.iid, mr.title);
+    });
+    (p.ci_job_tokens ?? []).forEach((job, j) => {
+      if (!state.userByUsername(job.username)) problems.push(`${where}.ci_job_tokens[${j}]: unknown user '${job.username}'`);
+      else if (ciState(state).jobTokens.has(job.token)) problems.push(`${where}.ci_job_tokens[${j}]: the token is used twice`);
+      else addJobToken(state, job.token, job.username, p.path_with_namespace);
+    });
   });
 
   if (problems.length > 0) throw new SeedError(`invalid seed:\n  - ${problems.join('\n  - ')}`, problems);

@@ -22,12 +22,12 @@ import {
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
 import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
-import { deletePages, getPages, patchPages } from './pages.js';
+import { deletePages, getPages, listAllDomains, listProjectDomains, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
 import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
-import { createToken, enforceMaxLifetime, getToken, listTokens, maxLifetimeDays, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
+import { createToken, enforceMaxLifetime, getToken, listTokens, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
 import type { EmulatorOptions, FaultRule, RecordedRequest } from './types.js';
 import { currentUser, ownToken } from './whoami.js';
 
@@ -102,10 +102,11 @@ const ROUTES: readonly Route[] = [
     pattern: /^\/application\/settings$/,
     handler: (ctx) => {
       requireAdmin(ctx.caller);
-      const lifetimeBefore = maxLifetimeDays(ctx.state);
-      const { response } = putSettings(ctx.state, ctx.params);
-      // Lowering the maximum lifetime revokes the tokens beyond it.
-      if (maxLifetimeDays(ctx.state) < lifetimeBefore) enforceMaxLifetime(ctx.state);
+      const { response, changed } = putSettings(ctx.state, ctx.params);
+      // Whenever the maximum lifetime changes to a value (lowered, raised, or set where it was
+      // blank), the tokens beyond it are revoked: the real model's `after_commit
+      // :update_personal_access_tokens_lifetime, if: :saved_change_to_max_personal_access_token_lifetime?`.
+      if (changed.includes('max_personal_access_token_lifetime')) enforceMaxLifetime(ctx.state);
       return response;
     },
   },
@@ -139,6 +140,8 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
   { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(tokenCtx(ctx), p!) },
+  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(tokenCtx(ctx)) },
 ];
 
 /** Refuses a caller that is not an administrator (403), as the admin-only endpoints do. */

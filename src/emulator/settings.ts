@@ -251,6 +251,23 @@ const API_VALUES: Readonly<Record<string, readonly unknown[]>> = {
   default_branch_protection: [0, 1, 2, 3, 4],
 };
 
+/** Sent together, a parameter error (lib/api/settings.rb: `mutually_exclusive`). */
+const MUTUALLY_EXCLUSIVE = ['password_authentication_enabled_for_web', 'password_authentication_enabled', 'signin_enabled'] as const;
+
+/** Replacements the real API copies over their legacy names (the reverse of the other aliases). */
+const CURRENT_NAME_WINS = /^throttle_unauthenticated_web_/;
+
+/**
+ * Hash parameters declared with their keys (`type: Hash do … end`): `declared_params` keeps only
+ * those, so an unknown key is dropped, not stored and not an error.
+ */
+const DECLARED_HASH_KEYS: Readonly<Record<string, readonly string[]>> = {
+  default_branch_protection_defaults: ['allowed_to_push', 'allow_force_push', 'allowed_to_merge', 'code_owner_approval_required', 'developer_can_initial_push'],
+};
+
+/** Visibility levels by number, as the model's `restricted_visibility_levels=` reads them (`Gitlab::VisibilityLevel.level_value`). */
+const VISIBILITY_LEVELS: Readonly<Record<string, string>> = { '0': 'private', '10': 'internal', '20': 'public' };
+
 /** Hash settings whose values the real API coerces to integers (`coerce_with: HashOfIntegerValues`). */
 const INTEGER_VALUED_HASHES: ReadonlySet<string> = new Set(['repository_storages_weighted']);
 
@@ -293,7 +310,7 @@ export function coerceSetting(spec: SettingSpec, raw: unknown): Coerced {
     case 'string|string[]': {
       const items = listItems(raw);
       if (!items) return invalid;
-      const strings = items.map(coerceString);
+      const strings = items.map(coerceString).map((s) => (spec.name === 'restricted_visibility_levels' && s !== undefined ? (VISIBILITY_LEVELS[s.trim()] ?? s) : s));
       if (strings.some((s) => s === undefined)) return invalid;
       if (!strings.every((s) => inEnum(spec, s))) return { ok: false, error: 'values' };
       return { ok: true, value: strings };
@@ -309,6 +326,8 @@ export function coerceSetting(spec: SettingSpec, raw: unknown): Coerced {
     case 'hash':
     case 'object': {
       if (typeof raw !== 'object' || Array.isArray(raw)) return invalid;
+      const declared = DECLARED_HASH_KEYS[spec.name];
+      if (declared) return { ok: true, value: Object.fromEntries(Object.entries(raw as Record<string, unknown>).filter(([k]) => declared.includes(k))) };
       if (!INTEGER_VALUED_HASHES.has(spec.name)) return { ok: true, value: raw };
       // The real API coerces each value to an integer (HashOfIntegerValues).
       const out: Record<string, unknown> = {};
@@ -381,6 +400,9 @@ export class SettingsSeedError extends Error {}
  */
 export function applySettingsUpdate(state: EmulatorState, params: Params, opts: UpdateOptions): string[] {
   const seed = opts.mode === 'seed';
+  // Grape's `mutually_exclusive` of the web password flag and its two legacy names.
+  const exclusive = MUTUALLY_EXCLUSIVE.filter((k) => k in params);
+  if (!seed && exclusive.length > 1) throw paramErrors([`${exclusive.join(', ')} are mutually exclusive`]);
   const direct = new Map<string, unknown>(); // target name -> value
   const viaAlias = new Map<string, unknown>();
   const grape: string[] = [];
@@ -413,8 +435,11 @@ export function applySettingsUpdate(state: EmulatorState, params: Params, opts: 
     throw paramErrors([...new Set(grape)]);
   }
 
-  // Legacy names win over the current ones, as in the real API.
+  // Legacy names win over the current ones, as in the real API, which copies each legacy parameter
+  // over its replacement; but `throttle_unauthenticated_web_*` is copied over the legacy
+  // `throttle_unauthenticated_*`, so there the current name wins.
   const changes = new Map([...direct, ...viaAlias]);
+  for (const [name, value] of direct) if (CURRENT_NAME_WINS.test(name)) changes.set(name, value);
   const next = { ...state.settings };
   for (const [name, value] of changes) {
     const spec = settingByName(name)!;

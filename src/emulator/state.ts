@@ -16,6 +16,8 @@ export interface UserRecord {
   admin: boolean;
   /** Bot user behind a group access token. */
   bot: boolean;
+  /** When the account was created (the seed's `created_at`, else the instance's start; a bot: its token's creation). */
+  createdAt: Date;
 }
 
 export interface TokenRecord {
@@ -56,6 +58,16 @@ export interface GroupRecord {
 export interface PagesDomain {
   domain: string;
   certificate: boolean;
+  /** The certificate's notAfter (with `certificate`); null: not seeded (far in the future). */
+  certificateExpiresAt: Date | null;
+  /** The certificate's subject, as openssl prints it. */
+  certificateSubject: string;
+  /** Whether the domain's ownership is verified (its DNS TXT record was found). */
+  verified: boolean;
+  verificationCode: string;
+  /** Until when the domain is served; null: disabled (an unverified domain past its grace period). */
+  enabledUntil: Date | null;
+  autoSslEnabled: boolean;
 }
 
 export interface PagesDeployment {

@@ -9,7 +9,6 @@ import {
   DEFAULT_TOKEN_ACCESS_LEVEL,
   GROUP_TOKEN_SCOPES,
   LIMITS,
-  TOKEN_LIST_SORTS,
   TOKEN_LIST_STATES,
 } from '../catalogue/index.js';
 import { findGroup, revokeFamily, requireCaller, requireScope, type Caller } from './auth.js';
@@ -99,11 +98,15 @@ function str(v: unknown): string | undefined {
 
 type Parsed<T> = { value?: T; error?: string };
 
+/**
+ * A `Date` parameter as Grape coerces it (`Date.parse`): a date, or a datetime whose date part is
+ * taken as written (`2026-03-01T23:30:00-05:00` is 2026-03-01, the zone is not applied).
+ */
 function dateParam(params: Params, name: string): Parsed<string> {
   const raw = params[name];
   if (raw === undefined || raw === null || raw === '') return {};
-  const s = str(raw);
-  const d = s === undefined ? undefined : parseDate(s);
+  const s = str(raw)?.trim();
+  const d = s === undefined ? undefined : s.length > 10 ? (parseDateTime(s) && parseDate(s.slice(0, 10))) : parseDate(s);
   return d === undefined ? { error: `${name} is invalid` } : { value: d };
 }
 
@@ -162,7 +165,8 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
   const lastUsedAfter = take(dateTimeParam(params, 'last_used_after'));
   const lastUsedBefore = take(dateTimeParam(params, 'last_used_before'));
   const revoked = take(boolParam(params, 'revoked'));
-  const sort = take(enumParam(params, 'sort', TOKEN_LIST_SORTS));
+  // A free string in the real API (no `values:`): an order it does not know leaves the default one.
+  const sortParam = params['sort'] === undefined || params['sort'] === null ? undefined : str(params['sort']);
   const stateFilter = take(enumParam(params, 'state', TOKEN_LIST_STATES));
   const search = params['search'] === undefined ? undefined : (str(params['search']) ?? '');
   if (errors.length > 0) throw paramErrors(errors);
@@ -200,6 +204,11 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
   const sorters: Record<string, (a: TokenRecord, b: TokenRecord) => number> = {
     created_asc: sortBy((t) => t.createdAt, time, 1, 1),
     created_desc: sortBy((t) => t.createdAt, time, -1, 1),
+    // The other simple sorts of the real model (Sortable): creation by its column name, and id.
+    created_at_asc: sortBy((t) => t.createdAt, time, 1, 1),
+    created_at_desc: sortBy((t) => t.createdAt, time, -1, 1),
+    id_asc: byId,
+    id_desc: (a, b) => b.id - a.id,
     expires_asc: sortBy((t) => t.expiresAt, text, 1, -1),
     expires_desc: sortBy((t) => t.expiresAt, text, -1, -1),
     last_used_asc: sortBy((t) => t.lastUsedAt, time, 1, -1),
@@ -207,7 +216,7 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
     name_asc: sortBy((t) => t.name.toLowerCase(), text, 1, 1),
     name_desc: sortBy((t) => t.name.toLowerCase(), text, -1, 1),
   };
-  tokens = [...tokens].sort(sort ? sorters[sort]! : byId);
+  tokens = [...tokens].sort((sortParam !== undefined && Object.hasOwn(sorters, sortParam) ? sorters[sortParam] : undefined) ?? byId);
   const page = paginate(tokens, ctx.page);
   return json(
     200,
@@ -216,16 +225,10 @@ export function listTokens(ctx: TokenCtx, groupRef: string): ApiResponse {
   );
 }
 
-/** `token_id` is an Integer parameter of get and revoke (Grape's type check, before any lookup). */
-function requireIntegerTokenId(tokenRef: string): void {
-  if (!/^\d+$/.test(tokenRef)) throw paramErrors(['token_id is invalid']);
-}
-
 // --- get ----------------------------------------------------------------------------------------
 
 export function getToken(ctx: TokenCtx, groupRef: string, tokenRef: string): ApiResponse {
   const caller = requireCaller(ctx.caller);
-  requireIntegerTokenId(tokenRef);
   const group = findGroup(ctx.state, caller, groupRef);
   if (!canManage(ctx.state, caller, group)) throw unauthorized();
   const token = findToken(ctx.state, group, tokenRef);
@@ -297,6 +300,7 @@ export function createToken(ctx: TokenCtx, groupRef: string): ApiResponse {
     email: `group_${group.id}_bot_${suffix}@noreply.example.test`,
     admin: false,
     bot: true,
+    createdAt: state.now(),
   };
   state.users.push(bot);
   group.members.set(bot.id, accessLevel);
@@ -392,7 +396,6 @@ export function rotateToken(ctx: TokenCtx, groupRef: string, tokenRef: string): 
 export function revokeToken(ctx: TokenCtx, groupRef: string, tokenRef: string): ApiResponse {
   const { state } = ctx;
   const caller = requireCaller(ctx.caller);
-  requireIntegerTokenId(tokenRef);
   const group = findGroup(state, caller, groupRef);
   const token = findToken(state, group, tokenRef);
   if (!token) throw notFound('group Access Token');

@@ -109,6 +109,8 @@ export interface SeedUser {
   name?: string;
   email?: string;
   admin?: boolean;
+  /** ISO 8601 datetime; default the instance's start. */
+  created_at?: string;
   personal_access_tokens?: SeedPersonalToken[];
 }
 
@@ -154,6 +156,15 @@ export interface SeedPagesDomain {
   domain: string;
   /** Whether the domain has a TLS certificate (default true). */
   certificate?: boolean;
+  /** When its certificate expires (ISO datetime; default a year after the emulator's start). */
+  certificate_expires_at?: string;
+  /** The certificate's subject (default `/CN=<domain>`). */
+  certificate_subject?: string;
+  /** Whether its ownership is verified (default true). */
+  verified?: boolean;
+  /** Until when it is served (ISO datetime or null: disabled; default a week after the emulator's start). */
+  enabled_until?: string | null;
+  auto_ssl_enabled?: boolean;
 }
 
 export interface SeedDeployment {
@@ -206,12 +217,30 @@ export interface SeedProject {
   tags?: Record<string, string>;
   /** Branches only Maintainers may push to (default: the default branch). */
   protected_branches?: string[];
+  /** Open merge requests a note can be posted on (`plumb comment`), by `iid`; title optional. */
+  merge_requests?: SeedMergeRequest[];
+  /**
+   * Tokens of running CI jobs of this project (`CI_JOB_TOKEN`): each acts as `username`, in this
+   * project only, on the Terraform-state and merge-request-note routes (basic auth as `gitlab-ci-token`).
+   */
+  ci_job_tokens?: SeedJobToken[];
   /**
    * The project's Pages feature, as the real project API names it: `disabled` makes every Pages
    * endpoint answer 404 for the project (default `enabled`).
    */
   pages_access_level?: 'disabled' | 'private' | 'enabled' | 'public';
   pages?: SeedPages;
+}
+
+export interface SeedMergeRequest {
+  iid: number;
+  title?: string;
+}
+
+export interface SeedJobToken {
+  /** The job token's value (at least 8 characters). */
+  token: string;
+  username: string;
 }
 
 export interface SeedInstance {

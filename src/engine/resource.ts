@@ -1,8 +1,9 @@
 import type { ApiClient } from '../api/client.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
+import type { ListedProject } from '../config/selectors.js';
 import type { SourceLocation } from '../diagnostics/index.js';
-import type { Action, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
+import type { Action, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
 import type { TargetSet } from './targets.js';
 
@@ -27,6 +28,12 @@ export interface InstanceContext {
    * an explicit entry): plan diagnostics about it are collapsed per selector ({@link collapseSelectorDiagnostics}).
    */
   readonly selectorMatch?: (pointer: string) => SelectorMatchOf | undefined;
+  /**
+   * What a selector's listing of this run said of a project (by its path as listed): that it
+   * exists, and its default branch. Undefined for a project no selector listed. A kind may skip a
+   * read the listing answered (repository files: whether a file's project and branch exist).
+   */
+  readonly listedProject?: (ref: string) => ListedProject | undefined;
   /** Progress and notes for people (stderr); never secrets. */
   readonly log: (message: string) => void;
   /** Sleeps (injectable so tests do not wait on the settings cache for real). */
@@ -38,6 +45,18 @@ export interface InstanceContext {
    * request; the engine drops any change, drift or risk whose address is not targeted.
    */
   readonly targets: TargetSet;
+  /**
+   * `--expiring-within` (plan, drift, report): a kind that holds things that expire lists those that
+   * expire or lapse by `until` (`PlanResponse.expiring`), reading as little as it can for it.
+   * Absent: nothing is listed, and nothing is read for it.
+   */
+  readonly expiring?: ExpiryWindow;
+  /**
+   * The plan is made to be read, never applied (`plumb report`): a kind skips the checks that only
+   * protect an apply (that a token's sink can receive a secret), which would otherwise stop the
+   * kind's plan on a machine that holds no sink.
+   */
+  readonly readOnly?: boolean;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
@@ -71,6 +90,18 @@ export interface InstanceContext {
   readonly identityCache?: ReadCache;
 }
 
+/** The expiry horizon's window (`--expiring-within 30d`). */
+export interface ExpiryWindow {
+  readonly days: number;
+  /** The end of the window: now + days. */
+  readonly until: Date;
+}
+
+/** Whole days from `today` (YYYY-MM-DD) to the day of `when` (a date or an ISO datetime, UTC). */
+export function daysUntil(today: string, when: string): number {
+  return Math.round((Date.parse(when.slice(0, 10) + 'T00:00:00Z') - Date.parse(today + 'T00:00:00Z')) / 86_400_000);
+}
+
 /** A cache of reads, keyed by what was read (`group-access-tokens:GROUP`). */
 export interface ReadCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>;
@@ -88,6 +119,8 @@ export interface PlanResponse {
   readonly diagnostics: PlanDiagnostic[];
   /** Changes that can lock people or plumb out (made with `flagRisk`, src/engine/risks.ts). */
   readonly risks?: PlanRisk[];
+  /** With `ctx.expiring`: what expires or lapses within the window (the engine sorts them). */
+  readonly expiring?: ExpiryEntry[];
 }
 
 export interface ApplyResponse {
@@ -214,6 +247,19 @@ export interface SelectorMatchOf {
 
 /** Plan diagnostics made about a selector's body in one match (kept off the plan's format). */
 const fromSelector = new WeakMap<PlanDiagnostic, SelectorMatchOf>();
+
+/** The selector match a plan diagnostic is about, when a kind made it about a selector's body in one match. */
+export function selectorMatchOfDiagnostic(d: PlanDiagnostic): SelectorMatchOf | undefined {
+  return fromSelector.get(d);
+}
+
+/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
+export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
+  const out = { ...d, blocks: address };
+  const from = fromSelector.get(d);
+  if (from) fromSelector.set(out, from);
+  return out;
+}
 
 /** The wording of a problem of a selector's body reported once: which match, then how many more. */
 export const selectorMatchNote = (s: Pick<SelectorMatchOf, 'key' | 'container'>, match: string): string =>

@@ -115,7 +115,8 @@ export function buildConfig(provider: ProviderSettings | undefined, d: Declared 
   // resolved against the working directory) are confined to the Terraform configuration's root.
   const shown = 'terraform.plumb.yaml';
   const abs = path.join(opts.cwd, shown);
-  const validateOpts = { env, cwd: opts.cwd, today: opts.today, root: configRoot(opts.cwd, opts.cwd), kinds };
+  const root = configRoot(opts.cwd, opts.cwd);
+  const validateOpts = { env, cwd: opts.cwd, today: opts.today, root, sinkRoot: root, kinds };
   const text = JSON.stringify({ version: 1, instances: { [INSTANCE]: instance } }, null, 1);
   const loaded: ConfigResult = validateLoaded(loadDocuments([{ abs, file: shown, text }], validateOpts), new Map([[shown, abs]]), [], validateOpts);
   return { loaded, env, pathOf: (pointer) => pathOf(d?.part, pointer, kinds), isProviderPointer: (pointer) => isProviderPointer(pointer, kinds) };

@@ -21,6 +21,7 @@ import { ApiError } from '../api/errors.js';
 import { DATA_SOURCE_DEFAULTS, GROUPS_DATA_SOURCE, PROJECTS_DATA_SOURCE } from '../catalogue/data-sources.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import type { InstanceContext } from '../engine/resource.js';
+import { apiSuggestion } from '../engine/engine.js';
 import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
 import type { ApplyResult, CtyValue, DataSourceDoor, TerraformDataSource, TerraformPart, TfDiagnostic, TfObject } from '../resources/terraform.js';
 import { anyPathGlob, pathGlobProblem } from '../util/path-glob.js';
@@ -67,7 +68,7 @@ const strings = (v: CtyValue | undefined): string[] => (Array.isArray(v) ? (v as
 const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** A failed listing, at the `group` attribute: a 404 is a group that is not there (or not visible). */
-function listingFailed(err: ApiError, group: string, what: string): TfDiagnostic {
+function listingFailed(err: ApiError, group: string, what: string, hint: string | undefined): TfDiagnostic {
   if (err.status === 404) {
     return {
       severity: 'error',
@@ -76,7 +77,7 @@ function listingFailed(err: ApiError, group: string, what: string): TfDiagnostic
       path: [{ attribute: 'group' }],
     };
   }
-  return { severity: 'error', summary: `Listing the ${what} of group "${group}" failed: ${err.message}`, detail: `${err.method} ${err.path} (${err.code})`, path: [{ attribute: 'group' }] };
+  return { severity: 'error', summary: `Listing the ${what} of group "${group}" failed: ${err.message}`, detail: `${err.method} ${err.path} (${err.code})${hint ? `\nhelp: ${hint}` : ''}`, path: [{ attribute: 'group' }] };
 }
 
 /**
@@ -98,13 +99,14 @@ async function listing<Ref>(
     try {
       return { refs: await list(ctx, group) };
     } catch (err) {
-      if (err instanceof ApiError) return { error: err };
+      // What to check names the instance's URL, host and token variable (engine.ts apiSuggestion).
+      if (err instanceof ApiError) return { error: err, hint: apiSuggestion(err.code, ctx.instance) };
       throw err;
     }
   });
   if (!r.value) return { newState: null, diagnostics: r.diagnostics };
-  const { refs, error } = r.value;
-  if (error || !refs) return { newState: null, diagnostics: error ? [listingFailed(error, group, what)] : [] };
+  const { refs, error, hint } = r.value;
+  if (error || !refs) return { newState: null, diagnostics: error ? [listingFailed(error, group, what, hint)] : [] };
   const excluded = anyPathGlob(strings(inputs.exclude));
   const kept = refs.filter((x) => !excluded(pathOf(x))).sort((a, b) => byPath(pathOf(a), pathOf(b)));
   return { newState: { ...inputs, ...render(kept) }, diagnostics: [] };

@@ -5,7 +5,11 @@
  * Only a set of at least `GROUP_MIN` such changes is grouped, so a small plan reads as before.
  * The JSON plan is not touched: it keeps every change.
  */
+import type { PlanBlocked } from '../engine/plan.js';
+import { scopeOf } from '../engine/plan.js';
 import type { ResourceChange } from '../engine/plan.js';
+
+export { scopeOf };
 
 /** The fewest identical changes shown as one group. */
 export const GROUP_MIN = 5;
@@ -25,23 +29,6 @@ export interface ChangeGroup {
 
 /** A plan's changes as shown: one change, or a group of identical ones. */
 export type PlanItem = { readonly change: ResourceChange } | { readonly group: ChangeGroup };
-
-/** `inst.project["path"]…` / `inst.group["path"]…`: the instance, the scope, the path (a JSON string), the rest. */
-const SCOPED = /^([^."\\[\]]+)\.(project|group)\[("(?:[^"\\]|\\.)*")\](.*)$/s;
-
-/** The address's template and its project or group, when it is under one. */
-export function scopeOf(address: string): { template: string; scope: 'project' | 'group'; name: string } | undefined {
-  const m = SCOPED.exec(address);
-  if (!m) return undefined;
-  let name: unknown;
-  try {
-    name = JSON.parse(m[3]!);
-  } catch {
-    return undefined;
-  }
-  if (typeof name !== 'string') return undefined;
-  return { template: `${m[1]}.${m[2]}[*]${m[4]}`, scope: m[2] as 'project' | 'group', name };
-}
 
 /** What two changes of one group share: everything shown but the address. */
 function groupKey(c: ResourceChange, template: string): string {
@@ -127,4 +114,20 @@ export function templateSummary(items: readonly PlanItem[]): { template: string;
     kind: t.kind,
     actions: [...t.byAction].map(([action, a]) => `${action} in ${count(a.n)} ${a.scope}${a.n === 1 ? '' : 's'}`).join('; '),
   }));
+}
+
+/**
+ * Blocked units (docs/plans.md#blocked-matches) of one selector blocked for the same reasons, as one
+ * entry: a problem of a selector's body blocks every match, and 1,000 lines would bury the rest.
+ * Units without a selector (a change that waits) stay one each.
+ */
+export function groupBlocked(blocked: readonly PlanBlocked[]): { readonly first: PlanBlocked; readonly addresses: readonly string[] }[] {
+  const out = new Map<string, { first: PlanBlocked; addresses: string[] }>();
+  for (const b of blocked) {
+    const key = b.selector === undefined ? `\0${b.address}` : JSON.stringify([b.instance, b.selector, [...b.codes].sort()]);
+    const g = out.get(key);
+    if (g) g.addresses.push(b.address);
+    else out.set(key, { first: b, addresses: [b.address] });
+  }
+  return [...out.values()];
 }

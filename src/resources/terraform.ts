@@ -239,9 +239,9 @@ export function hasTfErrors(ds: readonly TfDiagnostic[]): boolean {
   return ds.some((d) => d.severity === 'error');
 }
 
-/** A change's action and reasons, for a plan warning. */
-export function describeChange(c: ResourceChange): string {
-  return `${c.action}${c.reasons.length > 0 ? ` (${c.reasons.join(', ')})` : ''}`;
+/** A change's action and reasons, for a plan warning: `update: declared values differ from the instance; …`, the reasons in words (`texts`: the kind's), never their ids. */
+export function describeChange(c: ResourceChange, texts: Readonly<Record<string, string>>): string {
+  return `${c.action}${c.reasons.length > 0 ? `: ${c.reasons.map((r) => texts[r] ?? r).join('; ')}` : ''}`;
 }
 
 /** What a part derives from its shape: the type name and the identity attributes' names. */

@@ -12,8 +12,9 @@ import { DATA_SOURCES } from '../catalogue/index.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 import type { KindConfig } from '../config/kinds.js';
 
-/** Where the provider lives, as a `required_providers` source (plumb is not in a registry). */
-export const PLUMB_PROVIDER_SOURCE = 'registry.terraform.io/plumb/plumb';
+/** Where the provider lives, as a `required_providers` source (src/catalogue/kinds.ts). */
+import { PLUMB_PROVIDER_SOURCE } from '../catalogue/index.js';
+export { PLUMB_PROVIDER_SOURCE };
 
 type TfType = string | [string, TfType];
 

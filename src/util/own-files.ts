@@ -23,6 +23,11 @@ export function useEmbeddedFiles(files: EmbeddedFiles | undefined): void {
   embedded = files;
 }
 
+/** Whether plumb reads its files from inside itself: it runs as the standalone executable (or the one-file provider). */
+export function runsFromEmbeddedFiles(): boolean {
+  return embedded !== undefined;
+}
+
 /** The text of one of plumb's files, or undefined when the installation lacks it. */
 export function ownText(name: string, fromUrl: string): string | undefined {
   if (embedded) return embedded.text(name);

@@ -85,7 +85,8 @@ describe('the bundled CDKTF example', () => {
   it('is read through --cdktf, and a path holding cdktf.json without it is an error that runs nothing', async () => {
     const r = await plumb(['validate', '--cdktf', '.', '--now', TODAY], dirs.app);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Configuration is valid: 7 file(s), 1 instance(s).');
+    // The constructs stand in for files; the summary does not call them files.
+    expect(r.stdout).toContain('Configuration is valid: the CDKTF app in ., 7 construct(s), 1 instance(s).');
     const b = await plumb(['validate', '.', '--now', TODAY], dirs.app);
     expect(b.code).toBe(1);
     expect(b.stderr).toContain('error[PLUMB_CDKTF_NOT_ENABLED]: . is a CDKTF app (it holds cdktf.json)');

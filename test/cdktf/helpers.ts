@@ -6,12 +6,14 @@
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeWhenDone } from '../helpers/scratch.js';
 
 export const root = path.resolve(import.meta.dirname, '../..');
 
 /** A fresh app directory; `files` are written relative to it (cdktf.json defaults to running main.ts with tsx). */
 export function cdktfApp(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-app-'));
+  removeWhenDone(dir);
   const modules = path.join(dir, 'node_modules');
   mkdirSync(path.join(modules, '.bin'), { recursive: true });
   for (const name of ['cdktf', 'constructs', 'tsx', 'typescript']) symlinkSync(path.join(root, 'node_modules', name), path.join(modules, name), 'dir');

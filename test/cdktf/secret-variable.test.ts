@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromStacks } from '../helpers/kinds.js';
 import { startTestEmulator } from '../helpers/emulator.js';
+import { removeWhenDone } from '../helpers/scratch.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { appSource, cdktfApp, root } from './helpers.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
 
 const TODAY = '2026-06-01';
 const SECRET = 'cdktf-variable-captcha-key-6502';
@@ -30,6 +31,7 @@ function stack(variable: Record<string, unknown> | undefined, settings: Record<s
 
 describe('a secret setting from a TerraformVariable, read by plumb\'s CDKTF reader', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-var-'));
+  removeWhenDone(dir);
   const env = { PATH: process.env.PATH ?? '', TF_VAR_captcha_key: SECRET, TF_VAR_other: 'other-value-1234' };
 
   it('takes a sensitive variable\'s value from TF_VAR_name, as a secret', () => {
@@ -68,7 +70,7 @@ function filesUnder(d: string): string[] {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.name === 'node_modules' || e.name === '.terraform' ? [] : e.isDirectory() ? filesUnder(path.join(d, e.name)) : e.isFile() ? [path.join(d, e.name)] : []));
 }
 
-describe.runIf(terraform)('the same app through both doors: plumb plan --cdktf and terraform on the synthesized stack', () => {
+describe.runIf(terraform)('the same app through both doors: plumb plan --cdktf and terraform on the synthesized stack', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const ADMIN = 'cdktf-variable-admin-token-0123';
   let emu: RunningEmulator;
   let app: string;
@@ -117,7 +119,7 @@ new applicationSettings.ApplicationSettings(stack, 'settings', { captchaEnabled:
     const stackDir = path.join(out, 'stacks/local');
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
-    const at = path.join(app, 'plugins/registry.terraform.io/plumb/plumb', version, platform);
+    const at = path.join(app, 'plugins/plumb.invalid/plumb/plumb', version, platform);
     mkdirSync(at, { recursive: true });
     symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
     const init = await run(terraform!, [`-chdir=${stackDir}`, 'init', '-input=false', '-no-color', `-plugin-dir=${path.join(app, 'plugins')}`], app);

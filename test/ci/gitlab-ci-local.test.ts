@@ -9,7 +9,7 @@
  * Node 22 or later (gitlab-ci-local uses Set.prototype.union). Skipped when it is absent or Node is
  * older, except under CI=true on Node 22 or later, where it must run.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,15 +17,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addJobToken, addMergeRequest, mergeRequestNotes, terraformState, type RunningEmulator } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
+import { gcl, initRepo, usable } from './gitlab-ci-local.js';
 
 const root = path.resolve(__dirname, '../..');
-const local = path.join(root, 'node_modules/.bin/gitlab-ci-local');
-const gcl = process.env.GITLAB_CI_LOCAL ?? (existsSync(local) ? local : spawnSync('sh', ['-c', 'command -v gitlab-ci-local']).stdout?.toString().trim() || '');
-const nodeMajor = Number(process.versions.node.split('.')[0]);
-const usable = gcl !== '' && nodeMajor >= 22 && spawnSync(gcl, ['--version'], { encoding: 'utf8' }).status === 0;
-if (!usable && process.env.CI === 'true' && nodeMajor >= 22) {
-  throw new Error('gitlab-ci-local is required under CI=true on Node 22 or later (the devDependency gitlab-ci-local, or GITLAB_CI_LOCAL=path), with rsync and git');
-}
 
 const READ = 'admin-read-token-gcl-000000001';
 const APPLY = 'admin-api-token-gcl-0000000001';
@@ -58,14 +52,7 @@ beforeAll(async () => {
     `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabled: false\n      captcha_enabled: true\n      captcha_site_key: site\n      captcha_private_key: \${env:CAPTCHA_KEY}\n`,
   );
   writePipeline();
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('-c', 'user.email=ci@example.test', '-c', 'user.name=ci', 'commit', '-qm', 'configuration');
-  // gitlab-ci-local reads the project's path and default branch from the origin remote
-  git('remote', 'add', 'origin', 'https://gitlab.example.test/ops/config.git');
-  git('update-ref', 'refs/remotes/origin/main', 'HEAD');
-  git('symbolic-ref', 'refs/remotes/origin/HEAD', 'refs/remotes/origin/main');
+  initRepo(repo, 'https://gitlab.example.test/ops/config.git');
 }, 60_000);
 
 /**

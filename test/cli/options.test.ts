@@ -101,6 +101,24 @@ describe('command-line mistakes are diagnostics', () => {
     }
   });
 
+  it('says what a numeric option takes when it is given a negative number, not that it "needs a value"', async () => {
+    for (const command of ['plan', 'apply']) {
+      const r = await project().run([command, '--max-changes', '-1']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('error[PLUMB_USAGE]: --max-changes must be a whole number of 1 or more, not "-1"');
+      expect(r.stderr).not.toContain('needs a value');
+    }
+    const c = await project().run(['validate', '--concurrency', '-3']);
+    expect(c.stderr).toContain('error[PLUMB_USAGE]: --concurrency must be a whole number from 1 to 64, not "-3"');
+  });
+
+  it('refuses a --max-match-change over 100: no selector can lose more than all of its matches', async () => {
+    const r = await project().run(['plan', '--max-match-change', '150']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_USAGE]: --max-match-change must be a whole number of percent from 0 to 100, not "150"');
+    expect(r.stderr).toContain('loses every match moves by 100%');
+  });
+
   it('reports an unknown command with the commands there are', async () => {
     const r = await project().run(['valiate']);
     expect(r.code).toBe(1);

@@ -27,6 +27,8 @@ const OLD_NAME = [
   /import\(['"]plumb(?:\/[\w-]+)?['"]\)/,
   /node_modules\/plumb\//,
   /reinstall plumb(?![\w-])/,
+  // A subpath of the package named on its own (`plumb/cdktn`), as a doc names an import.
+  /`plumb\/(?:cdktf|cdktn|schemas)\b/,
 ];
 
 describe('the package name', () => {

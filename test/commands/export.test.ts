@@ -196,6 +196,14 @@ describe('plumb export', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('the Pages of project "platform/nothing" (--pages platform/nothing');
   });
+
+  it('names the token variable and the URL when the instance refuses the token', async () => {
+    await start();
+    const r = await wd.run(['export', '--instance-url', emu.url, '--out', 'x', '--group', 'platform'], { PLUMB_TOKEN: 'not-a-token-of-this-instance' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`error[PLUMB_API_UNAUTHORIZED]: Reading the instance at ${emu.url} failed`);
+    expect(r.stderr).toContain(`help: ${emu.url} refused the token in PLUMB_TOKEN`);
+  });
 });
 
 describe('plumb export of tokens that no rotation policy describes', () => {

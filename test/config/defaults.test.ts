@@ -150,6 +150,26 @@ instances:
     expect(d.suggestion).toContain('{instance}');
   });
 
+  it("reports a group selector's fixed sink in defaults once, with one note per instance that inherits it", () => {
+    const r = load({
+      'plumb.yaml': `version: 1
+defaults:
+  groups:
+    "teams/*":
+      access_tokens:
+        ci: {scopes: [read_api], expires_at: 2030-01-01, sink: {file: secrets/ci.token}}
+instances:
+  prod: {url: https://prod.example.com, token_env: PLUMB_TOKEN}
+  staging: {url: https://staging.example.com, token_env: PLUMB_TOKEN}
+`,
+      'secrets/README': '',
+    });
+    const shared = r.diagnostics.filter((x) => x.code === 'PLUMB_TOKEN_SINK_SHARED');
+    expect(shared).toHaveLength(1);
+    expect(shared[0]!.location).toMatchObject({ file: 'plumb.yaml', line: 6 });
+    expect(shared[0]!.related?.map((x) => x.message)).toEqual(['declared in defaults; instance "prod" inherits it', 'instance "staging" inherits it too']);
+  });
+
   it('refuses connection fields in defaults, naming the key', () => {
     const r = load({ 'plumb.yaml': DEFAULTS.replace('defaults:\n', 'defaults:\n  token_env: PLUMB_TOKEN\n') + INSTANCES });
     const d = r.diagnostics.find((x) => x.code === 'PLUMB_DEFAULTS_SHAPE')!;

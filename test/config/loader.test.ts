@@ -466,6 +466,17 @@ describe('bad input that used to get through (issue 8)', () => {
     expect(d.location).toMatchObject({ line: 7, column: 28 });
   });
 
+  it('says an unquoted key starting with * is a YAML alias and must be quoted, at the key, not at the next line', () => {
+    const r = load({ 'plumb.yaml': HEAD + '    projects:\n      **:\n        pages: {pages_https_only: true}\n' });
+    const d = only(r.diagnostics, 'PLUMB_YAML_SYNTAX');
+    expect(d.summary).toContain('starts an alias in YAML');
+    expect(d.suggestion).toBe('quote the key: "**":');
+    expect(d.location).toMatchObject({ line: 7, column: 7 });
+    // An alias key whose anchor is defined is YAML as meant: not this error.
+    const ok = load({ 'plumb.yaml': 'version: 1\nx: &k a\ny:\n  *k : 1\n' });
+    expect(ok.diagnostics.map((x) => x.summary).join('\n')).not.toContain('starts an alias');
+  });
+
   it("translates the common YAML syntax errors into plumb's sentences, one per file", () => {
     const cases: [string, string][] = [
       ['version: 1\na: b: c\n', 'A mapping cannot start on the same line as its key ("a: b: c")'],

@@ -114,15 +114,30 @@ describe('group access tokens: revoke and token ids (spec 4.1, 7)', () => {
     expect(again.body.message).toMatch(/^400 Bad request - /);
   });
 
-  it('answers 400 "token_id is invalid" to a token id that is not an integer, on get and revoke', async () => {
+  it('answers 404 to a token id that is not an integer, on get and revoke: token_id is a String parameter of the real API, looked up by id', async () => {
     for (const method of ['GET', 'DELETE']) {
       const r = await api.call(method, '/groups/platform/access_tokens/abc', { token: OWNER });
-      expect(r.status, method).toBe(400);
-      expect(r.body).toEqual({ error: 'token_id is invalid' });
+      expect(r.status, method).toBe(404);
+      expect(r.body).toEqual({ message: '404 group Access Token Not Found' });
     }
-    expect((await api.get('/groups/platform/access_tokens/self', { token: OWNER })).body).toEqual({ error: 'token_id is invalid' });
+    // `self` is a keyword of rotate only: on GET it is an id that names no token.
+    const self = await api.get('/groups/platform/access_tokens/self', { token: OWNER });
+    expect(self.status).toBe(404);
+    expect(self.body).toEqual({ message: '404 group Access Token Not Found' });
+    // Still after the role check: a caller who may not read the group's tokens learns nothing.
+    expect((await api.get('/groups/platform/access_tokens/abc', { token: DEVELOPER })).status).toBe(401);
     // An integer that names no token is still a 404.
     expect((await api.delete('/groups/platform/access_tokens/99999', { token: OWNER })).status).toBe(404);
+  });
+
+  it('takes an expires_at datetime string on create and rotate by its date as written (Grape\'s Date coercion)', async () => {
+    const created = await api.post('/groups/platform/access_tokens', { token: OWNER, json: { name: 'dt', scopes: ['api'], expires_at: '2025-09-01T23:30:00-05:00' } });
+    expect(created.status).toBe(201);
+    expect(created.body.expires_at).toBe('2025-09-01');
+    const rotated = await api.post(`/groups/platform/access_tokens/${created.body.id}/rotate`, { token: OWNER, json: { expires_at: '2025-10-01T00:00:00.000Z' } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.expires_at).toBe('2025-10-01');
+    expect((await api.post('/groups/platform/access_tokens', { token: OWNER, json: { name: 'x', scopes: ['api'], expires_at: '2025-09-01Tnoon' } })).status).toBe(400);
   });
 
   it('refuses an expires_at of today on create and rotate (it must be in the future)', async () => {
@@ -315,5 +330,119 @@ describe('fields real clients read (python-gitlab 3.12, @gitbeaker/rest 43)', ()
     });
     expect(body['web_url']).toBe(`http://gitlab.internal:${port}/platform/infra/config`);
     expect(body['ssh_url_to_repo']).toBe('git@gitlab.internal:platform/infra/config.git');
+  });
+});
+
+describe('file_path as the real validator checks it (issue 29.12; lib/api/validations/validators/file_path.rb)', () => {
+  const at = (encoded: string) => `${CONFIG}/repository/files/${encoded}`;
+  const refused = { status: 400, body: { error: 'file_path should be a valid file path' } };
+
+  it('refuses a double-encoded path: decoding it once more would still change it', async () => {
+    // %252e%252e%252f: routing leaves %2e%2e%2f, which decodes to ../
+    expect(await api.get(at('%252e%252e%252fREADME.md'), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    // Triple-encoded: still encoded after two decodings.
+    expect(await api.get(at('docs%25252Fguide.md'), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+  });
+
+  it('refuses a backslash traversal, . and .. alone, and a line feed', async () => {
+    for (const p of ['scripts%5C..%5CREADME.md', '..%5CREADME.md', 'a%0Ab']) {
+      expect(await api.get(at(p), { token: OWNER, query: 'ref=main' }), p).toMatchObject(refused);
+    }
+    // `.` and `..` alone: sent as written (fetch would resolve them as dot segments).
+    for (const p of ['%2E', '%2E%2E']) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const { hostname, port } = new URL(emulator.url);
+        const req = request({ hostname, port, path: `/api/v4${at(p)}?ref=main`, headers: { 'PRIVATE-TOKEN': OWNER } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status, p).toBe(400);
+    }
+    // A name that merely contains two dots is a name.
+    expect((await api.get(at('a..b'), { token: OWNER, query: 'ref=main' })).body).toEqual({ message: '404 File Not Found' });
+  });
+
+  it('refuses a plain leading slash on raw as on every file endpoint; an encoded one passes the check and names no file', async () => {
+    expect(await api.get(at(`${enc('/README.md')}/raw`), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    expect(await api.get(at(enc('/README.md')), { token: OWNER, query: 'ref=main' })).toMatchObject(refused);
+    // %252F: the value keeps %2F, the validator allows its first directory, and the blob lookup takes it as written.
+    const encoded = await api.get(at('%252Fdocs%252Fguide.md/raw'), { token: OWNER, query: 'ref=main' });
+    expect(encoded.status).toBe(404);
+    expect(encoded.body).toEqual({ message: '404 File Not Found' });
+  });
+});
+
+describe('settings edge cases as lib/api/settings.rb and the model answer them (issue 29.12)', () => {
+  const put = (body: Record<string, unknown>) => api.put('/application/settings', { token: ADMIN, json: body });
+  const get = async (name: string) => (await api.get('/application/settings', { token: ADMIN })).body[name];
+
+  it('takes numeric visibility levels in restricted_visibility_levels (the model reads 0, 10, 20) and answers names', async () => {
+    expect((await put({ restricted_visibility_levels: '20' })).status).toBe(200);
+    expect(await get('restricted_visibility_levels')).toEqual(['public']);
+    expect((await put({ restricted_visibility_levels: ['10', 'public'] })).status).toBe(200);
+    expect(await get('restricted_visibility_levels')).toEqual(['internal', 'public']);
+  });
+
+  it('refuses a numeric default visibility: the parameter takes the level names only', async () => {
+    const r = await put({ default_project_visibility: '10' });
+    expect(r).toMatchObject({ status: 400, body: { error: 'default_project_visibility does not have a valid value' } });
+  });
+
+  it('splits a list string at commas only: a ;-separated string is one item (CommaSeparatedToArray)', async () => {
+    expect((await put({ domain_denylist: 'a.example;b.example' })).status).toBe(200);
+    expect(await get('domain_denylist')).toEqual(['a.example;b.example']);
+    expect((await put({ import_sources: 'github;gitea' })).body).toEqual({ error: 'import_sources does not have a valid value' });
+  });
+
+  it('refuses the web password flag with a legacy name of it in one request (mutually_exclusive)', async () => {
+    const r = await put({ signin_enabled: false, password_authentication_enabled_for_web: true });
+    expect(r).toMatchObject({ status: 400, body: { error: 'password_authentication_enabled_for_web, signin_enabled are mutually exclusive' } });
+    expect(await get('password_authentication_enabled_for_web')).toBe(true);
+  });
+
+  it('lets throttle_unauthenticated_web_* win over its legacy name (the API copies the current one over it); other legacy names win', async () => {
+    expect((await put({ throttle_unauthenticated_enabled: true, throttle_unauthenticated_web_enabled: false })).status).toBe(200);
+    expect(await get('throttle_unauthenticated_web_enabled')).toBe(false);
+    expect((await put({ admin_notification_email: 'legacy@example.test', abuse_notification_email: 'current@example.test' })).status).toBe(200);
+    expect(await get('abuse_notification_email')).toBe('legacy@example.test');
+  });
+
+  it('drops an unknown key of default_branch_protection_defaults (declared_params keeps the declared ones)', async () => {
+    const r = await put({ default_branch_protection_defaults: { allow_force_push: true, surprise: 1 } });
+    expect(r.status).toBe(200);
+    expect(r.body.default_branch_protection_defaults).toEqual({ allowed_to_push: [{ access_level: 40 }], allow_force_push: true, allowed_to_merge: [{ access_level: 40 }] });
+  });
+});
+
+describe('the personal access token lifetime limit (issue 29.12)', () => {
+  const lifetime = (v: number | null) => api.put('/application/settings', { token: ADMIN, json: { max_personal_access_token_lifetime: v } });
+  const token = (name: string) => emulator.state.tokens.find((t) => t.name === name)!;
+
+  it('revokes the tokens that never expire once a limit is set where it was blank, although 365 lowers nothing (the model acts on any change)', async () => {
+    expect(token('owner-read').expiresAt).toBeNull();
+    expect((await lifetime(365)).status).toBe(200);
+    expect(token('owner-read').revoked).toBe(true);
+  });
+
+  it('revokes the tokens beyond a raised limit too, and nothing when the value is sent unchanged', async () => {
+    Object.assign(token('admin-api'), { expiresAt: '2025-07-01' }); // within every limit here: the test's own credential
+    expect((await lifetime(30)).status).toBe(200);
+    // A token made past the limit since (seeded as an older instance's would be), active again.
+    Object.assign(token('owner-api'), { revoked: false, revokedAt: null, expiresAt: '2026-12-31' });
+    expect((await lifetime(30)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(false);
+    expect((await lifetime(60)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(true);
+  });
+
+  it('revokes nothing when the limit is made blank again', async () => {
+    Object.assign(token('admin-api'), { expiresAt: '2025-07-01' });
+    expect((await lifetime(30)).status).toBe(200);
+    Object.assign(token('owner-api'), { revoked: false, revokedAt: null, expiresAt: '2026-12-31' });
+    expect((await lifetime(null)).status).toBe(200);
+    expect(token('owner-api').revoked).toBe(false);
   });
 });

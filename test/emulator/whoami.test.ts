@@ -2,6 +2,7 @@
  * Conformance of `GET /user` and `GET /personal_access_tokens/self`: not in the spec, so they follow
  * the real v4 API (docs/emulator.md). plumb reads them to know its own credential.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ADMIN, ADMIN_READ, EXPIRED, GROUP_API, GROUP_SELF, OWNER, OWNER_READ_REPO, REVOKED, start } from './helpers.js';
@@ -56,6 +57,18 @@ describe('GET /user', () => {
     const r = await api.get('/user', { token: OWNER });
     expect(r.body).toMatchObject({ id: 2, username: 'olivia', bot: false });
     expect(r.body).not.toHaveProperty('is_admin');
+  });
+
+  it('has avatar_url and created_at, which real clients read (issue 29.13)', async () => {
+    const r = await api.get('/user', { token: OWNER });
+    // The Gravatar URL of the account's email (SHA-256 of it trimmed and lowercased), as the real default.
+    const digest = createHash('sha256').update('olivia@example.test').digest('hex');
+    expect(r.body.avatar_url).toBe(`https://www.gravatar.com/avatar/${digest}?s=80&d=identicon`);
+    // The instance's start (the standard clock) for a seeded user without created_at.
+    expect(r.body.created_at).toBe('2025-06-15T12:00:00.000Z');
+    const bot = await api.get('/user', { token: GROUP_API });
+    expect(bot.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(bot.body.avatar_url).toMatch(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{64}\?s=80&d=identicon$/);
   });
 
   it("describes a group access token's bot user with bot true and a group_<id>_bot_ name", async () => {

@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeWhenDone } from './scratch.js';
 import { main } from '../../src/cli.js';
 
 /** Every secret value a test hands to plumb is registered here. */
@@ -51,6 +52,7 @@ function scanFiles(dir: string, skip: ReadonlySet<string>): void {
 
 export function workdir(baseEnv: Record<string, string> = {}): Workdir {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-test-'));
+  removeWhenDone(dir);
   /** Files the test itself wrote (configuration, sinks): allowed to hold secrets. */
   const own = new Set<string>();
   return {

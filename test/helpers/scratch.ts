@@ -1,7 +1,28 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
+
+/**
+ * Removes `dir` when the test that made it ends (made in a test or its `beforeEach`), or when the
+ * file's tests end (made at collection or in `beforeAll`). Left behind, the suite's directories
+ * filled the temp directory (issue 29.18: about 1,070 after one run).
+ */
+export function removeWhenDone(dir: string): void {
+  try {
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    // Outside a test (at collection, in a beforeAll): after the file's tests. A hook cannot be
+    // registered from inside another hook, so the file-level one below removes these.
+    untilFileEnd.add(dir);
+  }
+}
+
+const untilFileEnd = new Set<string>();
+afterAll(() => {
+  for (const dir of untilFileEnd) rmSync(dir, { recursive: true, force: true });
+  untilFileEnd.clear();
+});
 
 /**
  * A scratch directory for the calling test file (removed after it); `project(files)` writes the files

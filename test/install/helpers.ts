@@ -13,6 +13,12 @@ import type { ProviderProcess } from '../provider/harness.js';
 
 export const ADMIN = 'local-admin-token-change-me'; // the made-up admin token of examples/emulator-seed.yaml
 
+/** npm's environment minus what an enclosing `npm test` set for this package. */
+export function npmEnv(): NodeJS.ProcessEnv {
+  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_') || keep.has(k.toLowerCase())));
+}
+
 export interface Ran {
   code: number | null;
   stdout: string;

@@ -5,12 +5,14 @@
  * prefer it, and reach the registry only for what it lacks).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root, startProvider } from '../provider/harness.js';
-import { ADMIN, examplesAt, expectServingProvider, run, startEmulatorProcess } from './helpers.js';
+import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
+import { packageHashV1, terraformPlatform } from '../../src/provider/mirror.js';
+import { ADMIN, examplesAt, expectServingProvider, npmEnv, run, startEmulatorProcess } from './helpers.js';
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
@@ -21,6 +23,7 @@ const ALLOWED = [
   /^LICENSE$/,
   /^bin\/(plumb\.js|terraform-provider-plumb)$/,
   /^dist\/plumb\.cjs(\.cache|\.LEGAL\.txt)?$/,
+  /^dist\/plumb-provider\.cjs$/,
   /^dist\/generated\/cdktf\/([a-z-]+\/)?index\.(js|d\.ts)$/,
   /^schemas\/[a-z-]+\.schema\.json$/,
   /^proto\/[a-z0-9-]+\.proto$/,
@@ -34,6 +37,7 @@ const NEEDED = [
   'bin/plumb.js',
   'bin/terraform-provider-plumb',
   'dist/plumb.cjs',
+  'dist/plumb-provider.cjs',
   'dist/generated/cdktf/index.js',
   'dist/generated/cdktf/index.d.ts',
   'proto/tfplugin6.proto',
@@ -46,11 +50,6 @@ const NEEDED = [
   'examples/cdktf/main.ts',
 ];
 
-/** npm's environment minus what an enclosing `npm test` set for this package. */
-function npmEnv(): NodeJS.ProcessEnv {
-  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig']);
-  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_') || keep.has(k.toLowerCase())));
-}
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
 interface Packed {
@@ -143,6 +142,52 @@ describe('the npm package, packed and installed as users get it', () => {
       provider.kill();
     }
   }, 30_000);
+
+  it('mirrors the provider from two installations in different places into the same files and h1: hash, which serves (issue 28 item 15)', async () => {
+    const other = path.join(tmp, 'elsewhere/prefix');
+    cpSync(prefix, other, { recursive: true, verbatimSymlinks: true });
+    const mirrors = [path.join(tmp, 'mirror-1'), path.join(tmp, 'mirror-2')];
+    const printed: string[] = [];
+    for (const [i, from] of [prefix, other].entries()) {
+      const m = await run(path.join(from, 'node_modules/.bin/plumb'), ['provider', 'mirror', mirrors[i]!], { cwd: work, env: env() });
+      expect(m.stderr).toBe('');
+      expect(m.code).toBe(0);
+      printed.push(/\n {4}(h1:\S+)\n/.exec(m.stdout)![1]!);
+    }
+    const at = (m: string) => path.join(m, PLUMB_PROVIDER_SOURCE, pkg.version, terraformPlatform());
+    const names = readdirSync(at(mirrors[0]!)).sort();
+    expect(names).toEqual(['plumb-provider.cjs', `terraform-provider-plumb_v${pkg.version}`]);
+    for (const n of names) expect(readFileSync(path.join(at(mirrors[1]!), n)).equals(readFileSync(path.join(at(mirrors[0]!), n))), n).toBe(true);
+    expect(printed[1]).toBe(printed[0]);
+    expect(packageHashV1(at(mirrors[1]!))).toBe(printed[0]);
+    // The mirror no longer needs the installations: it serves from itself.
+    rmSync(other, { recursive: true, force: true });
+    const provider = await startProvider({ command: [path.join(at(mirrors[1]!), `terraform-provider-plumb_v${pkg.version}`)], cwd: work });
+    try {
+      await expectServingProvider(provider);
+    } finally {
+      provider.kill();
+    }
+  }, 60_000);
+
+  it("runs docs/cdktf.md's recipe for a new app as written (the tarball for plumb-gitops) to a valid configuration", async () => {
+    const doc = readFileSync(path.join(root, 'docs/cdktf.md'), 'utf8');
+    const recipe = /<!-- new-app recipe:[^\n]*-->\n```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(recipe, 'docs/cdktf.md has no new-app recipe block').toBeDefined();
+    const install = 'npm install --save-dev plumb-gitops ';
+    expect(recipe).toContain(install);
+    const fresh = path.join(tmp, 'fresh');
+    mkdirSync(fresh);
+    const r = await run('bash', ['-e', '-c', recipe!.replace(install, `npm install --save-dev ${tarball} `)], {
+      cwd: fresh,
+      env: { ...npmEnv(), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
+      timeoutMs: 150_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const said = /It prints `([^`]*)`/.exec(doc)?.[1];
+    expect(r.stdout).toContain(said);
+    expect(said).toBe('Configuration is valid: the CDKTF app in ., 2 construct(s), 1 instance(s).');
+  }, 180_000);
 
   it('gives a fresh ESM TypeScript app typed constructs from plumb-gitops/cdktf that tsc checks', async () => {
     const i = await appInstall;

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSea } from '../../scripts/sea.js';
 import { root, startProvider } from '../provider/harness.js';
+import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
+import { packageHashV1, terraformPlatform } from '../../src/provider/mirror.js';
 import { ADMIN, examplesAt, expectServingProvider, run, startEmulatorProcess } from './helpers.js';
 
 const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
@@ -110,6 +112,16 @@ describe('the standalone executable', () => {
       provider.kill();
     }
   }, 30_000);
+
+  it('mirrors itself as the provider: the mirror holds its own bytes, with the h1: hash it prints', async () => {
+    const r = await run(exe, ['provider', 'mirror', 'mirror-of-self'], { cwd: work, env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const pkgDir = path.join(work, 'mirror-of-self', PLUMB_PROVIDER_SOURCE, version, terraformPlatform());
+    expect(readdirSync(pkgDir)).toEqual([`terraform-provider-plumb_v${version}`]);
+    expect(readFileSync(path.join(pkgDir, `terraform-provider-plumb_v${version}`)).equals(readFileSync(exe))).toBe(true);
+    expect(r.stdout).toContain(packageHashV1(pkgDir));
+  }, 60_000);
 
   it('never started node, npm or npx', () => {
     // Run last: the trap writes this file whenever anything above started one of them.

@@ -14,7 +14,7 @@ import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp } from '../cdktf/helpers.js';
 import { FLEET_APP } from '../cdktf/fleet-app.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
 
 const cli = onPath('terraform', 'tofu');
 const ADMIN = 'e2e-datasource-admin-token-0123456';
@@ -23,7 +23,7 @@ failWithoutCliInCi(cli, 'Terraform data sources end to end', 'terraform (>= 1.11
 
 const MAIN_TF = `terraform {
   required_providers {
-    plumb = { source = "plumb/plumb" }
+    plumb = { source = "plumb.invalid/plumb/plumb" }
   }
 }
 variable "url" { type = string }
@@ -49,7 +49,7 @@ output "groups" { value = data.plumb_groups.below.paths }
 output "ids" { value = data.plumb_projects.platform.ids }
 `;
 
-describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
+describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cli) : 'not installed'})`, { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   let emu: RunningEmulator;
   let dir: string;
   let env: Record<string, string>;
@@ -118,7 +118,7 @@ describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cl
     mkdirSync(bad);
     writeFileSync(
       path.join(bad, 'main.tf'),
-      `terraform {\n  required_providers {\n    plumb = { source = "plumb/plumb" }\n  }\n}\nvariable "url" { type = string }\nprovider "plumb" { url = var.url }\n\ndata "plumb_projects" "missing" {\n  group = "platform/nope"\n}\n`,
+      `terraform {\n  required_providers {\n    plumb = { source = "plumb.invalid/plumb/plumb" }\n  }\n}\nvariable "url" { type = string }\nprovider "plumb" { url = var.url }\n\ndata "plumb_projects" "missing" {\n  group = "platform/nope"\n}\n`,
     );
     const plan = await run(cli!, ['plan', '-input=false', '-no-color'], bad);
     expect(plan.code).toBe(1);
@@ -138,7 +138,7 @@ describe.runIf(cli)(`Terraform data sources end to end (${cli ? path.basename(cl
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
     const plugins = path.join(app, 'plugins');
-    const at = path.join(plugins, 'registry.terraform.io/plumb/plumb', version, platform);
+    const at = path.join(plugins, 'plumb.invalid/plumb/plumb', version, platform);
     mkdirSync(at, { recursive: true });
     symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
     const init = await run(cli!, [`-chdir=${stack}`, 'init', '-input=false', '-no-color', `-plugin-dir=${plugins}`], app, { TF_CLI_CONFIG_FILE: '' });

@@ -212,6 +212,26 @@ describe('plumb_groups', () => {
 });
 
 describe('the connection rules', () => {
+  it('names the token variable and the URL when the instance refuses the token', async () => {
+    const other = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-ds-')), env: { PROD_ADMIN: 'not-a-token-of-this-instance' } });
+    try {
+      const schema = await other.call<{ provider: ProtoSchema }>('GetProviderSchema');
+      const providerType = typeOfSchema(schema.provider);
+      const configured = await other.call<{ diagnostics: Diag[] }>('ConfigureProvider', {
+        terraform_version: '1.11.4',
+        config: dv(objectOf(providerType, { url: emu.url, token_env: 'PROD_ADMIN' }), providerType),
+        client_capabilities: { write_only_attributes_allowed: true },
+      });
+      expect(configured.diagnostics).toEqual([]);
+      const t = types.plumb_projects!;
+      const r = await other.call<{ diagnostics: Diag[] }>('ReadDataSource', { type_name: 'plumb_projects', config: dv(objectOf(t, { group: 'platform' }), t) });
+      expect(r.diagnostics).toHaveLength(1);
+      expect(r.diagnostics[0]!.detail).toContain(`help: ${emu.url} refused the token in PROD_ADMIN`);
+    } finally {
+      other.kill();
+    }
+  });
+
   it('reads nothing through a provider whose url the environment does not allow: configure fails at url, and the read says the provider is not configured', async () => {
     const other = await startProvider({ cwd: mkdtempSync(path.join(os.tmpdir(), 'plumb-ds-')), env: { PLUMB_TOKEN: ADMIN } });
     try {

@@ -9,9 +9,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { removeWhenDone } from '../helpers/scratch.js';
 import { ensureBuilt, root } from './harness.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-lazy-'));
+removeWhenDone(dir);
 const preload = path.join(dir, 'loaded.cjs');
 const PATTERN = /[\\/]node_modules[\\/](@grpc|@msgpack|protobufjs)[\\/]/;
 

@@ -3,7 +3,7 @@
  * the built executable, go-plugin's handshake, mutual TLS, msgpack values typed from the served
  * schema, against the emulator over HTTP.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -1016,6 +1016,32 @@ instances:
     const malformed = await importAs('adopt:out-of-band;sink_command=store-token');
     expect(malformed.imported_resources).toEqual([]);
     expect(errors(malformed.diagnostics)[0]?.detail).toContain('not a JSON list of strings');
+  });
+
+  it('confines a sink carried in an import id to the configuration root, as a sink in the configuration (issue 28 item 11)', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_group_access_token!;
+    const importAs = (id: string) => p.call<{ imported_resources: unknown[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_group_access_token', id });
+    // The working directory is the root here (no Git work tree above it); a link inside it may not lead out.
+    const away = mkdtempSync(path.join(os.tmpdir(), 'plumb-sink-away-'));
+    try {
+      symlinkSync(away, path.join(dir, 'away-link'));
+      for (const sink of ['../../escaped.token', `${away}/abs.token`, 'away-link/linked.token']) {
+        const r = await importAs(`adopt:out-of-band;sink_file=${sink}`);
+        expect(r.imported_resources, sink).toEqual([]);
+        expect(errors(r.diagnostics)[0]?.summary, sink).toMatch(/^Token "out-of-band" would write its secret outside the configuration root: /);
+        expect(errors(r.diagnostics)[0]?.detail).toContain('PLUMB_TOKEN_SINK_FORBIDDEN');
+        expect(errors(r.diagnostics)[0]?.attribute?.steps.map((x) => x.attribute_name ?? x.element_key_int)).toEqual(['sink', 0, 'file']);
+        // The same path in a configuration: refused at validate, before any request.
+        const config = objectOf(t, { group: 'platform', name: 'escape', scopes: ['read_api'], expires_at: '2099-01-01', sink: [{ file: sink, command: null, stdout: null }] });
+        const v = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: 'plumb_group_access_token', config: dv(config, t) });
+        expect(errors(v.diagnostics).map((d) => d.summary), sink).toEqual([expect.stringMatching(/would write its secret outside the configuration root/)]);
+      }
+      expect(readdirSync(away)).toEqual([]);
+    } finally {
+      rmSync(path.join(dir, 'away-link'), { force: true });
+      rmSync(away, { recursive: true, force: true });
+    }
   });
 
   it('reports two active tokens of one name on refresh as ambiguous (PLUMB_TOKEN_NAME_AMBIGUOUS), as plumb plan does, and reads the one the id pins', async () => {

@@ -53,7 +53,7 @@ describe('JSON schema form → protocol Schema', () => {
   });
 
   it('reads the one provider of a `terraform providers schema -json` document', () => {
-    const doc = { format_version: '1.0', provider_schemas: { 'registry.terraform.io/plumb/plumb': providerSchema() } };
+    const doc = { format_version: '1.0', provider_schemas: { 'plumb.invalid/plumb/plumb': providerSchema() } };
     expect(Object.keys(onlyProvider(doc).resource_schemas)).toEqual(RESOURCE_TYPE_NAMES);
     expect(() => onlyProvider({ format_version: '1.0', provider_schemas: {} })).toThrow(/exactly one provider/);
   });

@@ -4,7 +4,7 @@
  * is contacted and `init` is not needed. Runs whenever `terraform` or `tofu` is on PATH; with CI set
  * it must run, and fails when neither is found.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -13,7 +13,8 @@ import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ensureBuilt, root } from './harness.js';
 import { cdktfApp, copyFromRepo } from '../cdktf/helpers.js';
-import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides } from '../helpers/terraform.js';
+import { failWithoutCliInCi, onPath, runCombined, writeDevOverrides, TERRAFORM_TEST_TIMEOUT_MS } from '../helpers/terraform.js';
+import { PLUMB_PROVIDER_SOURCE } from '../../src/catalogue/index.js';
 
 const cli = onPath('terraform', 'tofu');
 
@@ -47,7 +48,7 @@ const SPAM_KEY = 'e2e-write-only-spam-check-key-4711';
 
 failWithoutCliInCi(cli, 'Terraform end to end', 'terraform (>= 1.11) or tofu');
 
-describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, () => {
+describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not installed'})`, { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   let emu: RunningEmulator;
   let dir: string;
   let env: Record<string, string>;
@@ -143,6 +144,9 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(apply.out).not.toContain(secret);
     expect(apply.out).not.toContain(SPAM_KEY);
     expect(apply.out).toContain('plumb will send write-only settings: spam_check_api_key');
+    // The reasons in words, not plumb's internal ids.
+    expect(apply.out).toContain('a write-only value is not known to have been applied');
+    expect(apply.out).not.toMatch(/field-changed|write-only-unknown/);
     const again = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(again.out).toContain('No changes.');
     expect(again.code).toBe(0);
@@ -400,7 +404,7 @@ resource "plumb_project_pages" "handbook" {
  * remembers between runs (a write-only setting's fingerprint, a token's slot) must be in that
  * backend, or the new directory plans to send the secret again (issue 21 defect 8).
  */
-describe.runIf(cli)('a fresh working directory with the same backend', () => {
+describe.runIf(cli)('a fresh working directory with the same backend', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const KEY = 'e2e-fresh-dir-spam-check-key-5150';
   let emu: RunningEmulator;
   let base: string;
@@ -419,7 +423,7 @@ describe.runIf(cli)('a fresh working directory with the same backend', () => {
     // `init` (needed for the backend) installs the provider from a local plugin directory.
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
-    const at = path.join(base, 'plugins/registry.terraform.io/plumb/plumb', version, platform);
+    const at = path.join(base, 'plugins/plumb.invalid/plumb/plumb', version, platform);
     mkdirSync(at, { recursive: true });
     symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
     env = { PATH: process.env.PATH ?? '', HOME: base, TF_CLI_CONFIG_FILE: rc, TF_VAR_url: emu.url, TF_VAR_spam_key: KEY, PLUMB_TOKEN: ADMIN, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1' };
@@ -437,7 +441,7 @@ describe.runIf(cli)('a fresh working directory with the same backend', () => {
       path.join(d, 'main.tf'),
       `terraform {
   required_providers {
-    plumb = { source = "plumb/plumb" }
+    plumb = { source = "plumb.invalid/plumb/plumb" }
   }
   backend "local" {
     path = ${JSON.stringify(path.join(base, 'backend/terraform.tfstate'))}
@@ -525,7 +529,7 @@ resource "plumb_group_access_token" "ci" {
  * unknown), and a secret setting from an ephemeral variable kept out of the plan file, `show -json`
  * and the state.
  */
-describe.runIf(cli)('installed through a filesystem mirror, used from a module fed by variables', () => {
+describe.runIf(cli)('installed through a filesystem mirror, used from a module fed by variables', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const SECRET = 'e2e-ephemeral-captcha-key-8086';
   let emu: RunningEmulator;
   let work: string;
@@ -553,7 +557,7 @@ describe.runIf(cli)('installed through a filesystem mirror, used from a module f
       path.join(work, 'modules/instance/main.tf'),
       `terraform {
   required_providers {
-    plumb = { source = "plumb/plumb" }
+    plumb = { source = "plumb.invalid/plumb/plumb" }
   }
 }
 variable "grace_hours" { type = number }
@@ -598,7 +602,7 @@ resource "plumb_project_pages" "site" {
       path.join(work, 'main.tf'),
       `terraform {
   required_providers {
-    plumb = { source = "plumb/plumb" }
+    plumb = { source = "plumb.invalid/plumb/plumb" }
   }
 }
 variable "url" { type = string }
@@ -630,6 +634,17 @@ module "instance" {
     return runCombined(cmd, args, { cwd: work, env: { ...env, ...extra }, timeoutMs: 90_000 });
   }
 
+  it('fails closed without the mirror: init finds no registry at the provider\'s host and installs nothing (issue 28 item 3)', async () => {
+    const init = await run(cli!, ['init', '-input=false', '-no-color']);
+    expect(init.code, init.out).toBe(1);
+    // Terraform wraps its messages: compare with the line breaks as spaces.
+    const said = init.out.replace(/\s+/g, ' ');
+    expect(said).toContain(`Could not retrieve the list of available versions for provider ${PLUMB_PROVIDER_SOURCE}`);
+    expect(said).toContain('could not connect to plumb.invalid');
+    expect(existsSync(path.join(work, '.terraform/providers'))).toBe(false);
+    rmSync(path.join(work, '.terraform'), { recursive: true, force: true });
+  });
+
   it('mirrors the provider, then plain terraform init and terraform providers lock work with the CLI configuration it prints', async () => {
     const m = await run(process.execPath, [path.join(root, 'bin/plumb.js'), 'provider', 'mirror', mirror]);
     expect(m.code, m.out).toBe(0);
@@ -640,12 +655,16 @@ module "instance" {
     const init = await run(cli!, ['init', '-input=false', '-no-color']);
     expect(init.code, init.out).toBe(0);
     const lock = readFileSync(path.join(work, '.terraform.lock.hcl'), 'utf8');
-    expect(lock).toMatch(/provider "registry.terraform.io\/plumb\/plumb" \{\s+version = "\d+\.\d+\.\d+"\s+hashes = \[\s+"h1:/);
+    expect(lock).toMatch(/provider "plumb\.invalid\/plumb\/plumb" \{\s+version = "\d+\.\d+\.\d+"\s+hashes = \[\s+"h1:/);
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
     const locked = await run(cli!, ['providers', 'lock', `-fs-mirror=${mirror}`, `-platform=${platform}`, '-no-color']);
     expect(locked.code, locked.out).toBe(0);
     expect(readFileSync(path.join(work, '.terraform.lock.hcl'), 'utf8')).toBe(lock);
-  });
+    // The h1: hash the mirror command printed is the one Terraform records (issue 28 item 15).
+    const printed = /\n {4}(h1:[A-Za-z0-9+/=]+)\n/.exec(m.out)?.[1];
+    expect(printed, m.out).toBeDefined();
+    expect(lock).toContain(`"${printed!}"`);
+  }, 180_000);
 
   it('validates the module with every variable unknown, and keeps an ephemeral secret out of the plan file, show -json and the state', async () => {
     const validate = await run(cli!, ['validate', '-no-color']);
@@ -670,7 +689,7 @@ module "instance" {
     expect(apply.out).not.toContain(SECRET);
     const again = await run(cli!, ['plan', '-input=false', '-no-color', '-detailed-exitcode']);
     expect(again.code, again.out).toBe(0);
-  });
+  }, 180_000);
 });
 
 /**
@@ -678,7 +697,7 @@ module "instance" {
  * applied by Terraform in the stack's directory through plumb's provider; then Terraform plans no
  * change, and `plumb plan` of the YAML example (the same instance written in YAML) plans none either.
  */
-describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', () => {
+describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const SEED_ADMIN = 'local-admin-token-change-me'; // examples/emulator-seed.yaml's made-up token
   let emu: RunningEmulator;
   let app: string;
@@ -729,7 +748,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', ()
     const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
     const platform = `${os.platform()}_${os.arch() === 'x64' ? 'amd64' : os.arch()}`;
     const plugins = path.join(app, 'plugins');
-    const at = path.join(plugins, 'registry.terraform.io/plumb/plumb', version, platform);
+    const at = path.join(plugins, 'plumb.invalid/plumb/plumb', version, platform);
     mkdirSync(at, { recursive: true });
     symlinkSync(path.join(root, 'bin/terraform-provider-plumb'), path.join(at, 'terraform-provider-plumb'));
     const init = await run(cli!, [`-chdir=${stack}`, 'init', '-input=false', '-no-color', `-plugin-dir=${plugins}`], app);

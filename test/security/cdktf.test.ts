@@ -53,6 +53,34 @@ describe('a CDKTF app run with --cdktf', () => {
     expect(env).toMatch(/^CDKTF_OUTDIR=/m);
   });
 
+  it('is not run when PLUMB_CDKTF_ENV lists a secret variable (TF_VAR_*, a credential by its name, PLUMB_*): an error names them', () => {
+    const dir = project({ 'cdktf.json': JSON.stringify({ app: 'touch ran.marker; exit 3' }) });
+    const r = plumb(['validate', '--cdktf', '.'], dir, { PLUMB_CDKTF_ENV: 'STAGE, TF_VAR_db_password,DEPLOY_TOKEN', STAGE: 'production', TF_VAR_db_password: 'db-password-0123456789', DEPLOY_TOKEN: 'glpat-deploy-0123456789' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_CDKTF_ENV]: PLUMB_CDKTF_ENV lists TF_VAR_db_password, DEPLOY_TOKEN, which hold a secret the CDKTF app must not receive; the app was not run');
+    expect(r.stderr).not.toContain('db-password-0123456789');
+    expect(existsSync(path.join(dir, 'ran.marker'))).toBe(false);
+  });
+
+  it('that PLUMB_CDKTF_ENV handed a variable the configuration uses as a secret (its token_env) is an error after the synth', () => {
+    const stack = { provider: { plumb: [{ url: 'https://code.example.com', token_env: 'PROD_CRED' }] }, resource: { plumb_application_settings: { settings: { '//': { metadata: { path: 'prod/settings' } }, signup_enabled: false } } } };
+    const synth = [
+      "import { mkdirSync, writeFileSync } from 'node:fs';",
+      'const out = process.env.CDKTF_OUTDIR;',
+      "mkdirSync(out + '/stacks/prod', { recursive: true });",
+      "writeFileSync(out + '/manifest.json', JSON.stringify({ stacks: { prod: { name: 'prod', synthesizedStackPath: 'stacks/prod/cdk.tf.json' } } }));",
+      `writeFileSync(out + '/stacks/prod/cdk.tf.json', ${JSON.stringify(JSON.stringify(stack))});`,
+      "writeFileSync('seen.txt', String(process.env.PROD_CRED));",
+    ].join('\n');
+    const dir = project({ 'cdktf.json': JSON.stringify({ app: 'node synth.mjs' }), 'synth.mjs': synth });
+    const env = { PROD_CRED: 'glpat-prod-cred-0123456789' };
+    expect(plumb(['validate', '--cdktf', '.'], dir, env).status).toBe(0);
+    const r = plumb(['validate', '--cdktf', '.'], dir, { ...env, PLUMB_CDKTF_ENV: 'PROD_CRED' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('error[PLUMB_CDKTF_ENV]: PLUMB_CDKTF_ENV handed PROD_CRED to the CDKTF app, and the configuration uses its value as a secret');
+    expect(r.stderr).not.toContain('glpat-prod-cred');
+  });
+
   it('that never ends is stopped at --cdktf-timeout, with everything it started, and reported at its app command', () => {
     const dir = project({ 'cdktf.json': '{\n  "language": "typescript",\n  "app": "sleep 1000 & echo $! > bg.pid; echo synthesizing; sleep 1000"\n}\n' });
     const r = plumb(['validate', '--cdktf', '.', '--cdktf-timeout', '1'], dir, {}, 30_000);

@@ -239,6 +239,14 @@ describe('local servers are not exposed', () => {
     expect(err).toContain('--allow-remote');
   });
 
+  it("the emulator refuses a non-loopback host with the CI walkthrough's published seed too, its job token included", async () => {
+    let err = '';
+    const code = await runEmulatorCommand(['--host', '0.0.0.0', '--port', '0', '--seed', path.join(root, 'examples/ci/emulator-seed.yaml')], { ...quiet, stderr: (t) => void (err += t) });
+    expect(code).toBe(1);
+    expect(err).toContain('refusing to listen on 0.0.0.0');
+    expect(err).toContain('"ops/config job token"');
+  });
+
   it('the emulator still listens on loopback with the example seed', async () => {
     let out = '';
     const code = await runEmulatorCommand(['--host', 'localhost', '--port', '0'], { stdout: (t) => void (out += t), stderr: () => {}, waitForStop: () => Promise.resolve('test') });

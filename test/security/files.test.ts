@@ -13,10 +13,12 @@ import { scratchArea } from '../helpers/scratch.js';
 import { instanceYaml, plumb } from './harness.js';
 
 const { project } = scratchArea('plumb-security-files');
+/** Apart from the projects' scratch area, so outside every configuration root; removed after the file (issue 29.18). */
+const outsideRoot = scratchArea('plumb-outside').dir;
 
 /** A file outside every configuration root, holding a fake token. */
 function outsideFile(name: string, text: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-outside-'));
+  const dir = mkdtempSync(path.join(outsideRoot, 'f-'));
   const file = path.join(dir, name);
   writeFileSync(file, text);
   return file;

@@ -5,13 +5,13 @@
  * name (`FILE.<pid>.tmp`) or at the target itself leaves whatever it points at untouched.
  */
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { ADMIN, Clock, SEED } from '../helpers/emulator.js';
 import { secret, workdir } from '../helpers/cli.js';
+import { scratchArea } from '../helpers/scratch.js';
 import { harness } from '../resources/group-access-tokens/helpers.js';
 import type { Harness } from '../resources/group-access-tokens/helpers.js';
 
@@ -24,10 +24,12 @@ afterEach(async () => {
 });
 
 const VICTIM_TEXT = 'precious: do not overwrite\n';
+/** Where the victims and the symlinks' far ends live: outside every working directory, removed after the file (issue 29.18). */
+const away = scratchArea('plumb-away').dir;
 
 /** A file outside the working directory that an attacker wants plumb to overwrite. */
 function victim(): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'plumb-victim-')), 'victim');
+  const file = path.join(mkdtempSync(path.join(away, 'victim-')), 'victim');
   writeFileSync(file, VICTIM_TEXT);
   return file;
 }
@@ -80,7 +82,7 @@ describe('local writes never follow a planted symlink', () => {
 
     it('refuses an --out that is a symlink', async () => {
       const wd = await start();
-      const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'plumb-elsewhere-'));
+      const elsewhere = mkdtempSync(path.join(away, 'elsewhere-'));
       symlinkSync(elsewhere, path.join(wd.dir, 'out'));
       const r = await wd.run(args('out'));
       expect(r.code).toBe(1);
@@ -109,7 +111,7 @@ describe('local writes never follow a planted symlink', () => {
 
     it('refuses a symlinked files/ or sink directory under --out, writing nothing through it', async () => {
       const wd = await start();
-      const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'plumb-elsewhere-'));
+      const elsewhere = mkdtempSync(path.join(away, 'elsewhere-'));
       mkdirSync(path.join(wd.dir, 'a'));
       symlinkSync(elsewhere, path.join(wd.dir, 'a/files'));
       const r = await wd.run(args('a', ['--force']));

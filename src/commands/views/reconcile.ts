@@ -8,7 +8,8 @@
 import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
-import { hasChanges } from '../../engine/plan.js';
+import { interruptedExitCode } from '../../engine/interrupt.js';
+import { hasChanges, lockChanged } from '../../engine/plan.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
 import type { ReasonTexts } from '../../render/human.js';
@@ -17,6 +18,7 @@ import type { LogSections } from '../log-sections.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import { clean } from '../../util/terminal.js';
+import { expiryLines, expiryWarnings } from '../../render/report.js';
 import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
 
@@ -26,7 +28,15 @@ import type { ProblemView, Redact } from './problem.js';
  * its view an Io whose stdout is stderr, so these lines are all standard output carries.
  */
 export function machineOutput(io: Io): (s: string) => void {
-  return io.stdout;
+  const closed = io.stdoutClosed;
+  if (!closed) return io.stdout;
+  // A secret written into a pipe nobody reads any more is lost: the write fails, so the token kind
+  // treats it as not delivered (revoked again, or noted), never as "printed".
+  return (s) => {
+    if (closed()) throw new Error('standard output is closed (its reader went away)');
+    io.stdout(s);
+    if (closed()) throw new Error('standard output closed while the secret was written (its reader went away)');
+  };
 }
 
 /** What plan, apply and drift show. */
@@ -61,7 +71,7 @@ export interface ReconcileView extends ProblemView {
 
 /** `reasons`: the reasons' texts of the registry the command runs with (`KindSet.reasonText`). */
 export function reconcileView(json: boolean, io: Io, redact: Redact, reasons: ReasonTexts): ReconcileView {
-  return json ? new JsonView(io, redact, reasons) : new HumanView(io, redact, reasons);
+  return json ? new JsonView(io, redact) : new HumanView(io, redact, reasons);
 }
 
 const NEEDS_CONFIRMATION = 'plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n';
@@ -77,6 +87,16 @@ function differs(c: ResourceChange): boolean {
   return c.action !== 'no-op' && !(c.attributes.length > 0 && c.attributes.every((a) => a.unavailable));
 }
 
+/** Whether everything but the blocked units is in sync. */
+function inSyncRest(plan: Plan): boolean {
+  return plan.drift.every((d) => d.informational) && !plan.changes.some(differs);
+}
+
+/**
+ * Drift's verdict. Exit 2 also when, with `--expiring-within`, something expires or lapses within
+ * the window (a token plumb rotates on schedule does not count): a scheduled job fails before the
+ * outage (docs/report.md#exit-codes).
+ */
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -86,16 +106,21 @@ function driftSummary(plan: Plan) {
   const seen = new Set(drifted.map((d) => d.address));
   // A change of values this pipeline could not compare (--unavailable-secrets skip) is not drift.
   const undrifted = plan.changes.filter((c) => differs(c) && !seen.has(c.address));
-  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
+  const expiring = expiryWarnings(plan.expiring);
+  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, expiring, code: errors.length > 0 ? 1 : inSync && expiring === 0 ? 0 : 2 };
 }
 
-class HumanView implements ReconcileView {
-  private readonly sections: LogSections;
+/**
+ * What every view of a command that loads a configuration and reads the instance shows for
+ * people before its result (plan, apply, drift, report): the configuration's diagnostics, the
+ * reading's log section, a problem that stops it.
+ */
+export class HumanLoadView {
+  protected readonly sections: LogSections;
 
   constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
+    protected readonly io: Io,
+    protected readonly redact: Redact,
   ) {
     this.sections = logSections(io, io.stdout);
   }
@@ -123,6 +148,48 @@ class HumanView implements ReconcileView {
     humanProblems(this.io, this.redact, diagnostics, texts);
     return 1;
   }
+}
+
+/** The same with `--json`: one document on stdout in every path (the error document when it stops). */
+export class JsonLoadView {
+  protected readonly out: JsonOut;
+
+  constructor(
+    protected readonly io: Io,
+    protected readonly redact: Redact,
+  ) {
+    this.out = new JsonOut(io, redact);
+  }
+
+  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
+  configDiagnostics(loaded: ConfigResult): void {
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanLoadView(this.io, this.redact).configDiagnostics(loaded, false);
+  }
+
+  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
+  configInvalid(loaded: ConfigResult): number {
+    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
+    return 1;
+  }
+
+  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
+    return this.out.problem(diagnostics, texts);
+  }
+
+  /** JSON on stdout stays JSON: no log sections. */
+  readStart(): void {}
+
+  readEnd(): void {}
+}
+
+class HumanView extends HumanLoadView implements ReconcileView {
+  constructor(
+    io: Io,
+    redact: Redact,
+    private readonly reasons: ReasonTexts,
+  ) {
+    super(io, redact);
+  }
 
   /**
    * In CI the plan's body is a collapsed section headed by its summary; it stays open when it holds
@@ -130,10 +197,13 @@ class HumanView implements ReconcileView {
    */
   plan(plan: Plan): void {
     const changed = hasChanges(plan);
-    const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
-    const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
+    const blocked = (plan.blocked ?? []).length;
+    const header = `${!changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`}${blocked > 0 ? ` (${blocked} blocked)` : ''}`;
+    const loud = plan.risks.length > 0 || lockChanged(plan) || blocked > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
+    // Token names and domains are the instance's text: cleaned.
+    if (plan.expiring) this.io.stdout(this.redact(clean(['', ...expiryLines(plan.expiring)].join('\n'))) + '\n');
     this.sections.end('plumb_plan');
   }
 
@@ -164,29 +234,36 @@ class HumanView implements ReconcileView {
     const lines: string[] = [];
     if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
     for (const o of report.outcomes) {
-      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : o.status === 'unknown' ? '?' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
+    for (const b of report.blocked ?? []) lines.push(`⊘ ${b.address}: blocked, not planned and not applied (${b.codes.join(', ')})`);
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
     const applied = report.outcomes.filter((o) => o.status === 'applied').length;
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
     const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
     const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+    const unknown = report.outcomes.filter((o) => o.status === 'unknown').length;
+    const state = report.interrupted ? `interrupted by ${report.interrupted}` : report.ok ? 'complete' : 'stopped';
     lines.push(
-      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}${report.blocked?.length ? `, ${report.blocked.length} blocked` : ''}.`,
     );
-    const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
-    sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
+    const ok = report.ok && !report.interrupted;
+    const sections = logSections(this.io, ok ? this.io.stdout : this.io.stderr);
+    sections.start('plumb_apply', `plumb apply${report.interrupted ? ' (interrupted)' : ''}: ${applied} applied, ${failed} failed`);
     // Addresses and notes carry the instance's names (a token's): cleaned for the log.
-    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
+    (ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
     sections.end('plumb_apply');
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
-    const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
+    const { undrifted, differ, errors, inSync, expiring, code } = driftSummary(plan);
     const out: string[] = [];
-    if (errors.length > 0) out.push('Drift check failed:');
+    const blocked = plan.blocked ?? [];
+    if (errors.some((d) => d.blocks === undefined)) out.push('Drift check failed:');
+    else if (errors.length > 0) out.push(`Drift check incomplete: ${blocked.length} unit(s) could not be checked (${blocked.map((b) => b.address).join(', ')}); of the rest: ${inSyncRest(plan) ? 'in sync' : `${differ} resource(s) differ from the configuration`}.`, '');
+    else if (inSync && expiring > 0) out.push(`In sync, but ${expiring} thing(s) expire within ${plan.expiring!.within}.`);
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -195,6 +272,7 @@ class HumanView implements ReconcileView {
     }
     for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+    if (plan.expiring) out.push('', ...expiryLines(plan.expiring));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
     // Addresses and summaries carry the instance's names (a token's, a group's): cleaned for the log.
     this.io.stdout(this.redact(clean(out.join('\n'))) + '\n');
@@ -202,40 +280,10 @@ class HumanView implements ReconcileView {
   }
 }
 
-class JsonView implements ReconcileView {
-  private readonly out: JsonOut;
-
-  constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
-  ) {
-    this.out = new JsonOut(io, redact);
-  }
-
-  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
-  configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact, this.reasons).configDiagnostics(loaded, false);
-  }
-
-  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
-  configInvalid(loaded: ConfigResult): number {
-    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
-    return 1;
-  }
-
-  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
-    return this.out.problem(diagnostics, texts);
-  }
-
+class JsonView extends JsonLoadView implements ReconcileView {
   plan(plan: Plan): void {
     this.out.document(plan);
   }
-
-  /** JSON on stdout stays JSON: no log sections. */
-  readStart(): void {}
-
-  readEnd(): void {}
 
   nothingToApply(): void {
     this.out.document({ ok: true, outcomes: [] }, false);
@@ -264,7 +312,7 @@ class JsonView implements ReconcileView {
 
   applyReport(report: ApplyReport): number {
     this.out.document(report);
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -275,11 +323,20 @@ class JsonView implements ReconcileView {
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
+      ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),
+      ...(plan.expiring && { expiring: plan.expiring }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);
     return code;
   }
+}
+
+/** 0 applied, 1 a change failed or apply refused, 130/143 interrupted by SIGINT/SIGTERM (docs/plans.md#interrupted-applies). */
+function applyExitCode(report: ApplyReport): number {
+  if (report.interrupted) return interruptedExitCode(report.interrupted);
+  return report.ok ? 0 : 1;
 }
 
 /** The report of an apply that wrote nothing: every change of `plan` not attempted. */

@@ -16,7 +16,10 @@ export type ValidateFormat = 'human' | 'json' | 'codequality';
 
 /** What validate read: its files (as shown), their texts, how many instances it declares. */
 export interface ValidateInput {
+  /** The YAML files, or for a CDKTF app (`cdktf`) the constructs' paths, which stand in for files. */
   readonly files: readonly string[];
+  /** `--cdktf DIR`: the app's directory; `files` are then its constructs. */
+  readonly cdktf?: string;
   readonly texts: SourceTexts;
   readonly instances: number;
 }
@@ -48,7 +51,10 @@ export function validateView(format: ValidateFormat, io: Io, redact: Redact): Va
   return {
     result(ok, diagnostics, input) {
       if (diagnostics.length > 0) io.stderr(redact(renderDiagnosticsHuman(diagnostics, input.texts, { color: useColor(io) })));
-      if (ok) io.stdout(`Configuration is valid: ${input.files.length} file(s), ${input.instances} instance(s).\n`);
+      if (ok) {
+        const read = input.cdktf === undefined ? `${input.files.length} file(s)` : `the CDKTF app in ${input.cdktf}, ${input.files.length} construct(s)`;
+        io.stdout(`Configuration is valid: ${read}, ${input.instances} instance(s).\n`);
+      }
       return ok ? 0 : 1;
     },
   };

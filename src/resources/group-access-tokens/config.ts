@@ -11,7 +11,7 @@ import { groupsOf } from './model.js';
 import { accessTokenSchema, groupTokenProperties } from './schema.js';
 import { joinPointer, splitPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
-import { at, obj, protectedFile, protectedFiles, push, relativeToFile } from '../../config/resolve-context.js';
+import { at, obj, outsideRoot, protectedFile, protectedFiles, push, relativeToFile } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import { closestMatch } from '../../util/suggest.js';
 
@@ -75,6 +75,18 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
     for (const g of groupsOf(inst)) {
       for (const t of g.accessTokens) {
         if (t.sink?.kind !== 'file') continue;
+        const outside = ctx.sinkRoot !== undefined ? outsideRoot(t.sink.path, ctx.sinkRoot) : undefined;
+        if (outside) {
+          push(ctx, {
+            severity: 'error',
+            code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
+            summary: `Token "${t.name}" would write its secret outside the configuration root: ${outside}`,
+            detail: 'Under Terraform a sink file (from the configuration or from an import id) must lie inside the configuration root, the Git work tree holding the working directory (else that directory), like every other local file the configuration names.',
+            suggestion: 'write the path relative to the working directory, inside it, e.g. `secrets/NAME.token` (and ignore secrets/ in Git); deliver elsewhere with `sink { command = [...] }`',
+            pointer: joinPointer(t.pointer, 'sink', 'file'),
+          });
+          continue;
+        }
         const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(ctx)));
         if (over) {
           push(ctx, {

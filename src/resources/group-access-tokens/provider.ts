@@ -33,7 +33,7 @@ import type { DesiredAccessToken, DesiredGroup } from './model.js';
 import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
-import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, ExpiryEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PayloadMeaning, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { PayloadError } from '../../engine/payload.js';
@@ -46,7 +46,7 @@ import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
-import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
+import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 import type { Identity } from './identity.js';
 
 /** The tokens' sections of the state file. */
@@ -187,17 +187,22 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   async plan(ctx): Promise<PlanResponse> {
     // A group no target can select is not read (one list request per group saved).
     const groups = groupsOf(ctx.instance).filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
-    // Sinks first, before any request: a secret the instance issues must have somewhere to go.
+    // Sinks first, before any request: a secret the instance issues must have somewhere to go. A
+    // group with a sink that cannot receive one is not planned at all; the others are (a selector's
+    // new subgroup whose sink directory is missing blocks that group only, docs/plans.md#blocked-matches).
     const sinkErrors: PlanDiagnostic[] = [];
+    const unusable = new Set<DesiredGroup>();
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
     sinkChecks.set(ctx.client, checked);
-    for (const g of groups) {
+    // A report's plan is never applied: nothing is issued, so no sink needs to exist where it runs.
+    for (const g of ctx.readOnly ? [] : groups) {
       for (const t of g.accessTokens) {
         // A token no target selects is neither issued nor checked.
         if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
         const problem = checkSink(t.sink, env(ctx), checked);
         if (!problem) continue;
+        unusable.add(g);
         sinkErrors.push(
           planDiagnostic(ctx, {
             severity: 'error',
@@ -211,10 +216,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
         );
       }
     }
-    if (sinkErrors.length > 0) return { changes: [], drift: [], diagnostics: sinkErrors };
-
     const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
-    const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
+    const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
     const self = changes.filter((c) => c.payload.self === true);
@@ -225,7 +228,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
-      diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
+      diagnostics: [...sinkErrors, ...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
+      ...(ctx.expiring && { expiring: perGroup.flatMap((r) => r.expiring ?? []) }),
     };
   },
 
@@ -357,6 +361,47 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
           : `active token "${t.name}" (id ${t.id}) is not declared; left alone (prune_access_tokens is off)`,
       attributes: [],
       ...(!superseded && !g.pruneAccessTokens && { informational: true }),
+    });
+  }
+  return ctx.expiring ? { ...out, expiring: tokenExpiry(ctx, g, live, out.changes) } : out;
+}
+
+/**
+ * The expiry horizon of one group (`--expiring-within`), from the list the plan read anyway: every
+ * active token, declared or not, that expires by the window's end. A declared token plumb renews
+ * before it expires is `rotating`, not a warning: this plan renews it (a change of reason
+ * `expiring-soon`), or its rotation policy does on the day `rotate_before_days` before its expiry.
+ */
+function tokenExpiry(ctx: InstanceContext, g: DesiredGroup, live: readonly GroupAccessToken[], changes: readonly ResourceChange[]): ExpiryEntry[] {
+  const window = ctx.expiring!;
+  const until = window.until.toISOString().slice(0, 10);
+  const byId = new Map<number, ResourceChange>();
+  for (const c of changes) if (typeof c.payload.tokenId === 'number' && c.action !== 'delete') byId.set(c.payload.tokenId, c);
+  const out: ExpiryEntry[] = [];
+  for (const t of live) {
+    if (!isActive(t) || t.expires_at === null || t.expires_at > until) continue;
+    const change = byId.get(t.id);
+    const declared = change ? g.accessTokens.find((d) => d.name === change.payload.name) : undefined;
+    const daysLeft = daysBetween(ctx.today, t.expires_at);
+    let rotatesOn: string | undefined;
+    if (change && change.reasons.includes('expiring-soon')) rotatesOn = ctx.today;
+    else if (declared?.rotation) {
+      const on = addDays(t.expires_at, -declared.rotation.rotateBeforeDays);
+      rotatesOn = on < ctx.today ? ctx.today : on;
+    }
+    const rotating = rotatesOn !== undefined && rotatesOn < t.expires_at;
+    out.push({
+      what: 'access_token',
+      address: change ? change.address : undeclaredAddress(ctx.instance, g.ref, t),
+      instance: ctx.instance.name,
+      container: 'groups',
+      path: g.ref,
+      name: t.name,
+      expiresAt: t.expires_at,
+      daysLeft,
+      state: rotating ? 'rotating' : daysLeft <= 0 ? 'expired' : 'expiring',
+      declared: declared !== undefined,
+      ...(rotating && { rotatesOn }),
     });
   }
   return out;
@@ -895,6 +940,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('create');
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -937,6 +983,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('rotate', target.id);
     try {
       issued = await rotateGroupAccessToken(this.#ctx.client, this.#g, p.self ? 'self' : target.id, { expires_at: p.expiresAt! });
     } catch (err) {
@@ -983,6 +1030,7 @@ class TokenApply {
       return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; nothing was replaced`, 'run `plumb plan` again');
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('replace', old.id);
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -1092,6 +1140,7 @@ class TokenApply {
       }
     }
     if (!mayHaveActed(err)) {
+      this.#notIssued();
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
           ? 'the instance refused the request (check scopes, access level and the instance\'s maximum token lifetime); fix the configuration and plan again'
@@ -1110,6 +1159,7 @@ class TokenApply {
     const known = new Set(before.map((x) => x.id));
     const appeared = after.filter((x) => !known.has(x.id) && x.name === p.name && isActive(x));
     if (op === 'replace') {
+      this.#notIssued(); // what appeared is revoked below, or noted for revocation
       const dropped: number[] = [];
       for (const x of appeared) {
         if (await this.#revoke(x.id)) dropped.push(x.id);
@@ -1139,6 +1189,7 @@ class TokenApply {
         'run `plumb apply` again',
       );
     }
+    this.#notIssued();
     const oldNow = op === 'rotate' ? after.find((x) => x.id === p.tokenId) : undefined;
     const state =
       op === 'create'
@@ -1161,6 +1212,7 @@ class TokenApply {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
     if (!mayHaveActed(err)) {
+      this.#notIssued();
       const notCredential = err instanceof ApiError && (err.status === 405 || err.status === 401 || err.status === 403);
       return this.#fail(
         notCredential ? 'PLUMB_TOKEN_SELF_NOT_CREDENTIAL' : err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
@@ -1191,6 +1243,7 @@ class TokenApply {
       );
     }
     const t = now.find((x) => x.id === target.id);
+    this.#notIssued();
     return this.#stop(
       err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
       `Self-rotation of "${p.name}" ended without a clear answer (${what})`,
@@ -1331,6 +1384,29 @@ class TokenApply {
     tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
     if (update.unknown !== undefined || update.revokedByPlumb !== undefined) this.#ctx.state.save();
     else this.#ctx.state.markDirty();
+  }
+
+  /** The slot's open question before this change wrote its own (`#intend`), given back when the issue is known not to have happened. */
+  #prior: TokenSlot['unknown'];
+
+  /**
+   * Written to the state file before an issue is sent (a write-ahead note): if the process ends
+   * before the answer is recorded (a second signal, a kill, a crash), the next plan finds an issue
+   * with no known outcome, and a token the instance issued meanwhile is rotated and its secret
+   * delivered, never adopted while its secret is lost. Cleared when the secret reached the sink
+   * (`#deliver`) or the issue is known not to have happened (`#notIssued`). A state that cannot be
+   * written stops the change before anything is sent.
+   */
+  async #intend(op: 'create' | 'rotate' | 'replace', tokenId?: number): Promise<void> {
+    this.#prior = this.#slot()?.unknown;
+    tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, { unknown: { op, ...(tokenId !== undefined && { tokenId }), at: this.#ctx.now.toISOString() } });
+    // One write for every change that notes an issue meanwhile (StateStore.saveSoon).
+    await this.#ctx.state.saveSoon();
+  }
+
+  /** The issue did not happen (refused before the instance acted, or a fresh list shows nothing issued). */
+  #notIssued(): void {
+    this.#updateSlot({ unknown: this.#prior });
   }
 
   #forget(id: number): void {

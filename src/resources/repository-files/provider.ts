@@ -25,6 +25,7 @@ import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChang
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
+import { lockFileCollisions } from './lock-collision.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { changedLines, unifiedDiff } from './diff.js';
@@ -162,12 +163,20 @@ async function planBase(ctx: InstanceContext, project: string, file: DesiredFile
   branchExists.note(project, branch, pending);
   const live = await pending;
   if (live) return { readFrom: branch, live };
+  // The selector's listing of this run showed the project with this branch as its default: the 404
+  // is the file's (a new CODEOWNERS for a fleet costs its HEAD and its write, nothing more).
+  if (listedBranch(ctx, project) === branch) return { readFrom: branch, live: undefined };
   if (await branchExists.exists(project, branch, file.path)) return { readFrom: branch, live: undefined };
   const start = file.startBranch;
   if (start === undefined || start === branch) return { problem: 'branch-missing' };
   const fromStart = await head(ctx, project, file.path, start);
   if (!fromStart && !(await branchExists.exists(project, start, file.path))) return { problem: 'start-branch-missing' };
   return { readFrom: start, startBranch: start, live: fromStart, branchMissing: true };
+}
+
+/** The default branch a selector's listing of this run showed for the project (undefined: not listed, or not said). */
+function listedBranch(ctx: InstanceContext, project: string): string | undefined {
+  return ctx.listedProject?.(project)?.defaultBranch;
 }
 
 /** The live state a change was planned against. Without the SHA-256 for secret content: the last commit says when it moved. */
@@ -231,15 +240,21 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
       (p) => p.pointer,
     );
     diagnostics.push(...duplicates);
+    // The lock's file under the lock project's other name (an id for a path): never planned as a file.
+    const { colliding, diagnostics: lockFiles } = await lockFileCollisions(ctx, distinct, (p, path) => p.files.find((f) => f.path === path)?.pointer);
+    diagnostics.push(...lockFiles);
     const targets = (
       await Promise.all(
         distinct
+          .filter((p) => !colliding.has(p))
           .map(async (project): Promise<Target[]> => {
             let defaultBranch: string | undefined;
             // Read only when a target can select a file of this project on its default branch.
             const onDefault = project.files.filter((f) => f.branches.length === 0);
             const projectSeg = `project[${JSON.stringify(project.ref)}]`;
-            if (onDefault.some((f) => ctx.targets.withinSegments([ctx.instance.name, projectSeg, { startsWith: 'branch[' }, `file[${JSON.stringify(f.path)}]`]))) {
+            const listed = listedBranch(ctx, project.ref);
+            if (listed !== undefined) defaultBranch = listed;
+            else if (onDefault.some((f) => ctx.targets.withinSegments([ctx.instance.name, projectSeg, { startsWith: 'branch[' }, `file[${JSON.stringify(f.path)}]`]))) {
               try {
                 defaultBranch = (await projectOf(project.ref)).default_branch;
               } catch (err) {
@@ -578,7 +593,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
         await projectOf(project.ref);
         throw err;
       });
-      if (!('problem' in b) && !b.live && !branchExists.projectSeen(project.ref)) await projectOf(project.ref);
+      if (!('problem' in b) && !b.live && !branchExists.projectSeen(project.ref) && !ctx.listedProject?.(project.ref)) await projectOf(project.ref);
       return b;
     })(),
     file.state === 'present' ? hashOf(file) : Promise.resolve(undefined),

@@ -10,6 +10,7 @@ import { SETTINGS, SETTING_RULES, isSecretSetting, responseNameOf } from '../../
 import type { SettingSpec } from '../../catalogue/index.js';
 import { getApplicationSettings } from '../../api/settings.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
+import { SETTINGS_REASONS } from './reasons.js';
 import { UNKNOWN, attributeSteps, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
@@ -168,7 +169,7 @@ export const settingsTerraform: TerraformPart = {
       // Terraform sees only what its state can hold: a change it cannot see (a write-only value, or a
       // difference its refreshed state hides) is shown through the revision attribute.
       if (writeOnly || (prior && sameObject(prior, planned, ['write_only_revision']))) planned.write_only_revision = UNKNOWN;
-      if (writeOnly) diagnostics.push({ severity: 'warning', summary: `plumb will send write-only settings: ${change.attributes.filter((a) => a.sensitive || a.writeOnly).map((a) => a.name).join(', ')}`, detail: `${door.instance}.${ID}: ${describeChange(change)}. Their values are never stored in Terraform's state.` });
+      if (writeOnly) diagnostics.push({ severity: 'warning', summary: `plumb will send write-only settings: ${change.attributes.filter((a) => a.sensitive || a.writeOnly).map((a) => a.name).join(', ')}`, detail: `${door.instance}.${ID}: ${describeChange(change, SETTINGS_REASONS)}. Their values are never stored in Terraform's state.` });
       diagnostics.push(...door.riskDiagnostics(plan, change.address));
     }
     return { planned, requiresReplace: [], diagnostics };

@@ -69,7 +69,7 @@ default_branch_name: trunk
     expect(r.code).toBe(0);
     expect(emu.requests).toHaveLength(1);
     const plan = JSON.parse(r.stdout);
-    expect(plan.formatVersion).toBe('1.2');
+    expect(plan.formatVersion).toBe('1.3');
     expect(plan.changes).toHaveLength(1);
     const change = plan.changes[0];
     expect(change.action).toBe('update');
@@ -304,6 +304,19 @@ domain_denylist: [spam.example, junk.example]
     expect(r.stdout).not.toContain('No changes');
     expect(r.stdout).toContain('could not be completed');
     expect(r.stdout).toContain('PLUMB_API_NETWORK');
+  });
+
+  it('names the host it could not reach, and the variable and URL of a token the instance refuses', async () => {
+    wd.write('plumb.yaml', `version: 1\ninstances:\n  local:\n    url: http://127.0.0.1:1\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabled: false\n`);
+    const down = await wd.run(['plan', '--concurrency', '1']);
+    expect(down.stdout).toContain('error[PLUMB_API_NETWORK]: Cannot reach 127.0.0.1:1: GET /application/settings failed: ECONNREFUSED');
+    expect(down.stdout).toContain('GET http://127.0.0.1:1/api/v4/application/settings failed.');
+    wd.write('plumb.yaml', `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: LOCAL_ADMIN\n    settings:\n      signup_enabled: false\n`);
+    const refused = await wd.run(['plan'], { LOCAL_ADMIN: 'not-a-token-of-this-instance' });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('error[PLUMB_API_UNAUTHORIZED]');
+    expect(refused.stdout).toContain(`help: ${emu.url} refused the token in LOCAL_ADMIN (token_env of instance "local"): check that LOCAL_ADMIN holds a token of this instance, not expired and not revoked`);
+    expect(refused.stdout).toContain(`GET ${emu.url}/api/v4/application/settings answered 401.`);
   });
 
   it('prints one line per API call with --debug, and never the token', async () => {

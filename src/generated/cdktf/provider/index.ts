@@ -81,7 +81,7 @@ export class PlumbProvider extends cdktf.TerraformProvider {
         providerName: 'plumb',
         providerVersionConstraint: '0.1.0'
       },
-      terraformProviderSource: 'registry.terraform.io/plumb/plumb'
+      terraformProviderSource: 'plumb.invalid/plumb/plumb'
     });
     const appDir = process.cwd();
     this.addOverride('//.plumb_stack_trace', (new Error().stack ?? '').split('\n').slice(1, 13)
