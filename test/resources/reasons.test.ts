@@ -25,21 +25,35 @@ const FOLDERS = readdirSync(RESOURCES, { withFileTypes: true })
     }
   });
 
-/** The folder whose index.ts declares every one of these reasons as a key. */
+/** Where a kind declares its reasons: its index.ts, or the reasons.ts beside it (the settings'). */
+const DECLARING = ['index.ts', 'reasons.ts'];
+
+/** The text of a folder's declaring files. */
+function declarations(folder: string): string {
+  return DECLARING.map((f) => {
+    try {
+      return readFileSync(path.join(RESOURCES, folder, f), 'utf8');
+    } catch {
+      return '';
+    }
+  }).join('\n');
+}
+
+/** The folder whose index.ts (or reasons.ts) declares every one of these reasons as a key. */
 function folderDeclaring(reasons: readonly string[]): string {
   const found = FOLDERS.filter((d) => {
-    const text = readFileSync(d.index, 'utf8');
+    const text = declarations(d.name);
     return reasons.every((r) => new RegExp(`(^|\\s)'?${r}'?:`, 'm').test(text));
   });
   if (found.length !== 1) throw new Error(`${found.length} folders declare ${reasons.join(', ')}`);
   return found[0]!.name;
 }
 
-/** String literals in a folder's sources other than its index.ts (where the reasons are declared). */
+/** String literals in a folder's sources other than the files that declare its reasons. */
 function literalsIn(folder: string): Set<string> {
   const out = new Set<string>();
   for (const f of readdirSync(path.join(RESOURCES, folder))) {
-    if (!f.endsWith('.ts') || f === 'index.ts') continue;
+    if (!f.endsWith('.ts') || DECLARING.includes(f)) continue;
     const text = readFileSync(path.join(RESOURCES, folder, f), 'utf8');
     for (const m of text.matchAll(/'([a-z][a-z0-9-]*)'/g)) out.add(m[1]!);
   }
