@@ -77,8 +77,8 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   report: (rest, io, hooks) => command(rest, io, parseReportArgs(rest), REPORT_USAGE, async (args) => (await import('./commands/report.js')).runReport(args, io, hooks)),
   export: async (rest, io, hooks) => {
     // The exporters own their flags: those of the registry export runs with, loaded only for export.
-    const { runExport, EXPORTERS } = await import('./commands/export.js');
-    const exporters = hooks.kinds?.exporters ?? EXPORTERS;
+    const { runExport, builtInExporters } = await import('./commands/export.js');
+    const exporters = hooks.kinds?.exporters ?? (await builtInExporters());
     return command(rest, io, parseExportArgs(rest, exporters), exportUsage(exporters), (args) => runExport({ ...args, ...(hooks.kinds && { kinds: hooks.kinds }) }, io));
   },
   show: (rest, io, hooks) => command(rest, io, parseShowArgs(rest), SHOW_USAGE, async (args) => (await import('./commands/show.js')).runShow(args, io, hooks)),

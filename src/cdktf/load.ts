@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
-import { loadDocuments } from '../config/load.js';
+import { loadDocuments, noSources } from '../config/load.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { validateLoaded } from '../config/validate.js';
 import { configRoot } from '../config/files.js';
@@ -33,7 +33,7 @@ export interface CdktfOptions extends ValidateOptions {
 }
 
 function failed(d: Omit<Diagnostic, 'severity'>, synthMs = 0): CdktfResult {
-  return { diagnostics: [{ severity: 'error', ...d }], sources: loadDocuments([]), synthMs };
+  return { diagnostics: [{ severity: 'error', ...d }], sources: noSources(), synthMs };
 }
 
 /** The last lines of what the app printed, without stack frames, for a failure's detail. */
@@ -186,7 +186,7 @@ function runApp(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs:
 }
 
 /** Synthesizes the app in `dir` and loads its plumb resources as a configuration. */
-export async function loadCdktfConfig(dir: string, opts: CdktfOptions = {}): Promise<CdktfResult> {
+export async function loadCdktfConfig(dir: string, opts: CdktfOptions): Promise<CdktfResult> {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const appDir = path.resolve(cwd, dir);
@@ -281,9 +281,9 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 }
 
 /** Synthesized stacks → the validated configuration, with construct paths as the documents' names. */
-export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions = {}): ConfigResult {
+export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
-  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds?.terraformShapes);
+  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds.terraformShapes);
   const sources = loadDocuments(mapped.documents, { ...opts, root: opts.root ?? configRoot(appDir, cwd) });
   const earlier: Diagnostic[] = [...mapped.located];
   for (const { pointer, ...d } of mapped.pending) {

@@ -22,7 +22,7 @@ import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
-import { BUILT_IN_KINDS } from '../resources/index.js';
+import { builtInKinds, REASON_TEXT } from '../resources/index.js';
 import type { ReasonTexts } from '../render/human.js';
 import type { CommandHooks, Io } from './output.js';
 import { commentView } from './views/comment.js';
@@ -55,7 +55,7 @@ interface Note {
 
 /** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
 export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+  const kinds = hooks.kinds ?? (await builtInKinds());
   const env = io.env;
   // The comment token and every administrator token named (--token-env, PLUMB_TOKEN) are masked in
   // all it prints, as the configuration's token is by plan and apply.
@@ -170,7 +170,7 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
  * The note: the marker, the plan's markdown within the limit (saying so when cut), the job's link.
  * `reasons`: the reasons' texts of the registry the command runs with.
  */
-export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number, reasons: ReasonTexts = BUILT_IN_KINDS.reasonText): string {
+export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number, reasons: ReasonTexts = REASON_TEXT): string {
   const link = jobUrl && /^https?:\/\/[^\s()<>]+$/.test(jobUrl) ? `\n[The job's log and artifacts](${jobUrl})\n` : '';
   const cut = `\n> **Note:** this plan was cut to fit the service's limit of ${limit.toLocaleString('en')} characters per comment; the full plan is in the job's artifacts.\n`;
   const room = limit - marker.length - 1 - link.length - cut.length;

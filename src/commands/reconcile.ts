@@ -28,7 +28,7 @@ import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/conn
 import type { Plan } from '../engine/plan.js';
 import { renderPlanHtml } from '../render/html.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
+import { builtInKinds, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { clean } from '../util/terminal.js';
@@ -147,7 +147,7 @@ export interface Loaded<V extends LoadView = ReconcileView> {
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
 export async function load<V extends LoadView = ReconcileView>(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false, makeView: ViewFactory<V> = reconcileView as unknown as ViewFactory<V>): Promise<Loaded<V> | number> {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+  const kinds = hooks.kinds ?? (await builtInKinds());
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);

@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { loadConfiguration } from './config-source.js';
+import { BUILT_IN_CONFIG_KINDS } from '../resources/index.js';
 import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
 import type { CommandHooks, Io } from './output.js';
@@ -33,7 +34,7 @@ export async function runValidate(paths: readonly string[], flags: ValidateFlags
   const view = validateView(format, io, (s) => redact(s), report);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.result(false, [now], { files: [], texts: new Map(), instances: 0 });
-  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, ...(hooks.kinds && { kinds: hooks.kinds }) });
+  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds: hooks.kinds ?? BUILT_IN_CONFIG_KINDS });
   redact = (s: string) => result.sources.secrets.redact(s);
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {

@@ -25,8 +25,7 @@ import { DefaultsOrigins, inheritDefaults } from './defaults.js';
 import { isPlainObject, ReportedPointers } from './loading.js';
 import { credentialsOf } from './credentials.js';
 import type { PendingDiagnostic, WalkContext } from './loading.js';
-import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
-import type { ConfigKinds } from '../resources/kind-config.js';
+import type { ConfigKinds } from './kinds.js';
 
 export { resolveConfigFiles } from './paths.js';
 export { describePointer } from './places.js';
@@ -97,14 +96,15 @@ export interface LoadOptions {
    */
   readonly unavailableSecrets?: boolean;
   /**
-   * The kinds to read the configuration with (a registry's configuration side); default: the
-   * built-in kinds. Their places decide merging, interpolation and names; their mounts, `defaults:`.
+   * The kinds to read the configuration with (a registry's configuration side, chosen where the
+   * program is assembled: commands/, the provider server). Their places decide merging,
+   * interpolation and names; their mounts, `defaults:`.
    */
-  readonly kinds?: ConfigKinds;
+  readonly kinds: ConfigKinds;
 }
 
 /** Reads, parses, interpolates and merges configuration files, recording where every value came from. */
-export function loadSources(files: readonly string[], opts: LoadOptions = {}, roots?: ReadonlyMap<string, string>): LoadedSources {
+export function loadSources(files: readonly string[], opts: LoadOptions, roots?: ReadonlyMap<string, string>): LoadedSources {
   return loadDocuments(files.map((abs) => ({ abs, root: roots?.get(abs) })), opts);
 }
 
@@ -120,8 +120,13 @@ export interface ConfigDocument {
   readonly root?: string;
 }
 
+/** The sources of no document, for a command that stopped before reading any (no kinds are needed to read nothing). */
+export function noSources(): LoadedSources {
+  return loadDocuments([], { kinds: { configs: [], pointers: [], terraformShapes: [] } });
+}
+
 /** {@link loadSources} for documents that may already be in memory. */
-export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions = {}): LoadedSources {
+export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions): LoadedSources {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const texts = new Map<string, string>();
@@ -135,7 +140,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
   const shown: string[] = [];
   const roots = new Map<string, FileRoots>();
   const secretRoots = secretRootsFrom(env);
-  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const kinds = opts.kinds;
   const parsedDocs: { file: string; abs: string; fileIndex: number; fileRoots: FileRoots; source: SourceFile; parsed: unknown }[] = [];
 
   for (const doc of docs) {

@@ -4,7 +4,7 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { validate as generatedValidate } from '../generated/config-validator.js';
 import { closestMatch } from '../util/suggest.js';
-import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../engine/risk-ids.js';
+import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from './risk-ids.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../util/url.js';
 import { loadSources, resolveConfigFiles } from './load.js';
 import { committedSchema, dedupeErrors, mapSchemaError } from './schema-errors.js';
@@ -13,8 +13,7 @@ import { resolveInstanceLock } from './instance-lock.js';
 import { displayName } from './paths.js';
 import { at, checkRef, obj, protectedFiles, push, relativeToFile } from './resolve-context.js';
 import type { Ctx } from './resolve-context.js';
-import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
-import type { KindConfig } from '../resources/kind-config.js';
+import type { KindConfig } from './kinds.js';
 import { CONTAINERS, CONTAINER_NAMES } from '../catalogue/containers.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import { joinPointer, splitPointer } from './pointer.js';
@@ -46,7 +45,7 @@ export interface ConfigResult {
 }
 
 /** Loads, merges, validates and resolves a configuration; never touches the network. */
-export function loadConfig(paths: readonly string[], opts: ValidateOptions = {}): ConfigResult {
+export function loadConfig(paths: readonly string[], opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const resolved = resolveConfigFiles(paths, cwd);
   const sources = loadSources(resolved.files, opts, opts.root === undefined ? resolved.roots : undefined);
@@ -60,11 +59,11 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
  * the absolute path relative paths are resolved against; `earlier` are diagnostics found before
  * loading (they come first, and later checks stay silent where `sources.reported` says so).
  */
-export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions = {}): ConfigResult {
+export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
   const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map(), ...(opts.sinkRoot !== undefined && { sinkRoot: opts.sinkRoot }) };
-  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const kinds = opts.kinds;
   const validateSchema = kinds.schema?.validate ?? generatedSchema;
   if (!validateSchema(sources.data)) {
     const json = kinds.schema ? () => kinds.schema!.json() as JsonSchemaNode : committedSchema;

@@ -215,7 +215,25 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_API_BUDGET_EXHAUSTED: 'The request budget of the run (`plumb report --max-requests`) was spent: the request was not sent, and what it would have read is reported as not checked.',
 } as const satisfies Record<string, string>;
 
-export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+declare const KIND_CODE: unique symbol;
+
+/**
+ * A code a kind outside this registry declares itself, with its meaning (`KindEntry.ownCodes`: a
+ * kind that is not built in, such as a test's fifth kind, test/fixtures/kinds/). Only
+ * {@link ownCodes} makes one, so a plain string still does not compile as a code.
+ */
+export type KindCode = string & { readonly [KIND_CODE]: true };
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES | KindCode;
+
+/**
+ * A kind's own codes, each with its one-line meaning → the codes, typed so the kind can emit them
+ * (`code: CODES.PLUMB_MAINTENANCE_BLANK_MESSAGE`). The kind's registry entry lists the meanings
+ * (`KindEntry.ownCodes`); the registry refuses one that is registered here or claimed by another kind.
+ */
+export function ownCodes<K extends string>(meanings: Readonly<Record<K, string>>): { readonly [P in K]: KindCode } {
+  return Object.fromEntries(Object.keys(meanings).map((c) => [c, c])) as { readonly [P in K]: KindCode };
+}
 
 export function isDiagnosticCode(code: string): code is DiagnosticCode {
   return Object.hasOwn(DIAGNOSTIC_CODES, code);

@@ -69,7 +69,8 @@ export interface RunningEmulator {
 const API_PREFIX = '/api/v4';
 const BODY_LIMIT = 64 * 1024 * 1024;
 
-interface Ctx {
+/** What a route's handler is given about one request (`EmulatorRoute`). */
+export interface EmulatorRequest {
   readonly state: EmulatorState;
   readonly method: string;
   readonly path: string;
@@ -82,15 +83,25 @@ interface Ctx {
   readonly baseUrl: string;
 }
 
-interface Route {
+type Ctx = EmulatorRequest;
+
+/**
+ * One endpoint under /api/v4: the built-in ones below, and the extra route modules a test passes
+ * (`EmulatorOptions.routes`: a test-only kind's own endpoints), which go through the same throttles,
+ * authentication, maintenance mode, scope checks, faults and request log.
+ */
+export interface EmulatorRoute {
   readonly method: string;
+  /** Matched against the path after /api/v4; its groups are the handler's `args`, URL-decoded. */
   readonly pattern: RegExp;
   /** Scopes accepted besides `api` (and `read_api` on GET/HEAD). */
   readonly extraScopes?: readonly string[];
   /** Scope check done by the handler itself. */
   readonly ownScopes?: boolean;
-  readonly handler: (ctx: Ctx, args: string[]) => ApiResponse;
+  readonly handler: (ctx: EmulatorRequest, args: string[]) => ApiResponse;
 }
+
+type Route = EmulatorRoute;
 
 const SEG = '([^/]+)';
 const FILES = `^/projects/${SEG}/repository/files/${SEG}`;
@@ -182,7 +193,8 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(callCtx(ctx)) },
 ];
 
-function requireAdmin(caller: Caller | null): void {
+/** Refuses a caller that is not an administrator (403), as the admin-only endpoints do. */
+export function requireAdmin(caller: Caller | null): void {
   const c = requireCaller(caller);
   if (!c.admin) throw forbidden();
 }
@@ -213,9 +225,9 @@ function decodeSegment(s: string): string {
   }
 }
 
-function findRoute(method: string, path: string): { route: Route; args: string[]; head: boolean } | 'method' | undefined {
+function findRoute(routes: readonly Route[], method: string, path: string): { route: Route; args: string[]; head: boolean } | 'method' | undefined {
   const lookup = (m: string): { route: Route; args: string[] } | undefined => {
-    for (const route of ROUTES) {
+    for (const route of routes) {
       if (route.method !== m) continue;
       const match = route.pattern.exec(path);
       if (match) return { route, args: match.slice(1).map(decodeSegment) };
@@ -228,7 +240,7 @@ function findRoute(method: string, path: string): { route: Route; args: string[]
     const get = lookup('GET');
     if (get) return { ...get, head: true };
   }
-  return ROUTES.some((r) => r.pattern.test(path)) ? 'method' : undefined;
+  return routes.some((r) => r.pattern.test(path)) ? 'method' : undefined;
 }
 
 function errorResponse(e: unknown): ApiResponse {
@@ -237,7 +249,7 @@ function errorResponse(e: unknown): ApiResponse {
 }
 
 /** Runs one request through routing, auth and the handler; never throws. */
-async function dispatch(state: EmulatorState, req: IncomingMessage, path: string, query: string, baseUrl: string): Promise<ApiResponse> {
+async function dispatch(routes: readonly Route[], state: EmulatorState, req: IncomingMessage, path: string, query: string, baseUrl: string): Promise<ApiResponse> {
   const method = (req.method ?? 'GET').toUpperCase();
   try {
     const body = await readBody(req, BODY_LIMIT);
@@ -247,7 +259,7 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
     // The throttles come first, as Rack::Attack sits in front of the application.
     const throttled = checkThrottles(state, () => identify(state, token), req.socket.remoteAddress ?? 'unknown');
     if (throttled) return throttled;
-    const found = findRoute(method, path);
+    const found = findRoute(routes, method, path);
     if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };
     if (found === 'method') return { status: 405, headers: {}, body: { error: '405 Not Allowed' } };
     purgeInactiveTokens(state);
@@ -315,6 +327,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   if (!(Number.isFinite(latencyMs) && latencyMs >= 0)) throw new TypeError(`latencyMs must be a number of milliseconds >= 0, got ${String(opts.latencyMs)}`);
   let inFlight = 0;
   let maxInFlight = 0;
+  // The built-in endpoints first: an extra route module adds endpoints, it never replaces one.
+  const routes: readonly Route[] = [...ROUTES, ...(opts.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const receivedMs = performance.now();
@@ -360,7 +374,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return;
     }
     const response = inApi
-      ? ((await ciRoute(state, req, path, query, `${baseUrl}${API_PREFIX}${path}`)) ?? (await dispatch(state, req, path, query, baseUrl)))
+      ? ((await ciRoute(state, req, path, query, `${baseUrl}${API_PREFIX}${path}`)) ?? (await dispatch(routes, state, req, path, query, baseUrl)))
       : (req.resume(), { status: 404, headers: {}, body: { message: '404 Not Found' } });
     if (action?.kind === 'drop' && action.when === 'after') {
       record(0);

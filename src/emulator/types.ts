@@ -1,4 +1,5 @@
 /** Public types of the emulator: options, faults, recorded requests and the seed format. */
+import type { EmulatorRoute } from './server.js';
 
 export type EmulatorTier = 'free' | 'premium' | 'ultimate';
 export type Visibility = 'private' | 'internal' | 'public';
@@ -71,6 +72,12 @@ export interface EmulatorOptions {
    * real service does above 10,000 (the default). Lower it in tests to reach that case cheaply.
    */
   paginationCountLimit?: number;
+  /**
+   * Extra route modules: endpoints the service does not have, for a test-only kind that brings its
+   * own (test/fixtures/kinds/maintenance/emulator.ts). The emulator never imports a kind; a test
+   * hands it the routes at start. Matched after the built-in endpoints, never instead of one.
+   */
+  routes?: readonly EmulatorRoute[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, configMoves, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
-import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from './risk-ids.js';
+import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from '../config/risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
 import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';

@@ -1,6 +1,6 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
 import { targetProblem } from './targets.js';
-import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
+import { DESTROY_IDS, isDestroyId } from '../config/risk-ids.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
@@ -30,13 +30,13 @@ export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'del
 
 /**
  * Why an action was planned. Cosmetic. Each kind owns its reasons and their texts (its
- * `KindModule.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
+ * `KindEntry.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
  * `ActionReason`s: the plan format carries the name, the registry the text (`REASON_TEXT`), and a
  * test (test/resources/reasons.test.ts) checks that every reason a kind gives is one it declared.
  */
 export type Reason = string;
 
-/** A resource kind's name (`KindModule.kind`), e.g. `application_settings`; kinds come from the registry. */
+/** A resource kind's name (`KindEntry.kind`), e.g. `application_settings`; kinds come from the registry. */
 export type ResourceKindName = string;
 
 /** A value as the plan shows it: masked when sensitive or write-only. */

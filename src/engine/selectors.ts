@@ -24,7 +24,7 @@ import type { TargetSet } from './targets.js';
 import type { EngineOptions } from './engine.js';
 
 /** `loaded` with its selectors expanded for the instances this run works on; `loaded` itself when it has none. */
-export async function expandConfiguration(loaded: ConfigResult, opts: EngineOptions, validate: ValidateOptions = {}): Promise<ConfigResult> {
+export async function expandConfiguration(loaded: ConfigResult, opts: EngineOptions, validate: ValidateOptions): Promise<ConfigResult> {
   const selectors = loaded.sources.selectors;
   if (!selectors || selectors.size === 0 || !loaded.config) return loaded;
   const session = openSession(loaded, loaded.config, opts);

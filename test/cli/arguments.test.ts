@@ -17,7 +17,10 @@ import { COMMENT_USAGE, parseCommentArgs } from '../../src/commands/comment-args
 import { exportUsage, parseExportArgs } from '../../src/commands/export-args.js';
 import { EMULATOR_USAGE, parseEmulatorArgs } from '../../src/commands/emulator-args.js';
 import { PROVIDER_USAGE, parseProviderArgs } from '../../src/commands/provider-args.js';
-import { EXPORTERS } from '../../src/commands/export.js';
+import { builtInExporters } from '../../src/commands/export.js';
+
+// The built-in kinds' exporters (their runtime parts load lazily: src/resources/index.ts).
+const EXPORTERS = await builtInExporters();
 import { workdir } from '../helpers/cli.js';
 
 const ROOT = path.resolve(__dirname, '../..');
