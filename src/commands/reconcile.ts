@@ -17,6 +17,7 @@ import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/e
 import { expandConfiguration } from '../engine/selectors.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
+import { RunMemo } from '../engine/memo.js';
 import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
 import { lockInstances, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
@@ -173,6 +174,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     log: (m) => io.stderr(redact(clean(m)) + '\n'),
     stdout: machineOutput(io),
     sleep: hooks.sleep,
+    // One memo for the run: the selectors' listing, the plan and the apply (engine/memo.ts).
+    memo: new RunMemo(),
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),

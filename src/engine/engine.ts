@@ -15,7 +15,8 @@ import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
 import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
-import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
+import type { InstanceContext, KindRegistry, SelectorMatchOf } from './resource.js';
+import { RunMemo } from './memo.js';
 import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -67,10 +68,11 @@ export interface EngineOptions {
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   readonly requestTimeoutMs?: number;
-  /** Plan-time reads shared across sessions (the Terraform provider); see InstanceContext.readCache. */
-  readonly readCache?: ReadCache;
-  /** Who plumb's credential is, shared by every session of a front-end's run (InstanceContext.identityCache). */
-  readonly identityCache?: ReadCache;
+  /**
+   * What the run remembers across its sessions (memo.ts): one per CLI command run, one per provider
+   * walk. Absent: the session makes its own (a run of one session).
+   */
+  readonly memo?: RunMemo;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
 }
@@ -140,6 +142,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
     });
   }
   const policy = urlPolicy(opts.env, opts.allowedUrls);
+  const memo = opts.memo ?? new RunMemo();
   for (const instance of selected) {
     // The configuration chooses among the instances allowed from outside it; nothing is sent (not
     // even the token read) for one that is not.
@@ -219,8 +222,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.showContent && { showContent: true }),
       ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
-      ...(opts.readCache && { readCache: opts.readCache }),
-      ...(opts.identityCache && { identityCache: opts.identityCache }),
+      memo: memo.open(instance.name),
     });
   }
   return {

@@ -62,7 +62,7 @@ export function tokenAddress(instance: Pick<DesiredInstance, 'name'>, group: str
   return `${instance.name}.group[${JSON.stringify(group)}].access_token[${JSON.stringify(name)}]`;
 }
 
-/** The key of a group's token list among the reads a front-end shares (`ReadCache`): the Terraform part forgets it after a write. */
+/** The key of a group's token list among the reads a front-end shares (`memo.reads`): the Terraform part forgets it after a write. */
 export const tokenListKey = (group: string): string => `group-access-tokens:${group}`;
 
 function undeclaredAddress(instance: DesiredInstance, group: string, t: GroupAccessToken): string {
@@ -116,12 +116,10 @@ interface SharedList {
   readonly fromApply: boolean;
   readonly list: Promise<GroupAccessToken[]>;
 }
-const sessionLists = new WeakMap<InstanceContext['client'], Map<string, SharedList>>();
 const LIST_REUSE_MS = 30_000;
 
 function sharedList(ctx: InstanceContext, group: string, opts: { maxAgeMs?: number; fromApply?: boolean } = {}): Promise<GroupAccessToken[]> {
-  let lists = sessionLists.get(ctx.client);
-  if (!lists) sessionLists.set(ctx.client, (lists = new Map()));
+  const lists = ctx.memo.session.own('group_access_token:lists', () => new Map<string, SharedList>());
   const known = lists.get(group);
   if (known && performance.now() - known.at <= (opts.maxAgeMs ?? LIST_REUSE_MS) && (known.fromApply || !opts.fromApply)) return known.list;
   const list = listGroupAccessTokens(ctx.client, groupParam(group));
@@ -144,14 +142,12 @@ interface PendingConfirm {
   timer: ReturnType<typeof setTimeout>;
   readonly firstAt: number;
 }
-const confirmLists = new WeakMap<InstanceContext, Map<string, PendingConfirm>>();
 /** A confirming list waits this long for the group's next rotation to finish (at most CONFIRM_MAX_WAIT_MS in all). */
 const CONFIRM_QUIET_MS = 40;
 const CONFIRM_MAX_WAIT_MS = 400;
 
 function confirmList(ctx: InstanceContext, group: string): Promise<GroupAccessToken[]> {
-  let lists = confirmLists.get(ctx);
-  if (!lists) confirmLists.set(ctx, (lists = new Map()));
+  const lists = ctx.memo.session.own('group_access_token:confirm', () => new Map<string, PendingConfirm>());
   const mine = lists;
   const pending = lists.get(group);
   if (pending) {
@@ -169,12 +165,10 @@ function confirmList(ctx: InstanceContext, group: string): Promise<GroupAccessTo
 }
 
 /** Sink directories checked in this session (plan, then apply): one look per directory. */
-const sinkChecks = new WeakMap<InstanceContext['client'], SinkCheckCache>();
+const SINK_CHECKS = 'group_access_token:sink-checks';
 
 function sinkCheckCache(ctx: InstanceContext): SinkCheckCache {
-  let cache = sinkChecks.get(ctx.client);
-  if (!cache) sinkChecks.set(ctx.client, (cache = new Map()));
-  return cache;
+  return ctx.memo.session.own<SinkCheckCache>(SINK_CHECKS, () => new Map());
 }
 
 export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
@@ -190,8 +184,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     // Sinks first, before any request: a secret the instance issues must have somewhere to go.
     const sinkErrors: PlanDiagnostic[] = [];
     // A plan checks afresh; apply reuses what the plan found moments before.
-    const checked: SinkCheckCache = new Map();
-    sinkChecks.set(ctx.client, checked);
+    const checked = ctx.memo.session.replace<SinkCheckCache>(SINK_CHECKS, new Map());
     for (const g of groups) {
       for (const t of g.accessTokens) {
         // A token no target selects is neither issued nor checked.
@@ -302,7 +295,7 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   const out: PlanResponse = { changes: [], drift: [], diagnostics: [] };
   let live: GroupAccessToken[];
   try {
-    live = ctx.readCache ? await ctx.readCache.get(tokenListKey(g.ref), () => sharedList(ctx, g.ref, { maxAgeMs: 0 })) : await sharedList(ctx, g.ref, { maxAgeMs: 0 });
+    live = ctx.memo.reads ? await ctx.memo.reads.get(tokenListKey(g.ref), () => sharedList(ctx, g.ref, { maxAgeMs: 0 })) : await sharedList(ctx, g.ref, { maxAgeMs: 0 });
   } catch (err) {
     out.diagnostics.push(
       planDiagnostic(ctx, {
@@ -1226,7 +1219,7 @@ class TokenApply {
 
   /**
    * The list of the group this change is applied against. In the CLI: the session's, one list per
-   * group per apply (sharedList). Under the Terraform provider (`readCache`): the walk's list of the
+   * group per apply (sharedList). Under the Terraform provider (`memo.reads`): the walk's list of the
    * group, which holds the provider's own writes, so the applies of a walk list each group once.
    * A rotation lists afresh in both (rotating a token revoked meanwhile revokes its whole family),
    * and the walk's list takes that newer read. Why an older list is safe for the other operations:
@@ -1235,7 +1228,7 @@ class TokenApply {
   async #before(): Promise<GroupAccessToken[]> {
     const ctx = this.#ctx;
     const { group, op } = this.#p;
-    if (ctx.readCache && op !== 'rotate') return ctx.readCache.get(tokenListKey(group), () => sharedList(ctx, group, { maxAgeMs: 0 }));
+    if (ctx.memo.reads && op !== 'rotate') return ctx.memo.reads.get(tokenListKey(group), () => sharedList(ctx, group, { maxAgeMs: 0 }));
     const list = await sharedList(ctx, group, { fromApply: op === 'rotate' });
     if (op === 'rotate') this.#record(() => list);
     return list;
@@ -1243,7 +1236,7 @@ class TokenApply {
 
   /** Records what this change did (or a newer list) in the walk's shared list of the group, if there is one. */
   #record(change: (list: GroupAccessToken[]) => GroupAccessToken[]): void {
-    this.#ctx.readCache?.update?.(tokenListKey(this.#p.group), change);
+    this.#ctx.memo.reads?.update?.(tokenListKey(this.#p.group), change);
   }
 
   /** Delivers, reporting failure as a diagnostic; returns whether the secret arrived. */
