@@ -40,3 +40,6 @@ if (argv.length === 1 && ['--version', '-v', 'version'].includes(argv[0])) {
 
 const main = await loadMain();
 process.exitCode = await main(argv);
+// An interrupted command (130 SIGINT, 143 SIGTERM) has reported and written its state: what is
+// still running (a change past its grace period) does not keep the process alive.
+if (process.exitCode === 130 || process.exitCode === 143) process.exit();

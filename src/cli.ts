@@ -132,6 +132,9 @@ there are changes; 1 on any error.
   --show-private-content
                         with --show-content, show private projects' files too (CI logs reach
                         people those projects do not; docs/security.md)
+  --withhold-matches    replace the names selectors found by placeholders, as on a merge request
+                        (detected from CI_MERGE_REQUEST_IID, CI_PIPELINE_SOURCE, GITHUB_EVENT_NAME)
+  --show-matches        show them even on a merge request (docs/security.md)
 ${MAX_CHANGES_HELP}
 ${UNAVAILABLE_HELP}
 ${TARGET_HELP}
@@ -145,6 +148,8 @@ ${COMMON_HELP}`,
       'detailed-exitcode': { type: 'boolean', default: false },
       'show-content': { type: 'boolean', default: false },
       'show-private-content': { type: 'boolean', default: false },
+      'withhold-matches': { type: 'boolean', default: false },
+      'show-matches': { type: 'boolean', default: false },
       'unavailable-secrets': { type: 'string' },
       'max-changes': { type: 'string' },
       'max-match-change': { type: 'string' },
@@ -155,7 +160,9 @@ ${COMMON_HELP}`,
     usage: `Usage: plumb apply [PLAN.json] [-c PATH...] [options]
 
 Carries out a saved plan exactly as reviewed (refused when the configuration or the instance moved
-since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused.
+since), or plans and applies, asking for "yes" on a terminal. Exit 0 applied, 1 error or refused,
+130/143 interrupted by SIGINT/SIGTERM (the changes in flight finish, the rest are not started, all
+is reported and recorded; docs/plans.md#interrupted-applies).
 
   --auto-approve        apply an unsaved plan without asking (needed without a terminal)
   --allow-risky         apply changes flagged as risky (lock-out) that the configuration does
@@ -672,7 +679,11 @@ async function runReconcile(command: 'plan' | 'apply' | 'drift', rest: readonly 
       detailedExitcode: values['detailed-exitcode'] === true,
       showContent: values['show-content'] === true || values['show-private-content'] === true,
       showPrivateContent: values['show-private-content'] === true,
+      ...(values['withhold-matches'] === true ? { matches: 'withhold' as const } : values['show-matches'] === true ? { matches: 'show' as const } : {}),
     };
+    if (values['withhold-matches'] === true && values['show-matches'] === true) {
+      throw new UsageError({ summary: '--withhold-matches and --show-matches cannot be given together', suggestion: 'give one: --withhold-matches replaces the names selectors found, --show-matches shows them' });
+    }
     const { runPlan } = await import('./commands/reconcile.js');
     return runPlan(flags, io, hooks);
   }

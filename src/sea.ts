@@ -26,6 +26,8 @@ const args = startedAs.startsWith('terraform-provider-plumb') ? ['provider'] : p
 main(args).then(
   (code) => {
     process.exitCode = code;
+    // Interrupted (130 SIGINT, 143 SIGTERM): reported and recorded; nothing still running keeps the process alive.
+    if (code === 130 || code === 143) process.exit();
   },
   (err: unknown) => {
     process.stderr.write(`plumb failed unexpectedly: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -15,12 +15,44 @@ export interface Io {
   readonly isTTY: boolean;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /**
+   * Whether standard output's reader went away (`plumb plan | head`): what is still written there
+   * is dropped, and output that must arrive (an issued secret, `machineOutput`) fails instead.
+   */
+  readonly stdoutClosed?: () => boolean;
+}
+
+/** A pipe whose reader closed: Node reports EPIPE on the stream, after the write that met it. */
+const closedPipe = (stream: NodeJS.WriteStream): boolean => stream.destroyed || (stream.errored as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+let pipesWatched = false;
+
+/**
+ * A reader that goes away early (`plumb plan | head`) is not a failure of plumb: the EPIPE Node
+ * reports on stdout or stderr is taken in (no stack trace), later output to that stream is
+ * dropped, and the command ends as it would have, exit code included. Another write error is
+ * rethrown as before. Installed once per process.
+ */
+function watchPipes(): void {
+  if (pipesWatched) return;
+  pipesWatched = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
+  }
 }
 
 export function processIo(): Io {
+  watchPipes();
   return {
-    stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stdout: (s) => {
+      if (!closedPipe(process.stdout)) process.stdout.write(s);
+    },
+    stderr: (s) => {
+      if (!closedPipe(process.stderr)) process.stderr.write(s);
+    },
+    stdoutClosed: () => closedPipe(process.stdout),
     isTTY: !!process.stdout.isTTY,
     env: process.env,
     cwd: process.cwd(),

@@ -1,7 +1,8 @@
 /**
  * `plumb plan`, `plumb apply` and `plumb drift`: load and validate the configuration offline, then
  * talk to the instance. Exit codes: plan 0 (or 2 with --detailed-exitcode when there are changes),
- * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three.
+ * apply 0, drift 0 in sync / 2 drift; 1 for any error in all three; 130 (SIGINT) or 143 (SIGTERM)
+ * when interrupted (interrupt.ts).
  */
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
@@ -15,11 +16,12 @@ import type { DesiredConfig } from '../config/model.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makePlan, applyPlan, openSession, checkPlanPayloads } from '../engine/engine.js';
 import { expandConfiguration } from '../engine/selectors.js';
+import { mergeRequestSource, withholdMatches } from '../engine/withhold.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
 import { RunMemo } from '../engine/memo.js';
-import { checkPlanFile, hasChanges, unacknowledgedRisks } from '../engine/plan.js';
-import { lockInstances, releaseAll } from '../engine/instance-lock.js';
+import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
+import { lockInstances, recordLockLocations, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
 import type { StateLock } from '../engine/lock.js';
 import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
@@ -39,6 +41,7 @@ import { parseNow } from './now.js';
 import { joinPointer } from '../config/pointer.js';
 import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
+import { Interrupts } from './interrupt.js';
 import type { ReconcileView } from './views/reconcile.js';
 
 export interface CommonFlags {
@@ -74,6 +77,11 @@ export interface PlanFlags extends CommonFlags {
   readonly showContent?: boolean;
   /** `--show-private-content`: the diff shows private projects' files too (command line only). */
   readonly showPrivateContent?: boolean;
+  /**
+   * `--withhold-matches` / `--show-matches`: whether the names of selector matches are withheld
+   * (engine/withhold.ts). Absent: withheld on a merge request, as the CI's variables say.
+   */
+  readonly matches?: 'withhold' | 'show';
 }
 
 export interface ApplyFlags extends CommonFlags {
@@ -112,6 +120,8 @@ interface Loaded {
   readonly kinds: KindSet;
   /** Where the state comes from, for messages: `--state URL`, `PLUMB_STATE FILE`, … */
   readonly stateNamed: string;
+  /** SIGINT/SIGTERM while the command runs (interrupt.ts). */
+  readonly interrupts?: Interrupts;
 }
 
 /**
@@ -237,9 +247,12 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
   b.copy.fill(text);
   let code = 1;
   let keep = false;
+  // Ended at once by a second signal: the engine writes its state into the copy, which is kept.
+  const kept = l.interrupts?.atHardExit(() => l.io.stderr(`The state this apply recorded is kept in ${b.copy.file}; store it before the next apply.\n`));
   try {
     code = await run();
   } finally {
+    kept?.();
     try {
       const changed = lock ? b.copy.changed() : undefined;
       if (changed !== undefined) await b.backend.write(changed, lock!.id);
@@ -302,7 +315,22 @@ function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: st
   return outs;
 }
 
+/** Runs a command with SIGINT and SIGTERM answered as interrupt.ts says. */
+async function interruptible(command: 'plan' | 'apply' | 'drift', io: Io, json: boolean, run: (interrupts: Interrupts) => Promise<number>): Promise<number> {
+  const interrupts = new Interrupts(io, command, json);
+  const stop = interrupts.watch();
+  try {
+    return await run(interrupts);
+  } finally {
+    stop();
+  }
+}
+
 export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('plan', io, flags.json, () => planCommand(flags, io, hooks));
+}
+
+async function planCommand(flags: PlanFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const outputs = planOutputs(flags, io.cwd);
@@ -314,9 +342,14 @@ export async function runPlan(flags: PlanFlags, io: Io, hooks: RunHooks = {}): P
 }
 
 async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnType<typeof planOutputs>): Promise<number> {
-  const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  const made = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, ...(flags.showContent && { showContent: true }), ...(flags.showPrivateContent && { showPrivateContent: true }) }), l.view);
+  // On a merge request, the names of what selectors found are withheld from every output (docs/security.md).
+  const why = flags.matches === 'show' ? undefined : flags.matches === 'withhold' ? '--withhold-matches' : mergeRequestSource(io.env);
+  const plan = why === undefined ? made : withholdMatches(made, l.loaded, why);
   l.view.plan(plan);
   if (!plan.applicable) return 1;
+  // Blocked matches (docs/plans.md#blocked-matches): the plan of the rest is written, and the run fails.
+  const blocked = (plan.blocked ?? []).length > 0;
   for (const o of outputs) {
     // A saved plan names the instance's resources: 0600. The comment and the report are meant to be posted.
     const [content, mode] =
@@ -331,7 +364,8 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
       return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `${o.option} ${o.given} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and plan again');
     }
   }
-  return flags.detailedExitcode && hasChanges(plan) ? 2 : 0;
+  if (blocked) return 1;
+  return flags.detailedExitcode && (hasChanges(plan) || lockChanged(plan)) ? 2 : 0;
 }
 
 
@@ -344,8 +378,13 @@ async function askOnTty(view: ReconcileView): Promise<boolean> {
 }
 
 export async function runApply(flags: ApplyFlags, io0: Io, hooks: RunHooks = {}): Promise<number> {
-  const l = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
-  if (typeof l === 'number') return l;
+  return interruptible('apply', io0, flags.json, (interrupts) => applyCommand(flags, io0, hooks, interrupts));
+}
+
+async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interrupts: Interrupts): Promise<number> {
+  const loaded = await load({ ...flags, unavailableSecrets: false }, io0, hooks, !flags.planFile, true);
+  if (typeof loaded === 'number') return loaded;
+  const l: Loaded = { ...loaded, interrupts };
   // Every output apply writes is checked before the first request: a state file that cannot
   // record a newly issued token must stop apply before the token is issued. (A state backend is
   // checked by reading it, under its lock.)
@@ -394,6 +433,9 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     if (problem) return usageProblem(view, 'PLUMB_PLAN_INVALID', `${flags.planFile} is not a plan plumb can apply: ${problem}`, 'make a new plan with `plumb plan --out FILE`');
     plan = data as Plan;
     fromFile = true;
+    if (plan.withheld) {
+      return usageProblem(view, 'PLUMB_PLAN_WITHHELD', `${flags.planFile} was made for a merge request (${plan.withheld.why}): the names of ${plan.withheld.matches} selector match(es) are withheld from it, so it cannot be applied`, 'apply the plan of the protected default-branch job, or plan and apply there (`plumb plan --out FILE`, then `plumb apply FILE`)');
+    }
     // The connection comes from the configuration and the pinned URLs, never from the plan file.
     const elsewhere = planConnectionProblem(plan, l.config);
     if (elsewhere) {
@@ -415,9 +457,12 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
       plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine, session), view);
       applyPreview(flags.json, io, l.redact, l.kinds.reasonText).plan(plan);
       if (!plan.applicable) return view.notApplicable(plan);
-      if (!hasChanges(plan)) {
+      // A moved lock is a change of its own: the apply records where it held it.
+      if (!hasChanges(plan) && !lockChanged(plan)) {
+        recordLockLocations(session.contexts);
+        for (const ctx of session.contexts.values()) ctx.state.flush();
         view.nothingToApply(false);
-        return 0;
+        return (plan.blocked ?? []).length > 0 ? 1 : 0;
       }
       // A plan apply would refuse for its risks is not worth a question.
       const refusesRisks = unacknowledgedRisks(plan, flags).length > 0;
@@ -425,16 +470,16 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
         const yes = await (flags.confirm ?? (() => askOnTty(view)))();
         if (!yes) return view.cancelled();
       }
-      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+      const report = await applyPlan(plan, l.loaded, l.config, { ...l.engine, fromFile: false, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
       return view.applyReport(report);
     } finally {
       await releaseAll(locks);
       await session.close();
     }
   }
-  if (!hasChanges(plan)) {
+  if (!hasChanges(plan) && !lockChanged(plan)) {
     view.nothingToApply(true);
-    return 0;
+    return (plan.blocked ?? []).length > 0 ? 1 : 0;
   }
   // A saved plan applies with the targets it was made with: only their instances are opened.
   const engine = { ...l.engine, ...(plan.targets && plan.targets.length > 0 && { targets: plan.targets }) };
@@ -445,7 +490,7 @@ async function applyLoaded(flags: ApplyFlags, l: Loaded): Promise<number> {
     return locks;
   }
   try {
-    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io) }, session);
+    const report = await applyPlan(plan, l.loaded, l.config, { ...engine, fromFile, allowRisky: !!flags.allowRisky, allowDestroy: !!flags.allowDestroy, ...progressOn(io), ...(l.interrupts && { interrupt: l.interrupts }) }, session);
     return view.applyReport(report);
   } finally {
     await releaseAll(locks);
@@ -530,6 +575,10 @@ export interface DriftFlags extends CommonFlags {
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
+  return interruptible('drift', io, flags.json, () => driftCommand(flags, io, hooks));
+}
+
+async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise<number> {
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);

@@ -35,6 +35,16 @@ export type { NodeLocation } from './locations.js';
 export { DefaultsOrigins } from './defaults.js';
 export { ReportedPointers } from './loading.js';
 
+/** A selector match the configuration checks failed for alone: left out of the expansion. */
+export interface BlockedMatch {
+  readonly instance: string;
+  readonly container: 'projects' | 'groups';
+  /** The selector's key, as written. */
+  readonly selector: string;
+  readonly match: string;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
 export interface LoadedSources {
   /** The merged, interpolated configuration as plain data (not yet validated). */
   readonly data: Record<string, unknown>;
@@ -62,6 +72,11 @@ export interface LoadedSources {
   readonly expansion?: Pick<Expansion, 'origins' | 'counts'> & {
     /** The projects the selectors' listings returned (engine/selectors.ts), with what they said of each. */
     readonly listed?: ListedProjects;
+    /**
+     * Matches left out because the configuration checks failed for them alone (engine/selectors.ts;
+     * docs/plans.md#blocked-matches): their diagnostics, for the plan to report them as blocked.
+     */
+    readonly blocked?: readonly BlockedMatch[];
   };
 }
 

@@ -70,6 +70,8 @@ export type ListedProjects = ReadonlyMap<string, ReadonlyMap<string, ListedProje
 export interface SelectorCount {
   readonly selector: Selector;
   readonly matched: number;
+  /** The matched paths, as the instance listed them (a merge-request plan withholds them: engine/withhold.ts). */
+  readonly paths: readonly string[];
 }
 
 /** The selectors of a configuration, in the order written. */
@@ -330,7 +332,7 @@ export function expandSelectors(
       diagnostics.push({ severity: 'warning', code: 'PLUMB_SELECTOR_MATCH_REFUSED', summary: `Selector "${s.key}" of instance "${s.instance}" leaves out ${JSON.stringify(m.path)}: not a plain path`, detail: 'A match\'s path goes into placeholders and addresses; the instance returned one with characters a path cannot hold.', pointer: s.pointer, location: locate(s.pointer) });
       return false;
     });
-    counts.push({ selector: s, matched: kept.length });
+    counts.push({ selector: s, matched: kept.length, paths: kept.map((m) => m.path) });
     if (kept.length === 0) {
       diagnostics.push({
         severity: 'warning',

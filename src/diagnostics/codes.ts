@@ -15,6 +15,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_LOCAL_FILE_REFUSED: 'A local file the configuration makes plumb read (a configuration file, `${file:…}`, `source:`) is outside the configuration root, inside .git/, not a regular file (a FIFO, a device, /proc), or larger than its cap.',
   PLUMB_CONFIG_SHAPE: 'A configuration file is not a mapping at the top level.',
   PLUMB_PLAN_UNREADABLE: 'The plan file given to apply cannot be read or is not JSON.',
+  PLUMB_PLAN_WITHHELD: 'The plan file given to apply was made for a merge request, with the names of selector matches withheld: only the default-branch plan is applied.',
   PLUMB_CONFIG_AMBIGUOUS: 'No configuration was given and both plumb.yaml and plumb.yml exist: plumb would read one and ignore the other.',
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
@@ -115,6 +116,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_SELECTOR_PLACEHOLDER: 'A placeholder of a selector has no value for what it selects (`{project}` under `groups:`), stands where a value may not come from the instance (a sink command\'s program), is not one plumb knows (`{projct}`; in a file\'s content a warning, and only one typo from a placeholder), or stands in a key (a file path, a token name), where placeholders are not replaced.',
   PLUMB_SELECTOR_MATCHES_NOTHING: 'A selector matched no project or group of the instance at plan (a warning).',
   PLUMB_SELECTOR_MATCH_REFUSED: 'The instance listed a project or group whose path is not a plain path; the selector leaves it out (a warning).',
+  PLUMB_BLOCKED_BY_MATCH: 'A change that runs after every other change of its instance (one that may end plumb\'s credential or revoke the tokens the others re-issue) is left out of the plan because a selector match of that instance could not be planned.',
   PLUMB_SELECTOR_OVERLAP: 'Two selectors declare the same setting, token, file or Pages field for one project or group, and no explicit entry overrides it.',
   PLUMB_TOKEN_SCOPE_UNKNOWN: 'A token scope is not one plumb knows (the instance may still accept it).',
   PLUMB_TOKEN_EXPIRY_BOTH: 'A token has both expires_at and a rotation policy.',
@@ -191,6 +193,8 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_RISK_NOT_ACCEPTED: 'A risky change (it can lock people or plumb out) is neither in allow_risky nor allowed by --allow-risky.',
   PLUMB_DESTROY_NOT_ACCEPTED: 'A destroy (unpublishing Pages) is neither opted into by its resource in the configuration nor allowed by --allow-destroy.',
   PLUMB_APPLY_SKIPPED: 'A change was not applied because a change it depends on was not applied.',
+  PLUMB_INTERRUPTED: 'A signal (SIGINT, SIGTERM) stopped plan, drift or apply while it read the instance, before any write; nothing was changed.',
+  PLUMB_APPLY_INTERRUPTED: 'A signal (SIGINT, SIGTERM) interrupted apply: it started no change after it and reports which were not started, and which were still in flight when it stopped waiting.',
   PLUMB_INTERNAL: 'An unexpected failure inside plumb; please report it.',
 
   // The HTTP client (src/api/errors.ts)

@@ -4,7 +4,6 @@
  * refuses it when the live state it was made from has moved (stale) or when it is not what the
  * configuration and the live state yield (edited; saved-plan.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
@@ -13,22 +12,25 @@ import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
+import type { Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
 import type { InstanceContext, KindRegistry, SelectorMatchOf } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import type { BlockedMatch } from '../config/load.js';
 import { RunMemo } from './memo.js';
-import { collapseSelectorDiagnostics, planDiagnostic, providerFor } from './resource.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
-import { compareSavedPlan, planClock } from './saved-plan.js';
+import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, configMoves, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
 import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from './risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
+import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
 import type { TargetSet } from './targets.js';
 import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
+import { planLocks, recordLockLocations } from './instance-lock.js';
 import type { SelectorChangeThreshold } from './selector-counts.js';
 
 export interface EngineOptions {
@@ -241,15 +243,9 @@ function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'ins
   return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
 }
 
-/**
- * Fingerprint of the configuration: its files' text, in load order. Any edit (even a comment) makes
- * a saved plan stale, which errs on the safe side. Interpolated values are not in the text; the
- * ones a plan sends are checked through their own fingerprints at apply.
- */
+/** Fingerprint of the configuration's meaning (saved-plan.ts): a comment does not make a saved plan stale. */
 export function configFingerprint(loaded: ConfigResult): string {
-  const hash = createHash('sha256');
-  for (const text of loaded.sources.texts.values()) hash.update(`${Buffer.byteLength(text)}\0`).update(text);
-  return 'sha256:' + hash.digest('hex');
+  return fingerprintOf(loaded.sources.texts);
 }
 
 /** The instance an API call went to, for messages that name its URL, host and token variable. */
@@ -325,6 +321,7 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const changes: ResourceChange[] = [];
   const drift: DriftEntry[] = [];
   const risks: PlanRisk[] = [];
+  const blocked: PlanBlocked[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
@@ -345,11 +342,13 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance));
           }
         }
+        const blocked = blockConfinedMatches(ctx.instance.name, out, (loaded.sources.expansion?.blocked ?? []).filter((b) => b.instance === ctx.instance.name));
         out.changes = runLast(out.changes, out.risks);
-        return out;
+        return { ...out, blocked };
       }),
     );
     for (const r of perInstance) {
+      blocked.push(...r.blocked);
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
@@ -362,8 +361,8 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const selected = selectedInstances(config, opts, own.targets);
   // Each target must select something declared (a no-op counts): a typo would otherwise pass as
   // "In sync" for ever. Not judged when reading failed (the failure says why, and is an error).
-  if (own.targets.written.length > 0 && !diagnostics.some((d) => d.severity === 'error')) {
-    const addresses = [...changes, ...drift].map((x) => x.address);
+  if (own.targets.written.length > 0 && !diagnostics.some(blocksPlan)) {
+    const addresses = [...changes, ...drift, ...blocked].map((x) => x.address);
     const unmatched = own.targets.written.filter((t) => {
       const one = targetSet([t]);
       return !addresses.some((a) => one.targeted(a));
@@ -381,22 +380,103 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   risks.push(...blastRadius(changes, selected, opts.maxChanges));
   const selectors = planSelectors(loaded, new Set(own.contexts.keys()));
   risks.push(...selectorRisks(selectors, own.contexts, opts.selectorChange));
+  const locks = planLocks(own.contexts);
   return {
     formatVersion: PLAN_FORMAT_VERSION,
     plumbVersion: VERSION,
     createdAt: new Date().toISOString(),
     today: opts.now.toISOString().slice(0, 10),
     configFingerprint: configFingerprint(loaded),
+    configFiles: configDigests(loaded.sources.texts),
     instances: selected.map((i) => ({ name: i.name, url: i.url })),
     changes,
     drift,
     risks,
     diagnostics,
     summary: summarize(changes),
-    applicable: !diagnostics.some((d) => d.severity === 'error'),
+    applicable: !diagnostics.some(blocksPlan),
     ...(own.targets.written.length > 0 && { targets: own.targets.written }),
     ...(selectors.length > 0 && { selectors }),
+    ...(blocked.length > 0 && { blocked }),
+    ...(locks.length > 0 && { locks }),
   };
+}
+
+/** An error that is not confined to a blocked unit: the plan cannot be applied. */
+const blocksPlan = (d: PlanDiagnostic): boolean => d.severity === 'error' && d.blocks === undefined;
+
+/**
+ * One instance's plan, with every selector match that could not be planned left out
+ * (docs/plans.md#blocked-matches): an error a kind made about a selector's body in one match (its
+ * sink directory does not exist, its project has no default branch…) blocks that match's project or
+ * group — every change and risk under its address — and nothing else, so a subgroup anyone may
+ * create cannot stop the fleet. Its diagnostics are marked (`blocks`) and stay errors (exit 1).
+ *
+ * A change that runs after every other change of the instance (a RUNS_LAST risk: it may end plumb's
+ * credential, or revoke the tokens the others re-issue: a lower token lifetime limit would revoke the
+ * blocked group's tokens this apply should have re-issued first), or that depends on a blocked
+ * change, is left out too while anything of its instance is blocked (`PLUMB_BLOCKED_BY_MATCH`).
+ */
+function blockConfinedMatches(
+  instance: string,
+  out: { changes: ResourceChange[]; risks: PlanRisk[]; diagnostics: PlanDiagnostic[] },
+  checked: readonly BlockedMatch[],
+): PlanBlocked[] {
+  const units = new Map<string, { selector: string; codes: Set<string> }>();
+  const unitOf = (container: 'projects' | 'groups', match: string) => `${instance}.${container === 'projects' ? 'project' : 'group'}[${JSON.stringify(match)}]`;
+  // Matches the configuration checks failed for alone (engine/selectors.ts): never planned. One
+  // problem of the selector's body is reported once, naming how many more matches it blocks.
+  const seen = new Map<string, { index: number; more: number }>();
+  for (const b of checked) {
+    const address = unitOf(b.container, b.match);
+    units.set(address, { selector: b.selector, codes: new Set(b.diagnostics.map((d) => d.code)) });
+    for (const d of b.diagnostics) {
+      const key = [d.code, d.location?.file, d.location?.line, d.location?.column, d.summary.replaceAll(b.match, '')].join('\0');
+      const first = seen.get(key);
+      if (first) {
+        first.more++;
+        continue;
+      }
+      seen.set(key, { index: out.diagnostics.length, more: 0 });
+      out.diagnostics.push({ ...flattenDiagnostic(d), blocks: address });
+    }
+  }
+  for (const { index, more } of seen.values()) {
+    if (more === 0) continue;
+    const d = out.diagnostics[index]!;
+    out.diagnostics[index] = { ...d, related: [...(d.related ?? []), { message: moreMatchesNote(more) }] };
+  }
+  out.diagnostics = out.diagnostics.map((d) => {
+    const m = d.severity === 'error' ? selectorMatchOfDiagnostic(d) : undefined;
+    if (!m) return d;
+    const address = unitOf(m.container, m.match);
+    const unit = units.get(address) ?? { selector: m.key, codes: new Set<string>() };
+    unit.codes.add(d.code);
+    units.set(address, unit);
+    return blockingDiagnostic(d, address);
+  });
+  if (units.size === 0) return [];
+  const matches = [...units.keys()];
+  const under = (a: string) => matches.some((u) => a === u || a.startsWith(u + '.'));
+  const blocked: PlanBlocked[] = [...units].map(([address, u]) => ({ instance, address, selector: u.selector, codes: [...u.codes] }));
+  const last = new Set(out.risks.filter((r) => RUNS_LAST.has(r.id)).map((r) => r.address));
+  const waiting = out.changes.filter((c) => !under(c.address) && c.action !== 'no-op' && (last.has(c.address) || (c.order?.dependsOn ?? []).some(under)));
+  for (const c of waiting) {
+    blocked.push({ instance, address: c.address, codes: ['PLUMB_BLOCKED_BY_MATCH'], after: matches });
+    out.diagnostics.push({
+      severity: 'error',
+      code: 'PLUMB_BLOCKED_BY_MATCH',
+      summary: `${c.address} (${c.action}) is left out of the plan: it runs after every other change of instance "${instance}", and ${matches.join(', ')} could not be planned`,
+      detail: 'It may end plumb\'s credential or revoke tokens the other changes re-issue (a lower token lifetime limit revokes the tokens of a blocked group that this apply would have re-issued first), so it waits until nothing of its instance is blocked.',
+      suggestion: 'fix the errors of the blocked matches above and plan again',
+      address: c.address,
+      blocks: c.address,
+    });
+  }
+  const gone = (a: string) => under(a) || waiting.some((c) => c.address === a);
+  out.changes = out.changes.filter((c) => !gone(c.address));
+  out.risks = out.risks.filter((r) => !gone(r.address));
+  return blocked;
 }
 
 /**
@@ -483,8 +563,12 @@ export { checkPlanPayloads } from './payload-check.js';
 export interface ApplyOutcome {
   readonly address: string;
   readonly action: ResourceChange['action'];
-  /** `skipped`: a change it depends on did not apply; `not-attempted`: apply refused before any write. */
-  readonly status: 'applied' | 'failed' | 'skipped' | 'not-attempted';
+  /**
+   * `skipped`: a change it depends on did not apply; `not-attempted`: apply refused before any write,
+   * or was interrupted before the change started; `unknown`: the change was still in flight when an
+   * interrupted apply stopped waiting for it (docs/plans.md#interrupted-applies).
+   */
+  readonly status: 'applied' | 'failed' | 'skipped' | 'not-attempted' | 'unknown';
   readonly notes: readonly string[];
 }
 
@@ -493,7 +577,11 @@ export interface ApplyReport {
   /** Why nothing was written, when apply refused before the first write. */
   readonly refused?: string;
   readonly outcomes: readonly ApplyOutcome[];
+  /** Units the plan left out (docs/plans.md#blocked-matches): not planned, not applied; `ok` is false. */
+  readonly blocked?: readonly PlanBlocked[];
   readonly diagnostics: readonly PlanDiagnostic[];
+  /** The signal that interrupted apply (`SIGINT`, `SIGTERM`): it started no change after it. */
+  readonly interrupted?: string;
 }
 
 export interface ApplyOptions extends EngineOptions {
@@ -507,6 +595,8 @@ export interface ApplyOptions extends EngineOptions {
   readonly allowDestroy?: boolean;
   /** The door the configuration came through: how refusals word their help (default `cli`). */
   readonly door?: Door;
+  /** A stop asked for from outside (the CLI's SIGINT/SIGTERM, interrupt.ts); absent: apply runs to its end. */
+  readonly interrupt?: ApplyInterrupt;
 }
 
 /**
@@ -552,9 +642,26 @@ async function checkSavedPlan(
   if (!now.applicable) {
     return { why: 'planning again from the configuration and the live state failed; nothing was applied', diagnostics: now.diagnostics.filter((d) => d.severity === 'error') };
   }
+  // The units left out must be the ones left out now: a match that can be planned now, or one that
+  // cannot any more, means the plan's view of the fleet is out of date.
+  const blockedNow = (p: Plan) => JSON.stringify((p.blocked ?? []).map((b) => b.address).sort());
+  if (blockedNow(plan) !== blockedNow(now)) {
+    return {
+      why: 'the units the plan left out are not the ones left out now; nothing was applied',
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'PLUMB_PLAN_STALE',
+          summary: `The saved plan leaves out ${(plan.blocked ?? []).map((b) => b.address).join(', ') || 'nothing'}, but planning again now leaves out ${(now.blocked ?? []).map((b) => b.address).join(', ') || 'nothing'}`,
+          detail: 'A selector match that could not be planned then can be now, or the other way round (a sink directory created, a project changed): the saved plan is not what apply would carry out.',
+          suggestion: 'run `plumb plan` again and review the new plan',
+        },
+      ],
+    };
+  }
   const result = compareSavedPlan(plan, now, (saved, derived) => providerFor(opts.kinds, derived.kind)?.explainDifference?.(saved, derived));
   const stale = [...result.stale];
-  const edited = [...result.edited];
+  const edited = [...result.edited, ...compareLockLocations(plan, now)];
   // A saved change the configuration and the live state no longer yield at all: ask its kind
   // whether the live state it was planned against moved (stale) or not (the file was edited).
   await Promise.all(
@@ -592,6 +699,27 @@ async function checkSavedPlan(
 }
 
 /**
+ * The lock location a saved plan showed must be the one apply holds (the configuration's): a plan
+ * of format 1.3 lists every instance's. Older formats did not show it and are not compared. Where
+ * the last apply held it (`before`) is not compared: this apply records its own lock before it
+ * plans again.
+ */
+function compareLockLocations(saved: Plan, now: Plan): PlanDiagnostic[] {
+  if (saved.formatVersion !== PLAN_FORMAT_VERSION) return [];
+  const key = (p: Plan) => JSON.stringify((p.locks ?? []).filter((l) => l.location !== null).map((l) => [l.instance, l.location!.project, l.location!.path, l.location!.branch ?? null]).sort());
+  if (key(saved) === key(now)) return [];
+  return [
+    {
+      severity: 'error',
+      code: 'PLUMB_PLAN_EDITED',
+      summary: 'The saved plan shows a lock location that is not the one the configuration declares',
+      detail: 'apply commits the lock file where the configuration says; the plan a reviewer read must say the same. Nothing was applied.',
+      suggestion: 'make a new plan with `plumb plan --out FILE` from the reviewed configuration, and apply that file as it was written',
+    },
+  ];
+}
+
+/**
  * Executes a plan's changes concurrently, in the order their kinds declared (scheduler.ts): an
  * independent change goes on when another fails, one that depends on a failed change is skipped.
  * Reports every change's fate.
@@ -621,7 +749,13 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
     if (opts.fromFile) {
       if (plan.configFingerprint !== configFingerprint(loaded)) {
         return refuse('the configuration changed since this plan was made; make a new plan', [
-          { severity: 'error', code: 'PLUMB_PLAN_STALE_CONFIG', summary: 'The configuration is not the one this plan was made from', suggestion: 'run `plumb plan --out FILE` again' },
+          {
+            severity: 'error',
+            code: 'PLUMB_PLAN_STALE_CONFIG',
+            summary: `The configuration is not the one this plan was made from: ${configMoves(plan.configFiles, loaded.sources.texts)}`,
+            detail: 'A saved plan is applied only with the configuration it was made from (its meaning: comments and layout do not count).',
+            suggestion: 'run `plumb plan --out FILE` again',
+          },
         ]);
       }
       const checked = await checkSavedPlan(plan, loaded, config, opts, own);
@@ -630,13 +764,33 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
 
     // The counts this apply carries out are the ones the next plan compares with.
     if (plan.selectors) recordSelectorCounts(plan.selectors, own.contexts);
+    recordLockLocations(own.contexts);
     const endsCredential = new Set(plan.risks.filter((r) => ENDS_CREDENTIAL.has(r.id)).map((r) => r.address));
     const results = new Map<ResourceChange, { applied: boolean; notes: readonly string[] }>();
     const diagnostics: PlanDiagnostic[] = [];
     let done = 0;
-    const statuses = await runScheduled(todo, {
+    // An interruption from here on lets the changes in flight finish (at most its grace period),
+    // starts no other, and writes the state even if the process must end at once.
+    const interrupt = opts.interrupt;
+    interrupt?.writing();
+    const unregister = interrupt?.atHardExit(() => {
+      for (const ctx of own.contexts.values()) ctx.state.flush();
+    });
+    const started = new Set<ResourceChange>();
+    const finished = new Map<ResourceChange, ApplyOutcome['status']>();
+    let graceTimer: NodeJS.Timeout | undefined;
+    let offStop: (() => void) | undefined;
+    const graceOver = new Promise<'grace-over'>((resolve) => {
+      offStop = interrupt?.onStop(() => {
+        graceTimer = setTimeout(() => resolve('grace-over'), interrupt.graceMs);
+        graceTimer.unref();
+      });
+    });
+    const scheduled = runScheduled(todo, {
       concurrency: (opts.concurrency ?? DEFAULT_CONCURRENCY) * CHANGES_PER_REQUEST_SLOT,
+      stopped: () => interrupt?.stopRequested() !== undefined,
       run: async (change) => {
+        started.add(change);
         const ctx = own.contexts.get(change.instance)!;
         const provider = providerFor(opts.kinds, change.kind)!;
         opts.log(`${change.address}: ${change.action}…`);
@@ -659,6 +813,7 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         }
       },
       onDone: (change, status, cause) => {
+        finished.set(change, status === 'not-started' ? 'not-attempted' : status);
         if (status === 'skipped') {
           diagnostics.push({
             severity: 'error',
@@ -671,14 +826,42 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         opts.onProgress?.(++done, todo.length, change.address);
       },
     });
-    const outcomes: ApplyOutcome[] = todo.map((change, i) => ({
+    const ended = await Promise.race([scheduled, graceOver]);
+    clearTimeout(graceTimer);
+    offStop?.();
+    unregister?.();
+    // A change still in flight when the grace period ended has an unknown outcome; one that never started was not attempted.
+    const outcomes: ApplyOutcome[] = todo.map((change) => ({
       address: change.address,
       action: change.action,
-      status: statuses[i]!,
+      status: finished.get(change) ?? (started.has(change) ? 'unknown' : 'not-attempted'),
       notes: results.get(change)?.notes ?? [],
     }));
-    const failed = statuses.some((st) => st !== 'applied');
-    return { ok: !failed, outcomes, diagnostics };
+    const signal = interrupt?.stopRequested();
+    if (signal !== undefined) {
+      const notStarted = outcomes.filter((o) => o.status === 'not-attempted').length;
+      const unknown = outcomes.filter((o) => o.status === 'unknown').length;
+      diagnostics.push({
+        severity: 'error',
+        code: 'PLUMB_APPLY_INTERRUPTED',
+        summary: `Apply was interrupted by ${signal}: ${notStarted} change(s) not started${unknown > 0 ? `, ${unknown} still in flight after ${Math.round(interrupt!.graceMs / 1000)} s (outcome unknown)` : ''}`,
+        detail:
+          ended === 'grace-over'
+            ? 'The changes in flight did not finish within the grace period; what they did is on the instance, and the state holds what plumb learned (a token issue whose answer never came is noted, so it is never adopted unseen).'
+            : 'Every change that had started finished and is reported above; its outcome is recorded in the state.',
+        suggestion: 'run `plumb plan` to see what is left, then `plumb apply`',
+      });
+    }
+    const failed = outcomes.some((o) => o.status !== 'applied');
+    // Blocked units were never planned: the rest is done, and the run still fails, saying why.
+    const blocked = plan.blocked ?? [];
+    return {
+      ok: !failed && blocked.length === 0,
+      outcomes,
+      ...(blocked.length > 0 && { blocked }),
+      diagnostics: [...plan.diagnostics.filter((d) => d.blocks !== undefined), ...diagnostics],
+      ...(signal !== undefined && { interrupted: signal }),
+    };
   } finally {
     for (const ctx of own.contexts.values()) ctx.state.flush();
     if (!session) await own.close();

@@ -13,16 +13,22 @@
  *   delete or the create and the other sees the new holder.
  *
  * Expiry compares the holder's `expires_at` with this machine's clock: machines that lock one
- * instance need clocks within a minute or so of each other (NTP). docs/state.md#locking.
+ * instance need clocks within a minute or so of each other (NTP). The file is written by whoever
+ * can write to the lock's project (a Developer there, not only plumb), so what it claims is bounded
+ * by this configuration's `ttl_minutes` ({@link lockExpiry}): a lock "expiring in 2999" expires
+ * `ttl_minutes` after its `acquired_at`, and one acquired in the future is not believed at all.
+ * docs/state.md#locking.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import { ApiAmbiguousError, ApiError, describeReason } from '../api/errors.js';
 import { getProjectRef } from '../api/namespaces.js';
 import { createFile, deleteFile, getFile } from '../api/repository-files.js';
 import type { DesiredInstanceLock } from '../config/model.js';
 import type { Session } from './engine.js';
+import type { LockLocation, PlanLock } from './plan.js';
+import type { InstanceContext } from './resource.js';
 import { LockFailed, LockHeld, releaseOnExit } from './lock.js';
 import type { AcquireOptions, LockHolder, StateLock } from './lock.js';
 
@@ -74,6 +80,26 @@ function parseContent(text: string): InstanceLockContent | undefined {
   return undefined;
 }
 
+/**
+ * How far in the future a lock's `acquired_at` may lie and still be believed: the clocks of two
+ * machines that lock one instance differ by a little (docs/state.md#locking asks for NTP).
+ */
+export const LOCK_CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * When a lock expires, as this configuration judges it: its own `expires_at`, but never later than
+ * `ttlMinutes` after its `acquired_at`. A lock claiming to have been taken more than the allowed
+ * skew in the future (or at no readable time) has expired already: otherwise a lock written with
+ * `acquired_at` in 2999 would stay young for ever. The lock file is not plumb's alone (anyone with
+ * the Developer role in the lock's project can write it), so the configured `ttl_minutes` bounds
+ * every lock, whatever it claims.
+ */
+export function lockExpiry(c: Pick<InstanceLockContent, 'acquired_at' | 'expires_at'>, ttlMinutes: number, now: number): number {
+  const acquired = Date.parse(c.acquired_at);
+  if (Number.isNaN(acquired) || acquired > now + LOCK_CLOCK_SKEW_MS) return Number.NEGATIVE_INFINITY;
+  return Math.min(Date.parse(c.expires_at), acquired + ttlMinutes * 60_000);
+}
+
 /** A create that failed this way may still have created the file: look before anything else. */
 function mayHaveActed(err: unknown): boolean {
   if (!(err instanceof ApiError)) return true;
@@ -85,11 +111,16 @@ function exists(err: unknown): boolean {
   return err instanceof ApiError && err.status === 400 && /already exists/i.test(err.serverMessage ?? '');
 }
 
-/** "plumb apply (pid 12 on host ci-7, CI job https://…), locked at … (3 min ago), expires at …". */
-export function describeLockHolder(c: InstanceLockContent, now = Date.now()): string {
+/**
+ * "plumb apply (pid 12 on host ci-7, CI job https://…), locked at … (3 min ago), expires at …".
+ * `expiry`: when the lock expires as this configuration judges it ({@link lockExpiry}); the file's
+ * own `expires_at` when absent.
+ */
+export function describeLockHolder(c: InstanceLockContent, now = Date.now(), expiry?: number): string {
   const h = c.holder;
   const ago = Math.max(0, Math.round((now - Date.parse(c.acquired_at)) / 60_000));
-  return `${h.command} (pid ${h.pid} on host ${h.host}${h.ci_job_url ? `, CI job ${h.ci_job_url}` : ''}), locked at ${c.acquired_at} (${Number.isFinite(ago) ? `${ago} min` : 'an unknown time'} ago), expires at ${c.expires_at}`;
+  const expires = expiry === undefined || expiry === Date.parse(c.expires_at) ? `expires at ${c.expires_at}` : Number.isFinite(expiry) ? `expires at ${new Date(expiry).toISOString()} (lock.ttl_minutes after it was taken; the file claims ${c.expires_at})` : `not believed (it claims to have been taken at ${c.acquired_at}, in the future)`;
+  return `${h.command} (pid ${h.pid} on host ${h.host}${h.ci_job_url ? `, CI job ${h.ci_job_url}` : ''}), locked at ${c.acquired_at} (${Number.isFinite(ago) ? `${ago} min` : 'an unknown time'} ago), ${expires}`;
 }
 
 export interface InstanceLockOptions {
@@ -163,7 +194,7 @@ export class InstanceFileLock implements StateLock {
         this.#cancelExitRelease = releaseOnExit({ async: () => this.release() });
         return;
       }
-      if (current?.content && Date.parse(current.content.expires_at) <= this.#now()) {
+      if (current?.content && this.#expiry(current.content) <= this.#now()) {
         if (await this.#takeOver(current, current.content, branch)) continue;
         // Another run moved first: it is the holder now (or its lock is gone again).
         current = await this.#read(branch);
@@ -173,11 +204,11 @@ export class InstanceFileLock implements StateLock {
         await sleep(100 * noFile);
         continue;
       }
-      if (!current && createFailure !== undefined) throw this.#failed('taken', createFailure);
+      if (!current && createFailure !== undefined) throw this.#createsFailed(noFile, createFailure);
       if (this.#now() >= deadline) throw this.#heldBy(current, opts.timeoutMs);
       if (!warnedWaiting && current?.content) {
         warnedWaiting = true;
-        opts.log(`waiting for the lock on ${this.what} (${this.#where}), held by ${describeLockHolder(current.content, this.#now())}`);
+        opts.log(`waiting for the lock on ${this.what} (${this.#where}), held by ${this.#describe(current.content)}`);
       }
       // No file: released between our create and our look; try again soon.
       await sleep(Math.max(1, Math.min(current ? POLL_MS : 100, deadline - this.#now())));
@@ -215,7 +246,7 @@ export class InstanceFileLock implements StateLock {
       if (!current) return; // gone: our delete went through after all, or someone removed it
       if (current.content && current.content.holder.id !== held.content.holder.id) {
         this.#log(
-          `warning: the lock on ${this.what} (${this.#where}) was taken over after it expired at ${held.content.expires_at}, by ${describeLockHolder(current.content, this.#now())}; this apply ran longer than lock.ttl_minutes (${this.#lock.ttlMinutes}): raise it`,
+          `warning: the lock on ${this.what} (${this.#where}) was taken over after it expired at ${held.content.expires_at}, by ${this.#describe(current.content)}; this apply ran longer than lock.ttl_minutes (${this.#lock.ttlMinutes}): raise it`,
         );
         return;
       }
@@ -224,6 +255,15 @@ export class InstanceFileLock implements StateLock {
     this.#log(
       `warning: the lock on ${this.what} (${this.#where}) could not be released (${why}); it expires at ${held.content.expires_at}, when the next apply takes it over, or delete the file by hand`,
     );
+  }
+
+  /** When a lock expires, bounded by this configuration's ttl_minutes ({@link lockExpiry}). */
+  #expiry(c: InstanceLockContent): number {
+    return lockExpiry(c, this.#lock.ttlMinutes, this.#now());
+  }
+
+  #describe(c: InstanceLockContent): string {
+    return describeLockHolder(c, this.#now(), this.#expiry(c));
   }
 
   #content(): InstanceLockContent {
@@ -292,7 +332,7 @@ export class InstanceFileLock implements StateLock {
   async #takeOver(current: Current, content: InstanceLockContent, branch: string): Promise<boolean> {
     try {
       await deleteFile(this.#client, this.#lock.project, this.#lock.path, { branch, commit_message: 'plumb: take over an expired lock', last_commit_id: current.commit });
-      this.#log(`warning: took over the expired lock on ${this.what} (${this.#where}): ${describeLockHolder(content, this.#now())}`);
+      this.#log(`warning: took over the expired lock on ${this.what} (${this.#where}): ${this.#describe(content)}`);
       return true;
     } catch (err) {
       if (err instanceof ApiError && (err.status === 401 || err.status === 403 || (err.status === 400 && /not allowed/i.test(err.serverMessage ?? '')))) {
@@ -314,9 +354,29 @@ export class InstanceFileLock implements StateLock {
     }
     const holder: LockHolder = { id: c.holder.id, host: c.holder.host, pid: c.holder.pid, startedAt: c.acquired_at, command: c.holder.command };
     return new LockHeld(
-      `${this.what} is locked${waited}: ${describeLockHolder(c, this.#now())} holds ${this.#where}`,
-      `wait for that run to finish, or pass --lock-timeout 10m to wait for it; if it no longer runs, the next apply after ${c.expires_at} takes the lock over (or delete ${this.#lock.path} in project ${this.#lock.project} by hand)`,
+      `${this.what} is locked${waited}: ${this.#describe(c)} holds ${this.#where}`,
+      `wait for that run to finish, or pass --lock-timeout 10m to wait for it; if it no longer runs, the next apply after ${Number.isFinite(this.#expiry(c)) ? new Date(this.#expiry(c)).toISOString() : 'now'} takes the lock over (or delete ${this.#lock.path} in project ${this.#lock.project} by hand)`,
       holder,
+    );
+  }
+
+  /**
+   * Every create failed and a read after each found no lock file: the outcome is known (nothing
+   * holds the lock), and the create was repeated; the failure says so, not the client's "outcome
+   * unknown … not repeated" of one request.
+   */
+  #createsFailed(creates: number, err: unknown): LockFailed {
+    const last =
+      err instanceof ApiAmbiguousError
+        ? `${err.method} ${err.path}: ${describeReason(err.reason, err.status)}`
+        : err instanceof ApiError
+          ? `${err.method} ${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    return new LockFailed(
+      `The lock on ${this.what} (${this.#where}) could not be taken: ${creates} creates failed (the last: ${last}), and a read after each found no lock file, so nothing holds the lock`,
+      'run apply again when the instance answers; nothing was applied',
     );
   }
 
@@ -356,6 +416,60 @@ export async function lockInstances(session: Session, opts: AcquireOptions & Ins
     session.instanceLocks?.set(lock.instance, lock);
   }
   return held;
+}
+
+/** The state section where apply records the lock location it held (`{project, path, branch?}`; empty: none). */
+const LOCK_SECTION = 'lock';
+
+function locationOf(lock: DesiredInstanceLock | undefined): LockLocation | null {
+  return lock ? { project: lock.project, path: lock.path, ...(lock.branch !== undefined && { branch: lock.branch }) } : null;
+}
+
+function recordedLocation(ctx: InstanceContext): LockLocation | null | undefined {
+  const r = ctx.state.section<string>(ctx.instance.url, LOCK_SECTION);
+  if (r === undefined) return undefined;
+  if (typeof r.project !== 'string' || typeof r.path !== 'string') return null;
+  return { project: r.project, path: r.path, ...(typeof r.branch === 'string' && { branch: r.branch }) };
+}
+
+const sameLocation = (a: LockLocation | null, b: LockLocation | null): boolean =>
+  a === b || (a !== null && b !== null && a.project === b.project && a.path === b.path && a.branch === b.branch);
+
+/**
+ * The plan's `locks` (docs/plans.md#the-lock-location): where apply will hold each planned
+ * instance's lock, and the location the last apply on this state held when it differs. apply writes
+ * the lock file as plumb's administrator, into any project and branch `lock:` names, so a moved lock
+ * is shown as a change of its own, never hidden behind "no changes".
+ */
+export function planLocks(contexts: ReadonlyMap<string, InstanceContext>): PlanLock[] {
+  const out: PlanLock[] = [];
+  for (const ctx of contexts.values()) {
+    const location = locationOf(ctx.instance.lock);
+    const before = recordedLocation(ctx);
+    const moved = before !== undefined && !sameLocation(before, location);
+    if (location === null && !moved) continue;
+    const l = ctx.instance.lock ? ctx.locate(ctx.instance.lock.pointer) : undefined;
+    out.push({ instance: ctx.instance.name, location, ...(l && { at: `${l.file}:${l.line}:${l.column}` }), ...(moved && { before }) });
+  }
+  return out;
+}
+
+/**
+ * Apply records where it held each instance's lock (nothing, for one without `lock:`), for the next
+ * plan's comparison: once its plan has passed every check, or when it has nothing to apply. Saved
+ * with the state (`flush`).
+ */
+export function recordLockLocations(contexts: ReadonlyMap<string, InstanceContext>): void {
+  for (const ctx of contexts.values()) {
+    const location = locationOf(ctx.instance.lock);
+    const before = recordedLocation(ctx);
+    if (before !== undefined && sameLocation(before, location)) continue;
+    if (before === undefined && location === null) continue;
+    const section = ctx.state.writableSection<string>(ctx.instance.url, LOCK_SECTION);
+    for (const k of Object.keys(section)) delete section[k];
+    if (location) Object.assign(section, location);
+    ctx.state.markDirty();
+  }
 }
 
 /** Releases locks, the last taken first. */

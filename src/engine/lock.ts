@@ -255,15 +255,51 @@ export interface ExitRelease {
 const heldLocks: ExitRelease[] = [];
 let exitHandler: (() => void) | undefined;
 let signalHandler: ((signal: NodeJS.Signals) => void) | undefined;
+/** Commands that answer SIGINT/SIGTERM themselves (src/commands/interrupt.ts): the locks' handler stands aside. */
+let signalOwners = 0;
 
 /** Longest a signal waits for the locks' asynchronous releases before ending the process. */
 const SIGNAL_RELEASE_MS = 10_000;
 
 /**
+ * Gives back every lock still held, the last taken first, waiting at most `boundMs` for the
+ * asynchronous releases (a lock on the instance is a request).
+ */
+export async function releaseHeldLocks(boundMs = SIGNAL_RELEASE_MS): Promise<void> {
+  const timer = new Promise<void>((r) => setTimeout(r, boundMs).unref());
+  const all = (async () => {
+    for (const r of [...heldLocks].reverse()) {
+      try {
+        if (r.async) await r.async();
+        else r.sync?.();
+      } catch {
+        // give back what can be given back
+      }
+    }
+  })();
+  await Promise.race([all, timer]);
+}
+
+/**
+ * A command that answers SIGINT/SIGTERM itself (apply finishes its writes in flight and reports;
+ * src/commands/interrupt.ts) takes the signals from the locks' handler until the returned function
+ * is called. It then releases its locks itself, as on any other ending.
+ */
+export function ownSignals(): () => void {
+  signalOwners++;
+  let given = false;
+  return () => {
+    if (!given) signalOwners--;
+    given = true;
+  };
+}
+
+/**
  * Releases a held lock when the process exits or is interrupted (SIGINT, SIGTERM), whatever holds
  * it: every lock registers here, and one pair of handlers gives them all back, the last taken
- * first, then ends the process as the signal would have. A second signal ends it at once. Returns
- * the function that unregisters the lock (called by its own release).
+ * first, then ends the process as the signal would have. A second signal ends it at once. While a
+ * command owns the signals (`ownSignals`), the signal handler leaves them to it. Returns the
+ * function that unregisters the lock (called by its own release).
  */
 export function releaseOnExit(release: ExitRelease): () => void {
   heldLocks.push(release);
@@ -272,22 +308,9 @@ export function releaseOnExit(release: ExitRelease): () => void {
       for (const r of [...heldLocks].reverse()) r.sync?.();
     };
     signalHandler = (signal) => {
+      if (signalOwners > 0) return;
       removeHandlers(); // a second signal ends the process at once
-      void (async () => {
-        const timer = new Promise<void>((r) => setTimeout(r, SIGNAL_RELEASE_MS).unref());
-        const all = (async () => {
-          for (const r of [...heldLocks].reverse()) {
-            try {
-              if (r.async) await r.async();
-              else r.sync?.();
-            } catch {
-              // give back what can be given back
-            }
-          }
-        })();
-        await Promise.race([all, timer]);
-        process.kill(process.pid, signal);
-      })();
+      void releaseHeldLocks().then(() => process.kill(process.pid, signal));
     };
     process.on('exit', exitHandler);
     process.on('SIGINT', signalHandler);

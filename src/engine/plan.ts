@@ -11,14 +11,17 @@ import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
 /**
  * Bumped whenever a consumer of the JSON plan must change. 1.1: `risks` (apply refuses an
  * unacknowledged one), which an older plumb would ignore. 1.2: a change's cosmetic `selector`.
+ * 1.3: `blocked` (selector matches left out of an applicable plan, so an error no longer means
+ * "not applicable": a consumer must read `applicable`, and `blocked` to know what is missing) and
+ * `locks` (where apply holds the lock on each instance, and whether that moved).
  */
-export const PLAN_FORMAT_VERSION = '1.2';
+export const PLAN_FORMAT_VERSION = '1.3';
 
 /**
  * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
- * (1.1 lacks only the optional `selector`).
+ * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked` and `locks`).
  */
-export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', PLAN_FORMAT_VERSION];
+export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', PLAN_FORMAT_VERSION];
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -146,6 +149,54 @@ export interface PlanSelector {
   readonly at?: string;
 }
 
+/**
+ * A unit left out of an applicable plan (1.3; docs/plans.md#blocked-matches): a selector match that
+ * could not be planned (its sink directory does not exist, its project cannot be read…), or a change
+ * that waits for every other change of its instance. None of its changes is in the plan; apply
+ * carries out the rest, reports these and exits 1. Its diagnostics carry `blocks` = `address`.
+ */
+export interface PlanBlocked {
+  readonly instance: string;
+  /**
+   * A match: the project or group (`prod.group["teams/new"]`), every change under it left out. A
+   * change that runs last: that change's own address.
+   */
+  readonly address: string;
+  /** The selector whose match it is (absent: a change that runs last). */
+  readonly selector?: string;
+  /** The codes of the errors that blocked it; for a change that runs last, the matches it waits for (`after`). */
+  readonly codes: readonly string[];
+  readonly after?: readonly string[];
+}
+
+/** Where apply holds the lock on an instance (`lock:`, docs/state.md#the-lock-on-the-instance). */
+export interface LockLocation {
+  /** The project, as written (full path or numeric id). */
+  readonly project: string;
+  readonly path: string;
+  /** Absent: the project's default branch. */
+  readonly branch?: string;
+}
+
+/**
+ * The lock on one instance as the plan shows it (1.3; docs/plans.md#the-lock-location): apply
+ * commits the lock file there with plumb's administrator token, so a reviewer sees where. Cosmetic
+ * but for the saved-plan check (apply refuses a plan whose `location` is not the configuration's).
+ */
+export interface PlanLock {
+  readonly instance: string;
+  /** Where apply holds the lock; null: the configuration declares none (listed only when `before` says one was held). */
+  readonly location: LockLocation | null;
+  /** `file:line:col` of the `lock:` block. */
+  readonly at?: string;
+  /**
+   * Present only when the location differs from the one the last apply on this state held: that
+   * location, or null when it held none. Absent: the same, or no apply recorded one yet. A plan
+   * whose lock moved has a change to show, even with no resource change (`lockChanged`).
+   */
+  readonly before?: LockLocation | null;
+}
+
 /** A difference between the instance and the configuration that arose outside plumb. */
 export interface DriftEntry {
   readonly address: string;
@@ -191,6 +242,12 @@ export interface PlanRisk {
 /** A diagnostic in a plan: the flat form, plus the resource it is about. */
 export interface PlanDiagnostic extends FlatDiagnostic {
   readonly address?: string;
+  /**
+   * An error confined to one selector match: the address of the unit it blocks (one of the plan's
+   * `blocked`, 1.3). The plan leaves that unit out and stays applicable for the rest; an error
+   * without it makes the plan not applicable.
+   */
+  readonly blocks?: string;
   /** Other places the diagnostic is about (the `defaults:` value an instance's value overrides). */
   readonly related?: readonly { readonly message: string; readonly file?: string; readonly line?: number; readonly column?: number }[];
 }
@@ -214,6 +271,11 @@ export interface Plan {
   readonly today: string;
   /** Fingerprint of the configuration the plan was made from (secrets included only as hashes). */
   readonly configFingerprint: string;
+  /**
+   * Each configuration document's digest by its name (saved-plan.ts `configDigests`). Cosmetic:
+   * names the files that moved when `configFingerprint` no longer matches; apply decides by that alone.
+   */
+  readonly configFiles?: Readonly<Record<string, string>>;
   readonly instances: readonly { readonly name: string; readonly url: string }[];
   readonly changes: readonly ResourceChange[];
   readonly drift: readonly DriftEntry[];
@@ -221,7 +283,7 @@ export interface Plan {
   readonly risks: readonly PlanRisk[];
   readonly diagnostics: readonly PlanDiagnostic[];
   readonly summary: PlanSummary;
-  /** Whether the plan can be applied (no error diagnostics). */
+  /** Whether the plan can be applied: no error diagnostic but those confined to a `blocked` unit. */
   readonly applicable: boolean;
   /**
    * The `--target` addresses the plan was limited to (docs/plans.md#targeting); absent: the whole
@@ -234,6 +296,19 @@ export interface Plan {
    * apply recording the counts in the state for the next plan's `selector-match-count-changed`).
    */
   readonly selectors?: readonly PlanSelector[];
+  /**
+   * Units left out because they could not be planned (1.3): the plan is applicable for the rest
+   * when every error diagnostic `blocks` one of them. Absent: none.
+   */
+  readonly blocked?: readonly PlanBlocked[];
+  /**
+   * Set on a plan made for a merge request (1.3; docs/security.md#what-a-merge-request-plan-reveals):
+   * the names of `matches` selector matches are replaced by placeholders. `why` says how plumb knew
+   * (`CI_PIPELINE_SOURCE is merge_request_event`, `--withhold-matches`). Apply refuses such a plan.
+   */
+  readonly withheld?: { readonly why: string; readonly matches: number };
+  /** The lock location of each planned instance that declares one or held one at the last apply (1.3). */
+  readonly locks?: readonly PlanLock[];
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {
@@ -267,6 +342,11 @@ export function hasChanges(plan: Plan): boolean {
   return plan.changes.some((c) => c.action !== 'no-op');
 }
 
+/** Whether the lock on some instance moved (or appeared, or went) since the last apply on this state. */
+export function lockChanged(plan: Pick<Plan, 'locks'>): boolean {
+  return (plan.locks ?? []).some((l) => l.before !== undefined);
+}
+
 /** Validates the shape of a plan read from a file; returns a message when it cannot be used. */
 export function checkPlanFile(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return 'the file does not hold a JSON object';
@@ -279,12 +359,15 @@ export function checkPlanFile(data: unknown): string | undefined {
   for (const key of ['plumbVersion', 'createdAt', 'today', 'configFingerprint'] as const) {
     if (typeof p[key] !== 'string') return `its ${key} is not a string; make a new plan`;
   }
+  if (p.configFiles !== undefined && !(isObject(p.configFiles) && Object.entries(p.configFiles).every(([f, d]) => typeof d === 'string' && !/[\u0000-\u001f\u007f-\u009f]/.test(f)))) {
+    return 'its configFiles is not a map of file names to digests; make a new plan';
+  }
   if (typeof p.applicable !== 'boolean') return 'its applicable flag is not true or false; make a new plan';
   const inst = (p.instances as unknown[]).findIndex((i) => !isObject(i) || typeof i.name !== 'string' || typeof i.url !== 'string');
   if (inst >= 0) return `instance ${inst + 1} of the plan lacks its name or url; make a new plan`;
   if (!Array.isArray(p.diagnostics)) return 'the plan has no diagnostics list';
   const diag = (p.diagnostics as unknown[]).findIndex(
-    (d) => !isObject(d) || !['error', 'warning', 'info'].includes(d.severity as string) || typeof d.code !== 'string' || typeof d.summary !== 'string' || !optional(d, ['detail', 'suggestion', 'address', 'file'], 'string') || !optional(d, ['line', 'column'], 'number') || !(d.related === undefined || (Array.isArray(d.related) && d.related.every((r) => isObject(r) && typeof r.message === 'string' && optional(r, ['file'], 'string') && optional(r, ['line', 'column'], 'number')))),
+    (d) => !isObject(d) || !['error', 'warning', 'info'].includes(d.severity as string) || typeof d.code !== 'string' || typeof d.summary !== 'string' || !optional(d, ['detail', 'suggestion', 'address', 'file', 'blocks'], 'string') || !optional(d, ['line', 'column'], 'number') || !(d.related === undefined || (Array.isArray(d.related) && d.related.every((r) => isObject(r) && typeof r.message === 'string' && optional(r, ['file'], 'string') && optional(r, ['line', 'column'], 'number')))),
   );
   if (diag >= 0) return `diagnostic ${diag + 1} of the plan lacks its severity, code or summary, or has a field of the wrong type; make a new plan`;
   if (!Array.isArray(p.drift)) return 'the plan has no drift list';
@@ -295,6 +378,15 @@ export function checkPlanFile(data: unknown): string | undefined {
   }
   if (p.targets !== undefined && !(Array.isArray(p.targets) && p.targets.every((t) => typeof t === 'string' && targetProblem(t) === undefined))) {
     return 'its targets are not a list of addresses; make a new plan';
+  }
+  if (p.blocked !== undefined && !(Array.isArray(p.blocked) && p.blocked.every((b) => isObject(b) && typeof b.instance === 'string' && typeof b.address === 'string' && optional(b, ['selector'], 'string') && Array.isArray(b.codes) && b.codes.every((c) => typeof c === 'string') && (b.after === undefined || (Array.isArray(b.after) && b.after.every((a) => typeof a === 'string')))))) {
+    return 'its blocked units are not a list of addresses and codes; make a new plan';
+  }
+  if (p.withheld !== undefined && !(isObject(p.withheld) && typeof p.withheld.why === 'string' && typeof p.withheld.matches === 'number')) {
+    return 'its withheld note is not a reason and a count; make a new plan';
+  }
+  if (p.locks !== undefined && !(Array.isArray(p.locks) && p.locks.every((l) => isObject(l) && typeof l.instance === 'string' && lockLocationOk(l.location) && (l.before === undefined || lockLocationOk(l.before)) && optional(l, ['at'], 'string')))) {
+    return 'its locks are not a list of lock locations; make a new plan';
   }
   const bad = (p.risks as unknown[]).findIndex((r) => {
     const x = r as Partial<PlanRisk> | null;
@@ -330,6 +422,10 @@ function changeProblem(data: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+function lockLocationOk(v: unknown): boolean {
+  return v === null || (isObject(v) && typeof v.project === 'string' && typeof v.path === 'string' && optional(v, ['branch'], 'string'));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

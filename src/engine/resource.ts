@@ -207,6 +207,19 @@ export interface SelectorMatchOf {
 /** Plan diagnostics made about a selector's body in one match (kept off the plan's format). */
 const fromSelector = new WeakMap<PlanDiagnostic, SelectorMatchOf>();
 
+/** The selector match a plan diagnostic is about, when a kind made it about a selector's body in one match. */
+export function selectorMatchOfDiagnostic(d: PlanDiagnostic): SelectorMatchOf | undefined {
+  return fromSelector.get(d);
+}
+
+/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
+export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
+  const out = { ...d, blocks: address };
+  const from = fromSelector.get(d);
+  if (from) fromSelector.set(out, from);
+  return out;
+}
+
 /** The wording of a problem of a selector's body reported once: which match, then how many more. */
 export const selectorMatchNote = (s: Pick<SelectorMatchOf, 'key' | 'container'>, match: string): string =>
   `declared by selector "${s.key}" for ${s.container === 'projects' ? 'project' : 'group'} "${match}"`;

@@ -59,3 +59,4 @@ export async function distinctProjects<P extends DesiredContainer>(
   }
   return { distinct: projects.filter((p) => !dropped.has(p)), diagnostics };
 }
+

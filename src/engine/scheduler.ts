@@ -14,7 +14,8 @@
  */
 import type { ChangeOrder } from './plan.js';
 
-export type ScheduledStatus = 'applied' | 'failed' | 'skipped';
+/** `not-started`: a stop was asked for (`stopped`) before the change could start. */
+export type ScheduledStatus = 'applied' | 'failed' | 'skipped' | 'not-started';
 
 export interface Schedulable {
   readonly address: string;
@@ -25,8 +26,10 @@ export interface ScheduleOptions<T extends Schedulable> {
   readonly concurrency: number;
   /** Applies one change; resolves with whether it was applied. Must not throw. */
   readonly run: (item: T) => Promise<boolean>;
-  /** Called once per finished item (applied, failed or skipped), in completion order. */
+  /** Called once per finished item (applied, failed, skipped or not started), in completion order. */
   readonly onDone?: (item: T, status: ScheduledStatus, cause?: string) => void;
+  /** A stop was asked for: no further item starts; those running finish, the rest are `not-started`. */
+  readonly stopped?: () => boolean;
 }
 
 interface Node<T> {
@@ -87,6 +90,12 @@ export async function runScheduled<T extends Schedulable>(items: readonly T[], o
   };
 
   const pump = (): void => {
+    if (opts.stopped?.()) {
+      if (running > 0) return;
+      for (const n of nodes) if (n.status === undefined) finish(n, 'not-started');
+      settle();
+      return;
+    }
     while (running < limit && head < queue.length) {
       const n = nodes[queue[head++]!]!;
       // A change whose required change did not apply never starts.

@@ -13,6 +13,7 @@ import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { expandSelectors } from '../config/selectors.js';
 import type { ListedProject, Selector, SelectorMatch, SelectorOrigins } from '../config/selectors.js';
+import type { BlockedMatch, LoadedSources } from '../config/load.js';
 import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
@@ -70,14 +71,65 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
     await session.close();
   }
   if (problems.length > 0) return { diagnostics: [...loaded.diagnostics, ...problems], sources: loaded.sources };
-  const exp = expandSelectors(loaded.sources.data, selectors, matches, loaded.sources.locations, loaded.sources.secrets);
-  const sources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts, listed } };
   const cwd = validate.cwd ?? process.cwd();
-  const files = new Map(sources.files.map((f) => [f, path.resolve(cwd, f)]));
-  const result = validateLoaded(sources, files, [], validate);
+  const files = new Map(loaded.sources.files.map((f) => [f, path.resolve(cwd, f)]));
+  const expand = (found: ReadonlyMap<Selector, SelectorMatch[]>) => {
+    const exp = expandSelectors(loaded.sources.data, selectors, found, loaded.sources.locations, loaded.sources.secrets);
+    const sources: LoadedSources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts, listed } };
+    return { exp, sources, result: validateLoaded(sources, files, [], validate) };
+  };
+  let { exp, sources, result } = expand(matches);
+  // Errors that concern one match of a selector's body alone (a `source:` its {project} names does
+  // not exist for a new project) block that match only: it is left out and planned no further, the
+  // plan reports it (docs/plans.md#blocked-matches), and everything else is checked again without it.
+  const confined = hasErrors(exp.diagnostics) ? undefined : errorsByMatch(result.diagnostics, loaded, exp.origins);
+  if (confined) {
+    const key = (instance: string, container: string, match: string) => JSON.stringify([instance, container, match]);
+    const kept = new Map([...matches].map(([s, list]) => [s, list.filter((m) => !confined.has(key(s.instance, s.container, m.path)))]));
+    const again = expand(kept);
+    if (!hasErrors(again.result.diagnostics) && !hasErrors(again.exp.diagnostics)) {
+      // The counts stay what the selectors matched: a blocked match is matched, not gone.
+      const counts = again.exp.counts.map((c) => {
+        const left = (matches.get(c.selector) ?? []).map((m) => m.path).filter((p) => confined.has(key(c.selector.instance, c.selector.container, p)));
+        return { ...c, matched: c.matched + left.length, paths: [...c.paths, ...left] };
+      });
+      ({ exp, result } = again);
+      sources = { ...again.sources, expansion: { origins: again.exp.origins, counts, listed, blocked: [...confined.values()] } };
+      result = { ...result, sources };
+    }
+  }
   const diagnostics = [...oncePerSelector(result.diagnostics, loaded, exp.origins), ...exp.diagnostics];
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { ...result, diagnostics };
+}
+
+/**
+ * The errors of the expanded configuration's checks by the selector match each concerns, when every
+ * error concerns one match of a selector's body (not an explicit entry, not the selector itself);
+ * undefined when any error concerns anything else (the configuration is then invalid as a whole).
+ */
+function errorsByMatch(diagnostics: readonly Diagnostic[], loaded: ConfigResult, origins: SelectorOrigins): Map<string, BlockedMatch> | undefined {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return undefined;
+  const locations = loaded.sources.locations;
+  const out = new Map<string, BlockedMatch>();
+  for (const d of errors) {
+    // A problem between two declarations (a sink two matches share, two selectors giving one unit)
+    // points at the other one: it is the configuration's, not one match's.
+    if ((d.related ?? []).some((r) => r.location !== undefined)) return undefined;
+    const s = d.pointer === undefined ? undefined : origins.selectorOf(d.pointer);
+    if (!s || d.pointer === undefined) return undefined;
+    const written = locations.written(d.pointer);
+    const at = locations.written(s.pointer);
+    if (written === d.pointer || (written !== at && !written.startsWith(at + '/'))) return undefined; // an explicit entry's own
+    const match = splitPointer(d.pointer)[3];
+    if (match === undefined) return undefined;
+    const key = JSON.stringify([s.instance, s.container, match]);
+    const b = out.get(key);
+    const located = { ...d, related: [...(d.related ?? []), { message: selectorMatchNote(s, match) }] };
+    out.set(key, { instance: s.instance, container: s.container, selector: s.key, match, diagnostics: [...(b?.diagnostics ?? []), located] });
+  }
+  return out;
 }
 
 /**

@@ -99,6 +99,29 @@ export class StateStore {
     this.#dirty = true;
   }
 
+  #soon: Promise<void> | undefined;
+
+  /**
+   * Saves once for every caller until the write happens (a group commit): the write-ahead notes of
+   * many changes in progress at once cost one write, not one each. Resolves when the file holds
+   * what the callers recorded; rejects when it could not be written.
+   */
+  saveSoon(): Promise<void> {
+    this.#dirty = true;
+    this.#soon ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        this.#soon = undefined;
+        try {
+          this.save();
+          resolve();
+        } catch (err) {
+          reject(err instanceof Error ? err : new Error(String(err)));
+        }
+      }),
+    );
+    return this.#soon;
+  }
+
   /** Writes the file if anything changed since the last write. */
   flush(): void {
     if (this.#dirty) this.save();

@@ -5,6 +5,7 @@
  * Only a set of at least `GROUP_MIN` such changes is grouped, so a small plan reads as before.
  * The JSON plan is not touched: it keeps every change.
  */
+import type { PlanBlocked } from '../engine/plan.js';
 import type { ResourceChange } from '../engine/plan.js';
 
 /** The fewest identical changes shown as one group. */
@@ -127,4 +128,20 @@ export function templateSummary(items: readonly PlanItem[]): { template: string;
     kind: t.kind,
     actions: [...t.byAction].map(([action, a]) => `${action} in ${count(a.n)} ${a.scope}${a.n === 1 ? '' : 's'}`).join('; '),
   }));
+}
+
+/**
+ * Blocked units (docs/plans.md#blocked-matches) of one selector blocked for the same reasons, as one
+ * entry: a problem of a selector's body blocks every match, and 1,000 lines would bury the rest.
+ * Units without a selector (a change that waits) stay one each.
+ */
+export function groupBlocked(blocked: readonly PlanBlocked[]): { readonly first: PlanBlocked; readonly addresses: readonly string[] }[] {
+  const out = new Map<string, { first: PlanBlocked; addresses: string[] }>();
+  for (const b of blocked) {
+    const key = b.selector === undefined ? `\0${b.address}` : JSON.stringify([b.instance, b.selector, [...b.codes].sort()]);
+    const g = out.get(key);
+    if (g) g.addresses.push(b.address);
+    else out.set(key, { first: b, addresses: [b.address] });
+  }
+  return [...out.values()];
 }

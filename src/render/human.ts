@@ -3,10 +3,10 @@
  * `-` delete, `-/+` replace, `↻` rotate, `(sensitive value)`, `(write-only)`, and a summary line.
  * Reads only the public JSON plan.
  */
-import { destroyOptIn } from '../engine/plan.js';
-import type { Action, AttributeChange, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
+import { destroyOptIn, lockChanged } from '../engine/plan.js';
+import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
-import { count, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
+import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
 
 /**
@@ -136,6 +136,42 @@ export function selectorLines(plan: Pick<Plan, 'selectors'>): string[] {
   return out;
 }
 
+/** `README.md in project ops/locks (branch main)`: where a lock file lives, for people. */
+export function lockWhere(l: LockLocation): string {
+  return `${l.path} in project ${l.project}${l.branch !== undefined ? ` (branch ${l.branch})` : ' (its default branch)'}`;
+}
+
+/**
+ * Where apply holds the lock on each instance (docs/plans.md#the-lock-location): it commits there
+ * with plumb's token. A location that moved since the last apply is marked as a change.
+ */
+export function lockLines(plan: Pick<Plan, 'locks'>): string[] {
+  if (!plan.locks || plan.locks.length === 0) return [];
+  const out = ['', 'Lock (apply commits the lock file there with plumb\'s token):'];
+  for (const l of plan.locks) {
+    const now = l.location ? lockWhere(l.location) : 'none (no lock: applies on other machines are not kept out)';
+    const at = l.at ? ` (${l.at})` : '';
+    if (l.before === undefined) out.push(clean(`    ${l.instance}: ${now}${at}`));
+    else out.push(clean(`  ~ ${l.instance}: ${now}${at}, changed: the last apply held ${l.before ? lockWhere(l.before) : 'no lock'}`));
+  }
+  return out;
+}
+
+/**
+ * Units left out of the plan (docs/plans.md#blocked-matches): a selector match that could not be
+ * planned, or a change waiting for one. Their errors follow with the diagnostics.
+ */
+export function blockedLines(plan: Pick<Plan, 'blocked'>): string[] {
+  if (!plan.blocked || plan.blocked.length === 0) return [];
+  const out = ['', 'Blocked (left out of this plan; apply carries out the rest and exits 1):'];
+  for (const { first: b, addresses } of groupBlocked(plan.blocked)) {
+    const why = b.after ? `waits for ${b.after.join(', ')}` : b.codes.join(', ');
+    const what = addresses.length === 1 ? b.address : `${count(addresses.length)} matches: ${someNames(addresses)}`;
+    out.push(clean(`  ⊘ ${what}${b.selector !== undefined ? ` (selector ${b.selector})` : ''}: ${why}`));
+  }
+  return out;
+}
+
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
   const rotate = s.rotate ? `, ${s.rotate} to rotate` : '';
@@ -186,12 +222,20 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   const color = opts.color ?? false;
   const out: string[] = [];
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
-  const failed = plan.diagnostics.some((d) => d.severity === 'error');
+  // Errors confined to a blocked unit leave the rest of the plan whole.
+  const failed = plan.diagnostics.some((d) => d.severity === 'error' && d.blocks === undefined);
+  if (plan.withheld) {
+    out.push(clean(`Merge-request plan (${plan.withheld.why}): the names of ${count(plan.withheld.matches)} selector match${plan.withheld.matches === 1 ? '' : 'es'} are withheld, as "(match N of SELECTOR)"; the protected default-branch plan shows them.`), '');
+  }
   if (plan.targets && plan.targets.length > 0) {
     out.push(clean(`Targeted plan: only resources matching ${plan.targets.join(', ')}; the rest of the configuration was not read.`), '');
   }
   if (changes.length === 0 && failed) {
     out.push('The plan could not be completed; nothing is known to be in sync.');
+  } else if (changes.length === 0 && (plan.blocked ?? []).length > 0) {
+    out.push('No changes in what could be planned; the blocked units below were not compared.');
+  } else if (changes.length === 0 && lockChanged(plan)) {
+    out.push('No resource changes, but the lock location changed (below).');
   } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {
@@ -201,6 +245,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     out.push(summaryLine(plan), ...groupingLines(items));
   }
   out.push(...selectorLines(plan));
+  out.push(...lockLines(plan));
+  out.push(...blockedLines(plan));
   out.push(...renderRisks(plan.risks));
   const info = plan.drift.filter((d) => d.informational);
   if (info.length > 0) {
@@ -212,5 +258,6 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
   }
   if (!plan.applicable) out.push('', 'This plan has errors and cannot be applied.');
+  else if (plan.blocked && plan.blocked.length > 0) out.push('', `${count(plan.blocked.length)} unit${plan.blocked.length === 1 ? '' : 's'} could not be planned and ${plan.blocked.length === 1 ? 'is' : 'are'} left out; the rest can be applied (apply carries it out and exits 1).`);
   return out.join('\n') + '\n';
 }

@@ -2,11 +2,12 @@
  * A merge-request comment: a concise summary, a table of changed resources, and the full human plan
  * in a collapsible block, kept within the size a comment allows.
  */
+import { lockChanged } from '../engine/plan.js';
 import type { Plan } from '../engine/plan.js';
-import { groupingLines, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
+import { groupingLines, lockWhere, reasonWords, renderDiagnosticLine, renderItem, summaryLine } from './human.js';
 import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
-import { count, groupChanges, groupExtent } from './groups.js';
+import { count, groupBlocked, groupChanges, groupExtent } from './groups.js';
 import type { ChangeGroup } from './groups.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
@@ -15,10 +16,22 @@ export const MARKDOWN_LIMIT = 60_000;
 /** `reasons`: each reason's text for people (`ReasonTexts`, ./human.ts). */
 export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTexts): string {
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error');
+  // Errors confined to a blocked unit (docs/plans.md#blocked-matches) leave the rest applicable.
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error' && d.blocks === undefined);
+  const blocked = plan.blocked ?? [];
   const head: string[] = [];
-  const status = errors.length > 0 ? '❌ plumb plan has errors' : changes.length === 0 ? '✅ plumb plan: no changes' : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}`;
-  head.push(`### ${status}`, '');
+  const lockMoved = lockChanged(plan);
+  const status =
+    errors.length > 0
+      ? '❌ plumb plan has errors'
+      : changes.length === 0
+        ? lockMoved
+          ? '🔒 plumb plan: no resource changes, but the lock location changed'
+          : '✅ plumb plan: no changes'
+        : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
+  const shown = blocked.length > 0 && errors.length === 0 ? `⚠️ ${count(blocked.length)} blocked (left out; apply carries out the rest and exits 1) · ${status.replace(/^\S+ /, '')}` : status;
+  head.push(`### ${shown}`, '');
+  if (plan.withheld) head.push(`Merge-request plan: the names of ${count(plan.withheld.matches)} selector match${plan.withheld.matches === 1 ? '' : 'es'} are withheld; the protected default-branch plan shows them.`, '');
   if (plan.targets && plan.targets.length > 0) head.push(`Targeted: only ${plan.targets.map((t) => mdCode(t)).join(', ')}.`, '');
   const items = groupChanges(changes);
   if (changes.length > 0) {
@@ -31,6 +44,15 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
     head.push('');
   }
   head.push(...selectorSection(plan));
+  head.push(...lockSection(plan));
+  if (blocked.length > 0) {
+    head.push('**⊘ Blocked** (could not be planned, left out of this plan; apply carries out the rest and exits 1; the diagnostics say why):', '');
+    for (const { first: b, addresses } of groupBlocked(blocked)) {
+      const what = addresses.length === 1 ? mdCode(b.address) : `${count(addresses.length)} matches (${addresses.slice(0, 3).map((a) => mdCode(a)).join(', ')}${addresses.length > 3 ? `, … and ${count(addresses.length - 3)} more` : ''})`;
+      head.push(`- ⊘ ${what}${b.selector !== undefined ? ` (selector ${mdCode(b.selector)})` : ''}: ${b.after ? `waits for ${b.after.map((a) => mdCode(a)).join(', ')}` : b.codes.map((c) => mdCode(c)).join(', ')}`);
+    }
+    head.push('');
+  }
   const destroys = plan.risks.filter((r) => r.gate === 'destroy');
   if (destroys.length > 0) {
     head.push('**🛑 Destroys** (apply needs `--allow-destroy` or the resource\'s opt-in in the configuration for the unaccepted ones):', '');
@@ -76,6 +98,19 @@ function selectorSection(plan: Pick<Plan, 'selectors'>): string[] {
     const noun = s.container === 'projects' ? 'project' : 'group';
     const at = s.at ? ` (${mdText(s.at)})` : '';
     out.push(`- ${mdCode(`${s.instance}.${s.container}[${JSON.stringify(s.selector)}]`)} matched ${count(s.matched)} ${noun}${s.matched === 1 ? '' : 's'}${at}`);
+  }
+  out.push('');
+  return out;
+}
+
+/** Where apply holds each instance's lock, a moved one marked (names are configuration text: inline code). */
+function lockSection(plan: Pick<Plan, 'locks'>): string[] {
+  if (!plan.locks || plan.locks.length === 0) return [];
+  const out = ['**Lock** (apply commits the lock file there with plumb\'s token)', ''];
+  for (const l of plan.locks) {
+    const now = l.location ? mdCode(lockWhere(l.location)) : 'none';
+    const at = l.at ? ` (${mdText(l.at)})` : '';
+    out.push(l.before === undefined ? `- ${mdCode(l.instance)}: ${now}${at}` : `- 🔒 **changed** ${mdCode(l.instance)}: ${now}${at}; the last apply held ${l.before ? mdCode(lockWhere(l.before)) : 'no lock'}`);
   }
   out.push('');
   return out;

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,6 +23,41 @@ export interface WriteOptions {
 /** The temp name next to `file`: hidden, unpredictable, recognisable. */
 function tempName(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Directories this process has already cleared of orphaned temp files. */
+const cleared = new Set<string>();
+
+/**
+ * Removes the temp files a plumb process killed mid-write left in the directory of `file` (their
+ * pid no longer runs): beside a token sink such a file holds a secret nobody uses. Once per
+ * directory and process (no orphan appears while this process runs, but a killed one's); best
+ * effort. Run after a write into the directory succeeded.
+ */
+export async function removeOrphanTemps(file: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  if (cleared.has(dir)) return;
+  cleared.add(dir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^\..+\.plumb-(\d+)-[0-9a-f]+\.tmp$/.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || running(pid)) continue;
+    await unlink(path.join(dir, name)).catch(() => {});
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Atomic, durable replace of `file` (see the module comment). Asynchronous; directory fsyncs are shared. */

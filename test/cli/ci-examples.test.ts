@@ -107,6 +107,14 @@ describe('the CI/CD component', () => {
     }
   });
 
+  it('lets the default branch apply the rest of a plan with blocked matches: the plan job goes on when plan.json was written', () => {
+    for (const file of ['apply.yml', 'full.yml']) {
+      const script = scripts(template(file).jobs['plumb-plan-default-branch']).join('\n');
+      // plan exits 1 for a blocked match but writes the plan of the rest; one that cannot be applied writes none
+      expect(script, file).toContain('plumb plan "$PLUMB_CONFIG" --out plan.json --markdown plan.md || [ -s plan.json ]');
+    }
+  });
+
   it('runs plan and drift with exit 2 allowed, and keeps a readable log beside every machine format', () => {
     const { jobs, inputs } = template('full.yml');
     for (const name of ['read_token_variable', 'apply_token_variable', 'comment_token_variable', 'targets', 'apply_when']) expect(Object.keys(inputs)).toContain(name);

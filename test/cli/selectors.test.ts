@@ -12,7 +12,7 @@ import type { FileHarness } from '../resources/repository-files/helpers.js';
 import { ADMIN_TOKEN } from '../resources/repository-files/helpers.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { TestEmulator } from '../helpers/emulator.js';
-import { harness as tokenHarness } from '../resources/group-access-tokens/helpers.js';
+import { addDays, BASE_DAY, harness as tokenHarness, seedToken } from '../resources/group-access-tokens/helpers.js';
 import type { Harness as TokenHarness } from '../resources/group-access-tokens/helpers.js';
 
 const README = { 'README.md': 'x\n' };
@@ -173,8 +173,36 @@ describe('project selectors', () => {
     expect(missing[0]!.related!.map((r) => r.message)).toEqual(['declared by selector "platform/**" for project "platform/a"', 'and 4 more of its matches']);
     const human = await h.run(['plan']);
     const out = human.stdout + human.stderr;
-    expect(out.match(/PLUMB_FILE_BRANCH_MISSING/g)).toHaveLength(1);
+    expect(out.match(/error\[PLUMB_FILE_BRANCH_MISSING\]/g)).toHaveLength(1);
     expect(out).toContain('and 4 more of its matches');
+    // Every match is blocked for the one reason: one line says so (docs/plans.md#blocked-matches).
+    expect(out).not.toContain('The instance matches the configuration');
+    expect(out).toContain('⊘ 5 matches: local.project["platform/a"], local.project["platform/b"], local.project["platform/team/d"], … and 2 more (selector platform/**): PLUMB_FILE_BRANCH_MISSING');
+  });
+
+  it('blocks only the match whose configuration check fails (a source its {group} names does not exist), keeping its count, and plans the rest', async () => {
+    h = await fileHarness(SEED);
+    h.wd.write('files/platform/CODEOWNERS', '* @platform\n');
+    h.wd.write('files/platform/team/CODEOWNERS', '* @team\n');
+    // platform/team/deep is a subgroup someone created: no files/platform/team/deep/ for it.
+    projects(['      "platform/**":', '        files:', '          CODEOWNERS: {source: "files/{group}/CODEOWNERS"}', '      other/g:', '        files:', '          README.md: {content: "g\\n"}']);
+    const r = await h.run(['plan', '--json']);
+    expect(r.code).toBe(1);
+    const p = JSON.parse(r.stdout) as JsonPlan & { applicable: boolean; blocked: { address: string; selector: string; codes: string[] }[] };
+    expect(p.applicable).toBe(true);
+    expect(p.blocked.map((b) => [b.address, b.selector])).toEqual([['local.project["platform/team/deep/f"]', 'platform/**']]);
+    expect(p.changes.filter((c) => c.action !== 'no-op').map((c) => c.address).sort()).toEqual([
+      'local.project["other/g"].branch["main"].file["README.md"]',
+      ...['platform/a', 'platform/b', 'platform/team/d', 'platform/team/e'].map((x) => `local.project["${x}"].branch["main"].file["CODEOWNERS"]`),
+    ]);
+    expect(p.selectors![0]!.matched).toBe(5);
+    const blocking = p.diagnostics.filter((d) => d.severity === 'error');
+    expect(blocking).toHaveLength(1);
+    expect(blocking[0]).toMatchObject({ file: 'plumb.yaml', blocks: 'local.project["platform/team/deep/f"]' });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(1);
+    expect(h.file('CODEOWNERS', 'main', 'platform/team/d')!.data.toString()).toBe('* @team\n');
+    expect(h.file('README.md', 'main', 'other/g')!.data.toString()).toBe('g\n');
+    expect(h.file('CODEOWNERS', 'main', 'platform/team/deep/f')).toBeUndefined();
   });
 
   it('flags a selector whose count moved by more than 10% and 5 projects since the last apply, and applies it only when accepted', async () => {
@@ -286,6 +314,106 @@ describe('group selectors', () => {
       expect(t.active(g, 'ci')).toHaveLength(1);
       expect(t.wd.read(`secrets/${g}/ci.token`)).toMatch(/^svc-/);
     }
+  });
+
+  it('blocks only the match whose sink directory does not exist: the plan of the rest is saved and applied, drift reports the rest, and each run exits 1 naming the match', async () => {
+    t = await tokenHarness({ groups: [...teams.groups, { full_path: 'ops' }] });
+    // teams/b is a subgroup someone created; nobody made secrets/teams/b/ci/ for it.
+    for (const d of ['secrets/teams/a/ci', 'secrets/teams/b/inner/ci']) mkdirSync(path.join(t.wd.dir, d), { recursive: true });
+    write('secrets/{group}/ci/ci.token');
+    t.wd.write('plumb.yaml', t.wd.read('plumb.yaml') + ['      ops:', '        access_tokens:', '          deploy:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', '            sink: {file: "secrets/ops-deploy.token"}'].join('\n') + '\n');
+    for (const f of ['secrets/teams/a/ci/ci.token', 'secrets/teams/b/inner/ci/ci.token', 'secrets/ops-deploy.token']) t.allow(f);
+    const human = await t.run(['plan', '--out', 'plan.json', '--markdown', 'plan.md']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('Blocked (left out of this plan; apply carries out the rest and exits 1):');
+    expect(human.stdout).toContain('⊘ local.group["teams/b"] (selector teams/**): PLUMB_TOKEN_SINK_UNUSABLE');
+    expect(human.stdout).toMatch(/error\[PLUMB_TOKEN_SINK_UNUSABLE\]: Token "ci" cannot receive its secret: the sink's directory .*secrets\/teams\/b\/ci does not exist \(plumb\.yaml:12:\d+\)/);
+    expect(human.stdout).not.toContain('cannot be applied');
+    expect(t.wd.read('plan.md')).toContain('⊘ `local.group["teams/b"]` (selector `teams/**`): `PLUMB_TOKEN_SINK_UNUSABLE`');
+    const saved = JSON.parse(t.wd.read('plan.json'));
+    expect(saved.applicable).toBe(true);
+    expect(saved.blocked).toEqual([{ instance: 'local', address: 'local.group["teams/b"]', selector: 'teams/**', codes: ['PLUMB_TOKEN_SINK_UNUSABLE'] }]);
+    expect(saved.diagnostics.find((d: { code: string }) => d.code === 'PLUMB_TOKEN_SINK_UNUSABLE').blocks).toBe('local.group["teams/b"]');
+    expect(saved.changes.map((c: { address: string }) => c.address).sort()).toEqual([
+      'local.group["ops"].access_token["deploy"]',
+      'local.group["teams/a"].access_token["ci"]',
+      'local.group["teams/b/inner"].access_token["ci"]',
+    ]);
+
+    const drift = await t.run(['drift']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('Drift check incomplete: 1 unit(s) could not be checked (local.group["teams/b"]); of the rest: 3 resource(s) differ from the configuration.');
+    expect(drift.stdout).toContain('drift: local.group["ops"].access_token["deploy"]');
+
+    const applied = await t.run(['apply', 'plan.json']);
+    expect(applied.code, applied.stderr).toBe(1);
+    expect(applied.stderr + applied.stdout).toContain('⊘ local.group["teams/b"]: blocked, not planned and not applied (PLUMB_TOKEN_SINK_UNUSABLE)');
+    expect(applied.stderr + applied.stdout).toContain('3 applied, 0 failed, 0 skipped, 1 blocked');
+    for (const g of ['teams/a', 'teams/b/inner']) expect(t.active(g, 'ci')).toHaveLength(1);
+    expect(t.active('ops', 'deploy')).toHaveLength(1);
+    expect(t.active('teams/b', 'ci')).toHaveLength(0);
+
+    // Once the directory exists, the saved plan no longer says what apply would do.
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/b/ci'));
+    t.allow('secrets/teams/b/ci/ci.token');
+    const stale = await t.run(['apply', 'plan.json']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('PLUMB_PLAN_STALE');
+    expect(t.active('teams/b', 'ci')).toHaveLength(0);
+    expect((await t.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(t.active('teams/b', 'ci')).toHaveLength(1);
+  });
+
+  it('leaves out a lower token lifetime limit while a match of its instance is blocked: it would revoke the tokens apply should have re-issued there first', async () => {
+    t = await tokenHarness({
+      groups: [{ full_path: 'teams' }, ...['a', 'b'].map((n, i) => ({ full_path: `teams/${n}`, access_tokens: [seedToken('ci', `seeded-ci-teams-${n}-0001`, { id: 20 + i, expires_at: addDays(BASE_DAY, 60) })] }))],
+    });
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/a/ci'), { recursive: true });
+    t.allow('secrets/teams/a/ci/ci.token');
+    t.wd.write(
+      'plumb.yaml',
+      ['version: 1', 'instances:', '  local:', `    url: ${t.emu.url}`, '    token_env: PLUMB_TOKEN', '    settings_verify_seconds: 0', '    allow_risky: [token-lifetime-lowered]', '    settings:', '      max_personal_access_token_lifetime: 30', '    groups:', '      "teams/*":', '        access_tokens:', '          ci:', '            scopes: [read_api]', '            rotation: {lifetime_days: 20}', '            sink: {file: "secrets/{group}/ci/ci.token"}'].join('\n') + '\n',
+    );
+    const p = JSON.parse((await t.run(['plan', '--json'])).stdout);
+    expect(p.applicable).toBe(true);
+    expect(p.changes.map((c: { address: string }) => c.address)).not.toContain('local.application_settings');
+    expect(p.changes.map((c: { address: string }) => c.address)).toContain('local.group["teams/a"].access_token["ci"]');
+    expect(p.blocked).toContainEqual({ instance: 'local', address: 'local.application_settings', codes: ['PLUMB_BLOCKED_BY_MATCH'], after: ['local.group["teams/b"]'] });
+    expect(p.diagnostics.find((d: { code: string }) => d.code === 'PLUMB_BLOCKED_BY_MATCH').blocks).toBe('local.application_settings');
+    // Once nothing of the instance is blocked, the limit is planned again, after every token change.
+    mkdirSync(path.join(t.wd.dir, 'secrets/teams/b/ci'), { recursive: true });
+    const whole = JSON.parse((await t.run(['plan', '--json'])).stdout);
+    expect(whole.blocked).toBeUndefined();
+    expect(whole.changes.map((c: { address: string }) => c.address)).toContain('local.application_settings');
+  });
+
+  it('withholds from a merge-request plan the names of the groups a selector found, showing counts and declared names only', async () => {
+    t = await tokenHarness(teams);
+    for (const d of ['secrets/teams/a/ci', 'secrets/teams/b/ci', 'secrets/teams/b/inner/ci']) mkdirSync(path.join(t.wd.dir, d), { recursive: true });
+    write('secrets/{group}/ci/ci.token');
+    // teams/a is declared by name in the configuration: the author wrote it, so it may be shown.
+    t.wd.write('plumb.yaml', t.wd.read('plumb.yaml') + ['      teams/a:', '        access_tokens:', '          deploy:', '            scopes: [read_api]', '            rotation: {lifetime_days: 30}', '            sink: {file: "secrets/teams/a/ci/deploy.token"}'].join('\n') + '\n');
+    const mr = { CI_PIPELINE_SOURCE: 'merge_request_event', CI_MERGE_REQUEST_IID: '7' };
+    const human = await t.run(['plan', '--markdown', 'plan.md', '--out', 'plan.json'], mr);
+    expect(human.code, human.stderr).toBe(0);
+    const json = await t.run(['plan', '--json'], mr);
+    for (const out of [human.stdout, human.stderr, t.wd.read('plan.md'), t.wd.read('plan.json'), json.stdout]) expect(out).not.toMatch(/teams\/b|teams%2Fb|inner/);
+    for (const out of [human.stdout, t.wd.read('plan.md'), t.wd.read('plan.json'), json.stdout]) expect(out).toContain('teams/a');
+    expect(human.stdout).toContain('Merge-request plan (CI_MERGE_REQUEST_IID is set): the names of 2 selector matches are withheld');
+    expect(human.stdout).toContain('local.groups["teams/**"] matched 3 groups');
+    expect(human.stdout).toContain('local.group["(match 2 of teams/**)"].access_token["ci"]');
+    expect(human.stdout).toContain('file secrets/(match 2 of teams/**)/ci/ci.token');
+    expect(JSON.parse(json.stdout).withheld).toEqual({ why: 'CI_MERGE_REQUEST_IID is set', matches: 2 });
+    expect(t.wd.read('plan.md')).toContain('the names of 2 selector matches are withheld');
+    // Such a plan is never applied: the protected default-branch job plans with every name.
+    const refused = await t.run(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PLUMB_PLAN_WITHHELD');
+    expect(t.count('POST', /access_tokens/)).toBe(0);
+    // Outside a merge request, or with --show-matches, every name is shown; --withhold-matches asks for it anywhere.
+    expect((await t.run(['plan'])).stdout).toContain('local.group["teams/b/inner"]');
+    expect((await t.run(['plan', '--show-matches'], mr)).stdout).toContain('local.group["teams/b/inner"]');
+    expect((await t.run(['plan', '--withhold-matches'])).stdout).not.toContain('teams/b');
   });
 
   it('refuses a group selector\'s fixed sink file offline, at validate: every match would write the same file', async () => {

@@ -8,7 +8,8 @@
 import type { ConfigResult } from '../../config/validate.js';
 import { renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { ApplyReport } from '../../engine/engine.js';
-import { hasChanges } from '../../engine/plan.js';
+import { interruptedExitCode } from '../../engine/interrupt.js';
+import { hasChanges, lockChanged } from '../../engine/plan.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { reasonWords, renderDiagnosticLine, renderPlanHuman, summaryLine } from '../../render/human.js';
 import type { ReasonTexts } from '../../render/human.js';
@@ -26,7 +27,15 @@ import type { ProblemView, Redact } from './problem.js';
  * its view an Io whose stdout is stderr, so these lines are all standard output carries.
  */
 export function machineOutput(io: Io): (s: string) => void {
-  return io.stdout;
+  const closed = io.stdoutClosed;
+  if (!closed) return io.stdout;
+  // A secret written into a pipe nobody reads any more is lost: the write fails, so the token kind
+  // treats it as not delivered (revoked again, or noted), never as "printed".
+  return (s) => {
+    if (closed()) throw new Error('standard output is closed (its reader went away)');
+    io.stdout(s);
+    if (closed()) throw new Error('standard output closed while the secret was written (its reader went away)');
+  };
 }
 
 /** What plan, apply and drift show. */
@@ -75,6 +84,11 @@ export function applyPreview(json: boolean, io: Io, redact: Redact, reasons: Rea
 /** A change that says the instance differs: not one made only of values this pipeline could not compare. */
 function differs(c: ResourceChange): boolean {
   return c.action !== 'no-op' && !(c.attributes.length > 0 && c.attributes.every((a) => a.unavailable));
+}
+
+/** Whether everything but the blocked units is in sync. */
+function inSyncRest(plan: Plan): boolean {
+  return plan.drift.every((d) => d.informational) && !plan.changes.some(differs);
 }
 
 function driftSummary(plan: Plan) {
@@ -130,8 +144,9 @@ class HumanView implements ReconcileView {
    */
   plan(plan: Plan): void {
     const changed = hasChanges(plan);
-    const header = !changed ? 'plumb plan: no changes' : `plumb ${summaryLine(plan)}`;
-    const loud = plan.risks.length > 0 || plan.diagnostics.some((d) => d.severity === 'error');
+    const blocked = (plan.blocked ?? []).length;
+    const header = `${!changed ? (lockChanged(plan) ? 'plumb plan: the lock location changed' : 'plumb plan: no changes') : `plumb ${summaryLine(plan)}`}${blocked > 0 ? ` (${blocked} blocked)` : ''}`;
+    const loud = plan.risks.length > 0 || lockChanged(plan) || blocked > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
     this.sections.end('plumb_plan');
@@ -164,29 +179,35 @@ class HumanView implements ReconcileView {
     const lines: string[] = [];
     if (report.refused) lines.push(`Apply refused: ${report.refused}.`);
     for (const o of report.outcomes) {
-      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : '·';
+      const mark = o.status === 'applied' ? '✓' : o.status === 'failed' ? '✗' : o.status === 'unknown' ? '?' : '·';
       lines.push(`${mark} ${o.address}: ${o.action} ${o.status}${o.notes.length ? ` — ${o.notes.join('; ')}` : ''}`);
     }
+    for (const b of report.blocked ?? []) lines.push(`⊘ ${b.address}: blocked, not planned and not applied (${b.codes.join(', ')})`);
     for (const d of report.diagnostics) lines.push(renderDiagnosticLine(d));
     const applied = report.outcomes.filter((o) => o.status === 'applied').length;
     const failed = report.outcomes.filter((o) => o.status === 'failed').length;
     const skipped = report.outcomes.filter((o) => o.status === 'skipped').length;
     const notAttempted = report.outcomes.filter((o) => o.status === 'not-attempted').length;
+    const unknown = report.outcomes.filter((o) => o.status === 'unknown').length;
+    const state = report.interrupted ? `interrupted by ${report.interrupted}` : report.ok ? 'complete' : 'stopped';
     lines.push(
-      `Apply ${report.ok ? 'complete' : 'stopped'}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}.`,
+      `Apply ${state}: ${applied} applied, ${failed} failed, ${skipped} skipped${notAttempted ? `, ${notAttempted} not attempted` : ''}${unknown ? `, ${unknown} unknown (still in flight)` : ''}${report.blocked?.length ? `, ${report.blocked.length} blocked` : ''}.`,
     );
-    const sections = logSections(this.io, report.ok ? this.io.stdout : this.io.stderr);
-    sections.start('plumb_apply', `plumb apply: ${applied} applied, ${failed} failed`);
+    const ok = report.ok && !report.interrupted;
+    const sections = logSections(this.io, ok ? this.io.stdout : this.io.stderr);
+    sections.start('plumb_apply', `plumb apply${report.interrupted ? ' (interrupted)' : ''}: ${applied} applied, ${failed} failed`);
     // Addresses and notes carry the instance's names (a token's): cleaned for the log.
-    (report.ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
+    (ok ? this.io.stdout : this.io.stderr)(this.redact(clean(lines.join('\n'))) + '\n');
     sections.end('plumb_apply');
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
     const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
     const out: string[] = [];
-    if (errors.length > 0) out.push('Drift check failed:');
+    const blocked = plan.blocked ?? [];
+    if (errors.some((d) => d.blocks === undefined)) out.push('Drift check failed:');
+    else if (errors.length > 0) out.push(`Drift check incomplete: ${blocked.length} unit(s) could not be checked (${blocked.map((b) => b.address).join(', ')}); of the rest: ${inSyncRest(plan) ? 'in sync' : `${differ} resource(s) differ from the configuration`}.`, '');
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -264,7 +285,7 @@ class JsonView implements ReconcileView {
 
   applyReport(report: ApplyReport): number {
     this.out.document(report);
-    return report.ok ? 0 : 1;
+    return applyExitCode(report);
   }
 
   drift(plan: Plan): number {
@@ -275,11 +296,19 @@ class JsonView implements ReconcileView {
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
+      // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
+      ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);
     return code;
   }
+}
+
+/** 0 applied, 1 a change failed or apply refused, 130/143 interrupted by SIGINT/SIGTERM (docs/plans.md#interrupted-applies). */
+function applyExitCode(report: ApplyReport): number {
+  if (report.interrupted) return interruptedExitCode(report.interrupted);
+  return report.ok ? 0 : 1;
 }
 
 /** The report of an apply that wrote nothing: every change of `plan` not attempted. */

@@ -181,8 +181,11 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
   async plan(ctx): Promise<PlanResponse> {
     // A group no target can select is not read (one list request per group saved).
     const groups = groupsOf(ctx.instance).filter((g) => managesTokens(g) && ctx.targets.within(`${ctx.instance.name}.group[${JSON.stringify(g.ref)}]`));
-    // Sinks first, before any request: a secret the instance issues must have somewhere to go.
+    // Sinks first, before any request: a secret the instance issues must have somewhere to go. A
+    // group with a sink that cannot receive one is not planned at all; the others are (a selector's
+    // new subgroup whose sink directory is missing blocks that group only, docs/plans.md#blocked-matches).
     const sinkErrors: PlanDiagnostic[] = [];
+    const unusable = new Set<DesiredGroup>();
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked = ctx.memo.session.replace<SinkCheckCache>(SINK_CHECKS, new Map());
     for (const g of groups) {
@@ -191,6 +194,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
         if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
         const problem = checkSink(t.sink, env(ctx), checked);
         if (!problem) continue;
+        unusable.add(g);
         sinkErrors.push(
           planDiagnostic(ctx, {
             severity: 'error',
@@ -204,10 +208,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
         );
       }
     }
-    if (sinkErrors.length > 0) return { changes: [], drift: [], diagnostics: sinkErrors };
-
     const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
-    const perGroup = await Promise.all(distinct.map((g) => planGroup(ctx, g)));
+    const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
     const changes = perGroup.flatMap((r) => r.changes);
     // plumb's own credential is rotated last: everything before it runs with a credential known to work.
     const self = changes.filter((c) => c.payload.self === true);
@@ -218,7 +220,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
       risks,
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
-      diagnostics: [...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
+      diagnostics: [...sinkErrors, ...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
     };
   },
 
@@ -888,6 +890,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('create');
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -930,6 +933,7 @@ class TokenApply {
       );
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('rotate', target.id);
     try {
       issued = await rotateGroupAccessToken(this.#ctx.client, this.#g, p.self ? 'self' : target.id, { expires_at: p.expiresAt! });
     } catch (err) {
@@ -976,6 +980,7 @@ class TokenApply {
       return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; nothing was replaced`, 'run `plumb plan` again');
     }
     let issued: NewGroupAccessToken;
+    await this.#intend('replace', old.id);
     try {
       issued = await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
     } catch (err) {
@@ -1085,6 +1090,7 @@ class TokenApply {
       }
     }
     if (!mayHaveActed(err)) {
+      this.#notIssued();
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
           ? 'the instance refused the request (check scopes, access level and the instance\'s maximum token lifetime); fix the configuration and plan again'
@@ -1103,6 +1109,7 @@ class TokenApply {
     const known = new Set(before.map((x) => x.id));
     const appeared = after.filter((x) => !known.has(x.id) && x.name === p.name && isActive(x));
     if (op === 'replace') {
+      this.#notIssued(); // what appeared is revoked below, or noted for revocation
       const dropped: number[] = [];
       for (const x of appeared) {
         if (await this.#revoke(x.id)) dropped.push(x.id);
@@ -1132,6 +1139,7 @@ class TokenApply {
         'run `plumb apply` again',
       );
     }
+    this.#notIssued();
     const oldNow = op === 'rotate' ? after.find((x) => x.id === p.tokenId) : undefined;
     const state =
       op === 'create'
@@ -1154,6 +1162,7 @@ class TokenApply {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
     if (!mayHaveActed(err)) {
+      this.#notIssued();
       const notCredential = err instanceof ApiError && (err.status === 405 || err.status === 401 || err.status === 403);
       return this.#fail(
         notCredential ? 'PLUMB_TOKEN_SELF_NOT_CREDENTIAL' : err instanceof ApiError ? err.code : 'PLUMB_INTERNAL',
@@ -1184,6 +1193,7 @@ class TokenApply {
       );
     }
     const t = now.find((x) => x.id === target.id);
+    this.#notIssued();
     return this.#stop(
       err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
       `Self-rotation of "${p.name}" ended without a clear answer (${what})`,
@@ -1324,6 +1334,29 @@ class TokenApply {
     tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, update);
     if (update.unknown !== undefined || update.revokedByPlumb !== undefined) this.#ctx.state.save();
     else this.#ctx.state.markDirty();
+  }
+
+  /** The slot's open question before this change wrote its own (`#intend`), given back when the issue is known not to have happened. */
+  #prior: TokenSlot['unknown'];
+
+  /**
+   * Written to the state file before an issue is sent (a write-ahead note): if the process ends
+   * before the answer is recorded (a second signal, a kill, a crash), the next plan finds an issue
+   * with no known outcome, and a token the instance issued meanwhile is rotated and its secret
+   * delivered, never adopted while its secret is lost. Cleared when the secret reached the sink
+   * (`#deliver`) or the issue is known not to have happened (`#notIssued`). A state that cannot be
+   * written stops the change before anything is sent.
+   */
+  async #intend(op: 'create' | 'rotate' | 'replace', tokenId?: number): Promise<void> {
+    this.#prior = this.#slot()?.unknown;
+    tokenState(this.#ctx).updateTokenSlot(this.#ctx.instance.url, this.#p.group, this.#p.name, { unknown: { op, ...(tokenId !== undefined && { tokenId }), at: this.#ctx.now.toISOString() } });
+    // One write for every change that notes an issue meanwhile (StateStore.saveSoon).
+    await this.#ctx.state.saveSoon();
+  }
+
+  /** The issue did not happen (refused before the instance acted, or a fresh list shows nothing issued). */
+  #notIssued(): void {
+    this.#updateSlot({ unknown: this.#prior });
   }
 
   #forget(id: number): void {

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { TokenSink } from './model.js';
-import { writeFileAtomic } from '../../util/write-file.js';
+import { removeOrphanTemps, writeFileAtomic } from '../../util/write-file.js';
 
 /** Why a sink cannot be used, found before any request. */
 export interface SinkProblem {
@@ -188,6 +188,8 @@ export async function writeSecretFile(file: string, secret: string): Promise<voi
   } catch (err) {
     throw new SinkError(`could not write ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  // A plumb killed while it wrote this sink left the secret it was writing in a temp file beside it.
+  await removeOrphanTemps(file);
 }
 
 function runCommandSink(sink: Extract<TokenSink, { kind: 'command' }>, d: Delivery, opts: DeliverOptions): Promise<void> {

@@ -17,6 +17,7 @@ import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChang
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
+import { lockFileCollisions } from './lock-collision.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { changedLines, unifiedDiff } from './diff.js';
@@ -49,9 +50,13 @@ export async function planFiles(ctx: InstanceContext): Promise<PlanResponse> {
     (p) => p.pointer,
   );
   diagnostics.push(...duplicates);
+  // The lock's file under the lock project's other name (an id for a path): never planned as a file.
+  const { colliding, diagnostics: lockFiles } = await lockFileCollisions(ctx, distinct, (p, path) => p.files.find((f) => f.path === path)?.pointer);
+  diagnostics.push(...lockFiles);
   const targets = (
     await Promise.all(
       distinct
+        .filter((p) => !colliding.has(p))
         .map(async (project): Promise<Target[]> => {
           let defaultBranch: string | undefined;
           // Read only when a target can select a file of this project on its default branch.

@@ -212,8 +212,12 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
     return pointer !== undefined ? { pointer } : {};
   };
   const lifetime = (v: unknown) => (typeof v === 'number' && v > 0 ? v : 365); // blank means 365
-  const lowersLifetime = sent('max_personal_access_token_lifetime') && lifetime(after('max_personal_access_token_lifetime')) < lifetime(before('max_personal_access_token_lifetime'));
-  const needCredential = turnsOn('admin_mode') || turnsOn('disable_personal_access_tokens') || lowersLifetime;
+  // The instance revokes the tokens beyond the limit whenever the value changes (raised, lowered, or
+  // set where it was blank), not only when it goes down: every such change is checked against the
+  // tokens plumb can see, and is a risk only where one of them is beyond the new limit.
+  const limitValue = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
+  const changesLifetime = sent('max_personal_access_token_lifetime') && limitValue(after('max_personal_access_token_lifetime')) !== null && limitValue(after('max_personal_access_token_lifetime')) !== limitValue(before('max_personal_access_token_lifetime'));
+  const needCredential = turnsOn('admin_mode') || turnsOn('disable_personal_access_tokens') || changesLifetime;
   const cred = needCredential ? await credentialOf(ctx) : undefined;
   const unreadable = (what: string) => `plumb could not read ${what} (${cred?.problems.join('; ') || 'no answer'}), so it assumes the worst`;
 
@@ -259,7 +263,7 @@ async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, p
       }),
     );
   }
-  if (cred && lowersLifetime) {
+  if (cred && changesLifetime) {
     const days = lifetime(after('max_personal_access_token_lifetime'));
     const limit = new Date(ctx.now.getTime() + days * 86_400_000).toISOString().slice(0, 10);
     const risk = await lifetimeRisk(ctx, cred, days, limit, at, pointerOf('max_personal_access_token_lifetime'));

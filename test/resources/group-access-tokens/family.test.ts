@@ -24,8 +24,13 @@ async function rotateOutside(id: number): Promise<number> {
   return res.status;
 }
 
+/** Waits for `cond`, up to 30 s: a busy machine may take far longer than an idle one to get there, and giving up early turns the race the test stages around. */
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > 30_000) throw new Error('the apply never reached the point the test waits for');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 async function start(): Promise<void> {

@@ -15,7 +15,7 @@ afterEach(async () => {
   await h?.close();
 });
 
-async function start(opts: { ownExpires?: string } = {}): Promise<void> {
+async function start(opts: { ownExpires?: string; limit?: number } = {}): Promise<void> {
   h = await harness({
     users: opts.ownExpires ? [{ username: 'ops', admin: true, personal_access_tokens: [{ name: 'plumb-ops', token: OPS_TOKEN, scopes: ['api'], expires_at: opts.ownExpires }] }] : [],
     groups: [
@@ -37,7 +37,7 @@ instances:
     token_env: PLUMB_TOKEN
     settings_verify_seconds: 0
     settings:
-      max_personal_access_token_lifetime: 30
+      max_personal_access_token_lifetime: ${opts.limit ?? 30}
     groups:
       platform:
         access_tokens:
@@ -146,6 +146,20 @@ ${token('deployer', '')}${declareSelf ? token('plumb', '            self: true\n
   h.allow('secrets/deployer.token');
   h.allow('secrets/plumb.token');
 }
+
+describe('setting the token lifetime limit where it was blank', () => {
+  // The service revokes the tokens beyond the limit whenever the value changes, not only when it
+  // is lowered: blank (365 for a new token) to 365 still revokes every token that never expires,
+  // plumb's own among them (docs/emulator.md). Comparing 365 with "blank counts as 365" hid it.
+  it("is the risk that revokes plumb's own never-expiring token, although 365 is what blank means", async () => {
+    await start({ limit: 365 });
+    const plan = await h.run(['plan', '--json']);
+    expect(plan.code).toBe(0);
+    const risks = JSON.parse(plan.stdout).risks;
+    expect(risks.map((r: { id: string }) => r.id)).toEqual(['token-lifetime-revokes-credential']);
+    expect(risks[0].summary).toContain("plumb's own token");
+  });
+});
 
 describe('applying a lower token lifetime limit', () => {
   it("re-issues the declared tokens within the new limit before it sends the limit, so the instance revokes none of them, plumb's own credential included", async () => {
