@@ -125,7 +125,7 @@ export class RunMemo {
   }
 
   /**
-   * The view an instance of a new session gets. Identity facts are keyed by the instance (a CLI run
+   * The view an instance of a new session gets. The identity facts are keyed by the instance (a CLI run
    * may work on several, each with its own credential); the shared reads belong to the provider,
    * which serves one instance.
    */

@@ -17,7 +17,7 @@ import { contentBytes, isText } from './content.js';
 import type { FilePayload } from './payload.js';
 import { fileKey, recordWritten } from './state.js';
 import type { FileRecord } from './state.js';
-import { holds, readBase } from './live.js';
+import { fileHolds, readBase } from './live.js';
 import type { Base } from './live.js';
 
 /** The instance's answer to a create or update on a branch that does not exist. */
@@ -72,7 +72,7 @@ export async function applyFile(ctx: InstanceContext, change: ResourceChange, p:
         const why = ctx.secrets.redact(readErr instanceof Error ? readErr.message : String(readErr));
         return failed(ctx, change, err instanceof ApiAmbiguousError ? err.code : 'PLUMB_FILE_OUTCOME_UNKNOWN', `${p.op} of ${p.path} on ${p.branch}: outcome unknown (${ctx.secrets.redact(err.message)})`, 'run `plumb plan` once the instance answers: it shows the file as it is', `${call}, and reading the file again failed too (${why}); plumb did not repeat the write.`);
       }
-      if (holds(now.live, p, sha)) {
+      if (fileHolds(now.live, p, sha)) {
         record();
         return { applied: true, diagnostics: [], notes: [`${call}, but reading the file again shows ${p.branch} holds the declared file: the write was carried out`] };
       }
@@ -94,7 +94,7 @@ export async function applyFile(ctx: InstanceContext, change: ResourceChange, p:
     if (!(err instanceof ApiBadRequestError)) throw err;
     // A 400 does not say why (an update's message is the same for every cause): read the file again.
     const now = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
-    if (holds(now.live, p, sha)) {
+    if (fileHolds(now.live, p, sha)) {
       record();
       return { applied: true, diagnostics: [], notes: [`nothing changed: ${p.branch} already holds the declared file (the instance refused an empty commit; checked again with HEAD)`] };
     }

@@ -23,7 +23,7 @@ export interface Base {
   readonly live: RepositoryFileMetadata | undefined;
 }
 
-export function address(instance: string, t: { project: string; branch: string; path: string }): string {
+export function fileAddress(instance: string, t: { project: string; branch: string; path: string }): string {
   return `${instance}.project[${JSON.stringify(t.project)}].branch[${JSON.stringify(t.branch)}].file[${JSON.stringify(t.path)}]`;
 }
 
@@ -152,7 +152,7 @@ export function baseFingerprint(live: RepositoryFileMetadata | undefined, secret
 }
 
 /** Whether the file on the instance is what the payload writes (`sha`: of the content written), or for a delete, gone. */
-export function holds(live: RepositoryFileMetadata | undefined, p: FilePayload, sha: string | undefined): boolean {
+export function fileHolds(live: RepositoryFileMetadata | undefined, p: FilePayload, sha: string | undefined): boolean {
   if (p.op === 'delete') return live === undefined;
   return live !== undefined && live.content_sha256 === sha && (p.executeFilemode === undefined || live.execute_filemode === p.executeFilemode);
 }
@@ -162,7 +162,7 @@ export function shortSha(sha: string | undefined): string | undefined {
 }
 
 /** A file whose content comes from a secret shows no digest of it (a short secret could be guessed from one). */
-export function shown(file: DesiredFile, sha: string | undefined): string | undefined {
+export function shownDigest(file: DesiredFile, sha: string | undefined): string | undefined {
   return file.secret && sha !== undefined ? MASK : shortSha(sha);
 }
 

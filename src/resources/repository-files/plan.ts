@@ -23,7 +23,7 @@ import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { changedLines, unifiedDiff } from './diff.js';
 import type { FileOp, FilePayload } from './payload.js';
 import { fileKey, lastWritten } from './state.js';
-import { address, baseFingerprint, branchChecker, lane, listedBranch, memoProjects, planBase, shortSha, shown } from './live.js';
+import { fileAddress, baseFingerprint, branchChecker, lane, listedBranch, memoProjects, planBase, shortSha, shownDigest } from './live.js';
 import type { Base, BranchCheck } from './live.js';
 
 /** Blobs above this size are rate limited on GET (HEAD is not): plumb never GETs them. */
@@ -38,7 +38,7 @@ interface Target {
   readonly branch: string;
 }
 
-export async function planFiles(ctx: InstanceContext): Promise<PlanResponse> {
+export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanResponse> {
   const diagnostics: PlanDiagnostic[] = [];
   const projectOf = memoProjects(ctx);
   // One GET per project only when a file of it names no branch (to learn the default branch).
@@ -85,7 +85,7 @@ export async function planFiles(ctx: InstanceContext): Promise<PlanResponse> {
           }
           return project.files.flatMap((file) =>
             (file.branches.length > 0 ? file.branches : defaultBranch !== undefined ? [defaultBranch] : [])
-              .filter((branch) => ctx.targets.targeted(address(ctx.instance.name, { project: project.ref, branch, path: file.path })))
+              .filter((branch) => ctx.targets.targeted(fileAddress(ctx.instance.name, { project: project.ref, branch, path: file.path })))
               .map((branch) => ({ project, file, branch })),
           );
         }),
@@ -209,7 +209,7 @@ type Planned = { change: ResourceChange; drift?: DriftEntry; branchMissing?: boo
 
 async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile) => Promise<string>, projectOf: (ref: string) => Promise<ProjectRef>, branchExists: BranchCheck): Promise<Planned> {
   const { project, file, branch } = t;
-  const at = address(ctx.instance.name, { project: project.ref, branch, path: file.path });
+  const at = fileAddress(ctx.instance.name, { project: project.ref, branch, path: file.path });
   const [found, sha] = await Promise.all([
     (async () => {
       const b = await planBase(ctx, project.ref, file, branch, branchExists).catch(async (err: unknown) => {
@@ -247,7 +247,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
   const reasons: Reason[] = [];
   const attributes: AttributeChange[] = [];
   const sensitive = file.secret ? { sensitive: true } : {};
-  const show = (sha: string | undefined) => shown(file, sha);
+  const show = (sha: string | undefined) => shownDigest(file, sha);
   if (sha === undefined) {
     if (live) {
       op = 'delete';
@@ -327,7 +327,7 @@ async function driftOf(ctx: InstanceContext, t: Target, at: string, base: Base):
   const attributes: AttributeChange[] = [];
   if (contentMoved) {
     const recorded = 'fingerprint' in rec ? MASK : (shortSha(rec.sha256 ?? undefined) ?? null);
-    attributes.push({ name: 'content_sha256', before: shown(t.file, liveSha) ?? null, after: recorded, ...(t.file.secret && { sensitive: true }) });
+    attributes.push({ name: 'content_sha256', before: shownDigest(t.file, liveSha) ?? null, after: recorded, ...(t.file.secret && { sensitive: true }) });
   }
   if (execMoved) attributes.push({ name: 'execute_filemode', before: live!.execute_filemode, after: rec.executeFilemode });
   return { address: at, instance: ctx.instance.name, kind: 'repository_file', summary, attributes };

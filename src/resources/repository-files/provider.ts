@@ -17,8 +17,8 @@ import type { ResourceChange } from '../../engine/plan.js';
 import type { ResourceProvider } from '../../engine/resource.js';
 import { parseFilePayload } from './payload.js';
 import type { FilePayload } from './payload.js';
-import { address, baseFingerprint, readBase, shortSha } from './live.js';
-import { planFiles } from './plan.js';
+import { fileAddress, baseFingerprint, readBase, shortSha } from './live.js';
+import { planRepositoryFiles } from './plan.js';
 import { applyFile } from './apply.js';
 
 export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
@@ -33,7 +33,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
   /** A file payload as a plan shows it: which file on which branch, what is written. */
   describePayload(instance, p) {
     const action = p.op === 'none' ? 'no-op' : p.op;
-    const addresses = [address(instance, p)];
+    const addresses = [fileAddress(instance, p)];
     if (p.op === 'none') return { addresses, action, attributes: [] };
     const startBranch = { name: 'start_branch', after: p.startBranch, required: p.startBranch !== undefined };
     if (p.op === 'delete') return { addresses, action, attributes: [startBranch], cosmetic: ['content_sha256'] };
@@ -49,7 +49,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     };
   },
 
-  plan: planFiles,
+  plan: planRepositoryFiles,
 
   async liveFingerprint(ctx, _change, p) {
     const base = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);

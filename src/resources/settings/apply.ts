@@ -17,7 +17,7 @@ import { recordSetting } from './state.js';
 import { managedTokens, reportRevokedByLimit } from './lifetime.js';
 import type { ManagedToken } from './lifetime.js';
 import type { SettingsPayload } from './payload.js';
-import { holds, liveByName, returns } from './compare.js';
+import { holdsSetting, liveByName, returnsSetting } from './compare.js';
 
 /** Applies the settings change, and reports the tokens a new lifetime limit made the instance revoke. */
 export async function applySettingsChange(ctx: InstanceContext, change: ResourceChange, payload: SettingsPayload): Promise<ApplyResponse> {
@@ -95,7 +95,7 @@ async function applySettings(ctx: InstanceContext, change: ResourceChange, paylo
       if (check.error) {
         // The write was accepted; only the read-back failed. The PUT's own answer is the evidence.
         const shown = putResponse ? liveByName(putResponse) : new Map<string, unknown>();
-        const inResponse = [...expected].filter(([n, v]) => returns(shown, n) && holds(shown, n, v)).map(([n]) => n);
+        const inResponse = [...expected].filter(([n, v]) => returnsSetting(shown, n) && holdsSetting(shown, n, v)).map(([n]) => n);
         const lostAdmin = check.error instanceof ApiForbiddenError && expected.has('admin_mode') && normalizeSetting(settingByName('admin_mode'), expected.get('admin_mode')) === true;
         diagnostics.push(
           planDiagnostic(ctx, {
@@ -248,7 +248,7 @@ async function readBack(ctx: InstanceContext, expected: ReadonlyMap<string, unkn
       if (err instanceof ApiError) return { pending: [...expected.keys()], waitedMs: Date.now() - started, error: err };
       throw err;
     }
-    const pending = [...expected].filter(([n, v]) => returns(live, n) && !holds(live, n, v)).map(([n]) => n);
+    const pending = [...expected].filter(([n, v]) => returnsSetting(live, n) && !holdsSetting(live, n, v)).map(([n]) => n);
     const left = deadline - Date.now();
     if (pending.length === 0 || left <= 0) return { pending, waitedMs: attempt === 0 ? 0 : Date.now() - started };
     if (attempt === 0) ctx.log(`settings cache: waiting for ${pending.length} value(s) to show (up to ${ctx.instance.settingsVerifySeconds} s)`);

@@ -41,22 +41,22 @@ export function comparisonSpec(spec: SettingSpec | undefined): SettingSpec | und
 }
 
 /** Whether the instance returns the setting, under its own name or (for an alias) its target's. */
-export function returns(live: Map<string, unknown>, name: string): boolean {
+export function returnsSetting(live: Map<string, unknown>, name: string): boolean {
   if (live.has(name)) return true;
   const target = aliasTargetOf(settingByName(name));
   return !!target && live.has(target.name);
 }
 
 /** The live value of a setting: by its own name, else (for an alias) by its target's. */
-export function liveValue(live: Map<string, unknown>, name: string): unknown {
+export function liveSettingValue(live: Map<string, unknown>, name: string): unknown {
   if (live.has(name)) return live.get(name);
   const target = aliasTargetOf(settingByName(name));
   return target ? live.get(target.name) : undefined;
 }
 
 /** Whether the instance holds the declared value of `name` (hashes on the declared keys only). */
-export function holds(live: Map<string, unknown>, name: string, declared: unknown): boolean {
-  return holdsDeclared(comparisonSpec(settingByName(name)), liveValue(live, name), declared);
+export function holdsSetting(live: Map<string, unknown>, name: string, declared: unknown): boolean {
+  return holdsDeclared(comparisonSpec(settingByName(name)), liveSettingValue(live, name), declared);
 }
 
 export function looksMasked(v: unknown): boolean {
@@ -64,7 +64,7 @@ export function looksMasked(v: unknown): boolean {
 }
 
 
-export function address(instance: DesiredInstance): string {
+export function settingsAddress(instance: DesiredInstance): string {
   return `${instance.name}.application_settings`;
 }
 
@@ -73,7 +73,7 @@ export function declaredFingerprint(instance: DesiredInstance, live: Map<string,
   for (const [name] of settingsOf(instance)) {
     const spec = settingByName(name);
     // Secrets enter as "present or not" only: their values never reach a fingerprint in clear.
-    view[name] = spec?.secret ? live.has(name) && !looksMasked(live.get(name)) : normalizeSetting(comparisonSpec(spec), liveValue(live, name));
+    view[name] = spec?.secret ? live.has(name) && !looksMasked(live.get(name)) : normalizeSetting(comparisonSpec(spec), liveSettingValue(live, name));
   }
   return stateFingerprint(view);
 }

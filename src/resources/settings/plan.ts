@@ -18,7 +18,7 @@ import { planDiagnostic } from '../../engine/resource.js';
 import { settingFingerprint } from './state.js';
 import { lifetimeRisk } from './lifetime.js';
 import type { SettingsPayload } from './payload.js';
-import { address, comparisonSpec, declaredFingerprint, holds, liveByName, liveValue, looksMasked, returns } from './compare.js';
+import { settingsAddress, comparisonSpec, declaredFingerprint, holdsSetting, liveByName, liveSettingValue, looksMasked, returnsSetting } from './compare.js';
 
 /** How a secret setting compares (`unavailable`: its variable is not given to this pipeline). */
 interface SecretResult {
@@ -31,7 +31,7 @@ interface SecretResult {
 
 export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> {
   const { instance } = ctx;
-  if (!ctx.targets.targeted(address(instance))) return { changes: [], drift: [], diagnostics: [] };
+  if (!ctx.targets.targeted(settingsAddress(instance))) return { changes: [], drift: [], diagnostics: [] };
   const live = liveByName(await getApplicationSettings(ctx.client));
   const diagnostics: PlanDiagnostic[] = [];
   const attributes: AttributeChange[] = [];
@@ -47,10 +47,10 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
         const desired = settingsOf(instance).get(name)!;
         const value = String(desired.value ?? '');
         if (value.includes(UNAVAILABLE_SECRET)) return [name, { unavailable: true, changed: false, reason: 'write-only-unknown', readable: false, fingerprint: undefined } as SecretResult] as const;
-        const liveValue = live.get(name);
-        const readable = live.has(name) && !looksMasked(liveValue);
+        const liveSettingValue = live.get(name);
+        const readable = live.has(name) && !looksMasked(liveSettingValue);
         const fp = settingFingerprint(ctx.state, instance.url, name);
-        const changed = readable ? !sameValue(settingByName(name), liveValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
+        const changed = readable ? !sameValue(settingByName(name), liveSettingValue, desired.value) : !fp || !(await matchesFingerprint(value, fp));
         const reason: Reason = readable ? 'field-changed' : fp ? 'write-only-changed' : 'write-only-unknown';
         return [name, { unavailable: false, changed, reason, readable, fingerprint: changed ? await fingerprintSecret(value) : undefined } as SecretResult] as const;
       }),
@@ -62,7 +62,7 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
   const unavailableRefs: Record<string, string[]> = {};
   for (const [name, desired] of settingsOf(instance)) {
     const spec = settingByName(name) as SettingSpec;
-    const present = returns(live, name);
+    const present = returnsSetting(live, name);
     const secret = secretResults.get(name);
     if (secret) {
       if (secret.unavailable) {
@@ -91,15 +91,15 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
             ? `It is a ${spec.tiers.map((t) => `[${t}]`).join('')} setting: this instance's tier does not offer it.`
             : `The instance may be older than the version that introduced it${spec.since ? ` (${spec.since})` : ''}.`,
           suggestion: 'remove it from the configuration for this instance',
-          address: address(instance),
+          address: settingsAddress(instance),
           pointer: desired.pointer,
         }),
       );
       continue;
     }
-    if (!holds(live, name, desired.value)) {
+    if (!holdsSetting(live, name, desired.value)) {
       const cmp = comparisonSpec(spec);
-      const now = liveValue(live, name);
+      const now = liveSettingValue(live, name);
       const send = withDeclared(spec, now, desired.value);
       payload.set[name] = send;
       reasons.add('field-changed');
@@ -126,7 +126,7 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
       } else {
         payload.set[partner] = d.value;
         const cmp = comparisonSpec(settingByName(partner));
-        sentAlong.push({ name: partner, before: normalizeSetting(cmp, liveValue(live, partner)), after: normalizeSetting(cmp, d.value) });
+        sentAlong.push({ name: partner, before: normalizeSetting(cmp, liveSettingValue(live, partner)), after: normalizeSetting(cmp, d.value) });
       }
     }
   }
@@ -146,7 +146,7 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
           summary: `"${rule.field}" (${field}) is one of the instance's ${rule.list}`,
           detail: `The instance rejects this combination. ${settingsOf(instance).has(rule.list) ? '' : `${rule.list} is not declared; its live value is ${JSON.stringify(restricted)}.`}`,
           suggestion: `declare ${rule.list} without "${field}", or choose another ${rule.field}`,
-          address: address(instance),
+          address: settingsAddress(instance),
           pointer: declared?.pointer ?? joinPointer(instance.pointer, 'settings'),
         }),
       );
@@ -157,7 +157,7 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
   const risks = changed ? await settingsRisks(ctx, live, payload) : [];
   const shown = changed || unavailableAttributes.length > 0;
   const change: ResourceChange = {
-    address: address(instance),
+    address: settingsAddress(instance),
     instance: instance.name,
     kind: 'application_settings',
     action: shown ? 'update' : 'no-op',
@@ -198,10 +198,10 @@ export async function planSettings(ctx: InstanceContext): Promise<PlanResponse> 
  * own credential is read only when a check needs it.
  */
 async function settingsRisks(ctx: InstanceContext, live: Map<string, unknown>, payload: SettingsPayload): Promise<PlanRisk[]> {
-  const at = address(ctx.instance);
+  const at = settingsAddress(ctx.instance);
   const sent = (n: string) => n in payload.set;
   const norm = (n: string, v: unknown) => normalizeSetting(comparisonSpec(settingByName(n)), v);
-  const before = (n: string) => norm(n, liveValue(live, n));
+  const before = (n: string) => norm(n, liveSettingValue(live, n));
   const after = (n: string) => (sent(n) ? norm(n, payload.set[n]) : before(n));
   const turnsOn = (n: string) => sent(n) && after(n) === true && before(n) !== true;
   const risks: PlanRisk[] = [];
