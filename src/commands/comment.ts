@@ -17,6 +17,7 @@ import { loadConfig } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
@@ -159,7 +160,7 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
     return 0;
   } catch (err) {
     if (!(err instanceof CommentError)) throw err;
-    return fail('PLUMB_COMMENT', err.message, 'the comment token needs the api scope and at least the Reporter role on this project');
+    return view.problem([err.toDiagnostic()]);
   } finally {
     await dispatcher.close();
   }
@@ -178,7 +179,12 @@ export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined,
   return `${marker}\n${markdown}${markdown.length < whole.length ? cut : ''}${link}`;
 }
 
-class CommentError extends Error {}
+/** A request of `plumb comment` that failed: the summary names the call. */
+class CommentError extends PlumbError {
+  constructor(summary: string) {
+    super('PLUMB_COMMENT', summary, { suggestion: 'the comment token needs the api scope and at least the Reporter role on this project' });
+  }
+}
 
 /** What a token is: one word of visible ASCII (what an HTTP header carries unchanged). */
 const TOKEN_TEXT = /^[\x21-\x7e]+$/;

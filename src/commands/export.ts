@@ -14,6 +14,7 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 import type { LoadedSources } from '../config/load.js';
 import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDir, ResourceExporter } from '../engine/export.js';
 // The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
@@ -171,7 +172,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   } catch (err) {
     return fail({
       code: 'PLUMB_OUTPUT_UNWRITABLE',
-      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.message : errnoText(err)}`,
+      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.summary : errnoText(err)}`,
       suggestion: 'fix the output directory (no symlinks inside it, writable) and export again',
     });
   }
@@ -254,7 +255,12 @@ function earlierExport(out: string): { instances?: Record<string, unknown> } | u
   }
 }
 
-class SymlinkRefused extends Error {}
+/** A directory on the way to a file under --out is a symlink or not a directory: export does not write there. */
+class SymlinkRefused extends PlumbError {
+  constructor(summary: string) {
+    super('PLUMB_OUTPUT_UNWRITABLE', summary);
+  }
+}
 
 /**
  * Makes `rel` (a directory under `root`) one segment at a time, refusing a segment that is a

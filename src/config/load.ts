@@ -148,7 +148,7 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
     try {
       bytes = doc.text === undefined ? readLocalFile(abs, 'config', fileRoots) : Buffer.from(doc.text, 'utf8');
     } catch (err) {
-      const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+      const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
       diagnostics.push({
         severity: 'error',
         code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_CONFIG_UNREADABLE',

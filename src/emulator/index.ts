@@ -10,8 +10,10 @@ export {
   type GroupRecord,
   type PagesRecord,
   type ProjectRecord,
+  type ProtectedBranchRecord,
   type TokenRecord,
   type UserRecord,
+  type VariableRecord,
 } from './state.js';
 export type {
   EmulatorOptions,
@@ -32,6 +34,8 @@ export type {
   SeedPersonalToken,
   SeedProject,
   SeedProjectShare,
+  SeedProtectedBranch,
   SeedUser,
+  SeedVariable,
   Visibility,
 } from './types.js';

@@ -8,7 +8,18 @@ import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, credential, identify, requireCaller, requireScope, type Caller } from './auth.js';
 import { checkMaintenanceMode, checkThrottles } from './limits.js';
 import { FaultInjector } from './faults.js';
+import {
+  createBranch,
+  createProtectedBranch,
+  deleteBranch,
+  deleteProtectedBranch,
+  getBranch,
+  getProtectedBranch,
+  listBranches,
+  listProtectedBranches,
+} from './branches.js';
 import { ciRoute } from './ci-routes.js';
+import { createCommit, getCommit, listCommits } from './commits.js';
 import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
@@ -19,12 +30,21 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import {
+  createMergeRequest,
+  getMergeRequest,
+  listAllMergeRequests,
+  listProjectMergeRequests,
+  mergeMergeRequest,
+  updateMergeRequest,
+} from './merge-requests.js';
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
 import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
-import { deletePages, getPages, patchPages } from './pages.js';
+import { deletePages, getPages, listAllDomains, listProjectDomains, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
+import { createVariable, deleteVariable, getVariable, listVariables, updateVariable } from './variables.js';
 import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
 import { createToken, enforceMaxLifetime, getToken, listTokens, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
@@ -99,15 +119,15 @@ const ROUTES: readonly Route[] = [
       return response;
     },
   },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(tokenCtx(ctx), g!) },
-  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(tokenCtx(ctx), g!) },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(tokenCtx(ctx), g!, t!) },
-  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(tokenCtx(ctx), g!, t!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(callCtx(ctx), g!) },
+  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(callCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(callCtx(ctx), g!, t!) },
+  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(callCtx(ctx), g!, t!) },
   {
     method: 'POST',
     pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}/rotate$`),
     ownScopes: true,
-    handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
+    handler: (ctx, [g, t]) => rotateToken(callCtx(ctx), g!, t!),
   },
   { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller, ctx.baseUrl) },
   { method: 'GET', pattern: /^\/personal_access_tokens\/self$/, ownScopes: true, handler: (ctx) => ownToken(ctx.state, ctx.caller) },
@@ -120,6 +140,35 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
+  ...(['groups', 'projects'] as const).flatMap((owner): Route[] => {
+    const kind = owner === 'groups' ? 'group' : 'project';
+    const list = new RegExp(`^/${owner}/${SEG}/variables$`);
+    const one = new RegExp(`^/${owner}/${SEG}/variables/${SEG}$`);
+    return [
+      { method: 'GET', pattern: list, handler: (ctx, [o]) => listVariables(callCtx(ctx), kind, o!) },
+      { method: 'POST', pattern: list, handler: (ctx, [o]) => createVariable(callCtx(ctx), kind, o!) },
+      { method: 'GET', pattern: one, handler: (ctx, [o, k]) => getVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'PUT', pattern: one, handler: (ctx, [o, k]) => updateVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'DELETE', pattern: one, handler: (ctx, [o, k]) => deleteVariable(callCtx(ctx), kind, o!, k!) },
+    ];
+  }),
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), handler: (ctx, [p]) => createBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, b]) => getBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), handler: (ctx, [p, b]) => deleteBranch(branchCtx(ctx), p!, b!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listCommits(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), handler: (ctx, [p]) => createCommit(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, c]) => getCommit(branchCtx(ctx), p!, c!) },
+  { method: 'GET', pattern: /^\/merge_requests$/, handler: (ctx) => listAllMergeRequests(branchCtx(ctx)) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => listProjectMergeRequests(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => createMergeRequest(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => getMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => updateMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}/merge$`), handler: (ctx, [p, m]) => mergeMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => listProtectedBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => createProtectedBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => getProtectedBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => deleteProtectedBranch(branchCtx(ctx), p!, b!) },
   { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups(listCtx(ctx)) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/projects$`), handler: (ctx, [g]) => listGroupProjects(listCtx(ctx), g!) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/subgroups$`), handler: (ctx, [g]) => listSubgroups(listCtx(ctx), g!) },
@@ -129,6 +178,8 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
   { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(callCtx(ctx), p!) },
+  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(callCtx(ctx)) },
 ];
 
 function requireAdmin(caller: Caller | null): void {
@@ -140,8 +191,14 @@ function pageOf(ctx: Ctx) {
   return { url: ctx.endpointUrl, query: ctx.query, countLimit: ctx.state.paginationCountLimit };
 }
 
-function tokenCtx(ctx: Ctx) {
+/** What the token and variable handlers take: state, caller, parameters, the page request. */
+function callCtx(ctx: Ctx) {
   return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: pageOf(ctx) };
+}
+
+/** What the branch handlers take: the call context plus the base URL (`web_url`). */
+function branchCtx(ctx: Ctx) {
+  return { ...callCtx(ctx), baseUrl: ctx.baseUrl };
 }
 
 function listCtx(ctx: Ctx) {

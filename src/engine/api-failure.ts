@@ -2,7 +2,7 @@
  * API failures as diagnostics that name the call, and what to check for each (docs/client.md):
  * shared by the engine's plan and apply, the selectors' listing and the commands.
  */
-import { ApiError } from '../api/errors.js';
+import { ApiError, usualFix } from '../api/errors.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { PlanDiagnostic } from './plan.js';
 
@@ -18,14 +18,12 @@ export function apiFailure(err: unknown, address: string | undefined, redact: (s
   if (err instanceof ApiError) {
     const host = instance && hostOf(instance.url);
     const network = err.code === 'PLUMB_API_NETWORK' || err.code === 'PLUMB_API_TIMEOUT';
-    return {
-      severity: 'error',
-      code: err.code,
+    const diagnostic = err.toDiagnostic({
       summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
-      detail: `${err.method} ${instance ? apiRoot(instance.url) : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
-      suggestion: apiSuggestion(err.code, instance),
-      address,
-    };
+      // The client's detail names the path under /api/v4; with the instance, the full URL.
+      ...(instance && { detail: `${err.method} ${apiRoot(instance.url)}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`, suggestion: apiSuggestion(err.code, instance) }),
+    });
+    return { ...diagnostic, address };
   }
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
 }
@@ -52,23 +50,5 @@ export function apiSuggestion(code: string, instance?: CalledInstance): string |
   if (instance && (code === 'PLUMB_API_NETWORK' || code === 'PLUMB_API_TIMEOUT')) {
     return `check the url of instance "${instance.name}" (${instance.url}) and that ${hostOf(instance.url) ?? 'its host'} is reachable from here`;
   }
-  return suggestionFor(code);
-}
-
-function suggestionFor(code: string): string | undefined {
-  switch (code) {
-    case 'PLUMB_API_UNAUTHORIZED':
-      return 'check that the token in the environment variable is valid, not expired and not revoked';
-    case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
-    case 'PLUMB_API_NOT_FOUND':
-      return 'check the group or project path, and that the token can see it';
-    case 'PLUMB_API_NETWORK':
-    case 'PLUMB_API_TIMEOUT':
-      return 'check the instance URL and that it is reachable from here';
-    case 'PLUMB_API_AMBIGUOUS':
-      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
-    default:
-      return undefined;
-  }
+  return usualFix(code);
 }

@@ -9,9 +9,9 @@ import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
+import type { ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import type { KindRegistry } from './resource.js';
-import { blockingDiagnostic, collapseSelectorDiagnostics, moreMatchesNote, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, providerFor, selectorMatchOfDiagnostic } from './resource.js';
 import type { BlockedMatch } from '../config/load.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -23,7 +23,7 @@ import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';
 import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
 import { planLocks, recordLockLocations } from './instance-lock.js';
-import { openSession, selectedInstances } from './session.js';
+import { expiryWindow, openSession, selectedInstances } from './session.js';
 import type { EngineOptions, Session } from './session.js';
 import { apiFailure } from './api-failure.js';
 
@@ -48,7 +48,6 @@ export function configFingerprint(loaded: ConfigResult): string {
   return fingerprintOf(loaded.sources.texts);
 }
 
-
 export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {
   const own = session ?? openSession(loaded, config, opts);
   const redact = (s: string) => loaded.sources.secrets.redact(s);
@@ -56,11 +55,12 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const drift: DriftEntry[] = [];
   const risks: PlanRisk[] = [];
   const blocked: PlanBlocked[] = [];
+  const expiring: ExpiryEntry[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
-        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
+        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[], expiring: [] as ExpiryEntry[] };
         for (const provider of opts.kinds.providers) {
           if (!provider.declares(ctx.instance)) continue;
           try {
@@ -71,9 +71,11 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.changes.push(...r.changes.filter(kept));
             out.drift.push(...r.drift.filter(kept));
             out.risks.push(...(r.risks ?? []).filter(kept));
-            out.diagnostics.push(...r.diagnostics);
+            out.expiring.push(...(r.expiring ?? []).filter(kept));
+            // Marked with the kind; collapsed per kind once the blocked matches are known (below).
+            out.diagnostics.push(...r.diagnostics.map((d) => kindDiagnostic(d, provider.kind)));
           } catch (err) {
-            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance));
+            out.diagnostics.push({ ...apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance), kind: provider.kind });
           }
         }
         const blocked = blockConfinedMatches(ctx.instance.name, out, (loaded.sources.expansion?.blocked ?? []).filter((b) => b.instance === ctx.instance.name));
@@ -86,7 +88,8 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
-      diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics));
+      expiring.push(...r.expiring);
+      diagnostics.push(...collapsedPerKind(r.diagnostics));
     }
   } finally {
     if (!session) await own.close();
@@ -133,7 +136,23 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     ...(selectors.length > 0 && { selectors }),
     ...(blocked.length > 0 && { blocked }),
     ...(locks.length > 0 && { locks }),
+    ...(opts.expiringWithin && { expiring: horizon(opts.expiringWithin, opts.now, expiring) }),
   };
+}
+
+/**
+ * A selector's body gives one kind's diagnostics: each kind's are collapsed on their own
+ * ({@link collapseSelectorDiagnostics}), after the blocked matches were marked from the uncollapsed
+ * ones, in the order each kind first appears.
+ */
+function collapsedPerKind(diagnostics: readonly PlanDiagnostic[]): PlanDiagnostic[] {
+  const byKind = new Map<string | undefined, PlanDiagnostic[]>();
+  for (const d of diagnostics) {
+    const list = byKind.get(d.kind);
+    if (list) list.push(d);
+    else byKind.set(d.kind, [d]);
+  }
+  return [...byKind.values()].flatMap((list) => collapseSelectorDiagnostics(list));
 }
 
 /** An error that is not confined to a blocked unit: the plan cannot be applied. */
@@ -211,6 +230,13 @@ function blockConfinedMatches(
   out.changes = out.changes.filter((c) => !gone(c.address));
   out.risks = out.risks.filter((r) => !gone(r.address));
   return blocked;
+}
+
+/** The horizon of a plan: soonest first, then by address (the same input gives the same order). */
+function horizon(within: NonNullable<EngineOptions['expiringWithin']>, now: Date, entries: readonly ExpiryEntry[]): ExpiryHorizon {
+  const at = (e: ExpiryEntry) => Date.parse(e.expiresAt.length === 10 ? e.expiresAt + 'T00:00:00Z' : e.expiresAt);
+  const sorted = [...entries].sort((a, b) => at(a) - at(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { within: within.written, days: within.days, until: expiryWindow(now, within.days).until.toISOString(), entries: sorted };
 }
 
 /**

@@ -6,14 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
+import type { RequestBudget } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import type { PlanDiagnostic } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
-import type { InstanceContext, KindRegistry, SelectorMatchOf } from './resource.js';
-import { planDiagnostic } from './resource.js';
+import type { ExpiryWindow, InstanceContext, KindRegistry, SelectorMatchOf } from './resource.js';
 import { RunMemo } from './memo.js';
+import { planDiagnostic } from './resource.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
@@ -64,6 +65,12 @@ export interface EngineOptions {
   readonly memo?: RunMemo;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
+  /** `plumb report`: the plan is never applied (InstanceContext.readOnly). */
+  readonly readOnly?: boolean;
+  /** `report --max-requests`: the run's request budget, shared by every instance's client. */
+  readonly budget?: RequestBudget;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (`Plan.expiring`). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
 }
 
 export interface Session {
@@ -79,6 +86,7 @@ export interface Session {
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /** Opens one client per selected instance. Missing tokens are diagnostics, before any request. */
 export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions): Session {
   const contexts = new Map<string, InstanceContext>();
@@ -106,7 +114,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   if (state instanceof StateProblem) {
     // Planning without what the state remembers would plan wrongly (issue tokens again, resend
     // secrets): no instance is opened.
-    diagnostics.push({ severity: 'error', code: state.code, summary: state.summary, suggestion: state.suggestion });
+    diagnostics.push(state.toDiagnostic());
     return { contexts, targets, diagnostics, close: async () => {} };
   }
   const selected = selectedInstances(config, opts, targets);
@@ -169,6 +177,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
         ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
         ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
         ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
+        ...(opts.budget && { budget: opts.budget }),
       });
     } catch (err) {
       diagnostics.push(
@@ -200,6 +209,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
       memo: memo.open(instance.name),
+      ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
+      ...(opts.readOnly && { readOnly: true }),
     });
   }
   return {
@@ -213,6 +224,9 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   };
 }
 
+export function expiryWindow(now: Date, days: number): ExpiryWindow {
+  return { days, until: new Date(now.getTime() + days * 86_400_000) };
+}
 
 /** The instances a run works on: `--instance`, and those a target can select. */
 export function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'instance'>, targets: TargetSet): DesiredInstance[] {

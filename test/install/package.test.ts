@@ -21,7 +21,7 @@ const ALLOWED = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
-  /^bin\/(plumb\.js|terraform-provider-plumb)$/,
+  /^bin\/(plumb\.js|terraform-provider-plumb|package\.json)$/,
   /^dist\/plumb\.cjs(\.cache|\.LEGAL\.txt)?$/,
   /^dist\/plumb-provider\.cjs$/,
   /^dist\/generated\/cdktf\/([a-z-]+\/)?index\.(js|d\.ts)$/,

@@ -113,7 +113,7 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
           ctx.localReads.set(source, `the source of repository file "${filePath}"`);
         }
       } catch (err) {
-        const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+        const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
         push(ctx, {
           severity: 'error',
           code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_FILE_MISSING',
