@@ -19,6 +19,7 @@ import { expandConfiguration } from '../engine/selectors.js';
 import { mergeRequestSource, withholdMatches } from '../engine/withhold.js';
 import { DEFAULT_SELECTOR_CHANGE } from '../engine/selector-counts.js';
 import type { EngineOptions, Session } from '../engine/engine.js';
+import { RunMemo } from '../engine/memo.js';
 import { checkPlanFile, hasChanges, lockChanged, unacknowledgedRisks } from '../engine/plan.js';
 import { lockInstances, recordLockLocations, releaseAll } from '../engine/instance-lock.js';
 import { FileStateLock, LockFailed, LockHeld } from '../engine/lock.js';
@@ -201,6 +202,8 @@ export async function load<V extends LoadView = ReconcileView>(flags: CommonFlag
     log: (m) => io.stderr(redact(clean(m)) + '\n'),
     stdout: machineOutput(io),
     sleep: hooks.sleep,
+    // One memo for the run: the selectors' listing, the plan and the apply (engine/memo.ts).
+    memo: new RunMemo(),
     ...hooks.client,
     ...(flags.concurrency !== undefined && { concurrency: flags.concurrency }),
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),

@@ -4,19 +4,14 @@
  * refuses it when the live state it was made from has moved (stale) or when it is not what the
  * configuration and the live state yield (edited; saved-plan.ts).
  */
-import { readFileSync } from 'node:fs';
-import { ApiClient } from '../api/client.js';
-import type { RequestBudget } from '../api/client.js';
-import { ApiError, usualFix } from '../api/errors.js';
 import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
 import type { ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
-import { splitPointer } from '../config/pointer.js';
-import type { ExpiryWindow, InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
-import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import type { KindRegistry } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, providerFor, selectorMatchOfDiagnostic } from './resource.js';
 import type { BlockedMatch } from '../config/load.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
@@ -24,77 +19,18 @@ import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, co
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
 import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from '../config/risk-ids.js';
-import { StateProblem, StateStore } from './state.js';
 import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';
-import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
-import type { TargetSet } from './targets.js';
 import { planSelectors, recordSelectorCounts, selectorRisks } from './selector-counts.js';
 import { planLocks, recordLockLocations } from './instance-lock.js';
-import type { SelectorChangeThreshold } from './selector-counts.js';
+import { expiryWindow, openSession, selectedInstances } from './session.js';
+import type { EngineOptions, Session } from './session.js';
+import { apiFailure } from './api-failure.js';
 
-export interface EngineOptions {
-  /** The resource kinds to plan and apply (src/resources/index.ts); the engine knows none itself. */
-  readonly kinds: KindRegistry;
-  readonly env: NodeJS.ProcessEnv;
-  /** Current time; `--now` / PLUMB_NOW override it. */
-  readonly now: Date;
-  /** Path of plumb's state file (write-only fingerprints). */
-  readonly stateFile: string;
-  /** A state kept by the caller instead of the file (the Terraform provider: the resource's private state); `stateFile` is then not read. */
-  readonly state?: StateStore;
-  /** Only this instance, when given. */
-  readonly instance?: string;
-  /**
-   * `--target` addresses, checked with `targetProblem` (src/engine/targets.ts): only the resources
-   * they match are read, planned and applied; instances none can match are not opened.
-   */
-  readonly targets?: readonly string[];
-  readonly log: (message: string) => void;
-  /** Where `sink: {stdout: true}` writes issued secrets (one JSON line each); never redacted. */
-  readonly stdout?: (s: string) => void;
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** `plan --show-content`: kinds that can show a content diff read the content to do so. */
-  readonly showContent?: boolean;
-  /**
-   * `--max-changes`: more changes than this to one instance is the risk `large-change-set`
-   * (default DEFAULT_MAX_CHANGES). Apply judges it with its own value (risks.ts `blastRadius`).
-   */
-  readonly maxChanges?: number;
-  /** `--max-match-change`: a selector's count moving beyond this is `selector-match-count-changed` (selector-counts.ts). */
-  readonly selectorChange?: SelectorChangeThreshold;
-  /** `plan --show-private-content`: diffs may show the live content of private projects' files. */
-  readonly showPrivateContent?: boolean;
-  /** Client tuning (tests, benchmarks). */
-  readonly concurrency?: number;
-  readonly maxAttempts?: number;
-  readonly baseDelayMs?: number;
-  readonly requestTimeoutMs?: number;
-  /** Plan-time reads shared across sessions (the Terraform provider); see InstanceContext.readCache. */
-  readonly readCache?: ReadCache;
-  /** Who plumb's credential is, shared by every session of a front-end's run (InstanceContext.identityCache). */
-  readonly identityCache?: ReadCache;
-  /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
-  readonly allowedUrls?: readonly string[];
-  /** `plumb report`: the plan is never applied (InstanceContext.readOnly). */
-  readonly readOnly?: boolean;
-  /** `report --max-requests`: the run's request budget, shared by every instance's client. */
-  readonly budget?: RequestBudget;
-  /** `--expiring-within` (plan, drift, report): list what expires within the window (`Plan.expiring`). */
-  readonly expiringWithin?: { readonly written: string; readonly days: number };
-}
-
-export interface Session {
-  readonly contexts: ReadonlyMap<string, InstanceContext>;
-  readonly targets: TargetSet;
-  readonly diagnostics: PlanDiagnostic[];
-  /**
-   * The lock each instance's apply holds on the instance itself (instance-lock.ts `lockInstances`
-   * records it here): apply gives it back before a change plumb's credential may not survive.
-   */
-  readonly instanceLocks?: Map<string, { release(): Promise<void> }>;
-  close(): Promise<void>;
-}
+export { openSession } from './session.js';
+export type { EngineOptions, Session } from './session.js';
+export { apiFailure, apiSuggestion } from './api-failure.js';
+export type { CalledInstance } from './api-failure.js';
 
 /** Requests in flight at once when --concurrency is not given (the client's default too). */
 const DEFAULT_CONCURRENCY = 8;
@@ -107,204 +43,9 @@ const DEFAULT_CONCURRENCY = 8;
  */
 const CHANGES_PER_REQUEST_SLOT = 8;
 
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Opens one client per selected instance. Missing tokens are diagnostics, before any request. */
-export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions): Session {
-  const contexts = new Map<string, InstanceContext>();
-  const diagnostics: PlanDiagnostic[] = [];
-  const locate = (pointer: string) => {
-    const l = loaded.sources.locations.get(pointer);
-    return l ? (l.key ?? l.value) : undefined;
-  };
-  const overriddenDefault = (pointer: string) => {
-    const over = loaded.sources.defaults.overrideOver(pointer);
-    const l = over ? loaded.sources.locations.get(over.defaults) : undefined;
-    return l ? (l.key ?? l.value) : undefined;
-  };
-  const expansion = loaded.sources.expansion;
-  const selectorMatch = (pointer: string): SelectorMatchOf | undefined => {
-    const s = expansion?.origins.selectorOf(pointer);
-    if (!s) return undefined;
-    const written = loaded.sources.locations.written(pointer);
-    const at = loaded.sources.locations.written(s.pointer);
-    if (written === pointer || (written !== at && !written.startsWith(at + '/'))) return undefined; // the explicit entry's own
-    return { pointer: s.pointer, key: s.key, container: s.container, match: splitPointer(pointer)[3]!, includeArchived: s.includeArchived };
-  };
-  const targets = targetSet(opts.targets ?? []);
-  const state = opts.state ?? StateStore.read(opts.stateFile);
-  if (state instanceof StateProblem) {
-    // Planning without what the state remembers would plan wrongly (issue tokens again, resend
-    // secrets): no instance is opened.
-    diagnostics.push(state.toDiagnostic());
-    return { contexts, targets, diagnostics, close: async () => {} };
-  }
-  const selected = selectedInstances(config, opts, targets);
-  if (opts.instance && !config.instances.some((i) => i.name === opts.instance)) {
-    diagnostics.push({
-      severity: 'error',
-      code: 'PLUMB_INSTANCE_UNKNOWN',
-      summary: `No instance named "${opts.instance}" in the configuration`,
-      suggestion: `use one of: ${config.instances.map((i) => i.name).join(', ') || '(none declared)'}`,
-    });
-  }
-  const policy = urlPolicy(opts.env, opts.allowedUrls);
-  for (const instance of selected) {
-    // The configuration chooses among the instances allowed from outside it; nothing is sent (not
-    // even the token read) for one that is not.
-    const refusal = urlRefusal(instance.url, instance.name, policy);
-    if (refusal) {
-      diagnostics.push(planDiagnostic({ locate }, { severity: 'error', code: 'PLUMB_URL_NOT_ALLOWED', ...refusal, pointer: instance.pointer + '/url' }));
-      continue;
-    }
-    const token = opts.env[instance.tokenEnv];
-    if (!token) {
-      diagnostics.push(
-        planDiagnostic({ locate }, {
-          severity: 'error',
-          code: 'PLUMB_TOKEN_ENV_MISSING',
-          summary: `Environment variable ${instance.tokenEnv} (the token for instance "${instance.name}") is not set`,
-          suggestion: `export ${instance.tokenEnv} with an administrator's access token`,
-          pointer: instance.pointer + '/token_env',
-        }),
-      );
-      continue;
-    }
-    if (token.length < 4) {
-      diagnostics.push(
-        planDiagnostic({ locate }, {
-          severity: 'error',
-          code: 'PLUMB_SECRET_TOO_SHORT',
-          summary: `The token in ${instance.tokenEnv} (for instance "${instance.name}") is shorter than 4 characters`,
-          detail: 'A secret that short cannot be masked in output without masking ordinary text too; no instance issues tokens that short.',
-          suggestion: `export ${instance.tokenEnv} with the whole access token`,
-          pointer: instance.pointer + '/token_env',
-        }),
-      );
-      continue;
-    }
-    loaded.sources.secrets.add(token);
-    let client: ApiClient;
-    try {
-      // The configuration's ca_bundle; else, in the service's CI, the runner's CA file for its own instance.
-      const caFile = trustedCaFile(instance.url, [instance], opts.env);
-      client = new ApiClient({
-        baseUrl: instance.url,
-        token,
-        caBundle: caFile ? readFileSync(caFile, 'utf8') : undefined,
-        allowInsecureHttp: instance.allowInsecureHttp,
-        onWarning: (m) => opts.log(`warning: ${m}`),
-        ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
-        ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
-        ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
-        ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
-        ...(opts.budget && { budget: opts.budget }),
-      });
-    } catch (err) {
-      diagnostics.push(
-        planDiagnostic({ locate }, {
-          severity: 'error',
-          code: err instanceof ApiError ? err.code : 'PLUMB_CLIENT',
-          summary: (err instanceof Error ? err.message : String(err)).replace('set allowInsecureHttp', 'set allow_insecure_http: true on the instance'),
-          pointer: instance.pointer + '/url',
-        }),
-      );
-      continue;
-    }
-    contexts.set(instance.name, {
-      instance,
-      client,
-      today: opts.now.toISOString().slice(0, 10),
-      now: opts.now,
-      secrets: loaded.sources.secrets,
-      state,
-      locate,
-      ...(loaded.sources.defaults.size > 0 && { overriddenDefault }),
-      ...(expansion && { selectorMatch }),
-      ...(expansion?.listed?.has(instance.name) && { listedProject: (ref: string) => expansion.listed?.get(instance.name)?.get(ref) }),
-      targets,
-      log: opts.log,
-      sleep: opts.sleep ?? defaultSleep,
-      env: opts.env,
-      ...(opts.showContent && { showContent: true }),
-      ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
-      ...(opts.stdout && { stdout: opts.stdout }),
-      ...(opts.readCache && { readCache: opts.readCache }),
-      ...(opts.identityCache && { identityCache: opts.identityCache }),
-      ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
-      ...(opts.readOnly && { readOnly: true }),
-    });
-  }
-  return {
-    contexts,
-    targets,
-    diagnostics,
-    instanceLocks: new Map(),
-    close: async () => {
-      await Promise.all([...contexts.values()].map((c) => c.client.close()));
-    },
-  };
-}
-
-function expiryWindow(now: Date, days: number): ExpiryWindow {
-  return { days, until: new Date(now.getTime() + days * 86_400_000) };
-}
-
-/** The instances a run works on: `--instance`, and those a target can select. */
-function selectedInstances(config: DesiredConfig, opts: Pick<EngineOptions, 'instance'>, targets: TargetSet): DesiredInstance[] {
-  return config.instances.filter((i) => (!opts.instance || i.name === opts.instance) && targets.within(i.name));
-}
-
 /** Fingerprint of the configuration's meaning (saved-plan.ts): a comment does not make a saved plan stale. */
 export function configFingerprint(loaded: ConfigResult): string {
   return fingerprintOf(loaded.sources.texts);
-}
-
-/** The instance an API call went to, for messages that name its URL, host and token variable. */
-export type CalledInstance = Pick<DesiredInstance, 'name' | 'url' | 'tokenEnv'>;
-
-/**
- * Describes an API failure during planning or apply as a diagnostic naming the call; with the
- * instance, it names the full URL, the host a connection failed to, and the variable of a refused
- * token (the client's errors carry none of them: docs/client.md).
- */
-export function apiFailure(err: unknown, address: string | undefined, redact: (s: string) => string, instance?: CalledInstance): PlanDiagnostic {
-  if (err instanceof ApiError) {
-    const host = instance && hostOf(instance.url);
-    const network = err.code === 'PLUMB_API_NETWORK' || err.code === 'PLUMB_API_TIMEOUT';
-    const diagnostic = err.toDiagnostic({
-      summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
-      // The client's detail names the path under /api/v4; with the instance, the full URL.
-      ...(instance && { detail: `${err.method} ${apiRoot(instance.url)}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`, suggestion: apiSuggestion(err.code, instance) }),
-    });
-    return { ...diagnostic, address };
-  }
-  return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
-}
-
-/** `https://host/gitlab` → `https://host/gitlab/api/v4`, as the client calls it. */
-function apiRoot(url: string): string {
-  const base = url.replace(/\/+$/, '');
-  return base.endsWith('/api/v4') ? base : `${base}/api/v4`;
-}
-
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What to check for an API failure with `code`; naming the instance's URL and token variable when known. */
-export function apiSuggestion(code: string, instance?: CalledInstance): string | undefined {
-  if (instance && code === 'PLUMB_API_UNAUTHORIZED') {
-    return `${instance.url} refused the token in ${instance.tokenEnv} (token_env of instance "${instance.name}"): check that ${instance.tokenEnv} holds a token of this instance, not expired and not revoked`;
-  }
-  if (instance && (code === 'PLUMB_API_NETWORK' || code === 'PLUMB_API_TIMEOUT')) {
-    return `check the url of instance "${instance.name}" (${instance.url}) and that ${hostOf(instance.url) ?? 'its host'} is reachable from here`;
-  }
-  return usualFix(code);
 }
 
 export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {

@@ -6,6 +6,9 @@ import type { SourceLocation } from '../diagnostics/index.js';
 import type { Action, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
 import type { TargetSet } from './targets.js';
+import type { SessionMemo } from './memo.js';
+
+export type { ReadCache } from './memo.js';
 
 /** Everything a resource kind needs to read, plan and apply on one instance. */
 export interface InstanceContext {
@@ -75,19 +78,12 @@ export interface InstanceContext {
    */
   readonly stdout?: (s: string) => void;
   /**
-   * Reads a front-end shares across sessions: the Terraform provider plans and applies one resource
-   * per RPC, and one group's token list answers every token of the group within a walk. A kind that
-   * reads through it at apply records its own writes in it (`update`), so a later session sees them
-   * without reading again, and reads afresh wherever an older read could make a write unsafe (a
-   * rotation). Absent for the CLI (one session plans and applies everything).
+   * What this run remembers (memo.ts): this session's reads and checks for this instance
+   * (`session`), the reads a front-end shares across sessions (`reads`: the Terraform provider's
+   * walk), and who plumb's credential is (`identity`). A kind keeps its caches here, never in a
+   * module-level map.
    */
-  readonly readCache?: ReadCache;
-  /**
-   * Facts that hold for a front-end's whole run, fresh or not: who plumb's credential is
-   * (`GET /user`, `GET /personal_access_tokens/self`). The Terraform provider destroys one token per
-   * RPC, each with a fresh plan; without it each asked again. Absent for the CLI (one session).
-   */
-  readonly identityCache?: ReadCache;
+  readonly memo: SessionMemo;
 }
 
 /** The expiry horizon's window (`--expiring-within 30d`). */
@@ -100,17 +96,6 @@ export interface ExpiryWindow {
 /** Whole days from `today` (YYYY-MM-DD) to the day of `when` (a date or an ISO datetime, UTC). */
 export function daysUntil(today: string, when: string): number {
   return Math.round((Date.parse(when.slice(0, 10) + 'T00:00:00Z') - Date.parse(today + 'T00:00:00Z')) / 86_400_000);
-}
-
-/** A cache of reads, keyed by what was read (`group-access-tokens:GROUP`). */
-export interface ReadCache {
-  get<T>(key: string, load: () => Promise<T>): Promise<T>;
-  /**
-   * What a write of this front-end made of a cached value: `change` receives the value as cached
-   * and returns it as it is now (a created token added, a revoked one marked). Nothing happens
-   * when the key is not cached. Absent: the cache holds nothing a write can change.
-   */
-  update?<T>(key: string, change: (value: T) => T): void;
 }
 
 export interface PlanResponse {

@@ -94,17 +94,9 @@ export interface Credential {
 
 const RESOURCE_BOT = /^(group|project)_\d+_bot(_|$)/;
 
-const cache = new WeakMap<ApiClient, Promise<Credential>>();
-
-/** Reads plumb's credential once per client (both calls in parallel), on first need. */
-export function credentialOf(ctx: Pick<InstanceContext, 'client' | 'identityCache'>): Promise<Credential> {
-  if (ctx.identityCache) return ctx.identityCache.get('credential', () => readCredential(ctx.client));
-  let p = cache.get(ctx.client);
-  if (!p) {
-    p = readCredential(ctx.client);
-    cache.set(ctx.client, p);
-  }
-  return p;
+/** Reads plumb's credential once per instance per run (both calls in parallel), on first need. */
+export function credentialOf(ctx: Pick<InstanceContext, 'client' | 'memo'>): Promise<Credential> {
+  return ctx.memo.identity.get('credential', () => readCredential(ctx.client));
 }
 
 async function readCredential(client: ApiClient): Promise<Credential> {

@@ -6,7 +6,8 @@
  */
 import { applyPlan, makePlan, openSession } from '../engine/engine.js';
 import type { EngineOptions } from '../engine/engine.js';
-import type { InstanceContext, ReadCache } from '../engine/resource.js';
+import type { InstanceContext } from '../engine/resource.js';
+import type { SharingRunMemo } from '../engine/memo.js';
 import type { Plan, PlanDiagnostic, ResourceChange } from '../engine/plan.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { ApiError } from '../api/errors.js';
@@ -32,10 +33,11 @@ export interface Runtime {
   readonly log: (message: string) => void;
   /** Where `sink {stdout = true}` writes. */
   readonly stdout: (s: string) => void;
-  /** Token lists shared by the refreshes of one run. */
-  readonly listings: GroupListings;
-  /** Who plumb's credential is, read once per process (one walk). */
-  readonly identity: ReadCache;
+  /**
+   * What the walk remembers (engine/memo.ts): the reads its RPCs share (a group's token list answers
+   * every token of the group), and who plumb's credential is.
+   */
+  readonly memo: SharingRunMemo;
   /** Which resource of this run planned which object (one owner per object). */
   readonly owners: Owners;
   /** Set by StopProvider: operations not yet started refuse. */
@@ -75,7 +77,7 @@ function planDiags(ds: readonly PlanDiagnostic[], redact: (s: string) => string)
  * provider reads and writes no state file.
  */
 function engineOptions(rt: Runtime, env: NodeJS.ProcessEnv, state: StateStore, fresh = false): EngineOptions {
-  return { env, now: rt.now, stateFile: state.file, state, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: rt.kinds.engine, identityCache: rt.identity, ...(!fresh && { readCache: rt.listings }) };
+  return { env, now: rt.now, stateFile: state.file, state, instance: INSTANCE, log: rt.log, stdout: rt.stdout, kinds: rt.kinds.engine, memo: fresh ? rt.memo.fresh() : rt.memo };
 }
 
 export const NOT_CONFIGURED: TfDiagnostic = {
@@ -198,51 +200,6 @@ async function applyChanges(rt: Runtime, built: ReturnType<typeof buildConfig>, 
   return { ok: report.ok, diagnostics };
 }
 
-/**
- * Reads shared by the RPCs of one Terraform walk: Terraform asks about every token of a group one
- * RPC at a time, and one list of the group answers them all (refreshes, plans, and the applies of
- * the apply walk), as one list answers a whole group in `plumb plan` and `plumb apply`. Terraform
- * starts a new provider process for each walk (validate, plan, apply), so an entry lives for the
- * process: the apply walk reads anew whatever the plan walk read, after the review between them.
- * Within a walk, the provider's own writes are recorded in the entry by the kind that made them
- * (`update`), not by emptying the cache; docs/terraform.md ("Cost") says why that is safe.
- */
-export class GroupListings implements ReadCache {
-  readonly #entries = new Map<string, { readonly at: number; readonly value: Promise<unknown> }>();
-  /** `ttlMs`: how long an entry answers (default: for the life of the process, one walk). */
-  constructor(readonly ttlMs = Number.POSITIVE_INFINITY) {}
-
-  get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const hit = this.#entries.get(key);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value as Promise<T>;
-    return this.#put(key, Date.now(), load());
-  }
-
-  update<T>(key: string, change: (value: T) => T): void {
-    const hit = this.#entries.get(key);
-    if (!hit || Date.now() - hit.at >= this.ttlMs) return;
-    // The entry keeps its age: a write makes what it changed true, not the rest of the read.
-    void this.#put(key, hit.at, (hit.value as Promise<T>).then(change));
-  }
-
-  #put<T>(key: string, at: number, value: Promise<T>): Promise<T> {
-    const entry = { at, value };
-    this.#entries.set(key, entry);
-    value.catch(() => {
-      if (this.#entries.get(key) === entry) this.#entries.delete(key); // a failed read is never shared
-    });
-    return value;
-  }
-
-  forget(key: string): void {
-    this.#entries.delete(key);
-  }
-
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
 /** The door a kind's Terraform part reaches plumb's engine through, for one RPC; `state` is the resource's (private-state.ts). */
 function doorFor(rt: Runtime, part: TerraformPart, state: StateStore): TerraformDoor {
   const built = new WeakMap<DoorPlan, ReturnType<typeof buildConfig>>();
@@ -251,7 +208,7 @@ function doorFor(rt: Runtime, part: TerraformPart, state: StateStore): Terraform
     today: today(rt),
     instance: INSTANCE,
     block: resourceBlock(part.typeName, rt.kinds),
-    reads: rt.listings,
+    reads: rt.memo.reads,
     async plan(build, opts) {
       const r = await planFor(rt, { part, build }, state, opts?.fresh === true);
       const out: DoorPlan = { ...(r.plan && { plan: r.plan }), diagnostics: r.diagnostics };

@@ -20,6 +20,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ownPath } from '../util/own-files.js';
 import { urlPolicy, urlRefusal } from '../engine/connection.js';
+import { RunMemo } from '../engine/memo.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import { makeServerCertificate } from './cert.js';
 import { CtyError, containsUnknown, decodeDynamic, encodeValue } from './cty.js';
@@ -31,7 +32,7 @@ import { builtInKinds } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
-import { GroupListings, Owners, applyResource, configDiagnostics, importResource, planResource, readResource, validateResource } from './resources.js';
+import { Owners, applyResource, configDiagnostics, importResource, planResource, readResource, validateResource } from './resources.js';
 import { readDataSource, validateDataSource } from './data-sources.js';
 import type { Runtime, TfDiagnostic } from './resources.js';
 
@@ -368,13 +369,20 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   let settings: ProviderSettings | undefined;
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
   const kinds = opts.kinds ?? (await builtInKinds());
-  const listings = new GroupListings();
+  // The walk's memo (engine/memo.ts): one per provider process, so one per Terraform walk
+  // (validate, plan and apply each start a provider). Its shared reads answer the RPCs of the walk:
+  // Terraform asks about every token of a group one RPC at a time, and one list of the group answers
+  // them all (refreshes, plans, and the applies of the apply walk), as one list answers a whole
+  // group in `plumb plan` and `plumb apply`; the apply walk reads anew whatever the plan walk read,
+  // after the review between them. Within a walk, the provider's own writes are recorded in the
+  // entry by the kind that made them (`update`), not by emptying it; docs/terraform.md ("Cost")
+  // says why that is safe. Who the credential is does not change within a walk: a long-lived
+  // entry, never emptied by applies.
+  const memo = RunMemo.sharing(60 * 60_000);
   const owners = new Owners();
-  // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
-  const identity = new GroupListings(60 * 60_000);
   // Applies run one at a time (plans and refreshes run concurrently). Not for plumb's state any
   // more (each resource keeps its own in its private state, private-state.ts), nor for the walk's
-  // reads (GroupListings.update chains each write onto the entry, so concurrent updates compose;
+  // reads (Memo.update chains each write onto the entry, so concurrent updates compose;
   // the identity cache is only read). It stays because the engine orders writes across resources
   // only within one plan, and each ApplyResourceChange applies a plan of one resource:
   // - commits to one branch go one at a time (the repository files' lane per project and branch);
@@ -391,7 +399,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   };
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped, kinds };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, memo, owners, stopped: () => stopped, kinds };
     },
     configure(p: ProviderSettings) {
       settings = p;
