@@ -45,4 +45,7 @@ loadMain()
   .then((main) => main(argv))
   .then((code) => {
     process.exitCode = code;
+    // An interrupted command (130 SIGINT, 143 SIGTERM) has reported and written its state: what is
+    // still in flight (a hung sink) must not keep the process alive past the signal.
+    if (code === 130 || code === 143) process.exit();
   });
