@@ -9,15 +9,30 @@ import type { ExpiringWithin } from './args.js';
 export { parseExpiringWithin } from './args.js';
 export type { ExpiringWithin } from './args.js';
 import type { CommonArgs, Options, Parsed } from './args.js';
-import { REPORT_FILE_FORMATS } from './views/report.js';
-import type { ReportFileFormat } from './views/report.js';
+
+/** A file the report can be written as, as the command line names it (views/report.ts renders it). */
+export interface ReportFileOption {
+  /** The option without dashes: `markdown` for `--markdown FILE`. */
+  readonly option: 'out' | 'markdown' | 'html';
+  /** A file name for help and suggestions: `report.md`. */
+  readonly example: string;
+  /** One line for `plumb report --help`. */
+  readonly help: string;
+}
+
+/** The report's file options; light, so that reading a command line loads no renderer. */
+export const REPORT_FILE_OPTIONS: readonly ReportFileOption[] = [
+  { option: 'out', example: 'report.json', help: 'also write the JSON document to FILE (schemas/plumb-report.schema.json)' },
+  { option: 'markdown', example: 'report.md', help: 'also write the report as markdown to FILE (a merge request comment, a wiki page)' },
+  { option: 'html', example: 'report.html', help: 'also write the report as one self-contained HTML page to FILE (docs/report.md#the-html-page)' },
+];
 
 export interface ReportArgs extends CommonArgs {
   /** `--max-requests N`: at most N requests for the whole run (docs/report.md#the-request-budget). */
   readonly maxRequests?: number;
   readonly expiringWithin?: ExpiringWithin;
   /** The files to write, one per file format named on the command line. */
-  readonly outputs: readonly { readonly format: ReportFileFormat; readonly given: string }[];
+  readonly outputs: readonly { readonly format: ReportFileOption; readonly given: string }[];
 }
 
 export const REPORT_USAGE = `Usage: plumb report [PATHS...] [options]
@@ -32,7 +47,7 @@ Read-only: it never writes to the instance, never writes the state file and take
   --expiring-within DURATION
                         also list group access tokens, Pages certificates and unverified Pages
                         domains that expire within DURATION (30d, 4w), soonest first
-${REPORT_FILE_FORMATS.map((f) => formatHelp(f)).join('\n')}
+${REPORT_FILE_OPTIONS.map((f) => formatHelp(f)).join('\n')}
   --unavailable-secrets skip
                         a secret setting whose \${env:NAME} is not set is not compared, and said so
   -c, --config PATH     a YAML file or directory of YAML files (repeatable; same as PATHS)
@@ -47,7 +62,7 @@ ${REPORT_FILE_FORMATS.map((f) => formatHelp(f)).join('\n')}
   -h, --help            this help
 `;
 
-function formatHelp(f: ReportFileFormat): string {
+function formatHelp(f: ReportFileOption): string {
   const head = `  --${f.option} FILE`;
   return head.length < 24 ? `${head.padEnd(24)}${f.help}` : `${head}\n${' '.repeat(24)}${f.help}`;
 }
@@ -58,7 +73,7 @@ const REPORT_OPTIONS: Options = {
   'unavailable-secrets': { type: 'string' },
   'max-requests': { type: 'string' },
   'expiring-within': { type: 'string' },
-  ...Object.fromEntries(REPORT_FILE_FORMATS.map((f) => [f.option, { type: 'string' }])),
+  ...Object.fromEntries(REPORT_FILE_OPTIONS.map((f) => [f.option, { type: 'string' }])),
 };
 
 /** Parses `plumb report`'s arguments (after the command name): every mistake at once. */
@@ -69,10 +84,10 @@ export function parseReportArgs(argv: readonly string[]): Parsed<ReportArgs> {
   if (rawMax !== undefined) {
     const n = Number(rawMax);
     if (rawMax.trim() !== '' && Number.isInteger(n) && n >= 1) maxRequests = n;
-    else a.problem(`--max-requests must be a whole number of 1 or more, not "${rawMax}"`, `give the most requests the report may send, e.g. --max-requests 5000 (${a.help})`);
+    else a.problem(`--max-requests must be a whole number from 1 up, not "${rawMax}"`, `give the most requests the report may send, e.g. --max-requests 5000 (${a.help})`);
   }
-  const outputs: { format: ReportFileFormat; given: string }[] = [];
-  for (const f of REPORT_FILE_FORMATS) {
+  const outputs: { format: ReportFileOption; given: string }[] = [];
+  for (const f of REPORT_FILE_OPTIONS) {
     const given = a.str(f.option);
     if (given === undefined) continue;
     if (given.trim() === '') a.problem(`--${f.option} needs a file name`, `write e.g. --${f.option} ${f.example}`);

@@ -15,7 +15,7 @@ import type { Io } from './output.js';
 import { load, outputProblem, planWithProgress, usageProblem, withState } from './reconcile.js';
 import type { RunHooks } from './reconcile.js';
 import type { ReportArgs } from './report-args.js';
-import { reportView } from './views/report.js';
+import { reportFileFormat, reportView } from './views/report.js';
 import type { ReportView } from './views/report.js';
 
 /** `plumb report` (cli.ts parses its arguments with parseReportArgs, commands/report-args.ts). */
@@ -37,7 +37,7 @@ export async function runReport(args: ReportArgs, io: Io, hooks: RunHooks = {}):
   };
   const l = await load<ReportView>(flags, io, hooks, true, false, reportView);
   if (typeof l === 'number') return l;
-  const outputs = args.outputs.map((o) => ({ ...o, file: path.resolve(io.cwd, o.given) }));
+  const outputs = args.outputs.map((o) => ({ given: o.given, format: reportFileFormat(o.format), file: path.resolve(io.cwd, o.given) }));
   // Every file is checked before the first request.
   for (const o of outputs) {
     const refused = outputProblem(l.view, l.loaded, `--${o.format.option}`, o.given, o.file, o.format.example);

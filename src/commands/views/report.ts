@@ -1,13 +1,14 @@
 /**
  * The view of `plumb report`, chosen once from the flags (docs/architecture.md#views): what goes
  * to standard output (human, or the JSON document with `--json`), and the files the flags name,
- * one `ReportFileFormat` each (`--out` JSON, `--markdown`; `--html` adds itself to
- * REPORT_FILE_FORMATS). Every format reads only the report document (engine/report.ts); every
+ * one `ReportFileFormat` each (`--out` JSON, `--markdown`, `--html`; the options are
+ * REPORT_FILE_OPTIONS in commands/report-args.ts). Every format reads only the report document (engine/report.ts); every
  * string passes through `redact` before it leaves.
  */
 import type { ConfigResult } from '../../config/validate.js';
 import type { Report } from '../../engine/report.js';
 import type { ReasonTexts } from '../../render/human.js';
+import type { ReportFileOption } from '../report-args.js';
 import { renderReportHtml } from '../../render/html.js';
 import { renderReportHuman, renderReportMarkdown, reportExitCode } from '../../render/report.js';
 import type { Io } from '../output.js';
@@ -22,19 +23,12 @@ export interface ReportRenderContext {
 }
 
 /**
- * One file the report can be written as: an option that names the file, and a renderer from the
- * report document to the file's text. A format is one entry of REPORT_FILE_FORMATS; the command
- * line (commands/report-args.ts) takes one option per entry, and the command checks every named
- * file before the first request and writes each after the report is made. The text is redacted
- * with the configuration's secrets as it is written.
+ * One file the report can be written as: its option (commands/report-args.ts, which the command
+ * line reads without loading any renderer) and a renderer from the report document to the file's
+ * text. The command checks every named file before the first request and writes each after the
+ * report is made. The text is redacted with the configuration's secrets as it is written.
  */
-export interface ReportFileFormat {
-  /** The option without dashes: `markdown` for `--markdown FILE`. */
-  readonly option: string;
-  /** A file name for help and suggestions: `report.md`. */
-  readonly example: string;
-  /** One line for `plumb report --help`. */
-  readonly help: string;
+export interface ReportFileFormat extends ReportFileOption {
   /** The file's mode (a report is meant to be shared: 0644). */
   readonly mode: number;
   render(report: Report, ctx: ReportRenderContext): string;
@@ -45,11 +39,16 @@ export function reportJson(report: Report): string {
   return JSON.stringify(report, null, 2) + '\n';
 }
 
-export const REPORT_FILE_FORMATS: readonly ReportFileFormat[] = [
-  { option: 'out', example: 'report.json', help: 'also write the JSON document to FILE (schemas/plumb-report.schema.json)', mode: 0o644, render: (r) => reportJson(r) },
-  { option: 'markdown', example: 'report.md', help: 'also write the report as markdown to FILE (a merge request comment, a wiki page)', mode: 0o644, render: (r, ctx) => renderReportMarkdown(r, ctx.reasons) },
-  { option: 'html', example: 'report.html', help: 'also write the report as one self-contained HTML page to FILE (docs/report.md#the-html-page)', mode: 0o644, render: (r, ctx) => renderReportHtml(r, ctx.reasons) },
-];
+const RENDERERS: Readonly<Record<ReportFileOption['option'], ReportFileFormat['render']>> = {
+  out: (r) => reportJson(r),
+  markdown: (r, ctx) => renderReportMarkdown(r, ctx.reasons),
+  html: (r, ctx) => renderReportHtml(r, ctx.reasons),
+};
+
+/** The file format an option of the command line names. */
+export function reportFileFormat(o: ReportFileOption): ReportFileFormat {
+  return { ...o, mode: 0o644, render: RENDERERS[o.option] };
+}
 
 /** What `plumb report` shows on its standard streams. */
 export interface ReportView extends ProblemView {
