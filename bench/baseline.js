@@ -9,7 +9,8 @@
 // message}. Modes: plan (a list per group), create (a list per group, then its creates), rotate (a
 // list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
 // files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named, or
-// a POST of it when the HEAD found no file).
+// a POST of it when the HEAD found no file), report (`plumb report --expiring-within`'s reads: a
+// token list per group, then per project its Pages settings and its Pages domains).
 // With `discover: {group, query}` (a selector's fleet) the files modes first list the group's
 // projects as plumb does (the first page, then the others at once, `concurrency` in flight) and
 // give each listed project the files of `files: [{path, content}]`.
@@ -118,6 +119,11 @@ if (job.mode === 'settings') {
   await call('GET', '/application/settings');
 } else if (job.mode === 'files-plan' || job.mode === 'files-apply') {
   await Promise.all(job.projects.map(projectFiles));
+} else if (job.mode === 'report') {
+  await Promise.all([
+    ...job.groups.map(group),
+    ...job.projects.flatMap((p) => [call('GET', `/projects/${encodeURIComponent(p.path)}/pages`), call('GET', `/projects/${encodeURIComponent(p.path)}/pages/domains?per_page=100`)]),
+  ]);
 } else {
   await Promise.all(job.groups.map(group));
 }

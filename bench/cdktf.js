@@ -9,6 +9,7 @@ import path from 'node:path';
 import { root, scale } from './lib.js';
 import { startEmulator } from '../dist/emulator/index.js';
 import { loadCdktfConfig } from '../dist/cdktf/load.js';
+import { BUILT_IN_CONFIG_KINDS } from '../dist/resources/index.js';
 
 const RUNS = scale(5, 1);
 const TODAY = '2026-06-01';
@@ -47,7 +48,7 @@ export async function cdktfBenchmarks() {
     for (let i = 0; i < RUNS; i++) walls.push(await run());
     const synths = [];
     for (let i = 0; i < RUNS; i++) {
-      const r = await loadCdktfConfig('.', { cwd: dir, env, today: TODAY });
+      const r = await loadCdktfConfig('.', { cwd: dir, env, today: TODAY, kinds: BUILT_IN_CONFIG_KINDS });
       if (!r.config) throw new Error(`the CDKTF example did not load: ${JSON.stringify(r.diagnostics)}`);
       synths.push(r.synthMs);
     }

@@ -19,9 +19,12 @@ import { SETTINGS, SETTING_RULES } from '../dist/catalogue/index.js';
 import { loadConfig } from '../dist/config/validate.js';
 import { startEmulator } from '../dist/emulator/index.js';
 import { applyPlan, makePlan, openSession } from '../dist/engine/engine.js';
-import { KINDS } from '../dist/resources/index.js';
+import { BUILT_IN_CONFIG_KINDS, builtInKinds } from '../dist/resources/index.js';
 import { settingsOf } from '../dist/resources/settings/model.js';
 import { scale } from './lib.js';
+
+// The benchmark assembles the program: it chooses the built-in kinds, as commands/ does.
+const KINDS = (await builtInKinds()).engine;
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
@@ -68,7 +71,7 @@ export function engineOptions(dir, extra = {}) {
 export function load(dir, yaml) {
   const file = path.join(dir, 'plumb.yaml');
   writeFileSync(file, yaml);
-  const loaded = loadConfig([file], { cwd: dir, env: { PLUMB_TOKEN: ADMIN }, today: TODAY });
+  const loaded = loadConfig([file], { cwd: dir, env: { PLUMB_TOKEN: ADMIN }, today: TODAY, kinds: BUILT_IN_CONFIG_KINDS });
   const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
   if (!loaded.config) throw new Error(`benchmark configuration is invalid: ${errors.map((d) => `${d.code} ${d.summary}`).join('; ')}`);
   return loaded;

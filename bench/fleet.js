@@ -15,6 +15,11 @@
 // - Apply of a file that none of 3,003 projects has (a new CODEOWNERS for the fleet, issue 29.11):
 //   31 list pages, 3,003 HEADs and 3,003 POSTs, 6,037 requests (the listing shows each project and
 //   its default branch, so a 404 there is the file's); target ≤ 1.3× floor.
+// - Report (`plumb report --expiring-within 30d --out report.json`) of 3,000 projects under one
+//   selector, each declaring `pages: {pages_https_only: true}` (every 20th drifted, every 10th with a
+//   certificate expiring within the window), and the group's access tokens (2 declared, 1
+//   undeclared; 2 expire within the window: 302 entries in the horizon): 30 list pages, 1 token list, 3,000 Pages reads and
+//   3,000 Pages domain listings; target ≤ 1.3× floor.
 //
 // `PLUMB_BENCH_SMOKE=1` (bench/lib.js): the same rows over 103 projects (two list pages), once.
 //
@@ -98,7 +103,7 @@ function run(args, cwd, ok = [0]) {
 }
 
 /** One process against a fresh emulator from `w.seed`: plumb with `args`, or the baseline in `mode`. */
-async function measure(emu, w, { args, mode }) {
+async function measure(emu, w, { args, mode, ok = [0] }) {
   const url = await emu.start(w.seed, TODAY);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-fleet-'));
   try {
@@ -111,7 +116,7 @@ async function measure(emu, w, { args, mode }) {
       cmd = [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(root, 'bin/plumb.js'), ...args, '--now', TODAY, '--concurrency', String(CONCURRENCY)];
     }
     await emu.resetRequests();
-    const r = await run(cmd, dir);
+    const r = await run(cmd, dir, mode ? [0] : ok);
     const stats = await emu.stats();
     return { ...r, requests: stats.requests, byMethod: stats.byMethod, failed: stats.failed, avgInFlight: stats.avgInFlight, avgServerMs: stats.avgServerMs };
   } finally {
@@ -120,12 +125,12 @@ async function measure(emu, w, { args, mode }) {
 }
 
 /** `RUNS` paired runs (baseline, then plumb); medians, and the median of the paired ratios. */
-async function paired(emu, w, args, mode) {
+async function paired(emu, w, args, mode, ok = [0]) {
   const p = [];
   const b = [];
   for (let i = 0; i < RUNS; i++) {
     b.push(await measure(emu, w, { mode }));
-    p.push(await measure(emu, w, { args }));
+    p.push(await measure(emu, w, { args, ok }));
   }
   return {
     plumb: { ...p[0], ms: median(p.map((x) => x.ms)), runs: p.map((x) => x.ms), rssMb: Math.max(...p.map((x) => x.rssMb)) },
@@ -206,10 +211,66 @@ export async function fleetBenchmarks() {
           missing.plumb.failed === n, // the HEADs' 404s
       });
     }
+
+    // 3. Report: one selector's Pages, the group's tokens, the expiry horizon.
+    if (want('report')) {
+      const w = reportWorkload(3000);
+      const report = await paired(emu, w, ['report', '--expiring-within', '30d', '--out', 'report.json'], 'report', [2]);
+      const summary = /3,000 projects, 2,850 compliant, 150 drifted/.test(report.plumb.out) && /Expiring within 30d .*: 302, 302 to act on/.test(report.plumb.out);
+      const requests = 1 + 3000 * 2;
+      const expected = pagesOf(3000) + requests;
+      rows.push({
+        name: `fleet report: Pages of 3,000 projects under one selector, the group's tokens, --expiring-within 30d (${label})`,
+        measured: `${describe(report, 3000, requests)}; selector summary and horizon as seeded: ${summary ? 'yes' : 'NO'}`,
+        target: `≤ 1.3× floor (${pagesOf(3000)} list pages + 1 token list + 3,000 Pages GET + 3,000 domain lists)`,
+        ok: report.plumb.ms <= 1.3 * floorMs(3000, requests) && report.plumb.requests === expected && report.baseline.requests === expected && report.plumb.failed === 0 && summary,
+      });
+    }
   } finally {
     await emu.close();
   }
   return rows;
+}
+
+/**
+ * `plumb report`'s fleet: 3,000 projects under `platform/`, all declared by `"platform/**"` with
+ * `pages: {pages_https_only: true}`; every 20th has HTTPS off (drifted), every 10th a custom domain
+ * whose certificate expires in 10 days; the group holds 3 tokens, 2 declared, expiring in 5, 20 and
+ * 200 days (one declared, one not, within 30 days).
+ */
+function reportWorkload(projects) {
+  const day = (n) => new Date(Date.parse(TODAY + 'T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
+  const yaml = [
+    'version: 1',
+    'instances:',
+    '  bench:',
+    '    url: URL',
+    '    token_env: PLUMB_TOKEN',
+    '    groups:',
+    '      platform:',
+    '        access_tokens:',
+    `          ci: {scopes: [read_api], access_level: 30, expires_at: ${day(20)}, sink: {file: secrets/ci.token}}`,
+    `          deploy: {scopes: [read_api], access_level: 30, expires_at: ${day(200)}, sink: {file: secrets/deploy.token}}`,
+    '    projects:',
+    '      "platform/**":',
+    '        pages: {pages_https_only: true}',
+    '',
+  ].join('\n');
+  const token = (name, n, i) => ({ name, token: `bench-report-token-${i}-0123456789`, scopes: ['read_api'], access_level: 30, expires_at: day(n) });
+  return {
+    projects,
+    yaml,
+    seed: {
+      users: [adminUser],
+      groups: [{ full_path: 'platform', access_tokens: [token('ci', 20, 1), token('deploy', 200, 2), token('old', 5, 3)] }],
+      projects: Array.from({ length: projects }, (_, i) => ({
+        path_with_namespace: name(i),
+        default_branch: 'main',
+        pages: { https_only: i % 20 !== 0, ...(i % 10 === 5 && { domains: [{ domain: `app-${i}.example.test`, certificate_expires_at: `${day(10)}T00:00:00Z` }] }) },
+      })),
+    },
+    job: { discover: { group: 'platform', query: DISCOVERY_QUERY }, files: [], groups: [{ path: 'platform', tokens: [] }] },
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

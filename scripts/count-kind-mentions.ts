@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TERRAFORM_RESOURCES } from '../src/catalogue/kinds.js';
+import { BUILT_IN_CONFIG_KINDS } from '../src/resources/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,7 +46,7 @@ export function kindMentions(root = ROOT): Record<string, string[]> {
   };
   const byFolder = new Map(Object.values(FOLDERS).map((f) => [f, namesOf(f)]));
   for (const [kind, folder] of Object.entries(FOLDERS)) {
-    const type = TERRAFORM_RESOURCES.find((r) => r.kind === kind)?.type;
+    const type = BUILT_IN_CONFIG_KINDS.terraformShapes.find((r) => r.kind === kind)?.type;
     const terms = [`'${kind}'`, `"${kind}"`, `resources/${folder}/`, `./${folder}/`, ...(type ? [type] : [])];
     const names = [...byFolder.get(folder)!].filter((n) => n.length >= 5 && [...byFolder.entries()].every(([f, other]) => f === folder || !other.has(n)));
     const words = names.length > 0 ? new RegExp(`\\b(${names.join('|')})\\b`) : undefined;

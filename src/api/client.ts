@@ -21,6 +21,7 @@ import type { Dispatcher } from 'undici';
 import {
   ApiAmbiguousError,
   ApiBadRequestError,
+  ApiBudgetExhaustedError,
   ApiConflictError,
   ApiForbiddenError,
   ApiHttpError,
@@ -87,6 +88,46 @@ export interface ApiClientOptions {
   readonly maxPages?: number;
   /** @default 'plumb' */
   readonly userAgent?: string;
+  /**
+   * A budget of requests shared by every client of a run (`plumb report --max-requests`): each
+   * attempt takes one before it is sent, retries included; once it is spent, requests fail at once
+   * with `ApiBudgetExhaustedError` without reaching the instance. Absent: no budget.
+   */
+  readonly budget?: RequestBudget;
+}
+
+/**
+ * How many requests a run may still send (`--max-requests`). Shared by the clients of every
+ * instance: the bound is on the whole run, as a scheduled job's impact on production is.
+ */
+export class RequestBudget {
+  #used = 0;
+  #refused = 0;
+
+  /** `max`: a whole number of requests, or Infinity to count them without a bound. */
+  constructor(readonly max: number) {
+    if (!(Number.isInteger(max) || max === Number.POSITIVE_INFINITY) || max < 0) throw new RangeError('a request budget is a whole number of requests');
+  }
+
+  /** Takes one request; false when the budget is spent (the request must not be sent). */
+  take(): boolean {
+    if (this.#used >= this.max) {
+      this.#refused++;
+      return false;
+    }
+    this.#used++;
+    return true;
+  }
+
+  /** Requests sent. */
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Whether a request was refused for want of budget. */
+  get exhausted(): boolean {
+    return this.#refused > 0;
+  }
 }
 
 export interface ApiRequest {
@@ -203,6 +244,7 @@ export class ApiClient {
   readonly #semaphore: Semaphore;
   readonly #opts: ResolvedOptions;
   readonly #concurrency: number;
+  readonly #budget: RequestBudget | undefined;
   #closed = false;
 
   constructor(options: ApiClientOptions) {
@@ -239,6 +281,7 @@ export class ApiClient {
     const concurrency = options.concurrency ?? 8;
     this.#semaphore = new Semaphore(concurrency);
     this.#concurrency = concurrency;
+    this.#budget = options.budget;
     const maxAttempts = options.maxAttempts ?? 4;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be an integer >= 1');
     const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -406,6 +449,10 @@ export class ApiClient {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     for (let attempt = 1; ; attempt++) {
       const release = await this.#semaphore.acquire();
+      if (this.#budget && !this.#budget.take()) {
+        release();
+        throw new ApiBudgetExhaustedError(method, path, this.#budget.max);
+      }
       let result: Attempt;
       try {
         result = await this.#attempt(method, path, target, payload, attempt);

@@ -8,6 +8,8 @@
  *   occurrence of the token replaced (the client redacts before constructing the error).
  */
 
+import { PlumbError } from '../diagnostics/error.js';
+
 export type ApiErrorCode =
   | 'PLUMB_API_BAD_REQUEST'
   | 'PLUMB_API_UNAUTHORIZED'
@@ -22,7 +24,8 @@ export type ApiErrorCode =
   | 'PLUMB_API_NETWORK'
   | 'PLUMB_API_TIMEOUT'
   | 'PLUMB_API_INVALID_RESPONSE'
-  | 'PLUMB_API_INSECURE_URL';
+  | 'PLUMB_API_INSECURE_URL'
+  | 'PLUMB_API_BUDGET_EXHAUSTED';
 
 export interface ApiErrorInit {
   /** HTTP method; empty for errors raised before any request (ApiInsecureUrlError). */
@@ -40,9 +43,13 @@ export interface ApiErrorInit {
   readonly cause?: unknown;
 }
 
-/** Base class of every error the client throws. */
-export class ApiError extends Error {
-  readonly code: ApiErrorCode;
+/**
+ * Base class of every error the client throws: a {@link PlumbError} whose code is one of the
+ * client's (registered in src/diagnostics/codes.ts, or the `super` call does not compile), whose
+ * detail names the call and whose suggestion is the usual fix for the code.
+ */
+export class ApiError extends PlumbError {
+  declare readonly code: ApiErrorCode;
   readonly status: number | undefined;
   readonly method: string;
   readonly path: string;
@@ -51,9 +58,7 @@ export class ApiError extends Error {
   readonly attempts: number;
 
   constructor(code: ApiErrorCode, init: ApiErrorInit) {
-    super(init.message ?? defaultMessage(init), init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
-    this.code = code;
+    super(code, init.message ?? defaultMessage(init), { detail: callDetail(init), suggestion: usualFix(code), cause: init.cause });
     this.status = init.status;
     this.method = init.method;
     this.path = init.path;
@@ -75,6 +80,30 @@ export class ApiError extends Error {
       retryAfter: this.retryAfter,
       attempts: this.attempts,
     };
+  }
+}
+
+/** The call, for a diagnostic's detail: "GET /groups/7 answered 404." */
+function callDetail(init: ApiErrorInit): string {
+  return `${init.method} ${init.path}${init.status !== undefined ? ` answered ${init.status}` : ' failed'}.`;
+}
+
+/** The usual fix for a client error, when there is one (an error's `suggestion`). */
+export function usualFix(code: string): string | undefined {
+  switch (code) {
+    case 'PLUMB_API_UNAUTHORIZED':
+      return 'check that the token in the environment variable is valid, not expired and not revoked';
+    case 'PLUMB_API_FORBIDDEN':
+      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
+    case 'PLUMB_API_NOT_FOUND':
+      return 'check the group or project path, and that the token can see it';
+    case 'PLUMB_API_NETWORK':
+    case 'PLUMB_API_TIMEOUT':
+      return 'check the instance URL and that it is reachable from here';
+    case 'PLUMB_API_AMBIGUOUS':
+      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
+    default:
+      return undefined;
   }
 }
 
@@ -236,6 +265,17 @@ export class ApiInsecureUrlError extends ApiError {
   declare readonly code: 'PLUMB_API_INSECURE_URL';
   constructor(message: string) {
     super('PLUMB_API_INSECURE_URL', { method: '', path: '', message });
+  }
+}
+
+/**
+ * The run's request budget (`plumb report --max-requests`, `RequestBudget`) is spent: the request
+ * was not sent. Never retried; what could not be read is reported as not checked.
+ */
+export class ApiBudgetExhaustedError extends ApiError {
+  declare readonly code: 'PLUMB_API_BUDGET_EXHAUSTED';
+  constructor(method: string, path: string, max: number) {
+    super('PLUMB_API_BUDGET_EXHAUSTED', { method, path, message: `${method} ${path} was not sent: the budget of ${max} request(s) (--max-requests) is spent` });
   }
 }
 

@@ -54,3 +54,32 @@ export async function updatePages(
 export async function unpublishPages(client: ApiClient, projectId: PathParam): Promise<void> {
   await client.request({ method: 'DELETE', path: pagesPath(projectId) });
 }
+
+/** A Pages domain's certificate as a project's domain listing gives it (no expiration field: its text has it). */
+export interface PagesDomainCertificate {
+  readonly subject: string;
+  readonly expired: boolean;
+  /** PEM. */
+  readonly certificate: string;
+  /** `openssl x509 -text` of the certificate. */
+  readonly certificate_text: string;
+}
+
+/** `GET /projects/:id/pages/domains` (the service's `Entities::PagesDomain`). */
+export interface PagesDomain {
+  readonly domain: string;
+  readonly url: string;
+  readonly verified: boolean;
+  readonly verification_code: string;
+  /** ISO datetime until which the domain is served (renewed while it stays verified); null: disabled. */
+  readonly enabled_until: string | null;
+  readonly auto_ssl_enabled: boolean;
+  /** Absent when the domain has no certificate. */
+  readonly certificate?: PagesDomainCertificate;
+}
+
+/** A project's custom Pages domains, every page (Maintainer or above, Pages on). */
+export async function listPagesDomains(client: ApiClient, projectId: PathParam): Promise<PagesDomain[]> {
+  const { items } = await client.listAll<PagesDomain>({ path: apiPath`/projects/${projectId}/pages/domains` });
+  return items;
+}

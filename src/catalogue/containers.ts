@@ -1,7 +1,7 @@
 /**
  * The shared containers of an instance: the groups and projects resource kinds live under
  * (`instances.<name>.groups.<ref>`, `instances.<name>.projects.<ref>`), each keyed by a full path or
- * a numeric id. A kind names its container in its mount (src/resources/kind-config.ts); config/
+ * a numeric id. A kind names its container in its mount (src/config/kinds.ts); config/
  * resolves each container entry once (its reference checked once, whatever kinds live under it) and
  * the schema generator builds one definition per container from the kinds mounted under it.
  */

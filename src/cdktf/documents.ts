@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
-import { TERRAFORM_RESOURCES, isSecretSetting } from '../catalogue/index.js';
+import { isSecretSetting } from '../catalogue/index.js';
 import { splitPointer } from '../config/pointer.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
@@ -78,8 +78,8 @@ interface Resource {
 const EXPRESSION = /(?<!\$)\$\{(?!env:|file:)([^}]*)\}/g;
 const REFERENCE = /^(plumb_[a-z_]+)\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_]+|\[0\])+)$/;
 
-/** `shapes`: the Terraform resources to read (the registry's; default: the built-in kinds'). */
-export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[] = TERRAFORM_RESOURCES): StackDocuments {
+/** `shapes`: the Terraform resources to read (the registry's kinds', `ConfigKinds.terraformShapes`). */
+export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[]): StackDocuments {
   const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [] };
   for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes);
   return out;

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
-import { loadDocuments, mergeOptions } from '../config/load.js';
+import { mergeOptions, noSources } from '../config/load.js';
 import { LocationIndex } from '../config/locations.js';
 import { mergeConfig } from '../config/pipeline/merge.js';
 import type { ParsedConfig, ParsedDocument } from '../config/pipeline/parse.js';
@@ -38,7 +38,7 @@ export interface CdktfOptions extends ValidateOptions {
 }
 
 function failed(d: Omit<Diagnostic, 'severity'>, synthMs = 0): CdktfResult {
-  return { diagnostics: [{ severity: 'error', ...d }], sources: loadDocuments([]), synthMs };
+  return { diagnostics: [{ severity: 'error', ...d }], sources: noSources(), synthMs };
 }
 
 /** The stacks' documents as the parse stage would have given them (src/config/pipeline/parse.ts). */
@@ -209,7 +209,7 @@ function runApp(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs:
 }
 
 /** Synthesizes the app in `dir` and loads its plumb resources as a configuration. */
-export async function loadCdktfConfig(dir: string, opts: CdktfOptions = {}): Promise<CdktfResult> {
+export async function loadCdktfConfig(dir: string, opts: CdktfOptions): Promise<CdktfResult> {
   const cwd = opts.cwd ?? process.cwd();
   const env = opts.env ?? process.env;
   const appDir = path.resolve(cwd, dir);
@@ -304,9 +304,9 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 }
 
 /** Synthesized stacks → the validated configuration, with construct paths as the documents' names. */
-export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions = {}): ConfigResult {
+export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
-  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds?.terraformShapes);
+  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds.terraformShapes);
   // The documents are data already: they enter the pipeline at the parse stage's output.
   const roots: FileRoots = { root: opts.root ?? configRoot(appDir, cwd), secretRoots: secretRootsFrom(opts.env ?? process.env) };
   const sources = mergeConfig(parsedDocuments(mapped.documents, roots), mergeOptions(opts));

@@ -17,11 +17,12 @@ import { loadConfig } from '../config/validate.js';
 import type { DesiredConfig } from '../config/model.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
-import { BUILT_IN_KINDS } from '../resources/index.js';
+import { builtInKinds, REASON_TEXT } from '../resources/index.js';
 import type { ReasonTexts } from '../render/human.js';
 import type { CommandHooks, Io } from './output.js';
 import { commentView } from './views/comment.js';
@@ -54,7 +55,7 @@ interface Note {
 
 /** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
 export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+  const kinds = hooks.kinds ?? (await builtInKinds());
   const env = io.env;
   // The comment token and every administrator token named (--token-env, PLUMB_TOKEN) are masked in
   // all it prints, as the configuration's token is by plan and apply.
@@ -159,7 +160,7 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
     return 0;
   } catch (err) {
     if (!(err instanceof CommentError)) throw err;
-    return fail('PLUMB_COMMENT', err.message, 'the comment token needs the api scope and at least the Reporter role on this project');
+    return view.problem([err.toDiagnostic()]);
   } finally {
     await dispatcher.close();
   }
@@ -169,7 +170,7 @@ export async function runComment(flags: CommentFlags, io: Io, hooks: CommandHook
  * The note: the marker, the plan's markdown within the limit (saying so when cut), the job's link.
  * `reasons`: the reasons' texts of the registry the command runs with.
  */
-export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number, reasons: ReasonTexts = BUILT_IN_KINDS.reasonText): string {
+export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined, limit: number, reasons: ReasonTexts = REASON_TEXT): string {
   const link = jobUrl && /^https?:\/\/[^\s()<>]+$/.test(jobUrl) ? `\n[The job's log and artifacts](${jobUrl})\n` : '';
   const cut = `\n> **Note:** this plan was cut to fit the service's limit of ${limit.toLocaleString('en')} characters per comment; the full plan is in the job's artifacts.\n`;
   const room = limit - marker.length - 1 - link.length - cut.length;
@@ -178,7 +179,12 @@ export function noteBody(plan: Plan, marker: string, jobUrl: string | undefined,
   return `${marker}\n${markdown}${markdown.length < whole.length ? cut : ''}${link}`;
 }
 
-class CommentError extends Error {}
+/** A request of `plumb comment` that failed: the summary names the call. */
+class CommentError extends PlumbError {
+  constructor(summary: string) {
+    super('PLUMB_COMMENT', summary, { suggestion: 'the comment token needs the api scope and at least the Reporter role on this project' });
+  }
+}
 
 /** What a token is: one word of visible ASCII (what an HTTP header carries unchanged). */
 const TOKEN_TEXT = /^[\x21-\x7e]+$/;

@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Diagnostic } from '../diagnostics/index.js';
-import { loadDocuments } from '../config/load.js';
+import { noSources } from '../config/load.js';
 import { loadConfig } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 
@@ -44,7 +44,7 @@ function appWithoutFlag(paths: readonly string[], cwd: string): Diagnostic | und
 }
 
 function usage(summary: string, suggestion: string): ConfigResult {
-  return { diagnostics: [{ severity: 'error', code: 'PLUMB_USAGE', summary, suggestion }], sources: loadDocuments([]) };
+  return { diagnostics: [{ severity: 'error', code: 'PLUMB_USAGE', summary, suggestion }], sources: noSources() };
 }
 
 export async function loadConfiguration(paths: readonly string[], cdktf: string | CdktfFlags | undefined, opts: ValidateOptions): Promise<ConfigResult> {
@@ -52,7 +52,7 @@ export async function loadConfiguration(paths: readonly string[], cdktf: string 
   const flags: CdktfFlags = typeof cdktf === 'string' ? { dir: cdktf } : (cdktf ?? {});
   if (flags.dir === undefined) {
     const refused = appWithoutFlag(paths, cwd);
-    if (refused) return { diagnostics: [refused], sources: loadDocuments([]) };
+    if (refused) return { diagnostics: [refused], sources: noSources() };
     return loadConfig(paths, opts);
   }
   if (paths.length > 0) return usage(`--cdktf ${flags.dir} cannot be combined with configuration paths (${paths.join(', ')})`, 'give either a CDKTF app or YAML files');

@@ -1,6 +1,6 @@
 /**
  * `plumb export`: reads a live instance and writes a configuration in plumb's format, ready to
- * commit (docs/export.md). Each kind contributes its own part (`EXPORTERS`, src/resources/index.ts);
+ * commit (docs/export.md). Each kind contributes its own part (`KindSet.exporters`, src/resources/index.ts);
  * this module only connects, asks each kind, and assembles one YAML document with sorted keys and
  * comments, so the same instance always gives the same text.
  */
@@ -14,16 +14,18 @@ import { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 import type { LoadedSources } from '../config/load.js';
 import type { ExportDeclared, ExportEntry, ExportEnv, ExportFile, ExportOutputDir, ResourceExporter } from '../engine/export.js';
-// The configuration side first, as in reconcile.ts: the kinds' config modules must finish loading
-// before the kinds' providers (which import them) are evaluated.
 import { loadConfiguration } from './config-source.js';
 import type { CdktfFlags } from './config-source.js';
-import { EXPORTERS } from '../resources/index.js';
-import type { ConfigKinds } from '../resources/kind-config.js';
+import { BUILT_IN_CONFIG_KINDS, builtInKinds } from '../resources/index.js';
+import type { ConfigKinds } from '../config/kinds.js';
 
-export { EXPORTERS };
+/** The built-in kinds' parts of `plumb export` (loading their runtime), for the CLI's flags and usage. */
+export async function builtInExporters(): Promise<readonly ResourceExporter[]> {
+  return (await builtInKinds()).exporters;
+}
 import { parseNow } from './now.js';
 import { literalText } from '../config/interpolate.js';
 import { isPlainObject } from '../config/loading.js';
@@ -52,7 +54,7 @@ export interface ExportFlags {
   readonly force?: boolean;
   /** `--allow-url`: instances the token may be sent to, besides the environment's (engine/connection.ts). */
   readonly allowUrls?: readonly string[];
-  /** The kinds' exporters; default the built-in kinds' (`EXPORTERS`). */
+  /** The kinds' exporters; default the built-in kinds' (`builtInExporters()`). */
   readonly exporters?: readonly ResourceExporter[];
   /** The registry `-c` loads the configuration with; default the built-in kinds. */
   readonly kinds?: ConfigKinds;
@@ -78,7 +80,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   const today = now.toISOString().slice(0, 10);
   // The output directory is checked before the instance is read: a refusal costs nothing.
   const out = path.resolve(io.cwd, flags.out);
-  const exporters = flags.exporters ?? EXPORTERS;
+  const exporters = flags.exporters ?? (await builtInExporters());
   const dirs = exporters.flatMap((e) => e.outputDirs?.(flags.options.get(e.kind)) ?? []);
   const outProblem = checkExportOut(out, flags, dirs);
   if (outProblem) return fail(outProblem);
@@ -171,7 +173,7 @@ export async function runExport(flags: ExportFlags, io: Io): Promise<number> {
   } catch (err) {
     return fail({
       code: 'PLUMB_OUTPUT_UNWRITABLE',
-      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.message : errnoText(err)}`,
+      summary: `Writing the export into ${flags.out} failed: ${err instanceof SymlinkRefused ? err.summary : errnoText(err)}`,
       suggestion: 'fix the output directory (no symlinks inside it, writable) and export again',
     });
   }
@@ -254,7 +256,12 @@ function earlierExport(out: string): { instances?: Record<string, unknown> } | u
   }
 }
 
-class SymlinkRefused extends Error {}
+/** A directory on the way to a file under --out is a symlink or not a directory: export does not write there. */
+class SymlinkRefused extends PlumbError {
+  constructor(summary: string) {
+    super('PLUMB_OUTPUT_UNWRITABLE', summary);
+  }
+}
 
 /**
  * Makes `rel` (a directory under `root`) one segment at a time, refusing a segment that is a
@@ -415,7 +422,7 @@ async function findTarget(flags: ExportFlags, io: Io, view: ExportView, today: s
   const usage = (summary: string, suggestion: string): Omit<Diagnostic, 'severity'> => ({ code: 'PLUMB_USAGE', summary, suggestion });
   if (flags.config.length > 0 || flags.cdktf !== undefined) {
     if (flags.instanceUrl !== undefined) return usage('--instance-url cannot be combined with -c (the configuration names the instance)', 'give either -c PATH [--instance NAME] or --instance-url URL --token-env NAME');
-    const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today, ...(flags.kinds && { kinds: flags.kinds }) });
+    const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today, kinds: flags.kinds ?? BUILT_IN_CONFIG_KINDS });
     if (!loaded.config) return view.configInvalid(loaded);
     const instances = loaded.config.instances.filter((i) => flags.instance === undefined || i.name === flags.instance);
     if (instances.length !== 1) {

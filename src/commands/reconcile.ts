@@ -26,8 +26,9 @@ import type { StateLock } from '../engine/lock.js';
 import { StateProblem, checkStateFile, parseState } from '../engine/state.js';
 import { instanceAt, planConnectionProblem, trustedCaFile } from '../engine/connection.js';
 import type { Plan } from '../engine/plan.js';
+import { renderPlanHtml } from '../render/html.js';
 import { renderPlanMarkdown, renderPlanReport, MARKDOWN_LIMIT } from '../render/markdown.js';
-import { BUILT_IN_KINDS, writesStdout } from '../resources/index.js';
+import { builtInKinds, writesStdout } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { checkWritable, errnoText, writeFileAtomic } from '../util/write-file.js';
 import { clean } from '../util/terminal.js';
@@ -42,6 +43,8 @@ import type { CommandHooks, Io } from './output.js';
 import { applyPreview, machineOutput, reconcileView } from './views/reconcile.js';
 import { Interrupts } from './interrupt.js';
 import type { ReconcileView } from './views/reconcile.js';
+import type { ProblemView } from './views/problem.js';
+import { RequestBudget } from '../api/client.js';
 
 export interface CommonFlags {
   readonly config: readonly string[];
@@ -65,12 +68,18 @@ export interface CommonFlags {
   readonly allowUrls?: readonly string[];
   /** `--unavailable-secrets skip` (plan, drift): a secret setting whose variable is unset is not compared. */
   readonly unavailableSecrets?: boolean;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (docs/report.md#the-expiry-horizon). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
+  /** `report --max-requests`: the run's request budget, discovery included. */
+  readonly maxRequests?: number;
 }
 
 export interface PlanFlags extends CommonFlags {
   readonly out?: string;
   readonly markdown?: string;
   readonly report?: string;
+  /** `--html FILE`: the plan as one self-contained HTML page (render/html.ts). */
+  readonly html?: string;
   readonly detailedExitcode: boolean;
   /** `--show-content`: read text files to show a bounded diff of their content. */
   readonly showContent?: boolean;
@@ -103,7 +112,13 @@ export interface RunHooks extends CommandHooks {
   readonly client?: Pick<EngineOptions, 'maxAttempts' | 'baseDelayMs' | 'requestTimeoutMs'>;
 }
 
-interface Loaded {
+/** What load() needs of a command's view: its problems, the configuration's diagnostics, reading's log section. */
+export type LoadView = ProblemView & Pick<ReconcileView, 'configDiagnostics' | 'configInvalid' | 'readStart' | 'readEnd'>;
+
+/** Builds a command's view for the chosen format (`json`), on `io`. */
+export type ViewFactory<V extends LoadView> = (json: boolean, io: Io, redact: (s: string) => string, reasons: KindSet['reasonText']) => V;
+
+export interface Loaded<V extends LoadView = ReconcileView> {
   /**
    * Where the command's view writes: `io`, or for an apply whose configuration declares a token
    * sink with `stdout: true`, `io` with stdout turned to stderr (that sink owns standard output).
@@ -115,12 +130,14 @@ interface Loaded {
   readonly config: DesiredConfig;
   readonly engine: EngineOptions;
   readonly redact: (s: string) => string;
-  readonly view: ReconcileView;
+  readonly view: V;
   readonly kinds: KindSet;
   /** Where the state comes from, for messages: `--state URL`, `PLUMB_STATE FILE`, … */
   readonly stateNamed: string;
   /** SIGINT/SIGTERM while the command runs (interrupt.ts). */
   readonly interrupts?: Interrupts;
+  /** `--max-requests`: the budget every client of the run takes from. */
+  readonly budget?: RequestBudget;
 }
 
 /**
@@ -129,12 +146,12 @@ interface Loaded {
  * `inPlan`: the command shows a plan made from this configuration, which carries its warnings.
  * `apply`: a token sink with `stdout: true` owns standard output (the view writes on stderr).
  */
-async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false): Promise<Loaded | number> {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+export async function load<V extends LoadView = ReconcileView>(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, apply = false, makeView: ViewFactory<V> = reconcileView as unknown as ViewFactory<V>): Promise<Loaded<V> | number> {
+  const kinds = hooks.kinds ?? (await builtInKinds());
   // The configuration's secrets are known once it is loaded; the view redacts with them from then on.
   const known: { secrets?: ConfigResult['sources']['secrets'] } = {};
   const redact = (s: string) => (known.secrets ? known.secrets.redact(s) : s);
-  let view = reconcileView(flags.json, io, redact, kinds.reasonText);
+  let view = makeView(flags.json, io, redact, kinds.reasonText);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.problem([now]);
   const loaded = await loadConfiguration(flags.config, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds });
@@ -143,7 +160,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
   if (!loaded.config) return view.configInvalid(loaded);
   // Nothing has reached stdout yet: the view that writes the command's document is built here.
   const out: Io = apply && writesStdout(loaded.config.instances, flags.instance, kinds.engine) ? { ...io, stdout: io.stderr } : io;
-  if (out !== io) view = reconcileView(flags.json, out, redact, kinds.reasonText);
+  if (out !== io) view = makeView(flags.json, out, redact, kinds.reasonText);
   const stateSpec = flags.state ?? io.env.PLUMB_STATE ?? '.plumb/state.json';
   // How messages name where the state comes from: the option (or variable) and its value.
   const stateNamed = `${flags.state !== undefined ? '--state' : io.env.PLUMB_STATE !== undefined ? 'PLUMB_STATE' : 'the default state'} ${shownState(stateSpec)}`;
@@ -172,6 +189,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     }
   }
   const stateFile = backend ? backend.copy.file : path.resolve(io.cwd, stateSpec);
+  const budget = flags.maxRequests !== undefined ? new RequestBudget(flags.maxRequests) : undefined;
   const engine: EngineOptions = {
     kinds: kinds.engine,
     env: io.env,
@@ -188,6 +206,8 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     ...(flags.maxChanges !== undefined && { maxChanges: flags.maxChanges }),
     ...(flags.maxMatchChange !== undefined && { selectorChange: { ...DEFAULT_SELECTOR_CHANGE, percent: flags.maxMatchChange } }),
     ...(flags.allowUrls && flags.allowUrls.length > 0 && { allowedUrls: flags.allowUrls }),
+    ...(budget && { budget }),
+    ...(flags.expiringWithin && { expiringWithin: flags.expiringWithin }),
   };
   traceApiCalls(flags.debug ? io : undefined, redact);
   // Selectors become entries once discovery has listed their groups (engine/selectors.ts).
@@ -196,7 +216,7 @@ async function load(flags: CommonFlags, io: Io, hooks: RunHooks, inPlan = true, 
     view.configDiagnostics(expanded, false);
     return view.configInvalid(expanded);
   }
-  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, stateNamed, ...(backend && { backend }) };
+  return { io: out, loaded: expanded, config: expanded.config, engine, redact, view, kinds, stateNamed, ...(backend && { backend }), ...(budget && { budget }) };
 }
 
 /** A `--state` value as messages show it: an address without credentials, query or fragment (they may hold a token). */
@@ -214,10 +234,9 @@ function shownState(spec: string): string {
  * A state backend problem as a diagnostic named after the option it comes from (`--state URL: …`);
  * exit 1. Anything else is rethrown.
  */
-function stateProblem(view: ReconcileView, err: unknown, named: string): number {
+function stateProblem(view: ProblemView, err: unknown, named: string): number {
   if (!(err instanceof StateBackendError) && !(err instanceof LockHeld)) throw err;
-  const summary = err instanceof LockHeld ? err.summary : err.message;
-  return usageProblem(view, err.code, `${named}: ${summary}`, err.suggestion);
+  return view.problem([err.toDiagnostic({ summary: `${named}: ${err.summary}` })]);
 }
 
 /**
@@ -225,7 +244,7 @@ function stateProblem(view: ReconcileView, err: unknown, named: string): number 
  * read without locking) and, for apply (which holds the backend's `lock` for the whole run), written
  * back as a new version when the run changed it.
  */
-async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
+export async function withState(l: Loaded<LoadView>, lock: HttpStateLock | undefined, run: () => Promise<number>): Promise<number> {
   const b = l.backend;
   if (!b) return run();
   let text: string | undefined;
@@ -239,7 +258,7 @@ async function withState(l: Loaded, lock: HttpStateLock | undefined, run: () => 
   const problem = text === undefined ? undefined : parseState(text, `The state at ${b.backend.address}`);
   if (problem instanceof StateProblem) {
     b.copy.done();
-    return usageProblem(l.view, problem.code, `${l.stateNamed}: ${problem.summary}`, problem.suggestion);
+    return l.view.problem([problem.toDiagnostic({ summary: `${l.stateNamed}: ${problem.summary}` })]);
   }
   b.copy.fill(text);
   let code = 1;
@@ -283,7 +302,7 @@ function traceApiCalls(io: Io | undefined, redact: (s: string) => string): void 
 }
 
 /** A problem with what the command was given (not with the configuration), as a diagnostic; exit 1. */
-function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string, suggestion: string): number {
+export function usageProblem(view: ProblemView, code: DiagnosticCode, summary: string, suggestion: string): number {
   return view.problem([{ severity: 'error', code, summary, suggestion }]);
 }
 
@@ -292,11 +311,11 @@ function usageProblem(view: ReconcileView, code: DiagnosticCode, summary: string
  * file the configuration reads (`source:`), or anything under .git/ (as a token's sink), then
  * `checkWritable`. The refusal as a diagnostic; undefined when it may.
  */
-const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml' };
+const OUTPUT_EXAMPLES: Readonly<Record<string, string>> = { '--out': 'plan.json', '--markdown': 'plan.md', '--report': 'plan-report.json', '--junit': 'drift-junit.xml', '--html': 'plan.html' };
 
-function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string, given: string, file: string): number | undefined {
+export function outputProblem(view: ProblemView, loaded: ConfigResult, option: string, given: string, file: string, example = OUTPUT_EXAMPLES[option] ?? 'out.txt'): number | undefined {
   const over = protectedFile(file, loaded.protectedFiles ?? new Map());
-  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${OUTPUT_EXAMPLES[option] ?? 'out.txt'})`);
+  if (over) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} would overwrite ${over}`, `name another file for ${option}, outside the configuration's files and .git/ (e.g. ${option} ${example})`);
   const problem = checkWritable(file, { createDirectory: true });
   if (problem) return usageProblem(view, 'PLUMB_OUTPUT_UNWRITABLE', `${option} ${given} cannot be written: ${problem.why}`, problem.fix);
   return undefined;
@@ -305,7 +324,7 @@ function outputProblem(view: ReconcileView, loaded: ConfigResult, option: string
 /** The files plan was asked to write, each checked before the instance is read. */
 function planOutputs(flags: PlanFlags, cwd: string): { option: string; given: string; file: string }[] {
   const outs: { option: string; given: string; file: string }[] = [];
-  for (const option of ['out', 'markdown', 'report'] as const) {
+  for (const option of ['out', 'markdown', 'report', 'html'] as const) {
     const given = flags[option];
     if (given !== undefined) outs.push({ option: `--${option}`, given, file: path.resolve(cwd, given) });
   }
@@ -354,7 +373,9 @@ async function planLoaded(flags: PlanFlags, io: Io, l: Loaded, outputs: ReturnTy
         ? [l.redact(JSON.stringify(plan, null, 2)) + '\n', 0o600]
         : o.option === '--markdown'
           ? [l.redact(renderPlanMarkdown(plan, MARKDOWN_LIMIT, l.kinds.reasonText)), 0o644]
-          : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
+          : o.option === '--html'
+            ? [l.redact(renderPlanHtml(plan, l.kinds.reasonText, 'plan')), 0o644]
+            : [JSON.stringify(renderPlanReport(plan)) + '\n', 0o644];
     try {
       await writeFileAtomic(o.file, content, { mode });
     } catch (err) {
@@ -387,7 +408,7 @@ async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interru
   // checked by reading it, under its lock.)
   if (!l.backend) {
     const stateProblem = checkStateFile(l.engine.stateFile);
-    if (stateProblem) return usageProblem(l.view, stateProblem.code, stateProblem.summary, stateProblem.suggestion);
+    if (stateProblem) return l.view.problem([stateProblem.toDiagnostic()]);
   }
   // One apply at a time per state, from before its plan to after its last write: the state
   // backend's lock, or the state file's.
@@ -395,7 +416,7 @@ async function applyCommand(flags: ApplyFlags, io0: Io, hooks: RunHooks, interru
   try {
     await lock.acquire({ timeoutMs: flags.lockTimeoutMs ?? 0, log: l.engine.log });
   } catch (err) {
-    if (err instanceof LockHeld && !l.backend) return usageProblem(l.view, err.code, err.summary, err.suggestion);
+    if (err instanceof LockHeld && !l.backend) return l.view.problem([err.toDiagnostic()]);
     return stateProblem(l.view, err, l.stateNamed);
   }
   let code = 1;
@@ -508,7 +529,7 @@ async function lockTheInstances(session: Session, flags: ApplyFlags, io: Io, l: 
     // Located at the instance's `lock:` block, where the project, path and branch are declared.
     const at = err.instance === undefined ? undefined : l.loaded.sources.locations.get(joinPointer('/instances', err.instance, 'lock'));
     const location = at?.key ?? at?.value;
-    return l.view.problem([{ severity: 'error', code: err.code, summary: l.redact(err.summary), suggestion: err.suggestion, ...(location && { location }) }], l.loaded.sources.texts);
+    return l.view.problem([err.toDiagnostic({ summary: l.redact(err.summary), ...(location && { location }) })], l.loaded.sources.texts);
   }
 }
 
@@ -555,7 +576,7 @@ function readProgress(io: Io, redact: (s: string) => string): () => void {
 }
 
 /** Makes a plan with reading progress on a terminal. */
-async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
+export async function planWithProgress(io: Io, redact: (s: string) => string, make: () => Promise<Plan>, view?: Pick<ReconcileView, 'readStart' | 'readEnd'>): Promise<Plan> {
   const done = readProgress(io, redact);
   view?.readStart();
   try {
@@ -569,6 +590,8 @@ async function planWithProgress(io: Io, redact: (s: string) => string, make: () 
 export interface DriftFlags extends CommonFlags {
   /** `--junit FILE`: also write the result as a JUnit XML report (src/commands/junit.ts). */
   readonly junit?: string;
+  /** `--html FILE`: also write the result as one self-contained HTML page (render/html.ts). */
+  readonly html?: string;
 }
 
 export async function runDrift(flags: DriftFlags, io: Io, hooks: RunHooks = {}): Promise<number> {
@@ -579,8 +602,10 @@ async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise
   const l = await load(flags, io, hooks);
   if (typeof l === 'number') return l;
   const junit = flags.junit === undefined ? undefined : path.resolve(io.cwd, flags.junit);
-  if (junit) {
-    const refused = outputProblem(l.view, l.loaded, '--junit', flags.junit!, junit);
+  const html = flags.html === undefined ? undefined : path.resolve(io.cwd, flags.html);
+  for (const [option, given, file] of [['--junit', flags.junit, junit], ['--html', flags.html, html]] as const) {
+    if (file === undefined) continue;
+    const refused = outputProblem(l.view, l.loaded, option, given!, file);
     if (refused !== undefined) return refused;
   }
   return withState(l, undefined, async () => {
@@ -591,6 +616,13 @@ async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise
         await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, l.kinds.reasonText, (performance.now() - t0) / 1000)), { mode: 0o644 });
       } catch (err) {
         return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--junit ${flags.junit} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
+      }
+    }
+    if (html) {
+      try {
+        await writeFileAtomic(html, l.redact(renderPlanHtml(plan, l.kinds.reasonText, 'drift')), { mode: 0o644 });
+      } catch (err) {
+        return usageProblem(l.view, 'PLUMB_OUTPUT_UNWRITABLE', `--html ${flags.html} could not be written: ${errnoText(err)}`, 'fix the path or its permissions and run drift again');
       }
     }
     return l.view.drift(plan);

@@ -9,7 +9,7 @@ import { fileErrorSentence } from '../util/file-error.js';
 import { checkPlanFile } from '../engine/plan.js';
 import { checkPlanMeaning, checkPlanPayloads } from '../engine/payload-check.js';
 import type { Plan } from '../engine/plan.js';
-import { BUILT_IN_KINDS } from '../resources/index.js';
+import { builtInKinds } from '../resources/index.js';
 import type { CommandHooks, Io } from './output.js';
 import { showView } from './views/show.js';
 import type { ShowFormat, ShowView } from './views/show.js';
@@ -20,8 +20,8 @@ export interface ShowFlags {
 }
 
 /** `hooks.kinds`: the registry whose payload parsers check the plan and whose reason texts show it. */
-export function runShow(flags: ShowFlags, io: Io, hooks: CommandHooks = {}): number {
-  const kinds = hooks.kinds ?? BUILT_IN_KINDS;
+export async function runShow(flags: ShowFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
+  const kinds = hooks.kinds ?? (await builtInKinds());
   const view = showView(flags.format, io, kinds.reasonText);
   let data: unknown;
   try {

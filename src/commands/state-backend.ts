@@ -19,19 +19,18 @@ import { instanceDispatcher, instanceFetch } from '../api/client.js';
 import { serviceRefusal, urlPolicy } from '../engine/connection.js';
 import { LockHeld, releaseOnExit } from '../engine/lock.js';
 import { fileErrorSentence } from '../util/file-error.js';
+import { PlumbError } from '../diagnostics/error.js';
 import type { AcquireOptions, StateLock } from '../engine/lock.js';
 
 /** How often a held backend lock is asked for again while --lock-timeout runs. */
 const LOCK_POLL_MS = 1_000;
 
 /** The problem with a `--state` value or the backend, as a sentence, with its fix. */
-export class StateBackendError extends Error {
-  constructor(
-    readonly code: 'PLUMB_STATE_BACKEND' | 'PLUMB_STATE_LOCKED',
-    summary: string,
-    readonly suggestion: string,
-  ) {
-    super(summary);
+export class StateBackendError extends PlumbError {
+  declare readonly code: 'PLUMB_STATE_BACKEND' | 'PLUMB_STATE_LOCKED';
+  declare readonly suggestion: string;
+  constructor(code: 'PLUMB_STATE_BACKEND' | 'PLUMB_STATE_LOCKED', summary: string, suggestion: string) {
+    super(code, summary, { suggestion });
   }
 }
 

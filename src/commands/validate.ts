@@ -1,6 +1,7 @@
 import type { Diagnostic } from '../diagnostics/index.js';
 import { hasErrors } from '../diagnostics/index.js';
 import { loadConfiguration } from './config-source.js';
+import { BUILT_IN_CONFIG_KINDS } from '../resources/index.js';
 import type { CdktfFlags } from './config-source.js';
 import { parseNow } from './now.js';
 import type { CommandHooks, Io } from './output.js';
@@ -27,10 +28,13 @@ export interface ValidateFlags {
  */
 export async function runValidate(paths: readonly string[], flags: ValidateFlags, io: Io, hooks: CommandHooks = {}): Promise<number> {
   let redact = (s: string) => s;
-  const view = validateView(flags.format ?? (flags.json ? 'json' : 'human'), io, (s) => redact(s));
+  const format = flags.format ?? (flags.json ? 'json' : 'human');
+  // Only the Code Quality report loads node:crypto (its fingerprints): a plain validate starts faster without it.
+  const report = format === 'codequality' ? (await import('./codequality.js')).codeQualityReport : undefined;
+  const view = validateView(format, io, (s) => redact(s), report);
   const now = parseNow(flags.now, io.env);
   if (!(now instanceof Date)) return view.result(false, [now], { files: [], texts: new Map(), instances: 0 });
-  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, ...(hooks.kinds && { kinds: hooks.kinds }) });
+  const result = await loadConfiguration(paths, flags.cdktf, { env: io.env, cwd: io.cwd, today: now.toISOString().slice(0, 10), unavailableSecrets: flags.unavailableSecrets === true, kinds: hooks.kinds ?? BUILT_IN_CONFIG_KINDS });
   redact = (s: string) => result.sources.secrets.redact(s);
   const diagnostics: Diagnostic[] = [...result.diagnostics];
   if (flags.instance !== undefined && result.config && !result.config.instances.some((i) => i.name === flags.instance)) {

@@ -1,6 +1,7 @@
 /** YAML aliases: the bounds on their expansion per file, and the error for a file beyond them. */
 import type { Node as YamlNode } from 'yaml';
 import type { Diagnostic } from '../diagnostics/index.js';
+import { PlumbError } from '../diagnostics/error.js';
 import { lineCounterOf, parseWithPositions, yamlLib } from './yaml-doc.js';
 import type { SourceFile } from './yaml-doc.js';
 
@@ -25,7 +26,16 @@ export function newAliasBudget(): AliasBudget {
   return { seen: new Set(), aliases: 0, nodes: 0, depth: 0 };
 }
 
-export class AliasLimitExceeded extends Error {}
+/**
+ * Thrown while a file's aliases are expanded, once they go beyond the bounds; the loader catches it
+ * and reports {@link aliasExpansionDiagnostic}, which locates the alias that crossed them.
+ */
+export class AliasLimitExceeded extends PlumbError {
+  declare readonly code: 'PLUMB_YAML_ALIAS_LIMIT';
+  constructor() {
+    super('PLUMB_YAML_ALIAS_LIMIT', `YAML aliases expand beyond ${ALIAS_LIMITS.aliases} aliases or ${ALIAS_LIMITS.nodes} nodes`);
+  }
+}
 
 /**
  * The error for a file whose aliases expand beyond the bounds, located at the first alias (in the

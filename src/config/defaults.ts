@@ -7,7 +7,7 @@ import { isPlainObject } from './loading.js';
 import type { PendingDiagnostic } from './loading.js';
 import type { LocationIndex } from './locations.js';
 import type { SecretRegistry } from './secrets.js';
-import type { KindConfig } from '../resources/kind-config.js';
+import type { KindConfig } from './kinds.js';
 
 /**
  * Where an instance's value came from when `defaults:` declares it: `inherited` (the instance does

@@ -17,6 +17,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpa
 import type { Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PlumbError } from '../diagnostics/error.js';
 
 /** Size caps, in bytes, by what the file is for. */
 export const FILE_LIMITS = {
@@ -38,13 +39,21 @@ export interface FileRoots {
   readonly secretRoots?: readonly string[];
 }
 
-/** A local file plumb refused or could not read; `message` is a sentence ("it is a FIFO, …"). */
-export class LocalFileError extends Error {
+/** Why a local file was not read: a refusal, or a directory where a file is wanted (not a refusal). */
+export type LocalFileReason = 'SPECIAL' | 'GIT_DIR' | 'OUTSIDE_ROOT' | 'TOO_LARGE' | 'EISDIR';
+
+/**
+ * A local file plumb refused (PLUMB_LOCAL_FILE_REFUSED) or could not read (a directory:
+ * PLUMB_CONFIG_UNREADABLE); the summary is a sentence ("it is a FIFO, …") the caller puts after the
+ * file's name, with the fix for its use.
+ */
+export class LocalFileError extends PlumbError {
+  declare readonly code: 'PLUMB_LOCAL_FILE_REFUSED' | 'PLUMB_CONFIG_UNREADABLE';
   constructor(
-    message: string,
-    readonly code: string,
+    summary: string,
+    readonly reason: LocalFileReason,
   ) {
-    super(message);
+    super(reason === 'EISDIR' ? 'PLUMB_CONFIG_UNREADABLE' : 'PLUMB_LOCAL_FILE_REFUSED', summary);
   }
 }
 

@@ -236,7 +236,7 @@ function readFileRef(name: string, pointer: string, ctx: WalkContext, mayBeEmpty
     return readLocalFile(target, 'secret', ctx.roots).toString('utf8').replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
   } catch (err) {
     if (mayBeEmpty && (err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+    const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
     ctx.reported.addSubtree(pointer);
     ctx.pending.push({
       severity: 'error',

@@ -4,7 +4,7 @@
  * registry, a test's fifth kind included, gets the same help without a list of places here.
  */
 import { CONTAINERS } from '../catalogue/containers.js';
-import type { KindConfig } from '../resources/kind-config.js';
+import type { KindConfig } from './kinds.js';
 
 export interface JsonSchemaNode {
   definitions?: Record<string, JsonSchemaNode>;

@@ -15,8 +15,7 @@ import { readConfig } from './pipeline/read.js';
 import { parseConfig } from './pipeline/parse.js';
 import { mergeConfig } from './pipeline/merge.js';
 import type { MergeOptions } from './pipeline/merge.js';
-import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
-import type { ConfigKinds } from '../resources/kind-config.js';
+import type { ConfigKinds } from './kinds.js';
 
 export { resolveConfigFiles } from './paths.js';
 export { describePointer } from './places.js';
@@ -87,14 +86,15 @@ export interface LoadOptions {
    */
   readonly unavailableSecrets?: boolean;
   /**
-   * The kinds to read the configuration with (a registry's configuration side); default: the
-   * built-in kinds. Their places decide merging, interpolation and names; their mounts, `defaults:`.
+   * The kinds to read the configuration with (a registry's configuration side, chosen where the
+   * program is assembled: commands/, the provider server). Their places decide merging,
+   * interpolation and names; their mounts, `defaults:`.
    */
-  readonly kinds?: ConfigKinds;
+  readonly kinds: ConfigKinds;
 }
 
 /** Reads, parses, interpolates and merges configuration files, recording where every value came from. */
-export function loadSources(files: readonly string[], opts: LoadOptions = {}, roots?: ReadonlyMap<string, string>): LoadedSources {
+export function loadSources(files: readonly string[], opts: LoadOptions, roots?: ReadonlyMap<string, string>): LoadedSources {
   return loadDocuments(files.map((abs) => ({ abs, root: roots?.get(abs) })), opts);
 }
 
@@ -110,8 +110,13 @@ export interface ConfigDocument {
   readonly root?: string;
 }
 
+/** The sources of no document, for a command that stopped before reading any (no kinds are needed to read nothing). */
+export function noSources(): LoadedSources {
+  return loadDocuments([], { kinds: { configs: [], pointers: [], terraformShapes: [] } });
+}
+
 /** {@link loadSources} for documents that may already be in memory: the read, parse and merge stages (./pipeline/). */
-export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions = {}): LoadedSources {
+export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions): LoadedSources {
   const env = opts.env ?? process.env;
   const read = readConfig({ documents: docs }, { cwd: opts.cwd ?? process.cwd(), env, ...(opts.root !== undefined && { root: opts.root }) });
   return mergeConfig(parseConfig(read), mergeOptions(opts));
@@ -119,5 +124,5 @@ export function loadDocuments(docs: readonly ConfigDocument[], opts: LoadOptions
 
 /** What the merge stage takes from a command's {@link LoadOptions}. */
 export function mergeOptions(opts: LoadOptions): MergeOptions {
-  return { env: opts.env ?? process.env, unavailableSecrets: opts.unavailableSecrets === true, kinds: opts.kinds ?? BUILT_IN_CONFIG_KINDS };
+  return { env: opts.env ?? process.env, unavailableSecrets: opts.unavailableSecrets === true, kinds: opts.kinds };
 }

@@ -43,7 +43,7 @@ export interface DesiredInstance {
   /** `lock:`: the cross-machine lock apply holds on this instance (docs/state.md#locking). */
   readonly lock?: DesiredInstanceLock;
   /**
-   * Each kind's desired part, by kind name: what its resolver returned (src/resources/kind-config.ts),
+   * Each kind's desired part, by kind name: what its resolver returned (src/config/kinds.ts),
    * a list of them for a kind under a container. A kind it lacks declares nothing. The kind's folder
    * owns the type and reads it through an accessor of its own.
    */

@@ -4,7 +4,6 @@
  */
 import { joinPointer, matchesPattern, splitPointer } from './pointer.js';
 import type { KindPointer } from './pointer.js';
-import { KIND_POINTERS } from '../resources/config.js';
 
 /** Whether `${…}` may be written at `pointer`: the kinds' places say (KindPointer.interpolation). */
 export function interpolationAllowed(pointer: string, places: readonly KindPointer[]): boolean {
@@ -28,7 +27,7 @@ export function isResourceLevel(pointer: string, places: readonly KindPointer[])
 }
 
 /** A readable name for a place in the configuration, for messages: the exact key, then its owner. */
-export function describePointer(pointer: string, places: readonly KindPointer[] = KIND_POINTERS): string {
+export function describePointer(pointer: string, places: readonly KindPointer[]): string {
   const segs = splitPointer(pointer);
   if (segs[0] === 'defaults') {
     if (segs.length === 1) return 'the defaults block';

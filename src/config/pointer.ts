@@ -23,7 +23,7 @@ export function splitPointer(pointer: string): string[] {
 
 /**
  * A place in the configuration a resource kind owns, for messages and merging. Each kind lists its
- * own (src/resources/<kind>/config.ts); src/resources/config.ts assembles them.
+ * own (src/resources/<kind>/config.ts); the registry assembles them (`ConfigKinds.pointers`).
  */
 export interface KindPointer {
   /** Segments from the root; `*` matches any one segment (an instance name, a group path…). */

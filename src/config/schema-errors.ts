@@ -15,7 +15,7 @@ import type { Ctx } from './resolve-context.js';
 import { joinPointer, splitPointer } from './pointer.js';
 import { whereKeyBelongs } from './key-places.js';
 import type { JsonSchemaNode } from './key-places.js';
-import type { ConfigKinds } from '../resources/kind-config.js';
+import type { ConfigKinds } from './kinds.js';
 
 export type { JsonSchemaNode };
 

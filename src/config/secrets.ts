@@ -4,6 +4,8 @@
  * registry is consulted by every renderer and by the error path, so a secret that slipped into a
  * message is still masked.
  */
+import { htmlText } from '../util/html.js';
+
 export const MASK = '(sensitive value)';
 
 /**
@@ -200,12 +202,12 @@ function lowerSameLength(text: string): string {
 
 /**
  * The forms a value takes once it is quoted into a message, serialised into JSON (once or twice),
- * or put in a URL (a path segment, a query, a form body).
+ * or put in a URL (a path segment, a query, a form body), or escaped into an HTML page (util/html.ts).
  */
 export function textForms(value: string): string[] {
   const once = JSON.stringify(value).slice(1, -1);
   const twice = JSON.stringify(once).slice(1, -1);
-  return [...new Set([value, once, twice, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), encodeURI(value)])];
+  return [...new Set([value, once, twice, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), encodeURI(value), htmlText(value), htmlText(once)])];
 }
 
 /**

@@ -7,7 +7,6 @@
  */
 import type { Diagnostic } from '../diagnostics/index.js';
 import type { Ctx } from './resolve-context.js';
-import { BUILT_IN_CONFIG_KINDS } from '../resources/config.js';
 import { mergeOptions } from './load.js';
 import type { LoadedSources, LoadOptions } from './load.js';
 import type { DesiredConfig } from './model.js';
@@ -41,7 +40,7 @@ export interface ConfigResult {
 }
 
 /** Loads, merges, validates and resolves a configuration; never touches the network. */
-export function loadConfig(paths: readonly string[], opts: ValidateOptions = {}): ConfigResult {
+export function loadConfig(paths: readonly string[], opts: ValidateOptions): ConfigResult {
   const read = readConfig({ paths }, { cwd: opts.cwd ?? process.cwd(), env: opts.env ?? process.env, ...(opts.root !== undefined && { root: opts.root }) });
   const sources = mergeConfig(parseConfig(read), mergeOptions(opts));
   return validateLoaded(sources, read.files, read.diagnostics, opts);
@@ -54,11 +53,11 @@ export function loadConfig(paths: readonly string[], opts: ValidateOptions = {})
  * path relative paths are resolved against; `earlier` are diagnostics found before loading (they
  * come first, and later checks stay silent where `sources.reported` says so).
  */
-export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions = {}): ConfigResult {
+export function validateLoaded(sources: LoadedSources, files: Map<string, string>, earlier: readonly Diagnostic[], opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const diagnostics: Diagnostic[] = [...earlier, ...sources.diagnostics];
   const ctx: Ctx = { sources, diagnostics, today: opts.today ?? new Date().toISOString().slice(0, 10), files, cwd, localReads: new Map(), ...(opts.sinkRoot !== undefined && { sinkRoot: opts.sinkRoot }) };
-  const kinds = opts.kinds ?? BUILT_IN_CONFIG_KINDS;
+  const kinds = opts.kinds;
   checkSchema(kinds, ctx);
   const config = resolveConfig(sources.data, kinds.configs, ctx);
   return checkConfig(config, kinds.configs, ctx, earlier.length + sources.diagnostics.length);

@@ -4,7 +4,6 @@
  * is generated from it (`npm run generate`; a test fails when the page is stale). Callers and tests
  * match on codes, never on message text, so a code is never renamed or reused.
  */
-import type { ApiErrorCode } from '../api/errors.js';
 
 export const DIAGNOSTIC_CODES = {
   // The command line and its inputs
@@ -20,7 +19,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_STATE_UNUSABLE: 'The state file cannot be used: it is a directory, unreadable, not JSON (cut off mid-write), or (for apply) not writable.',
   PLUMB_STATE_LOCKED: 'Another plumb apply holds the lock on the state (the state file, the state backend, or the instance), and --lock-timeout ran out.',
   PLUMB_LOCK_FAILED: "The instance's lock file (`lock:`) could not be created, read or deleted: the project or branch does not exist, or the token may not write there.",
-  PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report, --junit) cannot be written, would overwrite a configuration file, a `source:` file or a file under .git/, or is a symlink export will not write through.',
+  PLUMB_OUTPUT_UNWRITABLE: 'A file or directory the command was asked to write (--out, --markdown, --report, --junit, --html) cannot be written, would overwrite a configuration file, a `source:` file or a file under .git/, or is a symlink export will not write through.',
   PLUMB_EXPORT_EDITED: 'export --out holds an earlier export whose plumb.yaml, or a file it wrote, was changed since (its header digest no longer matches); --force replaces them.',
   PLUMB_EXPORT_OUT_NOT_EMPTY: 'export --out names a directory that holds files export did not write; --force replaces them.',
   PLUMB_PLAN_INVALID: 'The plan file is not a plan this plumb can apply (another format version, a malformed change or payload).',
@@ -177,6 +176,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_PROJECT_ARCHIVED: "The instance refused a change of a project's Pages settings because the project is archived (the service keeps it read-only; unpublishing still works).",
   PLUMB_PAGES_REJECTED: 'The instance refused a Pages update for another reason (HTTPS forced while a domain has no certificate, …).',
   PLUMB_PAGES_NOT_PUBLISHED: 'A Pages block says published: true, but nothing is deployed; plumb cannot publish (a pipeline does).',
+  PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
   // Plans and apply
@@ -212,13 +212,28 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_API_TIMEOUT: 'The instance did not answer in time.',
   PLUMB_API_INVALID_RESPONSE: 'The instance answered with a body plumb cannot read.',
   PLUMB_API_INSECURE_URL: 'The client refused a URL before any request (plain HTTP to a remote host, credentials in it).',
+  PLUMB_API_BUDGET_EXHAUSTED: 'The request budget of the run (`plumb report --max-requests`) was spent: the request was not sent, and what it would have read is reported as not checked.',
 } as const satisfies Record<string, string>;
 
-export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
+declare const KIND_CODE: unique symbol;
 
-// Every code the client raises is registered (fails to compile otherwise).
-const _apiCodesRegistered: readonly DiagnosticCode[] = [] as ApiErrorCode[];
-void _apiCodesRegistered;
+/**
+ * A code a kind outside this registry declares itself, with its meaning (`KindEntry.ownCodes`: a
+ * kind that is not built in, such as a test's fifth kind, test/fixtures/kinds/). Only
+ * {@link ownCodes} makes one, so a plain string still does not compile as a code.
+ */
+export type KindCode = string & { readonly [KIND_CODE]: true };
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES | KindCode;
+
+/**
+ * A kind's own codes, each with its one-line meaning → the codes, typed so the kind can emit them
+ * (`code: CODES.PLUMB_MAINTENANCE_BLANK_MESSAGE`). The kind's registry entry lists the meanings
+ * (`KindEntry.ownCodes`); the registry refuses one that is registered here or claimed by another kind.
+ */
+export function ownCodes<K extends string>(meanings: Readonly<Record<K, string>>): { readonly [P in K]: KindCode } {
+  return Object.fromEntries(Object.keys(meanings).map((c) => [c, c])) as { readonly [P in K]: KindCode };
+}
 
 export function isDiagnosticCode(code: string): code is DiagnosticCode {
   return Object.hasOwn(DIAGNOSTIC_CODES, code);

@@ -16,10 +16,31 @@ export interface JobToken {
   readonly projectId: number;
 }
 
+/** A merge request: seeded (`addMergeRequest`, to comment on) or opened through the API (merge-requests.ts). */
 export interface MergeRequestRecord {
   readonly projectId: number;
   readonly iid: number;
-  readonly title: string;
+  readonly id: number;
+  title: string;
+  description: string;
+  sourceBranch: string;
+  targetBranch: string;
+  state: 'opened' | 'closed' | 'merged';
+  labels: string[];
+  /** Null for a seeded merge request (no author was named). */
+  authorId: number | null;
+  readonly createdAt: Date;
+  updatedAt: Date;
+  mergedAt: Date | null;
+  mergedById: number | null;
+  closedAt: Date | null;
+  closedById: number | null;
+  /** Auto-merge asked for (`merge_when_pipeline_succeeds`), by `mergeUserId`. */
+  mergeWhenPipelineSucceeds: boolean;
+  mergeUserId: number | null;
+  removeSourceBranch: boolean;
+  squash: boolean;
+  mergeCommitSha: string | null;
 }
 
 interface CiState {
@@ -47,7 +68,36 @@ export function addJobToken(state: EmulatorState, token: string, username: strin
 export function addMergeRequest(state: EmulatorState, project: string, iid: number, title = `Merge request !${iid}`): void {
   const p = state.projectByRef(project);
   if (!p) throw new Error(`addMergeRequest: no project ${project}`);
-  ciState(state).mergeRequests.push({ projectId: p.id, iid, title });
+  ciState(state).mergeRequests.push(newMergeRequest(state, p, { iid, title, sourceBranch: `merge-request-${iid}`, targetBranch: p.defaultBranch }));
+}
+
+/** An open merge request record with the real defaults for every field `fields` leaves out. */
+export function newMergeRequest(
+  state: EmulatorState,
+  project: ProjectRecord,
+  fields: Pick<MergeRequestRecord, 'iid' | 'title' | 'sourceBranch' | 'targetBranch'> & Partial<MergeRequestRecord>,
+): MergeRequestRecord {
+  const now = state.now();
+  return {
+    projectId: project.id,
+    id: state.nextId('merge_request'),
+    description: '',
+    state: 'opened',
+    labels: [],
+    authorId: null,
+    createdAt: now,
+    updatedAt: now,
+    mergedAt: null,
+    mergedById: null,
+    closedAt: null,
+    closedById: null,
+    mergeWhenPipelineSucceeds: false,
+    mergeUserId: null,
+    removeSourceBranch: false,
+    squash: false,
+    mergeCommitSha: null,
+    ...fields,
+  };
 }
 
 /** Who calls a CI route; `jobProjectId` when it is a job token (valid for that project only). */

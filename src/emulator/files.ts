@@ -15,7 +15,9 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import { pushError } from './branches.js';
 import { checkRawBlobLimit } from './limits.js';
+import { str } from './params.js';
 import type { EmulatorState, ProjectRecord } from './state.js';
 import { isoDateTime } from './time.js';
 
@@ -67,12 +69,6 @@ export function checkFilePath(path: string, allowInitialSeparator = false): stri
     if (!encodedSlash || first === '') fail();
   }
   return path;
-}
-
-function str(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return undefined;
 }
 
 function resolveRef(project: ProjectRecord, ref: string): Commit {
@@ -435,8 +431,8 @@ function commitChange(
   };
 
   // Commits::CreateService validations.
-  const level = caller.admin ? 50 : state.projectAccess(caller.user.id, project);
-  if (project.protectedBranches.has(p.branch) && level < 40) fail('You are not allowed to push into this branch');
+  const denied = pushError(state, caller, project, p.branch);
+  if (denied) fail(denied);
   const emptyRepo = repo.branches.size === 0;
   const startBranch = p.startBranch ?? p.branch;
   if (!emptyRepo && !repo.branches.has(startBranch)) fail('You can only create or edit files when you are on a branch');
@@ -470,12 +466,7 @@ function commitChange(
     name: p.authorName ?? caller.user.name,
     email: p.authorEmail ?? caller.user.email,
   };
-  // The first commit of an empty repository makes its branch the default branch (and the default
-  // branch's protection moves with it), as the real service does on a first push.
-  if (emptyRepo && project.defaultBranch !== p.branch) {
-    if (project.protectedBranches.delete(project.defaultBranch)) project.protectedBranches.add(p.branch);
-    project.defaultBranch = p.branch;
-  }
+  if (emptyRepo) adoptFirstBranch(project, p.branch);
   repo.commit({
     branch: p.branch,
     ...(parent ? { parent } : {}),
@@ -490,8 +481,18 @@ function commitChange(
   return json(method === 'POST' ? 201 : 200, { file_path: path, branch: p.branch });
 }
 
+/**
+ * The first commit of an empty repository makes its branch the default branch (and the default
+ * branch's protection moves with it), as the real service does on a first push.
+ */
+export function adoptFirstBranch(project: ProjectRecord, branch: string): void {
+  if (project.defaultBranch === branch) return;
+  for (const rule of project.protectedBranches) if (rule.name === project.defaultBranch) rule.name = branch;
+  project.defaultBranch = branch;
+}
+
 /** `a/b/c.txt` -> ['a', 'a/b']. */
-function ancestors(path: string): string[] {
+export function ancestors(path: string): string[] {
   const parts = path.split('/');
   return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }

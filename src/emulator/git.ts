@@ -112,6 +112,8 @@ export interface CommitRequest {
   readonly branch: string;
   /** Commit to build on; undefined for a root commit. */
   readonly parent?: Commit;
+  /** Further parents (a merge commit's merged head). */
+  readonly otherParents?: readonly Commit[];
   /** path -> new blob, or null to delete. */
   readonly changes: ReadonlyMap<string, BlobEntry | null>;
   readonly author: Person;
@@ -138,7 +140,7 @@ export function splitLines(data: Buffer): string[] {
  * For each line of `b`, the index of the matching line of `a` (or -1): common prefix and suffix,
  * then an LCS over the middle when it is small enough (otherwise the middle counts as new).
  */
-function matchLines(a: readonly string[], b: readonly string[]): number[] {
+export function matchLines(a: readonly string[], b: readonly string[]): number[] {
   const result = new Array<number>(b.length).fill(-1);
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) {
@@ -226,7 +228,7 @@ export class Repository {
     }
     const base = {
       treeId: treeId(files),
-      parentIds: req.parent ? [req.parent.id] : [],
+      parentIds: [...(req.parent ? [req.parent.id] : []), ...(req.otherParents ?? []).map((c) => c.id)],
       author: req.author,
       committer: req.committer,
       authoredDate: req.date,

@@ -2,7 +2,9 @@
  * A faithful, stateful local emulator of the service's interface (application settings, group
  * access tokens, repository files, Pages) for tests and local runs. See docs/emulator.md.
  */
-export { startEmulator, type RunningEmulator } from './server.js';
+export { startEmulator, requireAdmin, type RunningEmulator, type EmulatorRoute, type EmulatorRequest } from './server.js';
+// For an extra route module's handlers (EmulatorOptions.routes).
+export { badRequest, json, type ApiResponse as EmulatorResponse } from './http.js';
 export { addJobToken, addMergeRequest, terraformState, mergeRequestNotes, NOTE_LIMIT } from './ci-routes.js';
 export { createEmulatorState, loadSeedFile, validateSeed, SeedError, type StateOptions } from './seed.js';
 export {
@@ -10,8 +12,10 @@ export {
   type GroupRecord,
   type PagesRecord,
   type ProjectRecord,
+  type ProtectedBranchRecord,
   type TokenRecord,
   type UserRecord,
+  type VariableRecord,
 } from './state.js';
 export type {
   EmulatorOptions,
@@ -32,6 +36,8 @@ export type {
   SeedPersonalToken,
   SeedProject,
   SeedProjectShare,
+  SeedProtectedBranch,
   SeedUser,
+  SeedVariable,
   Visibility,
 } from './types.js';

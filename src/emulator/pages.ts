@@ -2,7 +2,9 @@
 import { PAGES_UPDATE_FIELDS } from '../catalogue/index.js';
 import { findProject, requireCaller, type Caller } from './auth.js';
 import { badRequest, forbidden, json, noContent, notFound, paramErrors, type ApiResponse, type Params } from './http.js';
-import type { EmulatorState, PagesRecord, ProjectRecord } from './state.js';
+import { paginate } from './pagination.js';
+import type { PageRequest } from './pagination.js';
+import type { EmulatorState, PagesDomain, PagesRecord, ProjectRecord } from './state.js';
 import { isoDateTime } from './time.js';
 
 export interface PagesCtx {
@@ -105,4 +107,93 @@ export function deletePages(ctx: PagesCtx, projectRef: string): ApiResponse {
   const { pages } = access(ctx, projectRef);
   pages.deployments = [];
   return noContent();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pages domains (`lib/api/pages_domains.rb`): read-only here (docs/emulator.md#pages-domains).
+
+/** A date as openssl prints a certificate's validity: `Dec  8 00:00:00 2026 GMT`. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+function opensslDate(d: Date): string {
+  const month = MONTHS[d.getUTCMonth()]!;
+  const iso = d.toISOString();
+  return `${month} ${String(d.getUTCDate()).padStart(2, ' ')} ${iso.slice(11, 19)} ${d.getUTCFullYear()} GMT`;
+}
+
+function certificateExpiry(d: PagesDomain): Date {
+  return d.certificateExpiresAt ?? new Date(Date.UTC(9999, 0, 1));
+}
+
+/**
+ * The emulator holds no real certificate: `certificate` is a placeholder PEM block (not DER), and
+ * `certificate_text` has the lines of `openssl x509 -text` that matter (validity and subject).
+ */
+function certificateText(d: PagesDomain, notBefore: Date): string {
+  return [
+    'Certificate:',
+    '    Data:',
+    '        Version: 3 (0x2)',
+    '        Signature Algorithm: sha256WithRSAEncryption',
+    '        Validity',
+    `            Not Before: ${opensslDate(notBefore)}`,
+    `            Not After : ${opensslDate(certificateExpiry(d))}`,
+    `        Subject: ${d.certificateSubject.replace(/^\//, '').replace(/\//g, ', ')}`,
+    '',
+  ].join('\n');
+}
+
+function domainUrl(d: PagesDomain): string {
+  return `${d.certificate ? 'https' : 'http'}://${d.domain}`;
+}
+
+/** `Entities::PagesDomain`: a project's listing. The certificate carries no expiration field here, only its text. */
+function renderDomain(state: EmulatorState, project: ProjectRecord, d: PagesDomain): Record<string, unknown> {
+  return {
+    domain: d.domain,
+    url: domainUrl(d),
+    verified: d.verified,
+    verification_code: d.verificationCode,
+    enabled_until: d.enabledUntil ? isoDateTime(d.enabledUntil) : null,
+    auto_ssl_enabled: d.autoSslEnabled,
+    ...(d.certificate && {
+      certificate: {
+        subject: d.certificateSubject,
+        expired: certificateExpiry(d).getTime() <= state.now().getTime(),
+        certificate: `-----BEGIN CERTIFICATE-----\nZW11bGF0ZWQgY2VydGlmaWNhdGUgb2YgcHJvamVjdCAj${project.id}\n-----END CERTIFICATE-----\n`,
+        certificate_text: certificateText(d, project.createdAt),
+      },
+    }),
+  };
+}
+
+/** `Entities::PagesDomainBasic`: the administrators' listing, with `project_id` and `certificate_expiration`. */
+function renderDomainBasic(state: EmulatorState, project: ProjectRecord, d: PagesDomain): Record<string, unknown> {
+  return {
+    domain: d.domain,
+    url: domainUrl(d),
+    project_id: project.id,
+    verified: d.verified,
+    verification_code: d.verificationCode,
+    enabled_until: d.enabledUntil ? isoDateTime(d.enabledUntil) : null,
+    auto_ssl_enabled: d.autoSslEnabled,
+    ...(d.certificate && { certificate_expiration: { expired: certificateExpiry(d).getTime() <= state.now().getTime(), expiration: isoDateTime(certificateExpiry(d)) } }),
+  };
+}
+
+/** `GET /projects/:id/pages/domains`: as the Pages settings, Maintainer or administrator, Pages on. Paginated. */
+export function listProjectDomains(ctx: PagesCtx & { readonly page: PageRequest }, projectRef: string): ApiResponse {
+  const { project, pages } = access(ctx, projectRef);
+  const { items, headers } = paginate(pages.domains, ctx.page);
+  return json(200, items.map((d) => renderDomain(ctx.state, project, d)), headers);
+}
+
+/** `GET /pages/domains`: every project's domains, administrators only. Paginated. */
+export function listAllDomains(ctx: PagesCtx & { readonly page: PageRequest }): ApiResponse {
+  if (!ctx.state.instance.pagesEnabled) throw notFound();
+  const caller = requireCaller(ctx.caller);
+  if (!caller.admin) throw forbidden();
+  const all = ctx.state.projects.flatMap((p) => p.pages.domains.map((d) => ({ p, d })));
+  const { items, headers } = paginate(all, ctx.page);
+  return json(200, items.map(({ p, d }) => renderDomainBasic(ctx.state, p, d)), headers);
 }

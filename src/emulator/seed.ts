@@ -9,12 +9,14 @@ import { parse as parseYaml } from 'yaml';
 import { DEFAULT_TOKEN_ACCESS_LEVEL, GROUP_TOKEN_SCOPES } from '../catalogue/index.js';
 import { lfsPointer, makeBlob, Repository, type BlobEntry, type Person } from './git.js';
 import { addJobToken, addMergeRequest, ciState } from './ci.js';
+import { defaultBranchProtection } from './branches.js';
+import { seedVariable } from './variables.js';
 import { DEFAULT_VERSION } from './version.js';
 import { applySettingsUpdate, defaultSettings, defaultSettingsRecord, effectiveSetting, SettingsSeedError } from './settings.js';
-import { EmulatorState, tokenDigest, type GroupRecord, type PagesRecord, type ProjectRecord, type TokenRecord } from './state.js';
+import { EmulatorState, tokenDigest, type GroupRecord, type PagesDomain, type PagesRecord, type ProjectRecord, type ProtectedBranchRecord, type TokenRecord } from './state.js';
 import { parseDate, parseDateTime } from './time.js';
 import { ACCESS_LEVEL_VALUES } from './tokens.js';
-import type { EmulatorSeed, EmulatorTier, SeedFile, SeedPersonalToken } from './types.js';
+import type { EmulatorSeed, EmulatorTier, SeedFile, SeedPersonalToken, SeedProject } from './types.js';
 
 export class SeedError extends Error {
   constructor(
@@ -66,6 +68,26 @@ const file = {
   ],
 };
 
+const variables = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['key', 'value'],
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string' },
+      value: { type: 'string' },
+      variable_type: { enum: ['env_var', 'file'] },
+      protected: { type: 'boolean' },
+      masked: { type: 'boolean' },
+      hidden: { type: 'boolean' },
+      raw: { type: 'boolean' },
+      environment_scope: { type: 'string' },
+      description: { type: 'string' },
+    },
+  },
+};
+
 const SEED_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -115,6 +137,7 @@ const SEED_SCHEMA = {
             type: 'array',
             items: { ...token, properties: { ...token.properties, access_level: { type: 'integer' } } },
           },
+          variables,
         },
       },
     },
@@ -156,7 +179,25 @@ const SEED_SCHEMA = {
             },
           },
           tags: { type: 'object', additionalProperties: { type: 'string' } },
-          protected_branches: { type: 'array', items: { type: 'string' } },
+          protected_branches: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { type: 'string', minLength: 1 },
+                {
+                  type: 'object',
+                  required: ['name'],
+                  additionalProperties: false,
+                  properties: {
+                    name: { type: 'string', minLength: 1 },
+                    push_access_level: { enum: [0, 30, 40, 60] },
+                    merge_access_level: { enum: [0, 30, 40, 60] },
+                    allow_force_push: { type: 'boolean' },
+                  },
+                },
+              ],
+            },
+          },
           merge_requests: {
             type: 'array',
             items: {
@@ -176,6 +217,7 @@ const SEED_SCHEMA = {
             },
           },
           pages_access_level: { enum: ['disabled', 'private', 'enabled', 'public'] },
+          variables,
           pages: {
             type: 'object',
             additionalProperties: false,
@@ -194,7 +236,15 @@ const SEED_SCHEMA = {
                       type: 'object',
                       required: ['domain'],
                       additionalProperties: false,
-                      properties: { domain: { type: 'string', minLength: 1 }, certificate: { type: 'boolean' } },
+                      properties: {
+                        domain: { type: 'string', minLength: 1 },
+                        certificate: { type: 'boolean' },
+                        certificate_expires_at: { type: 'string' },
+                        certificate_subject: { type: 'string' },
+                        verified: { type: 'boolean' },
+                        enabled_until: { type: ['string', 'null'] },
+                        auto_ssl_enabled: { type: 'boolean' },
+                      },
                     },
                   ],
                 },
@@ -277,6 +327,29 @@ function seedBlob(f: SeedFile, lfs: Map<string, Buffer>): BlobEntry {
   }
   const data = f.content_base64 !== undefined ? Buffer.from(f.content_base64, 'base64') : Buffer.from(f.content ?? '', 'utf8');
   return makeBlob(data, f.execute ?? false);
+}
+
+/**
+ * A seeded project's protected branches: the seed's rules, else the default branch protected as
+ * the instance's `default_branch_protection_defaults` says (as a new project's is).
+ */
+function seedProtections(state: EmulatorState, rules: SeedProject['protected_branches'], defaultBranch: string): ProtectedBranchRecord[] {
+  if (rules === undefined) {
+    const rule = defaultBranchProtection(state, defaultBranch, 0);
+    return rule ? [{ ...rule, id: state.nextId('protected_branch') }] : [];
+  }
+  return rules.map((r) => {
+    const rule = typeof r === 'string' ? { name: r } : r;
+    return {
+      id: state.nextId('protected_branch'),
+      name: rule.name,
+      pushAccessLevel: rule.push_access_level ?? 40,
+      mergeAccessLevel: rule.merge_access_level ?? 40,
+      unprotectAccessLevel: 40,
+      allowForcePush: rule.allow_force_push ?? false,
+      codeOwnerApprovalRequired: false,
+    };
+  });
 }
 
 /** Builds a live state from a seed (validated here too). */
@@ -420,8 +493,12 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       description: g.description ?? '',
       createdAt: now,
       members: memberMap(g.members, where),
+      variables: [],
     };
     state.groups.push(group);
+    (g.variables ?? []).forEach((v, j) => {
+      for (const problem of seedVariable(group, v)) problems.push(`${where}.variables[${j}]: ${problem}`);
+    });
     (g.access_tokens ?? []).forEach((t, j) => {
       const tw = `${where}.access_tokens[${j}]`;
       const level = t.access_level ?? DEFAULT_TOKEN_ACCESS_LEVEL;
@@ -518,7 +595,20 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
     const seedPages = p.pages ?? {};
     let pages: PagesRecord;
     {
-      const domains = (seedPages.domains ?? []).map((d) => (typeof d === 'string' ? { domain: d, certificate: true } : { domain: d.domain, certificate: d.certificate ?? true }));
+      const domains = (seedPages.domains ?? []).map((d, j): PagesDomain => {
+        const s = typeof d === 'string' ? { domain: d } : d;
+        const at = `${where}.pages.domains[${j}]`;
+        return {
+          domain: s.domain,
+          certificate: s.certificate ?? true,
+          certificateExpiresAt: time(s.certificate_expires_at, `${at}.certificate_expires_at`) ?? new Date(now.getTime() + 365 * 86_400_000),
+          certificateSubject: s.certificate_subject ?? `/CN=${s.domain}`,
+          verified: s.verified ?? true,
+          verificationCode: createHash('sha256').update(`verify:${s.domain}`).digest('hex').slice(0, 32),
+          enabledUntil: s.enabled_until === null ? null : (time(s.enabled_until, `${at}.enabled_until`) ?? new Date(now.getTime() + 7 * 86_400_000)),
+          autoSslEnabled: s.auto_ssl_enabled ?? false,
+        };
+      });
       const primary = seedPages.primary_domain ?? null;
       if (primary !== null && !domains.some((d) => d.domain === primary)) {
         problems.push(`${where}.pages.primary_domain: '${primary}' is not one of the project's domains`);
@@ -552,12 +642,16 @@ export function createEmulatorState(seed: EmulatorSeed = {}, opts: StateOptions 
       members: memberMap(p.members, where),
       sharedWith: shares(p.shared_with_groups, where),
       repo,
-      protectedBranches: new Set(p.protected_branches ?? [defaultBranch]),
+      protectedBranches: seedProtections(state, p.protected_branches, defaultBranch),
       pagesAccessLevel: seedPages.enabled === false ? 'disabled' : (p.pages_access_level ?? 'enabled'),
       pages,
       lfsObjects,
+      variables: [],
     };
     state.projects.push(project);
+    (p.variables ?? []).forEach((v, j) => {
+      for (const problem of seedVariable(project, v)) problems.push(`${where}.variables[${j}]: ${problem}`);
+    });
     // What a pipeline of the project would have: merge requests to comment on, running jobs' tokens.
     const iids = new Set<number>();
     (p.merge_requests ?? []).forEach((mr, j) => {

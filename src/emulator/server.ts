@@ -8,7 +8,18 @@ import type { AddressInfo, Socket } from 'node:net';
 import { authenticate, credential, identify, requireCaller, requireScope, type Caller } from './auth.js';
 import { checkMaintenanceMode, checkThrottles } from './limits.js';
 import { FaultInjector } from './faults.js';
+import {
+  createBranch,
+  createProtectedBranch,
+  deleteBranch,
+  deleteProtectedBranch,
+  getBranch,
+  getProtectedBranch,
+  listBranches,
+  listProtectedBranches,
+} from './branches.js';
 import { ciRoute } from './ci-routes.js';
+import { createCommit, getCommit, listCommits } from './commits.js';
 import { blame, createFile, deleteFile, getFile, headFile, headRaw, raw, updateFile } from './files.js';
 import {
   ApiError,
@@ -19,12 +30,21 @@ import {
   type ApiResponse,
   type Params,
 } from './http.js';
+import {
+  createMergeRequest,
+  getMergeRequest,
+  listAllMergeRequests,
+  listProjectMergeRequests,
+  mergeMergeRequest,
+  updateMergeRequest,
+} from './merge-requests.js';
 import { getGroup, getProject } from './namespaces.js';
 import { listGroups } from './group-list.js';
 import { listDescendantGroups, listGroupProjects, listSubgroups } from './group-discovery.js';
-import { deletePages, getPages, patchPages } from './pages.js';
+import { deletePages, getPages, listAllDomains, listProjectDomains, patchPages } from './pages.js';
 import { loadSeedFile, createEmulatorState } from './seed.js';
 import { getSettings, putSettings } from './settings.js';
+import { createVariable, deleteVariable, getVariable, listVariables, updateVariable } from './variables.js';
 import { getVersion } from './version.js';
 import type { EmulatorState } from './state.js';
 import { createToken, enforceMaxLifetime, getToken, listTokens, purgeInactiveTokens, revokeToken, rotateToken } from './tokens.js';
@@ -49,7 +69,8 @@ export interface RunningEmulator {
 const API_PREFIX = '/api/v4';
 const BODY_LIMIT = 64 * 1024 * 1024;
 
-interface Ctx {
+/** What a route's handler is given about one request (`EmulatorRoute`). */
+export interface EmulatorRequest {
   readonly state: EmulatorState;
   readonly method: string;
   readonly path: string;
@@ -62,15 +83,25 @@ interface Ctx {
   readonly baseUrl: string;
 }
 
-interface Route {
+type Ctx = EmulatorRequest;
+
+/**
+ * One endpoint under /api/v4: the built-in ones below, and the extra route modules a test passes
+ * (`EmulatorOptions.routes`: a test-only kind's own endpoints), which go through the same throttles,
+ * authentication, maintenance mode, scope checks, faults and request log.
+ */
+export interface EmulatorRoute {
   readonly method: string;
+  /** Matched against the path after /api/v4; its groups are the handler's `args`, URL-decoded. */
   readonly pattern: RegExp;
   /** Scopes accepted besides `api` (and `read_api` on GET/HEAD). */
   readonly extraScopes?: readonly string[];
   /** Scope check done by the handler itself. */
   readonly ownScopes?: boolean;
-  readonly handler: (ctx: Ctx, args: string[]) => ApiResponse;
+  readonly handler: (ctx: EmulatorRequest, args: string[]) => ApiResponse;
 }
+
+type Route = EmulatorRoute;
 
 const SEG = '([^/]+)';
 const FILES = `^/projects/${SEG}/repository/files/${SEG}`;
@@ -99,15 +130,15 @@ const ROUTES: readonly Route[] = [
       return response;
     },
   },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(tokenCtx(ctx), g!) },
-  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(tokenCtx(ctx), g!) },
-  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(tokenCtx(ctx), g!, t!) },
-  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(tokenCtx(ctx), g!, t!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => listTokens(callCtx(ctx), g!) },
+  { method: 'POST', pattern: new RegExp(`^/groups/${SEG}/access_tokens$`), handler: (ctx, [g]) => createToken(callCtx(ctx), g!) },
+  { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => getToken(callCtx(ctx), g!, t!) },
+  { method: 'DELETE', pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}$`), handler: (ctx, [g, t]) => revokeToken(callCtx(ctx), g!, t!) },
   {
     method: 'POST',
     pattern: new RegExp(`^/groups/${SEG}/access_tokens/${SEG}/rotate$`),
     ownScopes: true,
-    handler: (ctx, [g, t]) => rotateToken(tokenCtx(ctx), g!, t!),
+    handler: (ctx, [g, t]) => rotateToken(callCtx(ctx), g!, t!),
   },
   { method: 'GET', pattern: /^\/user$/, extraScopes: ['read_user'], handler: (ctx) => currentUser(ctx.caller, ctx.baseUrl) },
   { method: 'GET', pattern: /^\/personal_access_tokens\/self$/, ownScopes: true, handler: (ctx) => ownToken(ctx.state, ctx.caller) },
@@ -120,6 +151,35 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => createFile(ctx, p!, f!) },
   { method: 'PUT', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => updateFile(ctx, p!, f!) },
   { method: 'DELETE', pattern: new RegExp(`${FILES}$`), handler: (ctx, [p, f]) => deleteFile(ctx, p!, f!) },
+  ...(['groups', 'projects'] as const).flatMap((owner): Route[] => {
+    const kind = owner === 'groups' ? 'group' : 'project';
+    const list = new RegExp(`^/${owner}/${SEG}/variables$`);
+    const one = new RegExp(`^/${owner}/${SEG}/variables/${SEG}$`);
+    return [
+      { method: 'GET', pattern: list, handler: (ctx, [o]) => listVariables(callCtx(ctx), kind, o!) },
+      { method: 'POST', pattern: list, handler: (ctx, [o]) => createVariable(callCtx(ctx), kind, o!) },
+      { method: 'GET', pattern: one, handler: (ctx, [o, k]) => getVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'PUT', pattern: one, handler: (ctx, [o, k]) => updateVariable(callCtx(ctx), kind, o!, k!) },
+      { method: 'DELETE', pattern: one, handler: (ctx, [o, k]) => deleteVariable(callCtx(ctx), kind, o!, k!) },
+    ];
+  }),
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/branches$`), handler: (ctx, [p]) => createBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, b]) => getBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/repository/branches/${SEG}$`), handler: (ctx, [p, b]) => deleteBranch(branchCtx(ctx), p!, b!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), extraScopes: READ_REPO, handler: (ctx, [p]) => listCommits(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/repository/commits$`), handler: (ctx, [p]) => createCommit(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/repository/commits/${SEG}$`), extraScopes: READ_REPO, handler: (ctx, [p, c]) => getCommit(branchCtx(ctx), p!, c!) },
+  { method: 'GET', pattern: /^\/merge_requests$/, handler: (ctx) => listAllMergeRequests(branchCtx(ctx)) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => listProjectMergeRequests(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/merge_requests$`), handler: (ctx, [p]) => createMergeRequest(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => getMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}$`), handler: (ctx, [p, m]) => updateMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'PUT', pattern: new RegExp(`^/projects/${SEG}/merge_requests/${SEG}/merge$`), handler: (ctx, [p, m]) => mergeMergeRequest(branchCtx(ctx), p!, m!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => listProtectedBranches(branchCtx(ctx), p!) },
+  { method: 'POST', pattern: new RegExp(`^/projects/${SEG}/protected_branches$`), handler: (ctx, [p]) => createProtectedBranch(branchCtx(ctx), p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => getProtectedBranch(branchCtx(ctx), p!, b!) },
+  { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/protected_branches/${SEG}$`), handler: (ctx, [p, b]) => deleteProtectedBranch(branchCtx(ctx), p!, b!) },
   { method: 'GET', pattern: /^\/groups$/, handler: (ctx) => listGroups(listCtx(ctx)) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/projects$`), handler: (ctx, [g]) => listGroupProjects(listCtx(ctx), g!) },
   { method: 'GET', pattern: new RegExp(`^/groups/${SEG}/subgroups$`), handler: (ctx, [g]) => listSubgroups(listCtx(ctx), g!) },
@@ -129,9 +189,12 @@ const ROUTES: readonly Route[] = [
   { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => getPages(ctx, p!) },
   { method: 'PATCH', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => patchPages(ctx, p!) },
   { method: 'DELETE', pattern: new RegExp(`^/projects/${SEG}/pages$`), handler: (ctx, [p]) => deletePages(ctx, p!) },
+  { method: 'GET', pattern: new RegExp(`^/projects/${SEG}/pages/domains$`), handler: (ctx, [p]) => listProjectDomains(callCtx(ctx), p!) },
+  { method: 'GET', pattern: /^\/pages\/domains$/, handler: (ctx) => listAllDomains(callCtx(ctx)) },
 ];
 
-function requireAdmin(caller: Caller | null): void {
+/** Refuses a caller that is not an administrator (403), as the admin-only endpoints do. */
+export function requireAdmin(caller: Caller | null): void {
   const c = requireCaller(caller);
   if (!c.admin) throw forbidden();
 }
@@ -140,8 +203,14 @@ function pageOf(ctx: Ctx) {
   return { url: ctx.endpointUrl, query: ctx.query, countLimit: ctx.state.paginationCountLimit };
 }
 
-function tokenCtx(ctx: Ctx) {
+/** What the token and variable handlers take: state, caller, parameters, the page request. */
+function callCtx(ctx: Ctx) {
   return { state: ctx.state, caller: ctx.caller, params: ctx.params, page: pageOf(ctx) };
+}
+
+/** What the branch handlers take: the call context plus the base URL (`web_url`). */
+function branchCtx(ctx: Ctx) {
+  return { ...callCtx(ctx), baseUrl: ctx.baseUrl };
 }
 
 function listCtx(ctx: Ctx) {
@@ -156,9 +225,9 @@ function decodeSegment(s: string): string {
   }
 }
 
-function findRoute(method: string, path: string): { route: Route; args: string[]; head: boolean } | 'method' | undefined {
+function findRoute(routes: readonly Route[], method: string, path: string): { route: Route; args: string[]; head: boolean } | 'method' | undefined {
   const lookup = (m: string): { route: Route; args: string[] } | undefined => {
-    for (const route of ROUTES) {
+    for (const route of routes) {
       if (route.method !== m) continue;
       const match = route.pattern.exec(path);
       if (match) return { route, args: match.slice(1).map(decodeSegment) };
@@ -171,7 +240,7 @@ function findRoute(method: string, path: string): { route: Route; args: string[]
     const get = lookup('GET');
     if (get) return { ...get, head: true };
   }
-  return ROUTES.some((r) => r.pattern.test(path)) ? 'method' : undefined;
+  return routes.some((r) => r.pattern.test(path)) ? 'method' : undefined;
 }
 
 function errorResponse(e: unknown): ApiResponse {
@@ -180,7 +249,7 @@ function errorResponse(e: unknown): ApiResponse {
 }
 
 /** Runs one request through routing, auth and the handler; never throws. */
-async function dispatch(state: EmulatorState, req: IncomingMessage, path: string, query: string, baseUrl: string): Promise<ApiResponse> {
+async function dispatch(routes: readonly Route[], state: EmulatorState, req: IncomingMessage, path: string, query: string, baseUrl: string): Promise<ApiResponse> {
   const method = (req.method ?? 'GET').toUpperCase();
   try {
     const body = await readBody(req, BODY_LIMIT);
@@ -190,7 +259,7 @@ async function dispatch(state: EmulatorState, req: IncomingMessage, path: string
     // The throttles come first, as Rack::Attack sits in front of the application.
     const throttled = checkThrottles(state, () => identify(state, token), req.socket.remoteAddress ?? 'unknown');
     if (throttled) return throttled;
-    const found = findRoute(method, path);
+    const found = findRoute(routes, method, path);
     if (found === undefined) return { status: 404, headers: {}, body: { error: '404 Not Found' } };
     if (found === 'method') return { status: 405, headers: {}, body: { error: '405 Not Allowed' } };
     purgeInactiveTokens(state);
@@ -258,6 +327,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   if (!(Number.isFinite(latencyMs) && latencyMs >= 0)) throw new TypeError(`latencyMs must be a number of milliseconds >= 0, got ${String(opts.latencyMs)}`);
   let inFlight = 0;
   let maxInFlight = 0;
+  // The built-in endpoints first: an extra route module adds endpoints, it never replaces one.
+  const routes: readonly Route[] = [...ROUTES, ...(opts.routes ?? [])];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const receivedMs = performance.now();
@@ -303,7 +374,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return;
     }
     const response = inApi
-      ? ((await ciRoute(state, req, path, query, `${baseUrl}${API_PREFIX}${path}`)) ?? (await dispatch(state, req, path, query, baseUrl)))
+      ? ((await ciRoute(state, req, path, query, `${baseUrl}${API_PREFIX}${path}`)) ?? (await dispatch(routes, state, req, path, query, baseUrl)))
       : (req.resume(), { status: 404, headers: {}, body: { message: '404 Not Found' } });
     if (action?.kind === 'drop' && action.when === 'after') {
       record(0);

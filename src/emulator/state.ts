@@ -42,6 +42,22 @@ export interface TokenRecord {
   groupId: number | null;
 }
 
+/**
+ * A CI/CD variable of a project or group (variables.ts). `hidden` is the real `masked_and_hidden`:
+ * its value is kept (pipelines read it) but never returned by the API again.
+ */
+export interface VariableRecord {
+  key: string;
+  value: string;
+  variableType: 'env_var' | 'file';
+  protected: boolean;
+  masked: boolean;
+  hidden: boolean;
+  raw: boolean;
+  environmentScope: string;
+  description: string | null;
+}
+
 export interface GroupRecord {
   id: number;
   fullPath: string;
@@ -53,11 +69,23 @@ export interface GroupRecord {
   createdAt: Date;
   /** user id -> access level */
   members: Map<number, number>;
+  /** The group's CI/CD variables, in creation order. */
+  variables: VariableRecord[];
 }
 
 export interface PagesDomain {
   domain: string;
   certificate: boolean;
+  /** The certificate's notAfter (with `certificate`); null: not seeded (far in the future). */
+  certificateExpiresAt: Date | null;
+  /** The certificate's subject, as openssl prints it. */
+  certificateSubject: string;
+  /** Whether the domain's ownership is verified (its DNS TXT record was found). */
+  verified: boolean;
+  verificationCode: string;
+  /** Until when the domain is served; null: disabled (an unverified domain past its grace period). */
+  enabledUntil: Date | null;
+  autoSslEnabled: boolean;
 }
 
 export interface PagesDeployment {
@@ -76,6 +104,20 @@ export interface PagesRecord {
 }
 
 export type PagesAccessLevel = 'disabled' | 'private' | 'enabled' | 'public';
+
+/**
+ * A protected branch rule (branches.ts): a name or wildcard (`release/*`) and the roles that may
+ * push and merge (0 No one, 30 Developers + Maintainers, 40 Maintainers, 60 Admins).
+ */
+export interface ProtectedBranchRecord {
+  id: number;
+  name: string;
+  pushAccessLevel: number;
+  mergeAccessLevel: number;
+  unprotectAccessLevel: number;
+  allowForcePush: boolean;
+  codeOwnerApprovalRequired: boolean;
+}
 
 export interface ProjectRecord {
   id: number;
@@ -100,7 +142,8 @@ export interface ProjectRecord {
    */
   sharedWith: Map<number, number>;
   repo: Repository;
-  protectedBranches: Set<string>;
+  /** Protected branch rules, in creation order (the seed's, else the instance default's). */
+  protectedBranches: ProtectedBranchRecord[];
   /**
    * The project's Pages feature, as the real project API's `pages_access_level`: `disabled` turns
    * the Pages endpoints off for the project (404); any other level leaves them on.
@@ -110,6 +153,8 @@ export interface ProjectRecord {
   pages: PagesRecord;
   /** LFS objects by sha256 oid. */
   lfsObjects: Map<string, Buffer>;
+  /** The project's CI/CD variables, in creation order. */
+  variables: VariableRecord[];
 }
 
 export interface InstanceRecord {
@@ -131,7 +176,7 @@ export function tokenDigest(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-export type IdKind = 'user' | 'token' | 'group' | 'project';
+export type IdKind = 'user' | 'token' | 'group' | 'project' | 'protected_branch' | 'merge_request';
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
@@ -154,7 +199,7 @@ export class EmulatorState {
   now: () => Date = () => new Date();
   /** Fixed-window rate-limit counters: key -> window. */
   readonly rateLimits = new Map<string, { start: number; count: number }>();
-  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1 };
+  private readonly counters: Record<IdKind, number> = { user: 1, token: 1, group: 1, project: 1, protected_branch: 1, merge_request: 1 };
 
   nextId(kind: IdKind): number {
     return this.counters[kind]++;

@@ -24,6 +24,7 @@ import {
   type Params,
 } from './http.js';
 import { paginate, type PageRequest } from './pagination.js';
+import { boolParam, enumParam, str, type Parsed } from './params.js';
 import { effectiveSetting } from './settings.js';
 import { tokenDigest, type EmulatorState, type GroupRecord, type TokenRecord } from './state.js';
 import { addDays, isoDateTime, parseDate, parseDateTime } from './time.js';
@@ -90,13 +91,6 @@ function findToken(state: EmulatorState, group: GroupRecord, ref: string): Token
   return groupTokens(state, group).find((t) => t.id === Number(ref));
 }
 
-function str(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return undefined;
-}
-
-type Parsed<T> = { value?: T; error?: string };
 
 /**
  * A `Date` parameter as Grape coerces it (`Date.parse`): a date, or a datetime whose date part is
@@ -116,24 +110,6 @@ function dateTimeParam(params: Params, name: string): Parsed<Date> {
   const s = str(raw);
   const d = s === undefined ? undefined : parseDateTime(s);
   return d === undefined ? { error: `${name} is invalid` } : { value: d };
-}
-
-function boolParam(params: Params, name: string): Parsed<boolean> {
-  const raw = params[name];
-  if (raw === undefined || raw === null || raw === '') return {};
-  if (typeof raw === 'boolean') return { value: raw };
-  const s = str(raw)?.toLowerCase();
-  if (s && ['true', 't', '1', 'yes', 'y', 'on'].includes(s)) return { value: true };
-  if (s && ['false', 'f', '0', 'no', 'n', 'off'].includes(s)) return { value: false };
-  return { error: `${name} is invalid` };
-}
-
-function enumParam(params: Params, name: string, values: readonly string[]): Parsed<string> {
-  const raw = params[name];
-  if (raw === undefined || raw === null) return {};
-  const s = str(raw);
-  if (s === undefined) return { error: `${name} is invalid` };
-  return values.includes(s) ? { value: s } : { error: `${name} does not have a valid value` };
 }
 
 /**

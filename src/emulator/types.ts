@@ -1,4 +1,5 @@
 /** Public types of the emulator: options, faults, recorded requests and the seed format. */
+import type { EmulatorRoute } from './server.js';
 
 export type EmulatorTier = 'free' | 'premium' | 'ultimate';
 export type Visibility = 'private' | 'internal' | 'public';
@@ -71,6 +72,12 @@ export interface EmulatorOptions {
    * real service does above 10,000 (the default). Lower it in tests to reach that case cheaply.
    */
   paginationCountLimit?: number;
+  /**
+   * Extra route modules: endpoints the service does not have, for a test-only kind that brings its
+   * own (test/fixtures/kinds/maintenance/emulator.ts). The emulator never imports a kind; a test
+   * hands it the routes at start. Matched after the built-in endpoints, never instead of one.
+   */
+  routes?: readonly EmulatorRoute[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -107,6 +114,26 @@ export interface SeedUser {
   personal_access_tokens?: SeedPersonalToken[];
 }
 
+/** A CI/CD variable of a seeded project or group (the API's fields and defaults). */
+export interface SeedVariable {
+  /** `[A-Za-z0-9_]`, at most 255 characters; once per `environment_scope`. */
+  key: string;
+  value: string;
+  /** Default `env_var`. */
+  variable_type?: 'env_var' | 'file';
+  /** Default false. */
+  protected?: boolean;
+  /** Default false; the value must then satisfy the masking rules. */
+  masked?: boolean;
+  /** The API's `masked_and_hidden` (implies masked): the value is never returned. Default false. */
+  hidden?: boolean;
+  /** Default false. */
+  raw?: boolean;
+  /** Default `*`. */
+  environment_scope?: string;
+  description?: string;
+}
+
 export interface SeedMember {
   username: string;
   access_level: number;
@@ -122,6 +149,8 @@ export interface SeedGroup {
   description?: string;
   members?: SeedMember[];
   access_tokens?: SeedGroupToken[];
+  /** The group's CI/CD variables. */
+  variables?: SeedVariable[];
 }
 
 /** File content: a string (UTF-8 text) or an object. */
@@ -149,6 +178,15 @@ export interface SeedPagesDomain {
   domain: string;
   /** Whether the domain has a TLS certificate (default true). */
   certificate?: boolean;
+  /** When its certificate expires (ISO datetime; default a year after the emulator's start). */
+  certificate_expires_at?: string;
+  /** The certificate's subject (default `/CN=<domain>`). */
+  certificate_subject?: string;
+  /** Whether its ownership is verified (default true). */
+  verified?: boolean;
+  /** Until when it is served (ISO datetime or null: disabled; default a week after the emulator's start). */
+  enabled_until?: string | null;
+  auto_ssl_enabled?: boolean;
 }
 
 export interface SeedDeployment {
@@ -199,8 +237,13 @@ export interface SeedProject {
   branches?: Record<string, SeedBranch>;
   /** Tag name -> branch name or commit-ish. */
   tags?: Record<string, string>;
-  /** Branches only Maintainers may push to (default: the default branch). */
-  protected_branches?: string[];
+  /**
+   * Protected branches: a name (or wildcard) that only Maintainers may push to and merge into, or a
+   * rule with its levels (0 No one, 30 Developers + Maintainers, 40 Maintainers, 60 Admins).
+   * Default: the default branch, protected as the instance setting
+   * `default_branch_protection_defaults` says (Maintainers push and merge, unless changed).
+   */
+  protected_branches?: (string | SeedProtectedBranch)[];
   /** Open merge requests a note can be posted on (`plumb comment`), by `iid`; title optional. */
   merge_requests?: SeedMergeRequest[];
   /**
@@ -214,6 +257,18 @@ export interface SeedProject {
    */
   pages_access_level?: 'disabled' | 'private' | 'enabled' | 'public';
   pages?: SeedPages;
+  /** The project's CI/CD variables. */
+  variables?: SeedVariable[];
+}
+
+export interface SeedProtectedBranch {
+  name: string;
+  /** Default 40. */
+  push_access_level?: number;
+  /** Default 40. */
+  merge_access_level?: number;
+  /** Default false. */
+  allow_force_push?: boolean;
 }
 
 export interface SeedMergeRequest {

@@ -6,23 +6,24 @@
  */
 import { readFileSync } from 'node:fs';
 import { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
+import type { RequestBudget } from '../api/client.js';
+import { ApiError, usualFix } from '../api/errors.js';
 import { flattenDiagnostic } from '../diagnostics/index.js';
 import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
-import type { Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
+import type { ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
-import type { InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
-import { blockingDiagnostic, collapseSelectorDiagnostics, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
+import type { ExpiryWindow, InstanceContext, KindRegistry, ReadCache, SelectorMatchOf } from './resource.js';
+import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, planDiagnostic, providerFor, selectorMatchOfDiagnostic } from './resource.js';
 import type { BlockedMatch } from '../config/load.js';
 import { PayloadError } from './payload.js';
 import { runScheduled } from './scheduler.js';
 import { compareSavedPlan, configDigests, configFingerprint as fingerprintOf, configMoves, planClock } from './saved-plan.js';
 import { blastRadius, LARGE_CHANGE_SET, riskRefusals } from './risks.js';
 import type { Door } from './risks.js';
-import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from './risk-ids.js';
+import { ENDS_CREDENTIAL, RUNS_LAST, WAITS_FOR_REISSUES } from '../config/risk-ids.js';
 import { StateProblem, StateStore } from './state.js';
 import type { ApplyInterrupt } from './interrupt.js';
 import { targetSet } from './targets.js';
@@ -75,6 +76,12 @@ export interface EngineOptions {
   readonly identityCache?: ReadCache;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
+  /** `plumb report`: the plan is never applied (InstanceContext.readOnly). */
+  readonly readOnly?: boolean;
+  /** `report --max-requests`: the run's request budget, shared by every instance's client. */
+  readonly budget?: RequestBudget;
+  /** `--expiring-within` (plan, drift, report): list what expires within the window (`Plan.expiring`). */
+  readonly expiringWithin?: { readonly written: string; readonly days: number };
 }
 
 export interface Session {
@@ -129,7 +136,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   if (state instanceof StateProblem) {
     // Planning without what the state remembers would plan wrongly (issue tokens again, resend
     // secrets): no instance is opened.
-    diagnostics.push({ severity: 'error', code: state.code, summary: state.summary, suggestion: state.suggestion });
+    diagnostics.push(state.toDiagnostic());
     return { contexts, targets, diagnostics, close: async () => {} };
   }
   const selected = selectedInstances(config, opts, targets);
@@ -191,6 +198,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
         ...(opts.maxAttempts !== undefined && { maxAttempts: opts.maxAttempts }),
         ...(opts.baseDelayMs !== undefined && { baseDelayMs: opts.baseDelayMs }),
         ...(opts.requestTimeoutMs !== undefined && { requestTimeoutMs: opts.requestTimeoutMs }),
+        ...(opts.budget && { budget: opts.budget }),
       });
     } catch (err) {
       diagnostics.push(
@@ -223,6 +231,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.stdout && { stdout: opts.stdout }),
       ...(opts.readCache && { readCache: opts.readCache }),
       ...(opts.identityCache && { identityCache: opts.identityCache }),
+      ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
+      ...(opts.readOnly && { readOnly: true }),
     });
   }
   return {
@@ -234,6 +244,10 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       await Promise.all([...contexts.values()].map((c) => c.client.close()));
     },
   };
+}
+
+function expiryWindow(now: Date, days: number): ExpiryWindow {
+  return { days, until: new Date(now.getTime() + days * 86_400_000) };
 }
 
 /** The instances a run works on: `--instance`, and those a target can select. */
@@ -258,14 +272,12 @@ export function apiFailure(err: unknown, address: string | undefined, redact: (s
   if (err instanceof ApiError) {
     const host = instance && hostOf(instance.url);
     const network = err.code === 'PLUMB_API_NETWORK' || err.code === 'PLUMB_API_TIMEOUT';
-    return {
-      severity: 'error',
-      code: err.code,
+    const diagnostic = err.toDiagnostic({
       summary: redact(network && host ? `Cannot reach ${host}: ${err.message}` : err.message),
-      detail: `${err.method} ${instance ? apiRoot(instance.url) : ''}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`,
-      suggestion: apiSuggestion(err.code, instance),
-      address,
-    };
+      // The client's detail names the path under /api/v4; with the instance, the full URL.
+      ...(instance && { detail: `${err.method} ${apiRoot(instance.url)}${err.path}${err.status !== undefined ? ` answered ${err.status}` : ' failed'}.`, suggestion: apiSuggestion(err.code, instance) }),
+    });
+    return { ...diagnostic, address };
   }
   return { severity: 'error', code: 'PLUMB_INTERNAL', summary: redact(err instanceof Error ? err.message : String(err)), address };
 }
@@ -292,25 +304,7 @@ export function apiSuggestion(code: string, instance?: CalledInstance): string |
   if (instance && (code === 'PLUMB_API_NETWORK' || code === 'PLUMB_API_TIMEOUT')) {
     return `check the url of instance "${instance.name}" (${instance.url}) and that ${hostOf(instance.url) ?? 'its host'} is reachable from here`;
   }
-  return suggestionFor(code);
-}
-
-function suggestionFor(code: string): string | undefined {
-  switch (code) {
-    case 'PLUMB_API_UNAUTHORIZED':
-      return 'check that the token in the environment variable is valid, not expired and not revoked';
-    case 'PLUMB_API_FORBIDDEN':
-      return 'the token lacks the role or scope this call needs (settings need an administrator, and while admin_mode is on a token with the admin_mode scope; token creation needs Owner)';
-    case 'PLUMB_API_NOT_FOUND':
-      return 'check the group or project path, and that the token can see it';
-    case 'PLUMB_API_NETWORK':
-    case 'PLUMB_API_TIMEOUT':
-      return 'check the instance URL and that it is reachable from here';
-    case 'PLUMB_API_AMBIGUOUS':
-      return 'the outcome of this write is unknown; run `plumb plan` to see the instance as it is now';
-    default:
-      return undefined;
-  }
+  return usualFix(code);
 }
 
 export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts: EngineOptions, session?: Session): Promise<Plan> {
@@ -320,11 +314,12 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
   const drift: DriftEntry[] = [];
   const risks: PlanRisk[] = [];
   const blocked: PlanBlocked[] = [];
+  const expiring: ExpiryEntry[] = [];
   const diagnostics: PlanDiagnostic[] = [...own.diagnostics, ...loaded.diagnostics.map(flattenDiagnostic)];
   try {
     const perInstance = await Promise.all(
       [...own.contexts.values()].map(async (ctx) => {
-        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[] };
+        const out = { changes: [] as ResourceChange[], drift: [] as DriftEntry[], risks: [] as PlanRisk[], diagnostics: [] as PlanDiagnostic[], expiring: [] as ExpiryEntry[] };
         for (const provider of opts.kinds.providers) {
           if (!provider.declares(ctx.instance)) continue;
           try {
@@ -335,9 +330,11 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
             out.changes.push(...r.changes.filter(kept));
             out.drift.push(...r.drift.filter(kept));
             out.risks.push(...(r.risks ?? []).filter(kept));
-            out.diagnostics.push(...r.diagnostics);
+            out.expiring.push(...(r.expiring ?? []).filter(kept));
+            // Marked with the kind; collapsed per kind once the blocked matches are known (below).
+            out.diagnostics.push(...r.diagnostics.map((d) => kindDiagnostic(d, provider.kind)));
           } catch (err) {
-            out.diagnostics.push(apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance));
+            out.diagnostics.push({ ...apiFailure(err, `${ctx.instance.name}.${provider.kind}`, redact, ctx.instance), kind: provider.kind });
           }
         }
         const blocked = blockConfinedMatches(ctx.instance.name, out, (loaded.sources.expansion?.blocked ?? []).filter((b) => b.instance === ctx.instance.name));
@@ -350,7 +347,8 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
       changes.push(...r.changes);
       drift.push(...r.drift);
       risks.push(...r.risks);
-      diagnostics.push(...collapseSelectorDiagnostics(r.diagnostics));
+      expiring.push(...r.expiring);
+      diagnostics.push(...collapsedPerKind(r.diagnostics));
     }
   } finally {
     if (!session) await own.close();
@@ -397,7 +395,23 @@ export async function makePlan(loaded: ConfigResult, config: DesiredConfig, opts
     ...(selectors.length > 0 && { selectors }),
     ...(blocked.length > 0 && { blocked }),
     ...(locks.length > 0 && { locks }),
+    ...(opts.expiringWithin && { expiring: horizon(opts.expiringWithin, opts.now, expiring) }),
   };
+}
+
+/**
+ * A selector's body gives one kind's diagnostics: each kind's are collapsed on their own
+ * ({@link collapseSelectorDiagnostics}), after the blocked matches were marked from the uncollapsed
+ * ones, in the order each kind first appears.
+ */
+function collapsedPerKind(diagnostics: readonly PlanDiagnostic[]): PlanDiagnostic[] {
+  const byKind = new Map<string | undefined, PlanDiagnostic[]>();
+  for (const d of diagnostics) {
+    const list = byKind.get(d.kind);
+    if (list) list.push(d);
+    else byKind.set(d.kind, [d]);
+  }
+  return [...byKind.values()].flatMap((list) => collapseSelectorDiagnostics(list));
 }
 
 /** An error that is not confined to a blocked unit: the plan cannot be applied. */
@@ -475,6 +489,13 @@ function blockConfinedMatches(
   out.changes = out.changes.filter((c) => !gone(c.address));
   out.risks = out.risks.filter((r) => !gone(r.address));
   return blocked;
+}
+
+/** The horizon of a plan: soonest first, then by address (the same input gives the same order). */
+function horizon(within: NonNullable<EngineOptions['expiringWithin']>, now: Date, entries: readonly ExpiryEntry[]): ExpiryHorizon {
+  const at = (e: ExpiryEntry) => Date.parse(e.expiresAt.length === 10 ? e.expiresAt + 'T00:00:00Z' : e.expiresAt);
+  const sorted = [...entries].sort((a, b) => at(a) - at(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  return { within: within.written, days: within.days, until: expiryWindow(now, within.days).until.toISOString(), entries: sorted };
 }
 
 /**

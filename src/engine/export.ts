@@ -9,6 +9,7 @@
  * for the same instance and a re-export shows a reviewable diff.
  */
 import type { ApiClient } from '../api/client.js';
+import { PlumbError } from '../diagnostics/error.js';
 import type { DesiredInstance } from '../config/model.js';
 import type { ResourceKindName } from './plan.js';
 
@@ -29,12 +30,11 @@ export interface ExportFlag {
 export type ExportFlagValues = Readonly<Record<string, string | boolean | readonly (string | boolean)[] | undefined>>;
 
 /** A flag value an exporter refuses: the command reports it as a usage mistake (PLUMB_USAGE). */
-export class ExportOptionError extends Error {
-  constructor(
-    readonly summary: string,
-    readonly suggestion: string,
-  ) {
-    super(summary);
+export class ExportOptionError extends PlumbError {
+  declare readonly code: 'PLUMB_USAGE';
+  declare readonly suggestion: string;
+  constructor(summary: string, suggestion: string) {
+    super('PLUMB_USAGE', summary, { suggestion });
   }
 }
 

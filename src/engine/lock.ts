@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PlumbError } from '../diagnostics/error.js';
 
 /** Who holds a lock: written into the lock when it is taken. */
 export interface LockHolder {
@@ -44,31 +45,28 @@ export interface StateLock {
 }
 
 /** The lock is held by someone else (after waiting `--lock-timeout`). The message names the holder. */
-export class LockHeld extends Error {
-  readonly code = 'PLUMB_STATE_LOCKED';
+export class LockHeld extends PlumbError {
+  declare readonly code: 'PLUMB_STATE_LOCKED';
+  declare readonly suggestion: string;
   /** The instance whose `lock:` this is (a lock on the instance), so the message is located at that block. */
   instance?: string;
   constructor(
-    readonly summary: string,
-    readonly suggestion: string,
+    summary: string,
+    suggestion: string,
     readonly holder?: LockHolder,
   ) {
-    super(summary);
-    this.name = 'LockHeld';
+    super('PLUMB_STATE_LOCKED', summary, { suggestion });
   }
 }
 
 /** The lock could not be taken for another reason than a holder (the instance refused the lock file). */
-export class LockFailed extends Error {
-  readonly code = 'PLUMB_LOCK_FAILED';
+export class LockFailed extends PlumbError {
+  declare readonly code: 'PLUMB_LOCK_FAILED';
+  declare readonly suggestion: string;
   /** The instance whose `lock:` could not be taken, so the message is located at that block. */
   instance?: string;
-  constructor(
-    readonly summary: string,
-    readonly suggestion: string,
-  ) {
-    super(summary);
-    this.name = 'LockFailed';
+  constructor(summary: string, suggestion: string) {
+    super('PLUMB_LOCK_FAILED', summary, { suggestion });
   }
 }
 

@@ -3,10 +3,14 @@
  * plan file on disk, which anybody can edit: each field is checked before apply reads it, and the
  * first wrong one is named.
  */
+import { PlumbError } from '../diagnostics/error.js';
 
-/** A payload that is not what its kind planned. The message names the field. */
-export class PayloadError extends Error {
-  override readonly name = 'PayloadError';
+/** A payload that is not what its kind planned. The summary names the field. */
+export class PayloadError extends PlumbError {
+  declare readonly code: 'PLUMB_PLAN_INVALID';
+  constructor(summary: string) {
+    super('PLUMB_PLAN_INVALID', summary);
+  }
 }
 
 export type Json = Readonly<Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import type { FlatDiagnostic } from '../diagnostics/diagnostic.js';
 import { targetProblem } from './targets.js';
-import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
+import { DESTROY_IDS, isDestroyId } from '../config/risk-ids.js';
 
 /**
  * The plan is data: plain, versioned, serializable. Renderers read only this JSON form; apply
@@ -14,12 +14,15 @@ import { DESTROY_IDS, isDestroyId } from './risk-ids.js';
  * 1.3: `blocked` (selector matches left out of an applicable plan, so an error no longer means
  * "not applicable": a consumer must read `applicable`, and `blocked` to know what is missing) and
  * `locks` (where apply holds the lock on each instance, and whether that moved).
+ * 1.3 also: the cosmetic `expiring` horizon (`--expiring-within`), an attribute's `notComparable`
+ * and a diagnostic's `kind`.
  */
 export const PLAN_FORMAT_VERSION = '1.3';
 
 /**
  * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
- * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked` and `locks`).
+ * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked`, `locks`, `expiring` and
+ * `notComparable`).
  */
 export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', PLAN_FORMAT_VERSION];
 
@@ -27,13 +30,13 @@ export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'del
 
 /**
  * Why an action was planned. Cosmetic. Each kind owns its reasons and their texts (its
- * `KindModule.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
+ * `KindEntry.reasons`, src/resources/<kind>/index.ts), as Terraform's providers own their
  * `ActionReason`s: the plan format carries the name, the registry the text (`REASON_TEXT`), and a
  * test (test/resources/reasons.test.ts) checks that every reason a kind gives is one it declared.
  */
 export type Reason = string;
 
-/** A resource kind's name (`KindModule.kind`), e.g. `application_settings`; kinds come from the registry. */
+/** A resource kind's name (`KindEntry.kind`), e.g. `application_settings`; kinds come from the registry. */
 export type ResourceKindName = string;
 
 /** A value as the plan shows it: masked when sensitive or write-only. */
@@ -71,6 +74,11 @@ export interface AttributeChange {
    * (`--unavailable-secrets skip`); shown as a change so that no plan hides it, never counted as drift.
    */
   readonly unavailable?: boolean;
+  /**
+   * Cosmetic (1.3): plumb cannot tell whether it differs (a write-only value with no fingerprint
+   * recorded by an earlier apply); the plan sends it to be sure. A report shows it as "not comparable".
+   */
+  readonly notComparable?: boolean;
   /** Cosmetic: the attribute (a setting, a Pages field) is inherited from or overrides `defaults:`. */
   readonly origin?: ValueOrigin;
 }
@@ -248,8 +256,65 @@ export interface PlanDiagnostic extends FlatDiagnostic {
    * without it makes the plan not applicable.
    */
   readonly blocks?: string;
+  /** Cosmetic (1.3): the kind whose plan gave it (a report files an unread resource under it). */
+  readonly kind?: ResourceKindName;
   /** Other places the diagnostic is about (the `defaults:` value an instance's value overrides). */
   readonly related?: readonly { readonly message: string; readonly file?: string; readonly line?: number; readonly column?: number }[];
+}
+
+/**
+ * What the expiry horizon lists (docs/report.md#the-expiry-horizon): a group access token (declared
+ * or not, in a declared group), a Pages domain's TLS certificate, a Pages domain whose ownership is
+ * not verified and whose grace period lapses.
+ */
+export type ExpiryWhat = 'access_token' | 'pages_certificate' | 'pages_domain_verification';
+
+/**
+ * - `expired`: already expired or lapsed (`daysLeft` ≤ 0 or the instance says so);
+ * - `expiring`: expires or lapses within the window; a warning (`drift --expiring-within` exits 2);
+ * - `rotating`: a declared token plumb rotates before it expires (its `rotation`, or a rotation
+ *   this plan already holds): shown, not a warning.
+ */
+export type ExpiryState = 'expired' | 'expiring' | 'rotating';
+
+/** One thing that expires or lapses within the window. Cosmetic: apply never reads it. */
+export interface ExpiryEntry {
+  readonly what: ExpiryWhat;
+  /**
+   * A plan address: the token's (`prod.group["a"].access_token["ci"]`, or for an undeclared token
+   * `….access_token["ci"]#12`), or the domain's under its project's Pages
+   * (`prod.project["a/site"].pages.domain["www.example.com"]`).
+   */
+  readonly address: string;
+  readonly instance: string;
+  /** Where it lives: the group (tokens) or the project (Pages). */
+  readonly container: 'groups' | 'projects';
+  /** The group's or project's path as the configuration names it. */
+  readonly path: string;
+  /** The token's name or the domain: instance text (escape it when rendering). */
+  readonly name: string;
+  /** When it expires or lapses: `YYYY-MM-DD` (tokens) or an ISO datetime (certificates, domains). */
+  readonly expiresAt: string;
+  /** Whole days from the plan's `today` to `expiresAt` (0: today; negative: already past). */
+  readonly daysLeft: number;
+  readonly state: ExpiryState;
+  /** Tokens: whether the configuration declares it. */
+  readonly declared?: boolean;
+  /** `rotating`: the day plumb rotates it (YYYY-MM-DD), today when this plan holds the rotation. */
+  readonly rotatesOn?: string;
+  /** Certificates: the certificate's subject, as the instance gives it (instance text). */
+  readonly subject?: string;
+}
+
+/** The expiry horizon of a plan or report made with `--expiring-within`. Cosmetic. */
+export interface ExpiryHorizon {
+  /** The window as written on the command line: `30d`. */
+  readonly within: string;
+  readonly days: number;
+  /** The end of the window (ISO datetime): now + days. */
+  readonly until: string;
+  /** Soonest first (then by address). */
+  readonly entries: readonly ExpiryEntry[];
 }
 
 export interface PlanSummary {
@@ -309,6 +374,28 @@ export interface Plan {
   readonly withheld?: { readonly why: string; readonly matches: number };
   /** The lock location of each planned instance that declares one or held one at the last apply (1.3). */
   readonly locks?: readonly PlanLock[];
+  /**
+   * 1.3, cosmetic: with `--expiring-within`, what expires or lapses within the window (tokens of
+   * the declared groups, Pages certificates and unverified domains of the declared projects).
+   */
+  readonly expiring?: ExpiryHorizon;
+}
+
+/** `inst.project["path"]…` / `inst.group["path"]…`: the instance, the scope, the path (a JSON string), the rest. */
+const SCOPED = /^([^."\\[\]]+)\.(project|group)\[("(?:[^"\\]|\\.)*")\](.*)$/s;
+
+/** The address's template and its project or group, when it is under one. */
+export function scopeOf(address: string): { template: string; scope: 'project' | 'group'; name: string } | undefined {
+  const m = SCOPED.exec(address);
+  if (!m) return undefined;
+  let name: unknown;
+  try {
+    name = JSON.parse(m[3]!);
+  } catch {
+    return undefined;
+  }
+  if (typeof name !== 'string') return undefined;
+  return { template: `${m[1]}.${m[2]}[*]${m[4]}`, scope: m[2] as 'project' | 'group', name };
 }
 
 export function summarize(changes: readonly ResourceChange[]): PlanSummary {

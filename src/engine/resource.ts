@@ -3,7 +3,7 @@ import type { DesiredInstance } from '../config/model.js';
 import type { SecretRegistry } from '../config/secrets.js';
 import type { ListedProject } from '../config/selectors.js';
 import type { SourceLocation } from '../diagnostics/index.js';
-import type { Action, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
+import type { Action, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange, ResourceKindName, ShownValue } from './plan.js';
 import type { StateStore } from './state.js';
 import type { TargetSet } from './targets.js';
 
@@ -45,6 +45,18 @@ export interface InstanceContext {
    * request; the engine drops any change, drift or risk whose address is not targeted.
    */
   readonly targets: TargetSet;
+  /**
+   * `--expiring-within` (plan, drift, report): a kind that holds things that expire lists those that
+   * expire or lapse by `until` (`PlanResponse.expiring`), reading as little as it can for it.
+   * Absent: nothing is listed, and nothing is read for it.
+   */
+  readonly expiring?: ExpiryWindow;
+  /**
+   * The plan is made to be read, never applied (`plumb report`): a kind skips the checks that only
+   * protect an apply (that a token's sink can receive a secret), which would otherwise stop the
+   * kind's plan on a machine that holds no sink.
+   */
+  readonly readOnly?: boolean;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
@@ -78,6 +90,18 @@ export interface InstanceContext {
   readonly identityCache?: ReadCache;
 }
 
+/** The expiry horizon's window (`--expiring-within 30d`). */
+export interface ExpiryWindow {
+  readonly days: number;
+  /** The end of the window: now + days. */
+  readonly until: Date;
+}
+
+/** Whole days from `today` (YYYY-MM-DD) to the day of `when` (a date or an ISO datetime, UTC). */
+export function daysUntil(today: string, when: string): number {
+  return Math.round((Date.parse(when.slice(0, 10) + 'T00:00:00Z') - Date.parse(today + 'T00:00:00Z')) / 86_400_000);
+}
+
 /** A cache of reads, keyed by what was read (`group-access-tokens:GROUP`). */
 export interface ReadCache {
   get<T>(key: string, load: () => Promise<T>): Promise<T>;
@@ -95,6 +119,8 @@ export interface PlanResponse {
   readonly diagnostics: PlanDiagnostic[];
   /** Changes that can lock people or plumb out (made with `flagRisk`, src/engine/risks.ts). */
   readonly risks?: PlanRisk[];
+  /** With `ctx.expiring`: what expires or lapses within the window (the engine sorts them). */
+  readonly expiring?: ExpiryEntry[];
 }
 
 export interface ApplyResponse {
@@ -227,12 +253,22 @@ export function selectorMatchOfDiagnostic(d: PlanDiagnostic): SelectorMatchOf | 
   return fromSelector.get(d);
 }
 
-/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
-export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
-  const out = { ...d, blocks: address };
+/** `d` with `extra` fields, still known as its selector match's. */
+function derived(d: PlanDiagnostic, extra: Partial<PlanDiagnostic>): PlanDiagnostic {
+  const out = { ...d, ...extra };
   const from = fromSelector.get(d);
   if (from) fromSelector.set(out, from);
   return out;
+}
+
+/** `d` marked as blocking the unit `address` (PlanDiagnostic.blocks), still known as its selector match's. */
+export function blockingDiagnostic(d: PlanDiagnostic, address: string): PlanDiagnostic {
+  return derived(d, { blocks: address });
+}
+
+/** `d` marked with the kind whose plan gave it (PlanDiagnostic.kind), still known as its selector match's. */
+export function kindDiagnostic(d: PlanDiagnostic, kind: ResourceKindName): PlanDiagnostic {
+  return d.address === undefined || d.kind !== undefined ? d : derived(d, { kind });
 }
 
 /** The wording of a problem of a selector's body reported once: which match, then how many more. */

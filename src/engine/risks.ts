@@ -12,11 +12,11 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { PlanDiagnostic, PlanRisk, ResourceChange } from './plan.js';
 import type { InstanceContext } from './resource.js';
-import { howToAccept } from './risk-ids.js';
-import type { Door, RiskId } from './risk-ids.js';
+import { howToAccept } from '../config/risk-ids.js';
+import type { Door, RiskId } from '../config/risk-ids.js';
 
-export { RISKS, RISK_IDS, howToAccept, isRiskId } from './risk-ids.js';
-export type { Door, RiskId } from './risk-ids.js';
+export { RISKS, RISK_IDS, howToAccept, isRiskId } from '../config/risk-ids.js';
+export type { Door, RiskId } from '../config/risk-ids.js';
 
 /**
  * A risk found while planning `address`, acknowledged when the instance's `allow_risky` lists its

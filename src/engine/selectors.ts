@@ -24,7 +24,7 @@ import type { TargetSet } from './targets.js';
 import type { EngineOptions } from './engine.js';
 
 /** `loaded` with its selectors expanded for the instances this run works on; `loaded` itself when it has none. */
-export async function expandConfiguration(loaded: ConfigResult, opts: EngineOptions, validate: ValidateOptions = {}): Promise<ConfigResult> {
+export async function expandConfiguration(loaded: ConfigResult, opts: EngineOptions, validate: ValidateOptions): Promise<ConfigResult> {
   const selectors = loaded.sources.selectors;
   if (!selectors || selectors.size === 0 || !loaded.config) return loaded;
   const session = openSession(loaded, loaded.config, opts);
@@ -59,7 +59,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
             severity: 'error',
             code: api?.code ?? 'PLUMB_INTERNAL',
             summary: loaded.sources.secrets.redact(`Cannot list the ${s.container} of selector "${s.key}" of instance "${s.instance}" (${ctx.instance.url}): ${err instanceof Error ? err.message : String(err)}`),
-            ...(api && { detail: `${api.method} ${api.path}${api.status !== undefined ? ` answered ${api.status}` : ' failed'}.` }),
+            ...(api?.detail !== undefined && { detail: api.detail }),
             suggestion: api?.status === 404 ? `check that group "${s.base}" exists and that the token can see it` : `${api ? (apiSuggestion(api.code, ctx.instance) ?? 'check the instance and the token') : 'check the instance and the token'}; nothing was planned`,
             pointer: s.pointer,
             location: locate(s.pointer),

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } fr
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { checkWritable, errnoText, writeFileAtomicSync } from '../util/write-file.js';
+import { PlumbError } from '../diagnostics/error.js';
 
 /**
  * plumb's only state: what each resource kind must remember between runs because the instance cannot
@@ -178,15 +179,15 @@ export function parseState(text: string, where: string): StateFile | StateProble
 }
 
 /** The state file cannot be used; `summary` names it, `suggestion` says what to do. */
-export class StateProblem extends Error {
-  readonly code = 'PLUMB_STATE_UNUSABLE';
+export class StateProblem extends PlumbError {
+  declare readonly code: 'PLUMB_STATE_UNUSABLE';
+  declare readonly suggestion: string;
   constructor(
     readonly file: string,
-    readonly summary: string,
-    readonly suggestion: string,
+    summary: string,
+    suggestion: string,
   ) {
-    super(summary);
-    this.name = 'StateProblem';
+    super('PLUMB_STATE_UNUSABLE', summary, { suggestion });
   }
 }
 

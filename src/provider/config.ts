@@ -17,7 +17,6 @@ import { splitPointer } from '../config/pointer.js';
 import { isUnknown } from './cty.js';
 import type { CtyValue } from './cty.js';
 import { blockNames, resourceBlock } from './schema.js';
-import { BUILT_IN_KINDS } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import type { DocumentHelpers, FragmentBuilder, PathStep, TerraformPart, TfObject } from '../resources/terraform.js';
 
@@ -81,9 +80,9 @@ export function one(v: CtyValue | undefined): TfObject | undefined {
  * Builds and loads the plumb document for what is declared. `env` is the environment the loader
  * and the engine see (with the write-only values added under private names).
  */
-export function buildConfig(provider: ProviderSettings | undefined, d: Declared | undefined, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string; kinds?: KindSet }): Built & { env: NodeJS.ProcessEnv } {
+export function buildConfig(provider: ProviderSettings | undefined, d: Declared | undefined, opts: { env: NodeJS.ProcessEnv; today: string; cwd: string; kinds: KindSet }): Built & { env: NodeJS.ProcessEnv } {
   const p = provider ?? UNCONFIGURED;
-  const kinds = opts.kinds ?? BUILT_IN_KINDS;
+  const kinds = opts.kinds;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   const instance: Record<string, unknown> = { url: p.url, token_env: p.tokenEnv };
   if (p.token !== undefined) {
@@ -135,7 +134,7 @@ function pathOf(part: TerraformPart | undefined, pointer: string | undefined, ki
 }
 
 /** Whether a diagnostic is about the provider block rather than a resource. */
-export function isProviderPointer(pointer: string | undefined, kinds: KindSet = BUILT_IN_KINDS): boolean {
+export function isProviderPointer(pointer: string | undefined, kinds: KindSet): boolean {
   if (pointer === undefined) return false;
   const s = splitPointer(pointer);
   return s[0] === 'instances' && s.length >= 3 && !kinds.terraformParts.some((p) => p.mount === s[2]);

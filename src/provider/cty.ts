@@ -8,7 +8,7 @@
  * ignores, as the protocol allows); plumb always sends code 0.
  */
 import { ExtData, decode, encode } from '@msgpack/msgpack';
-import type { DiagnosticCode } from '../diagnostics/codes.js';
+import { PlumbError } from '../diagnostics/error.js';
 
 // The value model lives with the kinds' Terraform contract (no msgpack there), so a kind's
 // terraform.ts can use it without loading the wire format.
@@ -17,11 +17,11 @@ import type { CtyType, CtyValue, Unknown } from '../resources/terraform.js';
 export { UNKNOWN, containsUnknown, isUnknown };
 export type { CtyType, CtyValue, Unknown };
 
-export class CtyError extends Error {
-  readonly code = 'PLUMB_TF_VALUE' satisfies DiagnosticCode;
-  constructor(message: string) {
-    super(message);
-    this.name = 'CtyError';
+/** A value Terraform sent that is not of its schema's type; the summary names where ("config.a.b must be …"). */
+export class CtyError extends PlumbError {
+  declare readonly code: 'PLUMB_TF_VALUE';
+  constructor(summary: string) {
+    super('PLUMB_TF_VALUE', summary);
   }
 }
 

@@ -22,7 +22,6 @@ import { DATA_SOURCE_DEFAULTS, GROUPS_DATA_SOURCE, PROJECTS_DATA_SOURCE } from '
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 import type { InstanceContext } from '../engine/resource.js';
 import { apiSuggestion } from '../engine/engine.js';
-import { TERRAFORM_PARTS } from '../resources/index.js';
 import { UNKNOWN, containsUnknown, hasTfErrors, isUnknown } from '../resources/terraform.js';
 import type { ApplyResult, CtyValue, DataSourceDoor, TerraformDataSource, TerraformPart, TfDiagnostic, TfObject } from '../resources/terraform.js';
 import { anyPathGlob, pathGlobProblem } from '../util/path-glob.js';
@@ -172,7 +171,7 @@ const groupsDataSource: TerraformDataSource = {
 };
 
 /** Every data source the provider serves: its kinds' own (the registry it runs with), then the fleet listings. */
-export function dataSourcesOf(parts: readonly TerraformPart[] = TERRAFORM_PARTS): readonly TerraformDataSource[] {
+export function dataSourcesOf(parts: readonly TerraformPart[]): readonly TerraformDataSource[] {
   return [
     ...parts.flatMap((p): TerraformDataSource[] => {
       const ds = p.dataSource;
@@ -196,7 +195,7 @@ function doorOf(rt: Runtime): DataSourceDoor {
 }
 
 /** ValidateDataResourceConfig: the data source's offline checks (values not known yet skipped). */
-export function validateDataSource(typeName: string, config: TfObject | null, parts?: readonly TerraformPart[]): TfDiagnostic[] {
+export function validateDataSource(typeName: string, config: TfObject | null, parts: readonly TerraformPart[]): TfDiagnostic[] {
   const all = dataSourcesOf(parts);
   const ds = all.find((d) => d.typeName === typeName);
   if (!ds) return [unknownDataSource(typeName, all)];

@@ -23,6 +23,7 @@ import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, 
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { PlumbError } from '../diagnostics/error.js';
 import { findUp } from '../util/find-up.js';
 import { runsFromEmbeddedFiles } from '../util/own-files.js';
 import { PLUMB_PROVIDER_SOURCE } from '../catalogue/index.js';
@@ -63,12 +64,11 @@ export interface MirrorResult {
 }
 
 /** A mirror that cannot be written: what is wrong, where, and how to fix it. */
-export class MirrorError extends Error {
-  constructor(
-    message: string,
-    readonly help: string,
-  ) {
-    super(message);
+export class MirrorError extends PlumbError {
+  declare readonly code: 'PLUMB_OUTPUT_UNWRITABLE';
+  declare readonly suggestion: string;
+  constructor(summary: string, suggestion: string) {
+    super('PLUMB_OUTPUT_UNWRITABLE', summary, { suggestion });
   }
 }
 
@@ -292,7 +292,7 @@ export function runMirrorCommand(
   try {
     r = writeMirror({ dir, shown: args.install ? dir : args.dir!, version: given.version, platforms, ...(executable !== undefined ? { executable } : { script: providerFile! }) });
   } catch (e) {
-    if (e instanceof MirrorError) return fail(`${command} ${args.install ? dir : args.dir}: ${e.message}`, e.help);
+    if (e instanceof MirrorError) return fail(`${command} ${args.install ? dir : args.dir}: ${e.summary}`, e.suggestion);
     throw e;
   }
   const what = r.kind === 'executable' ? 'the standalone provider' : `the provider (${PROVIDER_FILE} and a launcher that runs it with the node on PATH)`;

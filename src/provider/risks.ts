@@ -6,7 +6,7 @@
  * `allow_unpublish`), never plumb's CLI flags or YAML. And every plan diagnostic is located at the
  * attribute its configuration value came from, as the offline diagnostics are.
  */
-import { howToAccept } from '../engine/risk-ids.js';
+import { howToAccept } from '../config/risk-ids.js';
 import type { Plan, PlanDiagnostic, PlanRisk } from '../engine/plan.js';
 import { joinPointer } from '../config/pointer.js';
 import type { Built } from './config.js';

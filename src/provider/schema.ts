@@ -12,13 +12,9 @@
  * kinds' data sources. It never renames, retypes or removes a generated attribute.
  */
 import { ownText } from '../util/own-files.js';
-import { BUILT_IN_KINDS, TERRAFORM_PARTS } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { onlyProvider } from './tfjson.js';
 import type { TfJsonAttribute, TfJsonBlock, TfJsonProviderSchema, TfJsonSchema, TfJsonSchemas } from './tfjson.js';
-
-/** The resource types the provider serves, one per kind with a Terraform part. */
-export const RESOURCE_TYPE_NAMES: readonly string[] = TERRAFORM_PARTS.map((p) => p.typeName);
 
 /** Schema versions of the resource types; UpgradeResourceState accepts these and older. */
 export const SCHEMA_VERSION = 0;
@@ -29,7 +25,7 @@ const str = (description: string, extra: Partial<TfJsonAttribute> = {}): TfJsonA
  * What the provider adds to the generated document, per schema. Attributes here must not exist in
  * the generated document (the test checks it), so CDKTF's synthesized configuration never sets them.
  */
-function providerOnly(kinds: KindSet): Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> {
+export function providerOnly(kinds: KindSet): Readonly<Record<string, Readonly<Record<string, TfJsonAttribute>>>> {
   return {
     provider: {
       // plumb keeps what it remembers in each resource's private state (private-state.ts); the file of
@@ -42,8 +38,6 @@ function providerOnly(kinds: KindSet): Readonly<Record<string, Readonly<Record<s
     ...Object.fromEntries(kinds.terraformParts.map((p) => [p.typeName, p.computed ?? {}])),
   };
 }
-
-export const PROVIDER_ONLY = providerOnly(BUILT_IN_KINDS);
 
 function extend(s: TfJsonSchema, extra: Readonly<Record<string, TfJsonAttribute>> | undefined, edit: (name: string, a: TfJsonAttribute) => TfJsonAttribute = (_, a) => a): TfJsonSchema {
   const attributes = Object.fromEntries(Object.entries(s.block.attributes ?? {}).map(([n, a]) => [n, edit(n, a)]));
@@ -63,7 +57,7 @@ function withoutHidden(s: TfJsonSchema, hidden: Readonly<Record<string, readonly
 }
 
 /** The generated document, as committed by `npm run generate` (or generated for a registry's kinds, `KindSet.terraformSchema`). */
-export function generatedSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderSchema {
+export function generatedSchema(kinds: KindSet): TfJsonProviderSchema {
   if (kinds.terraformSchema) return onlyProvider(kinds.terraformSchema() as unknown as TfJsonSchemas);
   const text = ownText('schemas/terraform-provider.schema.json', import.meta.url);
   if (text === undefined) throw new Error('schemas/terraform-provider.schema.json is missing from plumb\'s installation; reinstall plumb-gitops (or run npm run generate in a checkout)');
@@ -72,12 +66,12 @@ export function generatedSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProvider
 
 const cached = new WeakMap<KindSet, TfJsonProviderSchema>();
 
-/** The served schema of a registry's kinds: the generated one plus PROVIDER_ONLY and the kinds' edits (see the note at the top). */
-export function providerSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderSchema {
+/** The served schema of a registry's kinds: the generated one plus `providerOnly(kinds)` and the kinds' edits (see the note at the top). */
+export function providerSchema(kinds: KindSet): TfJsonProviderSchema {
   const known = cached.get(kinds);
   if (known) return known;
   const g = generatedSchema(kinds);
-  const only = kinds === BUILT_IN_KINDS ? PROVIDER_ONLY : providerOnly(kinds);
+  const only = providerOnly(kinds);
   const resources: Record<string, TfJsonSchema> = {};
   for (const [type, s] of Object.entries(g.resource_schemas)) {
     const part = kinds.terraformParts.find((p) => p.typeName === type);
@@ -96,11 +90,11 @@ export function providerSchema(kinds: KindSet = BUILT_IN_KINDS): TfJsonProviderS
 }
 
 /** A resource type's served block. */
-export function resourceBlock(typeName: string, kinds: KindSet = BUILT_IN_KINDS): TfJsonBlock | undefined {
+export function resourceBlock(typeName: string, kinds: KindSet): TfJsonBlock | undefined {
   return providerSchema(kinds).resource_schemas[typeName]?.block;
 }
 
 /** Names of the nested blocks (one-element lists in Terraform's values) of a resource type. */
-export function blockNames(typeName: string, kinds: KindSet = BUILT_IN_KINDS): ReadonlySet<string> {
+export function blockNames(typeName: string, kinds: KindSet): ReadonlySet<string> {
   return new Set(Object.keys(resourceBlock(typeName, kinds)?.block_types ?? {}));
 }

@@ -27,7 +27,7 @@ import type { CtyType, CtyValue } from './cty.js';
 import { blockType, toProtoSchema } from './tfjson.js';
 import type { TfJsonSchema } from './tfjson.js';
 import { SCHEMA_VERSION, providerSchema } from './schema.js';
-import { BUILT_IN_KINDS } from '../resources/index.js';
+import { builtInKinds } from '../resources/index.js';
 import type { KindSet } from '../resources/index.js';
 import { buildConfig } from './config.js';
 import type { PathStep, ProviderSettings, TfObject } from './config.js';
@@ -367,6 +367,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   let stopped = false;
   let settings: ProviderSettings | undefined;
   const log = (m: string) => io.stderr(`plumb: ${m}\n`);
+  const kinds = opts.kinds ?? (await builtInKinds());
   const listings = new GroupListings();
   const owners = new Owners();
   // Who the credential is does not change within a walk: a long-lived entry, never emptied by applies.
@@ -390,7 +391,7 @@ export async function serveProvider(io: ProviderIo, opts: ServeOptions = {}): Pr
   };
   const state = {
     get current(): Runtime {
-      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped, kinds: opts.kinds ?? BUILT_IN_KINDS };
+      return { provider: settings, env: io.env, cwd: io.cwd, now: opts.now ?? new Date(), log, stdout: io.stdout, listings, identity, owners, stopped: () => stopped, kinds };
     },
     configure(p: ProviderSettings) {
       settings = p;

@@ -6,7 +6,10 @@
  * The JSON plan is not touched: it keeps every change.
  */
 import type { PlanBlocked } from '../engine/plan.js';
+import { scopeOf } from '../engine/plan.js';
 import type { ResourceChange } from '../engine/plan.js';
+
+export { scopeOf };
 
 /** The fewest identical changes shown as one group. */
 export const GROUP_MIN = 5;
@@ -26,23 +29,6 @@ export interface ChangeGroup {
 
 /** A plan's changes as shown: one change, or a group of identical ones. */
 export type PlanItem = { readonly change: ResourceChange } | { readonly group: ChangeGroup };
-
-/** `inst.project["path"]…` / `inst.group["path"]…`: the instance, the scope, the path (a JSON string), the rest. */
-const SCOPED = /^([^."\\[\]]+)\.(project|group)\[("(?:[^"\\]|\\.)*")\](.*)$/s;
-
-/** The address's template and its project or group, when it is under one. */
-export function scopeOf(address: string): { template: string; scope: 'project' | 'group'; name: string } | undefined {
-  const m = SCOPED.exec(address);
-  if (!m) return undefined;
-  let name: unknown;
-  try {
-    name = JSON.parse(m[3]!);
-  } catch {
-    return undefined;
-  }
-  if (typeof name !== 'string') return undefined;
-  return { template: `${m[1]}.${m[2]}[*]${m[4]}`, scope: m[2] as 'project' | 'group', name };
-}
 
 /** What two changes of one group share: everything shown but the address. */
 function groupKey(c: ResourceChange, template: string): string {

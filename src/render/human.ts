@@ -10,7 +10,7 @@ import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSumm
 import type { ChangeGroup, PlanItem } from './groups.js';
 
 /**
- * Each reason's text for people, owned by the kind that gives it (`KindModule.reasons`; the registry
+ * Each reason's text for people, owned by the kind that gives it (`KindEntry.reasons`; the registry
  * a command runs with assembles them, `KindSet.reasonText`). Every view is handed the texts: the
  * plan carries only the reasons' names, as Terraform's plan carries `ActionReason`s.
  */

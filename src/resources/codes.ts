@@ -10,3 +10,25 @@ import type { DiagnosticCode } from '../diagnostics/codes.js';
 export function codesOf(prefixes: readonly string[]): readonly DiagnosticCode[] {
   return (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((c) => prefixes.some((p) => (p.endsWith('_') ? c.startsWith(p) : c === p)));
 }
+
+/**
+ * Refuses a registry whose kinds claim codes badly: a code claimed by two kinds, a code neither in
+ * the closed registry nor among the kind's `ownCodes`, or an own code the closed registry holds
+ * (a kind may not redefine one). Run when a registry is assembled (src/resources/index.ts).
+ */
+export function checkClaims(kinds: readonly { readonly kind: string; readonly codes: readonly string[]; readonly ownCodes?: Readonly<Record<string, string>> }[]): void {
+  const owner = new Map<string, string>();
+  for (const k of kinds) {
+    const own = k.ownCodes ?? {};
+    for (const c of Object.keys(own)) {
+      if (Object.hasOwn(DIAGNOSTIC_CODES, c)) throw new Error(`kind ${k.kind} declares ${c} as its own code, but src/diagnostics/codes.ts registers it`);
+      if (!k.codes.includes(c)) throw new Error(`kind ${k.kind} declares ${c} in ownCodes but does not list it in codes`);
+    }
+    for (const c of k.codes) {
+      if (!Object.hasOwn(DIAGNOSTIC_CODES, c) && !Object.hasOwn(own, c)) throw new Error(`kind ${k.kind} claims ${c}, which is neither registered (src/diagnostics/codes.ts) nor among its ownCodes`);
+      const before = owner.get(c);
+      if (before !== undefined && before !== k.kind) throw new Error(`${c} is claimed by kinds ${before} and ${k.kind}`);
+      owner.set(c, k.kind);
+    }
+  }
+}

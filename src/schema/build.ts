@@ -3,14 +3,14 @@
  * `KindConfig.schema()` (src/resources/<kind>/schema.ts, built from the catalogue), mounted where its
  * `mount` says: directly under an instance, or in the definition of a shared container (a group, a
  * project) that this file builds from the kinds mounted under it. Used by `scripts/generate.ts`
- * (which commits the results under schemas/) and by the staleness test; never at run time.
+ * (which commits the results under schemas/, for the built-in kinds it passes), by the staleness
+ * test and by `withKinds`; never by the CLI. The kinds are always passed in.
  */
 import { CONTAINERS } from '../catalogue/containers.js';
 import type { ContainerName } from '../catalogue/containers.js';
-import { KIND_CONFIGS } from '../resources/config.js';
-import type { KindConfig, JsonSchema } from '../resources/kind-config.js';
+import type { KindConfig, JsonSchema } from '../config/kinds.js';
 
-export type { JsonSchema } from '../resources/kind-config.js';
+export type { JsonSchema } from '../config/kinds.js';
 
 const SCHEMA_BASE = 'https://plumb.dev/schemas';
 const DRAFT = 'http://json-schema.org/draft-07/schema#';
@@ -56,7 +56,7 @@ function definitions(kinds: readonly KindConfig[]): JsonSchema {
   return out;
 }
 
-export function instanceSchema(kinds: readonly KindConfig[] = KIND_CONFIGS): JsonSchema {
+export function instanceSchema(kinds: readonly KindConfig[]): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
@@ -113,7 +113,7 @@ export function instanceSchema(kinds: readonly KindConfig[] = KIND_CONFIGS): Jso
   };
 }
 
-export function configSchema(kinds: readonly KindConfig[] = KIND_CONFIGS): JsonSchema {
+export function configSchema(kinds: readonly KindConfig[]): JsonSchema {
   return {
     $schema: DRAFT,
     $id: `${SCHEMA_BASE}/plumb-config.schema.json`,
@@ -146,7 +146,7 @@ export function resourceSchema(title: string, body: JsonSchema, file: string): J
 }
 
 /** Each kind's stand-alone schema file (schemas/<file>), in the registry's order. */
-export function standaloneSchemas(kinds: readonly KindConfig[] = KIND_CONFIGS): Record<string, JsonSchema> {
+export function standaloneSchemas(kinds: readonly KindConfig[]): Record<string, JsonSchema> {
   return Object.fromEntries(kinds.flatMap((k) => {
     const s = k.schema().standalone;
     return s ? [[s.file, resourceSchema(s.title, s.body, s.file)]] : [];

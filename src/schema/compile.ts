@@ -6,7 +6,7 @@
  */
 import Ajv from 'ajv';
 import { configSchema } from './build.js';
-import type { CompiledConfigSchema, KindConfig } from '../resources/kind-config.js';
+import type { CompiledConfigSchema, KindConfig } from '../config/kinds.js';
 
 /** The options the build compiles the generated validator with (scripts/artifacts.ts AJV_OPTIONS), less code generation. */
 const OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, strictTypes: false, strictRequired: false, multipleOfPrecision: 9 } as const;

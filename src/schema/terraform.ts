@@ -8,17 +8,13 @@
  */
 import { configSchema, instanceSchema } from './build.js';
 import type { JsonSchema } from './build.js';
-import { DATA_SOURCES, TERRAFORM_RESOURCES } from '../catalogue/index.js';
+import { DATA_SOURCES } from '../catalogue/index.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
-import { KIND_CONFIGS } from '../resources/config.js';
-import type { KindConfig } from '../resources/kind-config.js';
+import type { KindConfig } from '../config/kinds.js';
 
 /** Where the provider lives, as a `required_providers` source (src/catalogue/kinds.ts). */
 import { PLUMB_PROVIDER_SOURCE } from '../catalogue/index.js';
 export { PLUMB_PROVIDER_SOURCE };
-
-/** plumb's resource types (src/catalogue/kinds.ts). */
-export const PLUMB_RESOURCE_TYPES: readonly string[] = TERRAFORM_RESOURCES.map((r) => r.type);
 
 type TfType = string | [string, TfType];
 
@@ -146,7 +142,7 @@ function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<s
  * The whole provider schema document, for the built-in kinds (`npm run generate`) or the kinds and
  * Terraform shapes a registry passes (`withKinds`, src/resources/with-kinds.ts).
  */
-export function terraformProviderSchema(kinds: readonly KindConfig[] = KIND_CONFIGS, shapes: readonly TerraformResourceShape[] = TERRAFORM_RESOURCES): Record<string, unknown> {
+export function terraformProviderSchema(kinds: readonly KindConfig[], shapes: readonly TerraformResourceShape[]): Record<string, unknown> {
   const instance = instanceSchema(kinds);
   const props = instance.properties as Record<string, JsonSchema>;
   // No `lock`: Terraform locks its own state, and the provider applies one resource at a time.

@@ -1,7 +1,9 @@
 /** The retry policy, end to end against the emulator over loopback HTTP. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RequestBudget } from '../../src/api/client.js';
 import {
   ApiAmbiguousError,
+  ApiBudgetExhaustedError,
   createGroupAccessToken,
   getApplicationSettings,
   getPages,
@@ -142,5 +144,30 @@ describe('retries against the emulator', () => {
     expect(err).toMatchObject({ code: 'PLUMB_API_AMBIGUOUS', reason: 'timeout' });
     expect(seen('POST', /\/rotate$/)).toHaveLength(0); // the server is still "working" on it
     await vi.waitFor(() => expect(seen('POST', /\/rotate$/)).toHaveLength(1), { timeout: 3_000 });
+  });
+});
+
+describe('a request budget (plumb report --max-requests)', () => {
+  it('counts every attempt, retries included, and refuses the request past it without sending it', async () => {
+    const budget = new RequestBudget(3);
+    const client = h.clientWith({ budget });
+    h.emulator.addFault({ method: 'GET', path: '/application/settings', times: 1, action: { kind: 'status', status: 503 } });
+    await getApplicationSettings(client);
+    expect(budget.used).toBe(2);
+    await getPages(client, PROJECT);
+    expect(budget).toMatchObject({ used: 3, exhausted: false });
+    const before = h.emulator.requests.length;
+    const err = await rejection(getPages(client, PROJECT));
+    expect(err).toBeInstanceOf(ApiBudgetExhaustedError);
+    expect(err).toMatchObject({ code: 'PLUMB_API_BUDGET_EXHAUSTED', message: `GET /projects/${encodeURIComponent(PROJECT)}/pages was not sent: the budget of 3 request(s) (--max-requests) is spent` });
+    expect(h.emulator.requests.length).toBe(before);
+    expect(budget).toMatchObject({ used: 3, exhausted: true });
+  });
+
+  it('is shared by the clients of a run', async () => {
+    const budget = new RequestBudget(2);
+    await getApplicationSettings(h.clientWith({ budget }));
+    await getApplicationSettings(h.clientWith({ budget }));
+    await expect(getApplicationSettings(h.clientWith({ budget }))).rejects.toBeInstanceOf(ApiBudgetExhaustedError);
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pagesOf } from '../../src/resources/pages/model.js';
-import { loadCdktfConfig, fromStacks } from '../../src/cdktf/load.js';
+import { fromStacks, loadCdktfConfig } from '../helpers/kinds.js';
 import { main } from '../../src/cli.js';
 import { appSource, cdktfApp } from './helpers.js';
 

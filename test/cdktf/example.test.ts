@@ -3,8 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { loadConfig } from '../../src/config/validate.js';
-import { loadCdktfConfig } from '../../src/cdktf/load.js';
+import { loadCdktfConfig, loadConfig } from '../helpers/kinds.js';
 import { main } from '../../src/cli.js';
 import { cdktfApp, copyFromRepo, root } from './helpers.js';
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { filesOf } from '../../src/resources/repository-files/model.js';
 import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
 import { settingsOf } from '../../src/resources/settings/model.js';
-import { loadConfig } from '../../src/config/validate.js';
-import { loadCdktfConfig } from '../../src/cdktf/load.js';
+import { loadCdktfConfig, loadConfig } from '../helpers/kinds.js';
 import { appSource, cdktfApp } from './helpers.js';
 
 const TODAY = '2026-06-01';

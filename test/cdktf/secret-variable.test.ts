@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from '
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromStacks } from '../../src/cdktf/load.js';
+import { fromStacks } from '../helpers/kinds.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { removeWhenDone } from '../helpers/scratch.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';

@@ -105,6 +105,8 @@ describe.runIf(usable)('the component under gitlab-ci-local', () => {
     expect(first.log).not.toContain(READ);
     const issues = JSON.parse(readFileSync(path.join(repo, 'gl-code-quality-report.json'), 'utf8')) as { check_name: string }[];
     expect(issues.map((i) => i.check_name)).toEqual(['PLUMB_SECRET_UNAVAILABLE']);
+    // The page the merge request links (artifacts:expose_as).
+    expect(readFileSync(path.join(repo, 'plan.html'), 'utf8')).toContain('<h1>plumb plan</h1>');
     expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(1);
     await pipeline(['plumb-plan'], mr());
     expect(mergeRequestNotes(emu.state, 'ops/config', 1)).toHaveLength(1);
@@ -124,6 +126,7 @@ describe.runIf(usable)('the component under gitlab-ci-local', () => {
     expect(drift.code, drift.log).toBe(0);
     const junit = readFileSync(path.join(repo, 'drift-junit.xml'), 'utf8');
     expect(junit).toMatch(/<testsuites name="plumb drift" tests="1" failures="0" errors="0"/);
+    expect(readFileSync(path.join(repo, 'drift.html'), 'utf8')).toContain('In sync: the instance matches the configuration.');
     expect(existsSync(path.join(repo, 'plan.json'))).toBe(true);
   }, 600_000);
 

@@ -124,6 +124,11 @@ describe('the CI/CD component', () => {
     expect(jobs['plumb-validate']!.artifacts).toMatchObject({ reports: { codequality: 'gl-code-quality-report.json' } });
     expect(jobs['plumb-drift']!.artifacts).toMatchObject({ reports: { junit: 'drift-junit.xml' } });
     expect(jobs['plumb-plan']!.artifacts).toMatchObject({ reports: { terraform: 'plan-report.json' } });
+    // The HTML page, linked from the merge request.
+    expect(scripts(jobs['plumb-plan']).join('\n')).toContain('--html plan.html');
+    expect(jobs['plumb-plan']!.artifacts).toMatchObject({ expose_as: 'plumb plan', paths: expect.arrayContaining(['plan.html']) });
+    expect(scripts(jobs['plumb-drift']).join('\n')).toContain('--html drift.html');
+    expect(jobs['plumb-drift']!.artifacts).toMatchObject({ paths: ['drift.html'] });
     const all = scripts(jobs).join('\n');
     expect(all).not.toMatch(/\|\| \[ \$\? -eq 2 \]/);
     expect(all).not.toMatch(/--json >/);

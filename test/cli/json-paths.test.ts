@@ -242,6 +242,35 @@ describe('plumb drift --json', () => {
   });
 });
 
+describe('plumb report --json', () => {
+  it('answers a usage error, an impossible --now, an invalid configuration and an --out it cannot write with the error document, before reading the instance', async () => {
+    config();
+    emu.resetRequests();
+    errorDoc(await wd.run(['report', '--json', '--max-requests', '0']), 'PLUMB_USAGE');
+    errorDoc(await wd.run(['report', '--json', '--expiring-within', 'soon']), 'PLUMB_USAGE');
+    errorDoc(await wd.run(['report', '--json', '--now', '2026-02-30']), 'PLUMB_USAGE');
+    errorDoc(await wd.run(['report', '--json', '--out', unwritable('report.json')]), 'PLUMB_OUTPUT_UNWRITABLE');
+    errorDoc(await wd.run(['report', '--json', '--markdown', 'plumb.yaml']), 'PLUMB_OUTPUT_UNWRITABLE');
+    expect(emu.requests).toEqual([]);
+    wd.write('plumb.yaml', `version: 1\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    settings:\n      signup_enabeld: false\n`);
+    errorDoc(await wd.run(['report', '--json']), 'PLUMB_UNKNOWN_SETTING');
+  });
+
+  it('answers a refused connection with the report, its resource unreadable', async () => {
+    config(await deadUrl());
+    const r = await wd.run(['report', '--json']);
+    expect(r.code).toBe(2);
+    expect(one(r)).toMatchObject({ complete: false, resources: [{ address: 'local.application_settings', status: 'unreadable', problem: { code: 'PLUMB_API_NETWORK' } }] });
+  });
+
+  it('answers an instance it cannot open (no token) with the report, and exit 1', async () => {
+    config();
+    const r = await wd.run(['report', '--json'], { PLUMB_TOKEN: '' });
+    expect(r.code).toBe(1);
+    expect(one(r)).toMatchObject({ complete: false, summary: { total: 0 }, diagnostics: [expect.objectContaining({ code: 'PLUMB_TOKEN_ENV_MISSING' })] });
+  });
+});
+
 describe('plumb show --json', () => {
   it('answers a file it cannot read, one that is not a plan and an edited plan with the error document', async () => {
     errorDoc(await wd.run(['show', 'missing.json', '--json']), 'PLUMB_PLAN_UNREADABLE');

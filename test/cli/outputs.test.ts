@@ -83,14 +83,14 @@ describe('apply checks its state file before the first write', () => {
   });
 });
 
-describe('plan checks --out, --markdown and --report before reading the instance', () => {
+describe('plan checks --out, --markdown, --report and --html before reading the instance', () => {
   it('refuses an output under a file, naming the option, and reads nothing', async () => {
     h = await harness();
     h.config({ platform: { tokens: { deploy: {} } } });
     h.wd.write('blocker', 'a file\n');
-    for (const option of ['--out', '--markdown', '--report']) {
+    for (const [command, option] of [['plan', '--out'], ['plan', '--markdown'], ['plan', '--report'], ['plan', '--html'], ['drift', '--html']] as const) {
       h.emu.resetRequests();
-      const r = await h.run(['plan', option, 'blocker/plan.out']);
+      const r = await h.run([command, option, 'blocker/plan.out']);
       expect(r.code, option).toBe(1);
       expect(r.stderr).toContain('PLUMB_OUTPUT_UNWRITABLE');
       expect(r.stderr).toContain(`${option} blocker/plan.out cannot be written`);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/validate.js';
+import { loadConfig } from '../helpers/kinds.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

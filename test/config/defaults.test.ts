@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
 import { pagesOf } from '../../src/resources/pages/model.js';
 import { settingsOf } from '../../src/resources/settings/model.js';
-import { loadConfig } from '../../src/config/validate.js';
+import { loadConfig } from '../helpers/kinds.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { filesOf } from '../../src/resources/repository-files/model.js';
 import { groupsOf } from '../../src/resources/group-access-tokens/model.js';
 import { settingsOf } from '../../src/resources/settings/model.js';
-import { loadConfig } from '../../src/config/validate.js';
+import { loadConfig } from '../helpers/kinds.js';
 import { MASK } from '../../src/config/secrets.js';
 import { diagnosticsToJson, renderDiagnosticsHuman } from '../../src/diagnostics/index.js';
 import type { Diagnostic } from '../../src/diagnostics/index.js';

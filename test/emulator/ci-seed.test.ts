@@ -67,7 +67,8 @@ describe('examples/ci/emulator-seed.yaml and docs/ci.md (the local walkthrough)'
     const state = createEmulatorState(await loadSeedFile(new URL('../../examples/ci/emulator-seed.yaml', import.meta.url).pathname));
     expect(state.projectByRef('ops/config')?.id).toBe(100);
     const { ciState } = await import('../../src/emulator/ci.js');
-    expect(ciState(state).mergeRequests).toEqual([{ projectId: 100, iid: 1, title: 'Turn sign-up off' }]);
+    expect(ciState(state).mergeRequests).toMatchObject([{ projectId: 100, iid: 1, title: 'Turn sign-up off', state: 'opened' }]);
+    expect(ciState(state).mergeRequests).toHaveLength(1);
     expect([...ciState(state).jobTokens.keys()]).toEqual(['local-ci-job-token-change-me']);
   });
 

@@ -146,7 +146,7 @@ describe('PATCH /projects/:id/pages', () => {
   it('forces HTTPS only when every domain has a certificate', async () => {
     const refused = await api.patch(PAGES, { token: MAINTAINER, json: { pages_https_only: true } });
     expect(refused.status).toBe(400);
-    emulator.state.projectByRef('31')!.pages!.domains = [{ domain: 'docs.example.test', certificate: true }];
+    emulator.state.projectByRef('31')!.pages!.domains = emulator.state.projectByRef('31')!.pages!.domains.filter((d) => d.certificate);
     const r = await api.patch(PAGES, { token: MAINTAINER, json: { pages_https_only: true } });
     expect(r).toMatchObject({ status: 200, body: { force_https: true } });
   });
@@ -183,5 +183,40 @@ describe('DELETE /projects/:id/pages', () => {
   it('requires at least the Maintainer role', async () => {
     expect((await api.delete(PAGES, { token: DEVELOPER })).status).toBe(403);
     expect(emulator.state.projectByRef('31')!.pages!.deployments).toHaveLength(2);
+  });
+});
+
+// Not from the spec (the spec documents do not have Pages domains): the real service's
+// lib/api/pages_domains.rb and its entities PagesDomain and PagesDomainBasic (docs/emulator.md).
+describe('GET /projects/:id/pages/domains and GET /pages/domains (not from the spec)', () => {
+  const DOMAINS = '/projects/platform%2Fsite/pages/domains';
+
+  it("lists a project's domains as Entities::PagesDomain: the certificate without an expiration field, its date in certificate_text", async () => {
+    const r = await api.get(DOMAINS, { token: MAINTAINER });
+    expect(r.status).toBe(200);
+    const [docs, nocert] = r.body as Record<string, unknown>[];
+    expect(Object.keys(docs!).sort()).toEqual(['auto_ssl_enabled', 'certificate', 'domain', 'enabled_until', 'url', 'verification_code', 'verified']);
+    expect(docs).toMatchObject({ domain: 'docs.example.test', url: 'https://docs.example.test', verified: true, auto_ssl_enabled: false });
+    const cert = docs!.certificate as Record<string, unknown>;
+    expect(Object.keys(cert).sort()).toEqual(['certificate', 'certificate_text', 'expired', 'subject']);
+    expect(cert).toMatchObject({ subject: '/CN=docs.example.test', expired: false });
+    expect(cert.certificate_text).toMatch(/Not After : [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4} GMT/);
+    expect(nocert).toMatchObject({ domain: 'nocert.example.test', url: 'http://nocert.example.test' });
+    expect(nocert).not.toHaveProperty('certificate');
+  });
+
+  it('answers as the Pages settings do: Maintainer or above', async () => {
+    expect((await api.get(DOMAINS, { token: DEVELOPER })).status).toBe(403);
+    expect((await api.get(DOMAINS)).status).toBe(401);
+  });
+
+  it('lists every domain for an administrator only, as Entities::PagesDomainBasic', async () => {
+    expect((await api.get('/pages/domains', { token: MAINTAINER })).status).toBe(403);
+    const r = await api.get('/pages/domains', { token: ADMIN });
+    expect(r.status).toBe(200);
+    const docs = (r.body as Record<string, unknown>[]).find((d) => d.domain === 'docs.example.test')!;
+    expect(docs).toMatchObject({ project_id: 31, verified: true, certificate_expiration: { expired: false } });
+    expect(docs).not.toHaveProperty('certificate');
+    expect(Date.parse((docs.certificate_expiration as { expiration: string }).expiration)).not.toBeNaN();
   });
 });

@@ -8,7 +8,7 @@ import { loadConfiguration } from '../../src/commands/config-source.js';
 import { reconcileView } from '../../src/commands/views/reconcile.js';
 import { applyPlan, makePlan } from '../../src/engine/engine.js';
 import type { ResourceChange } from '../../src/engine/plan.js';
-import { KINDS, REASON_TEXT } from '../../src/resources/index.js';
+import { BUILT_IN_CONFIG_KINDS, BUILT_IN_KINDS } from './kinds.js';
 
 export interface InMemoryApply {
   /** The configuration's directory (plumb.yaml in it); the state file is `.plumb/state.json` under it. */
@@ -25,9 +25,9 @@ export interface InMemoryApply {
 
 export async function applyInMemory(o: InMemoryApply): Promise<{ code: number; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', ...o.env };
-  const loaded = await loadConfiguration([], undefined, { env, cwd: o.dir, today: o.today });
+  const loaded = await loadConfiguration([], undefined, { env, cwd: o.dir, today: o.today, kinds: BUILT_IN_CONFIG_KINDS });
   const opts = {
-    kinds: KINDS,
+    kinds: BUILT_IN_KINDS.engine,
     env,
     now: new Date(`${o.today}T12:00:00Z`),
     stateFile: path.join(o.dir, '.plumb/state.json'),
@@ -42,5 +42,5 @@ export async function applyInMemory(o: InMemoryApply): Promise<{ code: number; s
   const report = await applyPlan({ ...plan, changes }, loaded, loaded.config!, { ...opts, fromFile: false });
   let stderr = '';
   const io = { stdout: (x: string) => (stderr += x), stderr: (x: string) => (stderr += x), isTTY: false, env, cwd: o.dir };
-  return { code: reconcileView(false, io, (x) => x, REASON_TEXT).applyReport(report), stderr };
+  return { code: reconcileView(false, io, (x) => x, BUILT_IN_KINDS.reasonText).applyReport(report), stderr };
 }

@@ -21,14 +21,14 @@ const ALLOWED = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
-  /^bin\/(plumb\.js|terraform-provider-plumb)$/,
+  /^bin\/(plumb\.js|terraform-provider-plumb|package\.json)$/,
   /^dist\/plumb\.cjs(\.cache|\.LEGAL\.txt)?$/,
   /^dist\/plumb-provider\.cjs$/,
   /^dist\/generated\/cdktf\/([a-z-]+\/)?index\.(js|d\.ts)$/,
   /^schemas\/[a-z-]+\.schema\.json$/,
   /^proto\/[a-z0-9-]+\.proto$/,
   /^docs\/[a-z-]+\.md$/,
-  /^examples\/(emulator-seed\.yaml|plumb\/[a-z]+\.yaml|cdktf\/main\.ts|ci\/[a-z-]+\.yml|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
+  /^examples\/(emulator-seed\.yaml|plumb\/[a-z]+\.yaml|cdktf\/main\.ts|ci\/([a-z-]+\.yml|emulator-seed\.yaml)|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
 ];
 
 /** What the runs below read from the installed package. */

@@ -56,8 +56,15 @@ describe('the import rules', () => {
     expect(rules({ 'provider/resources.ts': "import { p } from '../resources/repository-files/payload.js';\nexport const x = p;", 'resources/repository-files/payload.ts': 'export const p = 1;' })).toEqual(['table provider/resources.ts']);
   });
 
-  it('fail when config/ reaches a kind other than through resources/config.ts', () => {
+  it('fail when config/ reaches a kind or the registry: the kinds are passed in from the top', () => {
     expect(rules({ 'config/validate.ts': "import { r } from '../resources/pages/config.js';\nexport const x = r;", 'resources/pages/config.ts': 'export const r = 1;' })).toEqual(['table config/validate.ts']);
+    expect(rules({ 'config/load.ts': "import { K } from '../resources/index.js';\nexport const x = K;", 'resources/index.ts': 'export const K = 1;' })).toEqual(['table config/load.ts']);
+    expect(rules({ 'config/validate.ts': "import { R } from '../engine/risks.js';\nexport const x = R;", 'engine/risks.ts': 'export const R = 1;' })).toEqual(['table config/validate.ts']);
+  });
+
+  it('fail when the schema generator or the CDKTF reader reaches the registry instead of taking the kinds', () => {
+    expect(rules({ 'schema/build.ts': "import { K } from '../resources/index.js';\nexport const x = K;", 'resources/index.ts': 'export const K = 1;' })).toEqual(['table schema/build.ts']);
+    expect(rules({ 'cdktf/documents.ts': "import { K } from '../resources/index.js';\nexport const x = K;", 'resources/index.ts': 'export const K = 1;' })).toEqual(['table cdktf/documents.ts']);
   });
 
   it('fail when the api imports the engine', () => {
@@ -78,14 +85,27 @@ describe('the import rules', () => {
 
   it('fail on a runtime import cycle, and not on a type-only one', () => {
     expect(rules({
-      'config/load.ts': "import { c } from '../resources/config.js';\nexport const l = c;",
-      'resources/config.ts': "import { f } from './repository-files/config.js';\nexport const c = f;",
-      'resources/repository-files/config.ts': "import { l } from '../../config/load.js';\nexport const f = () => l;",
-    })).toEqual(['cycle config/load.ts']);
+      'engine/engine.ts': "import { p } from './plan.js';\nexport const e = p;",
+      'engine/plan.ts': "import { s } from './state.js';\nexport const p = s;",
+      'engine/state.ts': "import { e } from './engine.js';\nexport const s = () => e;",
+    })).toEqual(['cycle engine/engine.ts']);
     expect(rules({
-      'config/load.ts': "import { c } from '../resources/config.js';\nexport const l = c;",
-      'resources/config.ts': "import { f } from './repository-files/config.js';\nexport const c = f;",
-      'resources/repository-files/config.ts': "import type { L } from '../../config/load.js';\nexport const f = (x: L) => x;",
+      'engine/engine.ts': "import { p } from './plan.js';\nexport const e = p;",
+      'engine/plan.ts': "import { s } from './state.js';\nexport const p = s;",
+      'engine/state.ts': "import type { E } from './engine.js';\nexport const s = (x: E) => x;",
+    })).toEqual([]);
+  });
+
+  it('fail on a cycle among folders, even through type-only imports the table allows', () => {
+    // commands/ and cli.ts may import anything, so only the folder rule sees this circle.
+    expect(rules({
+      'cli.ts': "import type { R } from './commands/run.js';\nexport const c = (r: R) => r;",
+      'commands/run.ts': "import { c } from '../cli.js';\nexport type R = typeof c;\nexport const r = c;",
+    })).toEqual(['folder-cycle cli']);
+    // One folder importing the other, never back: no cycle.
+    expect(rules({
+      'commands/run.ts': "import { e } from '../engine/engine.js';\nexport const r = e;",
+      'engine/engine.ts': 'export const e = 1;',
     })).toEqual([]);
   });
 

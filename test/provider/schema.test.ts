@@ -8,7 +8,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS, isSecretSetting } from '../../src/catalogue/index.js';
 import { makeServerCertificate } from '../../src/provider/cert.js';
-import { PROVIDER_ONLY, RESOURCE_TYPE_NAMES, providerSchema } from '../../src/provider/schema.js';
+import { providerOnly, providerSchema as servedSchema } from '../../src/provider/schema.js';
+import { BUILT_IN_KINDS } from '../helpers/kinds.js';
+
+/** The built-in kinds' served schema, what PROVIDER_ONLY adds to it, and their resource types. */
+const providerSchema = () => servedSchema(BUILT_IN_KINDS);
+const PROVIDER_ONLY = providerOnly(BUILT_IN_KINDS);
+const RESOURCE_TYPE_NAMES = BUILT_IN_KINDS.terraformParts.map((p) => p.typeName);
 
 const SETTINGS_TYPE = 'plumb_application_settings';
 import { blockType, onlyProvider, toProtoSchema } from '../../src/provider/tfjson.js';

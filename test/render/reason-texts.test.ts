@@ -12,11 +12,11 @@ import { showView } from '../../src/commands/views/show.js';
 import { renderDriftJunit } from '../../src/commands/junit.js';
 import { noteBody } from '../../src/commands/comment.js';
 import type { Io } from '../../src/commands/output.js';
-import { BUILT_IN_KINDS, KIND_MODULES } from '../../src/resources/index.js';
+import { KIND_ENTRIES, REASON_TEXT } from '../../src/resources/index.js';
 import { FILE_REASONS } from '../../src/resources/repository-files/index.js';
 import { planOf } from '../helpers/plans.js';
 
-const TEXTS = BUILT_IN_KINDS.reasonText;
+const TEXTS = REASON_TEXT;
 
 const plan = planOf;
 
@@ -81,7 +81,7 @@ describe("a change's reasons in every view", () => {
 
   it('are declared by each built-in kind for the reasons its plan gives', () => {
     // The repository files' plan gives these two as well as its own (provider.ts); it owns their texts.
-    const files = KIND_MODULES.find((m) => m.kind === 'repository_file')!;
+    const files = KIND_ENTRIES.find((m) => m.kind === 'repository_file')!;
     expect(Object.keys(files.reasons)).toEqual(expect.arrayContaining(['missing-in-live', 'absent-requested', 'content-changed', 'execute-bit-changed']));
   });
 });

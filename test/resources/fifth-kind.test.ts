@@ -1,6 +1,7 @@
 /**
- * Proof of the kinds seam (issue 20): a fifth kind that lives only in test/fixtures/kinds/maintenance/
- * (maintenance mode, two application settings the emulator serves), registered with one line,
+ * Proof of the kinds seam (issues 20, 30): a fifth kind that lives only in
+ * test/fixtures/kinds/maintenance/ (maintenance mode, with its own API module, its own emulator
+ * routes handed to the emulator at start, and its own diagnostic codes), registered with one line,
  * works through every door: YAML validate, plan and apply (the commands, against the emulator over
  * HTTP), export, the CDKTF reader, and the Terraform provider at the protocol level.
  */
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMergeRequest, mergeRequestNotes } from '../../src/emulator/index.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { KIND_MODULES } from '../../src/resources/index.js';
+import { BUILT_IN_CONFIG_KINDS, KIND_ENTRIES } from '../../src/resources/index.js';
 import { withKinds } from '../../src/resources/with-kinds.js';
 import { loadConfig } from '../../src/config/validate.js';
 import { fromStacks } from '../../src/cdktf/load.js';
@@ -22,12 +23,14 @@ import { main } from '../../src/cli.js';
 import type { Io } from '../../src/commands/output.js';
 import { maintenanceKind } from '../fixtures/kinds/maintenance/index.js';
 import { maintenanceOf } from '../fixtures/kinds/maintenance/config.js';
+import { maintenanceRoutes } from '../fixtures/kinds/maintenance/emulator.js';
+import { configKinds } from '../../src/resources/index.js';
 import { dv, objectOf, root, startProvider, typeOfSchema, undv } from '../provider/harness.js';
 import type { Diag, ProtoSchema, ProviderProcess } from '../provider/harness.js';
 import { secret } from '../helpers/cli.js';
 
 // The one line that registers the fifth kind.
-const kinds = withKinds([...KIND_MODULES, maintenanceKind]);
+const kinds = await withKinds([...KIND_ENTRIES, maintenanceKind]);
 
 const ADMIN = secret('admin-token-fifth-kind-0123456789');
 const COMMENTER = secret('comment-token-fifth-kind-01234567');
@@ -36,6 +39,8 @@ let dir: string;
 
 beforeAll(async () => {
   emu = await startTestEmulator({
+    // The kind's own endpoints: the emulator serves them without importing the kind.
+    routes: maintenanceRoutes(),
     seed: {
       users: [
         { username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'] }] },
@@ -72,7 +77,14 @@ async function plumb(args: string[], withKinds = true, env: Record<string, strin
 
 const TEXT = maintenanceKind.reasons['maintenance-differs']!;
 
+/** The kind's live state, read from its own endpoint. */
 async function live(): Promise<Record<string, unknown>> {
+  const r = await fetch(`${emu.url}/api/v4/maintenance`, { headers: { 'PRIVATE-TOKEN': ADMIN } });
+  return (await r.json()) as Record<string, unknown>;
+}
+
+/** The instance's application settings, which the kind does not touch. */
+async function settings(): Promise<Record<string, unknown>> {
   const r = await fetch(`${emu.url}/api/v4/application/settings`, { headers: { 'PRIVATE-TOKEN': ADMIN } });
   return (await r.json()) as Record<string, unknown>;
 }
@@ -95,8 +107,14 @@ describe('a fifth kind registered with one line', () => {
     const m = loadConfig([path.join(misplaced, 'plumb.yaml')], { kinds, cwd: misplaced });
     expect(m.diagnostics.map((x) => [x.code, x.summary, x.suggestion])).toEqual([['PLUMB_UNKNOWN_KEY', '"message" does not belong here', 'move it under `maintenance:` of an instance']]);
 
+    // One of the kind's own diagnostic codes (its codes.ts), which the closed registry does not hold.
+    const blank = scratch({ 'plumb.yaml': yaml('https://code.example.com', '    maintenance:\n      enabled: true\n      message: "   "\n') });
+    const b = loadConfig([path.join(blank, 'plumb.yaml')], { kinds, cwd: blank });
+    expect(b.diagnostics.map((x) => [x.code, x.summary, x.location?.line])).toEqual([['PLUMB_MAINTENANCE_BLANK_MESSAGE', 'The maintenance message is blank', 8]]);
+    expect(b.config).toBeUndefined();
+
     // Without it the same block is a key no kind knows: the registry, not a fixed list, decides.
-    const without = loadConfig([path.join(d, 'plumb.yaml')], { cwd: d });
+    const without = loadConfig([path.join(d, 'plumb.yaml')], { kinds: BUILT_IN_CONFIG_KINDS, cwd: d });
     expect(without.diagnostics.map((x) => x.code)).toContain('PLUMB_UNKNOWN_KEY');
   });
 
@@ -109,8 +127,13 @@ describe('a fifth kind registered with one line', () => {
     // The reason's text is the kind's, not the reason's name.
     expect(plan.out()).toContain(`main.maintenance will be updated in place (${TEXT})`);
     const apply = io();
+    emu.resetRequests();
     expect(await runApply({ config: ['plumb.yaml'], json: false, autoApprove: true }, apply, { kinds }), apply.err()).toBe(0);
-    expect(await live()).toMatchObject({ maintenance_mode: true, maintenance_mode_message: 'Upgrading the database' });
+    expect(await live()).toEqual({ enabled: true, message: 'Upgrading the database' });
+    // Through its own API module and emulator routes, never the settings routes.
+    expect(emu.requests.filter((r) => r.method === 'PUT').map((r) => r.path)).toEqual(['/maintenance']);
+    expect(emu.requests.filter((r) => r.path.startsWith('/application/settings'))).toEqual([]);
+    expect(await settings()).toMatchObject({ maintenance_mode: false });
     expect(await runPlan({ config: ['plumb.yaml'], json: false, detailedExitcode: true }, io(), { kinds })).toBe(0);
   });
 
@@ -123,6 +146,11 @@ describe('a fifth kind registered with one line', () => {
     const typed = await plumb(['validate', 'plumb.yaml', '--json']);
     expect(typed.code).toBe(1);
     expect(JSON.parse(typed.out).diagnostics.map((d: { code: string; line: number }) => [d.code, d.line])).toEqual([['PLUMB_TYPE_MISMATCH', 7]]);
+    // Its own code, through the CLI's JSON view.
+    scratch({ 'plumb.yaml': yaml('https://code.example.com', '    maintenance:\n      message: " "\n') });
+    const own = await plumb(['validate', 'plumb.yaml', '--json']);
+    expect(own.code).toBe(1);
+    expect(JSON.parse(own.out)).toMatchObject({ valid: false, diagnostics: [{ code: 'PLUMB_MAINTENANCE_BLANK_MESSAGE', line: 7 }] });
     const without = await plumb(['validate', 'plumb.yaml'], false);
     expect(without.code).toBe(1);
     expect(without.err).toContain('PLUMB_UNKNOWN_KEY');
@@ -158,7 +186,7 @@ describe('a fifth kind registered with one line', () => {
 
   it('exports its block with its own flag, and the export validates with the kind registered', async () => {
     scratch({});
-    await fetch(`${emu.url}/api/v4/application/settings`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ maintenance_mode: true, maintenance_mode_message: 'Upgrading the database' }) });
+    await fetch(`${emu.url}/api/v4/maintenance`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ enabled: true, message: 'Upgrading the database' }) });
     const options = new Map(kinds.exporters.map((e) => [e.kind, e.parseOptions({ maintenance: true })]));
     const out = io();
     const code = await runExport({ options, exporters: kinds.exporters, config: [], instanceUrl: emu.url, tokenEnv: 'PLUMB_TOKEN', out: 'exported', json: false }, out);
@@ -188,6 +216,17 @@ describe('a fifth kind registered with one line', () => {
     const r = fromStacks([stack], d, { kinds, cwd: d });
     expect(r.diagnostics.filter((x) => x.severity === 'error')).toEqual([]);
     expect(maintenanceOf(r.config!.instances[0]!)).toMatchObject({ enabled: false, message: 'Read-only tonight' });
+  });
+});
+
+describe('the fifth kind\'s own diagnostic codes', () => {
+  it('are refused when the closed registry already holds one, or another kind claims it', () => {
+    const stolen = { ...maintenanceKind, codes: [...maintenanceKind.codes, 'PLUMB_USAGE'], ownCodes: { ...maintenanceKind.ownCodes, PLUMB_USAGE: 'mine now' } } as typeof maintenanceKind;
+    expect(() => configKinds([...KIND_ENTRIES, stolen])).toThrow('kind maintenance declares PLUMB_USAGE as its own code, but src/diagnostics/codes.ts registers it');
+    const twin = { ...maintenanceKind, kind: 'maintenance_twin' };
+    expect(() => configKinds([...KIND_ENTRIES, maintenanceKind, twin])).toThrow('PLUMB_MAINTENANCE_BLANK_MESSAGE is claimed by kinds maintenance and maintenance_twin');
+    const unlisted = { ...maintenanceKind, ownCodes: {} };
+    expect(() => configKinds([...KIND_ENTRIES, unlisted])).toThrow('kind maintenance claims PLUMB_MAINTENANCE_BLANK_MESSAGE, which is neither registered (src/diagnostics/codes.ts) nor among its ownCodes');
   });
 });
 
@@ -222,6 +261,6 @@ describe('the fifth kind in the Terraform provider', () => {
     expect(state).toMatchObject({ enabled: false, message: 'Done', id: 'maintenance' });
     const applied = await p.call<{ new_state: { msgpack: Buffer }; diagnostics: Diag[] }>('ApplyResourceChange', { type_name: 'plumb_maintenance', prior_state: dv(null, t), planned_state: dv(state, t), config: dv(config, t) });
     expect(applied.diagnostics.filter((x) => x.severity === 'ERROR'), p.stderr()).toEqual([]);
-    expect(await live()).toMatchObject({ maintenance_mode: false, maintenance_mode_message: 'Done' });
+    expect(await live()).toEqual({ enabled: false, message: 'Done' });
   });
 });

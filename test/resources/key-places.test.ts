@@ -6,10 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config/validate.js';
+import { BUILT_IN_CONFIG_KINDS, loadConfig } from '../helpers/kinds.js';
 import { keyPlaces } from '../../src/config/key-places.js';
 import { committedSchema } from '../../src/config/schema-errors.js';
-import { KIND_CONFIGS } from '../../src/resources/config.js';
 
 function suggestion(yaml: string): string | undefined {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-key-places-'));
@@ -20,7 +19,7 @@ function suggestion(yaml: string): string | undefined {
 
 describe('where a misplaced key belongs', () => {
   it('is named for every place of the built-in kinds, from their mounts and their schema fragments', () => {
-    const where = keyPlaces(committedSchema(), KIND_CONFIGS).map((p) => p.where);
+    const where = keyPlaces(committedSchema(), BUILT_IN_CONFIG_KINDS.configs).map((p) => p.where);
     expect(where).toEqual(
       expect.arrayContaining([
         'directly under an instance (next to url and token_env)',

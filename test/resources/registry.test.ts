@@ -1,25 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { EXPORTERS, KIND_MODULES, REASON_TEXT, TERRAFORM_PARTS } from '../../src/resources/index.js';
+import { KIND_ENTRIES, REASON_TEXT, configKinds } from '../../src/resources/index.js';
 import { main } from '../../src/cli.js';
 import type { Io } from '../../src/commands/output.js';
-import { BUILT_IN_CONFIG_KINDS, KIND_CONFIGS, KIND_POINTERS } from '../../src/resources/config.js';
-import { BUILT_IN_KINDS } from '../../src/resources/index.js';
-import { TERRAFORM_RESOURCES } from '../../src/catalogue/kinds.js';
+import { BUILT_IN_CONFIG_KINDS, BUILT_IN_KINDS } from '../helpers/kinds.js';
 import { configSchema } from '../../src/schema/build.js';
 import { compileConfigSchema } from '../../src/schema/compile.js';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
 
+const KIND_MODULES = BUILT_IN_KINDS.modules;
+const EXPORTERS = BUILT_IN_KINDS.exporters;
+const TERRAFORM_PARTS = BUILT_IN_KINDS.terraformParts;
+
 describe('the kinds registry', () => {
-  it('gives config/ exactly the configuration side of every kind module, in the same order', () => {
-    expect(KIND_CONFIGS).toEqual(KIND_MODULES.map((m) => m.config));
+  it('gives config/ exactly the configuration side of every kind, in the registry\'s order, from the one list of entries', () => {
+    expect(BUILT_IN_CONFIG_KINDS.configs).toEqual(KIND_ENTRIES.map((m) => m.config));
+    expect(KIND_MODULES.map((m) => m.config)).toEqual(KIND_ENTRIES.map((m) => m.config));
   });
 
-  it('names each kind once, and its provider, exporter and configuration by the same name', () => {
+  it('names each kind once, and its provider, exporter, configuration and Terraform shape by the same name', () => {
     expect(new Set(KIND_MODULES.map((m) => m.kind)).size).toBe(KIND_MODULES.length);
     for (const m of KIND_MODULES) {
       expect(m.provider.kind).toBe(m.kind);
       expect(m.config.kind).toBe(m.kind);
       if (m.exporter) expect(m.exporter.kind).toBe(m.kind);
+      if (m.terraformShape) expect(m.terraformShape.kind).toBe(m.kind);
+      // The Terraform part reads its shape from its own folder: the same object the entry carries.
+      if (m.terraform) expect(m.terraform.shape).toBe(m.terraformShape);
     }
   });
 
@@ -39,13 +45,15 @@ describe('the kinds registry', () => {
     }
   });
 
-  it('builds the built-in registry from the same lists config/ and the catalogue hold, so the seam changes nothing for the built-in kinds', () => {
+  it('builds the built-in registry from the same entries config/ loads with, so the seam changes nothing for the built-in kinds', () => {
     expect(BUILT_IN_KINDS.configs).toEqual(BUILT_IN_CONFIG_KINDS.configs);
-    expect(BUILT_IN_KINDS.pointers).toEqual(KIND_POINTERS);
-    expect(BUILT_IN_KINDS.terraformShapes).toEqual(TERRAFORM_RESOURCES);
+    expect(BUILT_IN_KINDS.pointers).toEqual(BUILT_IN_CONFIG_KINDS.pointers);
+    expect(BUILT_IN_KINDS.terraformShapes).toEqual(BUILT_IN_CONFIG_KINDS.terraformShapes);
+    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages']);
+    expect(configKinds(KIND_ENTRIES)).toEqual(BUILT_IN_CONFIG_KINDS);
     expect(BUILT_IN_KINDS.schema).toBeUndefined();
     // What withKinds compiles for a registry is the schema the build generates, for the same kinds.
-    expect(compileConfigSchema(KIND_CONFIGS).json()).toEqual(configSchema());
+    expect(compileConfigSchema(BUILT_IN_CONFIG_KINDS.configs).json()).toEqual(configSchema(BUILT_IN_CONFIG_KINDS.configs));
   });
 
   it('serves each Terraform resource type once', () => {

@@ -31,6 +31,9 @@ const CASES: [string[], string, string][] = [
   [['plan', '--out', 'files/doc.md'], 'files/doc.md', '--out files/doc.md would overwrite the source of repository file "doc.md"'],
   [['plan', '--markdown', '.git/hooks/pre-commit'], '.git/hooks/pre-commit', '--markdown .git/hooks/pre-commit would overwrite a file inside .git/'],
   [['plan', '--report', './plumb.yaml'], 'plumb.yaml', '--report ./plumb.yaml would overwrite the configuration file plumb.yaml'],
+  [['plan', '--html', 'files/doc.md'], 'files/doc.md', '--html files/doc.md would overwrite the source of repository file "doc.md"'],
+  [['drift', '--html', '.git/hooks/pre-commit'], '.git/hooks/pre-commit', '--html .git/hooks/pre-commit would overwrite a file inside .git/'],
+  [['report', '--html', 'plumb.yaml'], 'plumb.yaml', '--html plumb.yaml would overwrite the configuration file plumb.yaml'],
 ];
 
 describe('outputs never overwrite the configuration, its sources or .git/', () => {

@@ -18,6 +18,7 @@ import type { LogSections } from '../log-sections.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import { clean } from '../../util/terminal.js';
+import { expiryLines, expiryWarnings } from '../../render/report.js';
 import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
 
@@ -70,7 +71,7 @@ export interface ReconcileView extends ProblemView {
 
 /** `reasons`: the reasons' texts of the registry the command runs with (`KindSet.reasonText`). */
 export function reconcileView(json: boolean, io: Io, redact: Redact, reasons: ReasonTexts): ReconcileView {
-  return json ? new JsonView(io, redact, reasons) : new HumanView(io, redact, reasons);
+  return json ? new JsonView(io, redact) : new HumanView(io, redact, reasons);
 }
 
 const NEEDS_CONFIRMATION = 'plumb: refusing to apply an unsaved plan without a terminal to confirm it.\n  help: review `plumb plan --out plan.json` and run `plumb apply plan.json`, or pass --auto-approve\n';
@@ -91,6 +92,11 @@ function inSyncRest(plan: Plan): boolean {
   return plan.drift.every((d) => d.informational) && !plan.changes.some(differs);
 }
 
+/**
+ * Drift's verdict. Exit 2 also when, with `--expiring-within`, something expires or lapses within
+ * the window (a token plumb rotates on schedule does not count): a scheduled job fails before the
+ * outage (docs/report.md#exit-codes).
+ */
 function driftSummary(plan: Plan) {
   const drifted = plan.drift.filter((d) => !d.informational);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error');
@@ -100,16 +106,21 @@ function driftSummary(plan: Plan) {
   const seen = new Set(drifted.map((d) => d.address));
   // A change of values this pipeline could not compare (--unavailable-secrets skip) is not drift.
   const undrifted = plan.changes.filter((c) => differs(c) && !seen.has(c.address));
-  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, code: errors.length > 0 ? 1 : inSync ? 0 : 2 };
+  const expiring = expiryWarnings(plan.expiring);
+  return { drifted, undrifted, differ: seen.size + new Set(undrifted.map((c) => c.address)).size, errors, inSync, expiring, code: errors.length > 0 ? 1 : inSync && expiring === 0 ? 0 : 2 };
 }
 
-class HumanView implements ReconcileView {
-  private readonly sections: LogSections;
+/**
+ * What every view of a command that loads a configuration and reads the instance shows for
+ * people before its result (plan, apply, drift, report): the configuration's diagnostics, the
+ * reading's log section, a problem that stops it.
+ */
+export class HumanLoadView {
+  protected readonly sections: LogSections;
 
   constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
+    protected readonly io: Io,
+    protected readonly redact: Redact,
   ) {
     this.sections = logSections(io, io.stdout);
   }
@@ -137,6 +148,48 @@ class HumanView implements ReconcileView {
     humanProblems(this.io, this.redact, diagnostics, texts);
     return 1;
   }
+}
+
+/** The same with `--json`: one document on stdout in every path (the error document when it stops). */
+export class JsonLoadView {
+  protected readonly out: JsonOut;
+
+  constructor(
+    protected readonly io: Io,
+    protected readonly redact: Redact,
+  ) {
+    this.out = new JsonOut(io, redact);
+  }
+
+  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
+  configDiagnostics(loaded: ConfigResult): void {
+    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanLoadView(this.io, this.redact).configDiagnostics(loaded, false);
+  }
+
+  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
+  configInvalid(loaded: ConfigResult): number {
+    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
+    return 1;
+  }
+
+  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
+    return this.out.problem(diagnostics, texts);
+  }
+
+  /** JSON on stdout stays JSON: no log sections. */
+  readStart(): void {}
+
+  readEnd(): void {}
+}
+
+class HumanView extends HumanLoadView implements ReconcileView {
+  constructor(
+    io: Io,
+    redact: Redact,
+    private readonly reasons: ReasonTexts,
+  ) {
+    super(io, redact);
+  }
 
   /**
    * In CI the plan's body is a collapsed section headed by its summary; it stays open when it holds
@@ -149,6 +202,8 @@ class HumanView implements ReconcileView {
     const loud = plan.risks.length > 0 || lockChanged(plan) || blocked > 0 || plan.diagnostics.some((d) => d.severity === 'error');
     this.sections.start('plumb_plan', this.redact(header), !loud);
     this.io.stdout(this.redact(renderPlanHuman(plan, { color: useColor(this.io), reasons: this.reasons })));
+    // Token names and domains are the instance's text: cleaned.
+    if (plan.expiring) this.io.stdout(this.redact(clean(['', ...expiryLines(plan.expiring)].join('\n'))) + '\n');
     this.sections.end('plumb_plan');
   }
 
@@ -203,11 +258,12 @@ class HumanView implements ReconcileView {
   }
 
   drift(plan: Plan): number {
-    const { undrifted, differ, errors, inSync, code } = driftSummary(plan);
+    const { undrifted, differ, errors, inSync, expiring, code } = driftSummary(plan);
     const out: string[] = [];
     const blocked = plan.blocked ?? [];
     if (errors.some((d) => d.blocks === undefined)) out.push('Drift check failed:');
     else if (errors.length > 0) out.push(`Drift check incomplete: ${blocked.length} unit(s) could not be checked (${blocked.map((b) => b.address).join(', ')}); of the rest: ${inSyncRest(plan) ? 'in sync' : `${differ} resource(s) differ from the configuration`}.`, '');
+    else if (inSync && expiring > 0) out.push(`In sync, but ${expiring} thing(s) expire within ${plan.expiring!.within}.`);
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
@@ -216,6 +272,7 @@ class HumanView implements ReconcileView {
     }
     for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
+    if (plan.expiring) out.push('', ...expiryLines(plan.expiring));
     if (!inSync && errors.length === 0) out.push('', 'Run `plumb plan` to review and `plumb apply` to converge.');
     // Addresses and summaries carry the instance's names (a token's, a group's): cleaned for the log.
     this.io.stdout(this.redact(clean(out.join('\n'))) + '\n');
@@ -223,40 +280,10 @@ class HumanView implements ReconcileView {
   }
 }
 
-class JsonView implements ReconcileView {
-  private readonly out: JsonOut;
-
-  constructor(
-    private readonly io: Io,
-    private readonly redact: Redact,
-    private readonly reasons: ReasonTexts,
-  ) {
-    this.out = new JsonOut(io, redact);
-  }
-
-  /** Warnings travel inside the JSON document; errors also go to stderr for people. */
-  configDiagnostics(loaded: ConfigResult): void {
-    if (loaded.diagnostics.some((d) => d.severity === 'error')) new HumanView(this.io, this.redact, this.reasons).configDiagnostics(loaded, false);
-  }
-
-  /** The error document with every diagnostic of the configuration (people read them on stderr already). */
-  configInvalid(loaded: ConfigResult): number {
-    this.out.document(errorDocument(loaded.diagnostics, loaded.sources.texts), false);
-    return 1;
-  }
-
-  problem(diagnostics: Parameters<ProblemView['problem']>[0], texts?: Parameters<ProblemView['problem']>[1]): number {
-    return this.out.problem(diagnostics, texts);
-  }
-
+class JsonView extends JsonLoadView implements ReconcileView {
   plan(plan: Plan): void {
     this.out.document(plan);
   }
-
-  /** JSON on stdout stays JSON: no log sections. */
-  readStart(): void {}
-
-  readEnd(): void {}
 
   nothingToApply(): void {
     this.out.document({ ok: true, outcomes: [] }, false);
@@ -298,6 +325,7 @@ class JsonView implements ReconcileView {
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
       // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
       ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),
+      ...(plan.expiring && { expiring: plan.expiring }),
       diagnostics: plan.diagnostics,
     };
     this.out.document(report);

@@ -7,7 +7,7 @@
 import type { Diagnostic } from '../../diagnostics/index.js';
 import { diagnosticsToJson, renderDiagnosticsHuman } from '../../diagnostics/render.js';
 import type { SourceTexts } from '../../diagnostics/render.js';
-import { codeQualityReport } from '../codequality.js';
+import type { codeQualityReport } from '../codequality.js';
 import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import type { Redact } from './problem.js';
@@ -29,11 +29,12 @@ export interface ValidateView {
   result(ok: boolean, diagnostics: readonly Diagnostic[], input: ValidateInput): number;
 }
 
-export function validateView(format: ValidateFormat, io: Io, redact: Redact): ValidateView {
-  if (format === 'codequality') {
+/** `report`: the Code Quality report (src/commands/codequality.ts), given for that format only, so the others never load it. */
+export function validateView(format: ValidateFormat, io: Io, redact: Redact, report?: typeof codeQualityReport): ValidateView {
+  if (format === 'codequality' && report) {
     return {
       result(ok, diagnostics, input) {
-        io.stdout(redact(JSON.stringify(codeQualityReport(diagnostics, io.cwd, input.files[0]), null, 2)) + '\n');
+        io.stdout(redact(JSON.stringify(report(diagnostics, io.cwd, input.files[0]), null, 2)) + '\n');
         if (!ok) io.stderr(`Configuration is invalid: ${diagnostics.filter((d) => d.severity === 'error').length} error(s) in the Code Quality report.\n`);
         return ok ? 0 : 1;
       },

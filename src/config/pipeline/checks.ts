@@ -9,7 +9,7 @@ import type { Diagnostic } from '../../diagnostics/index.js';
 import { hasErrors } from '../../diagnostics/index.js';
 import { protectedFiles } from '../resolve-context.js';
 import type { Ctx } from '../resolve-context.js';
-import type { KindConfig } from '../../resources/kind-config.js';
+import type { KindConfig } from '../kinds.js';
 import { splitPointer } from '../pointer.js';
 import type { LoadedSources } from '../load.js';
 import type { DesiredConfig } from '../model.js';

@@ -20,7 +20,7 @@ import { DefaultsOrigins, inheritDefaults } from '../defaults.js';
 import { isPlainObject, ReportedPointers } from '../loading.js';
 import { credentialsOf } from '../credentials.js';
 import type { PendingDiagnostic, WalkContext } from '../loading.js';
-import type { ConfigKinds } from '../../resources/kind-config.js';
+import type { ConfigKinds } from '../kinds.js';
 import type { LoadedSources } from '../load.js';
 import type { ParsedConfig } from './parse.js';
 

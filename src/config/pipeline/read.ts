@@ -73,7 +73,7 @@ function readText(doc: ConfigDocument, file: string, roots: FileRoots): string |
   try {
     bytes = doc.text === undefined ? readLocalFile(doc.abs, 'config', roots) : Buffer.from(doc.text, 'utf8');
   } catch (err) {
-    const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+    const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
     return {
       severity: 'error',
       code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_CONFIG_UNREADABLE',

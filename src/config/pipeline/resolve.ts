@@ -9,12 +9,12 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { closestMatch } from '../../util/suggest.js';
-import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../../engine/risk-ids.js';
+import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../risk-ids.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../../util/url.js';
 import { resolveInstanceLock } from '../instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from '../resolve-context.js';
 import type { Ctx } from '../resolve-context.js';
-import type { KindConfig } from '../../resources/kind-config.js';
+import type { KindConfig } from '../kinds.js';
 import { CONTAINERS, CONTAINER_NAMES } from '../../catalogue/containers.js';
 import { joinPointer } from '../pointer.js';
 import type { DesiredConfig, DesiredContainer, DesiredInstance } from '../model.js';

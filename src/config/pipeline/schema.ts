@@ -11,7 +11,7 @@ import { validate as generatedValidate } from '../../generated/config-validator.
 import { committedSchema, dedupeErrors, mapSchemaError } from '../schema-errors.js';
 import type { JsonSchemaNode } from '../schema-errors.js';
 import type { Ctx } from '../resolve-context.js';
-import type { ConfigKinds } from '../../resources/kind-config.js';
+import type { ConfigKinds } from '../kinds.js';
 
 /** The ajv standalone validator generated at build time (no schema compilation at start-up). */
 const generatedSchema = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };

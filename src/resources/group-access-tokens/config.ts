@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredInstance, DesiredValue } from '../../config/model.js';
 import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
 import { groupsOf } from './model.js';
@@ -316,7 +316,7 @@ function isRealDate(d: string): boolean {
 }
 
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, mount: { container: 'groups', keys: ['access_tokens', 'prune_access_tokens'] }, schema, resolve, check };
 
 /** A group's tokens; a group that declares none and does not prune is not managed (undefined). */

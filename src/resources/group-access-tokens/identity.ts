@@ -32,9 +32,7 @@ function utc(date: string): number {
 }
 
 /** Whole days from `from` to `to` (both YYYY-MM-DD); negative when `to` is earlier. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((utc(to) - utc(from)) / DAY);
-}
+export { daysBetween } from '../../util/days.js';
 
 const added = new Map<string, string>();
 

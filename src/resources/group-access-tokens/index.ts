@@ -1,19 +1,18 @@
 /**
  * The group access tokens kind: everything plumb knows about it lives in this folder (config
  * resolution, pointers, plan, apply, payload, reasons, state sections, identity rules, sinks).
+ *
+ * This file is the kind's registry entry: light (no provider, no API client), its runtime parts
+ * behind `load()` (./runtime.ts).
  */
 import type { Reason } from '../../engine/plan.js';
-import type { KindModule } from '../kind.js';
-import { groupAccessTokenTerraform } from './terraform.js';
+import type { KindEntry } from '../kind.js';
 import { codesOf } from '../codes.js';
-import { groupAccessTokensProvider } from './provider.js';
-import { groupAccessTokensExporter } from './export.js';
 import { TOKEN_CONFIG } from './config.js';
+import { TOKEN_SHAPE } from './shape.js';
 import type { TokenPayload } from './payload.js';
 
-export { groupAccessTokensProvider, groupAccessTokensExporter };
-
-/** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
+/** How a plan explains this kind's reasons to people (assembled by the registry, src/resources/index.ts). */
 export const TOKEN_REASONS = {
   'missing-in-live': 'it does not exist on the instance',
   'expiring-soon': 'it expires within the rotation window',
@@ -29,14 +28,13 @@ export const TOKEN_REASONS = {
   'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
 } as const satisfies Partial<Record<Reason, string>>;
 
-/** The kind, whole: what every door asks of it (src/resources/kind.ts). */
-export const groupAccessTokensKind: KindModule<TokenPayload> = {
+/** The kind's registry entry: what every door asks of it (src/resources/kind.ts). */
+export const groupAccessTokensKind: KindEntry<TokenPayload> = {
   kind: TOKEN_CONFIG.kind,
-  provider: groupAccessTokensProvider,
   reasons: TOKEN_REASONS,
   codes: codesOf(['PLUMB_TOKEN_', 'PLUMB_SINK_', 'PLUMB_PRUNE_ALL_TOKENS', 'PLUMB_TF_SINK_STDOUT']),
   config: TOKEN_CONFIG,
   stateSlots: ['tokens', 'token_slots'],
-  terraform: groupAccessTokenTerraform,
-  exporter: groupAccessTokensExporter,
+  terraformShape: TOKEN_SHAPE,
+  load: async () => (await import('./runtime.js')).groupAccessTokensRuntime,
 };

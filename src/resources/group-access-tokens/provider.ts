@@ -33,7 +33,7 @@ import type { DesiredAccessToken, DesiredGroup } from './model.js';
 import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
-import type { AttributeChange, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, ExpiryEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PayloadMeaning, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { PayloadError } from '../../engine/payload.js';
@@ -46,7 +46,7 @@ import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import { parseTokenPayload } from './payload.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
-import { attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
+import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 import type { Identity } from './identity.js';
 
 /** The tokens' sections of the state file. */
@@ -195,7 +195,8 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
     // A plan checks afresh; apply reuses what the plan found moments before.
     const checked: SinkCheckCache = new Map();
     sinkChecks.set(ctx.client, checked);
-    for (const g of groups) {
+    // A report's plan is never applied: nothing is issued, so no sink needs to exist where it runs.
+    for (const g of ctx.readOnly ? [] : groups) {
       for (const t of g.accessTokens) {
         // A token no target selects is neither issued nor checked.
         if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
@@ -228,6 +229,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
       changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
       drift: perGroup.flatMap((r) => r.drift),
       diagnostics: [...sinkErrors, ...duplicates, ...perGroup.flatMap((r) => r.diagnostics)],
+      ...(ctx.expiring && { expiring: perGroup.flatMap((r) => r.expiring ?? []) }),
     };
   },
 
@@ -359,6 +361,47 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
           : `active token "${t.name}" (id ${t.id}) is not declared; left alone (prune_access_tokens is off)`,
       attributes: [],
       ...(!superseded && !g.pruneAccessTokens && { informational: true }),
+    });
+  }
+  return ctx.expiring ? { ...out, expiring: tokenExpiry(ctx, g, live, out.changes) } : out;
+}
+
+/**
+ * The expiry horizon of one group (`--expiring-within`), from the list the plan read anyway: every
+ * active token, declared or not, that expires by the window's end. A declared token plumb renews
+ * before it expires is `rotating`, not a warning: this plan renews it (a change of reason
+ * `expiring-soon`), or its rotation policy does on the day `rotate_before_days` before its expiry.
+ */
+function tokenExpiry(ctx: InstanceContext, g: DesiredGroup, live: readonly GroupAccessToken[], changes: readonly ResourceChange[]): ExpiryEntry[] {
+  const window = ctx.expiring!;
+  const until = window.until.toISOString().slice(0, 10);
+  const byId = new Map<number, ResourceChange>();
+  for (const c of changes) if (typeof c.payload.tokenId === 'number' && c.action !== 'delete') byId.set(c.payload.tokenId, c);
+  const out: ExpiryEntry[] = [];
+  for (const t of live) {
+    if (!isActive(t) || t.expires_at === null || t.expires_at > until) continue;
+    const change = byId.get(t.id);
+    const declared = change ? g.accessTokens.find((d) => d.name === change.payload.name) : undefined;
+    const daysLeft = daysBetween(ctx.today, t.expires_at);
+    let rotatesOn: string | undefined;
+    if (change && change.reasons.includes('expiring-soon')) rotatesOn = ctx.today;
+    else if (declared?.rotation) {
+      const on = addDays(t.expires_at, -declared.rotation.rotateBeforeDays);
+      rotatesOn = on < ctx.today ? ctx.today : on;
+    }
+    const rotating = rotatesOn !== undefined && rotatesOn < t.expires_at;
+    out.push({
+      what: 'access_token',
+      address: change ? change.address : undeclaredAddress(ctx.instance, g.ref, t),
+      instance: ctx.instance.name,
+      container: 'groups',
+      path: g.ref,
+      name: t.name,
+      expiresAt: t.expires_at,
+      daysLeft,
+      state: rotating ? 'rotating' : daysLeft <= 0 ? 'expired' : 'expiring',
+      declared: declared !== undefined,
+      ...(rotating && { rotatesOn }),
     });
   }
   return out;

@@ -1,6 +1,6 @@
 /** The group access tokens' JSON Schema fragment: a token, its sink, and their keys under a group. */
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
-import type { JsonSchema } from '../kind-config.js';
+import type { JsonSchema } from '../../config/kinds.js';
 
 const ROLE_NAMES = Object.values(ACCESS_LEVELS) as readonly string[];
 const ACCESS_LEVEL_VALUES = Object.keys(ACCESS_LEVELS).map(Number);

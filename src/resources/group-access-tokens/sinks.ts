@@ -17,6 +17,7 @@ import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { TokenSink } from './model.js';
 import { removeOrphanTemps, writeFileAtomic } from '../../util/write-file.js';
+import { PlumbError } from '../../diagnostics/error.js';
 
 /** Why a sink cannot be used, found before any request. */
 export interface SinkProblem {
@@ -47,11 +48,10 @@ export interface DeliverOptions {
 }
 
 /** Delivery failed: the secret did not (verifiably) reach the sink. The message holds no secret. */
-export class SinkError extends Error {
-  readonly code = 'PLUMB_SINK_FAILED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'SinkError';
+export class SinkError extends PlumbError {
+  declare readonly code: 'PLUMB_SINK_FAILED';
+  constructor(summary: string) {
+    super('PLUMB_SINK_FAILED', summary);
   }
 }
 

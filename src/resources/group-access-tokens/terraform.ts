@@ -3,7 +3,7 @@
  * through the provider's door (src/resources/terraform.ts). Rotation shows as an update of
  * token_id/token_expires_at; destroy revokes the one token (the group pruned with nothing declared).
  */
-import { terraformShape } from '../../catalogue/index.js';
+import { TOKEN_SHAPE as SHAPE } from './shape.js';
 import path from 'node:path';
 import { ACCESS_LEVELS } from '../../catalogue/index.js';
 import { listGroupAccessTokens } from '../../api/group-access-tokens.js';
@@ -15,7 +15,6 @@ import { tokenAddress, tokenListKey } from './provider.js';
 import { TokenState, tokenSlotKey } from './state.js';
 import { identify, isActive } from './identity.js';
 
-const SHAPE = terraformShape('group_access_token');
 
 const computed = (description: string, type: CtyType = 'string'): TfJsonAttribute => ({ type, description, description_kind: 'plain', computed: true });
 

@@ -2,7 +2,7 @@
  * The Pages' part of resolving a configuration: `instances.<name>.projects.<ref>.pages`. The schema
  * pass checks the types and the host-name form; this turns the block into `DesiredPages`.
  */
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredPages, DesiredPagesFields, PagesProject } from './model.js';
 import { pagesSchema } from './schema.js';
 import type { KindPointer } from '../../config/pointer.js';
@@ -43,7 +43,7 @@ export function resolvePages(raw: Record<string, unknown>, p: string, ctx: Ctx):
   };
 }
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const PAGES_CONFIG: KindConfig = { kind: 'pages', pointers: PAGES_POINTERS, mount: { container: 'projects', keys: ['pages'] }, schema, resolve };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): PagesProject {

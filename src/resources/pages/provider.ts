@@ -12,16 +12,17 @@
  * the write's success.
  */
 import { PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
-import { getPages, unpublishPages, updatePages } from '../../api/pages.js';
-import type { PagesSettings } from '../../api/pages.js';
+import { X509Certificate } from 'node:crypto';
+import { getPages, listPagesDomains, unpublishPages, updatePages } from '../../api/pages.js';
+import type { PagesDomain, PagesSettings } from '../../api/pages.js';
 import { ApiBadRequestError, ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
 import type { DesiredPages, PagesProject } from './model.js';
 import { pagesOf } from './model.js';
 import { joinPointer } from '../../config/pointer.js';
 import { stateFingerprint } from '../../engine/fingerprint.js';
-import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
-import { planDiagnostic } from '../../engine/resource.js';
+import { daysUntil, planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { getProjectRef } from '../../api/namespaces.js';
 import { parsePagesPayload } from './payload.js';
@@ -170,13 +171,84 @@ interface ProjectPlan {
   readonly drift: DriftEntry[];
   readonly diagnostics: PlanDiagnostic[];
   readonly risks: PlanRisk[];
+  readonly expiring: ExpiryEntry[];
+}
+
+/**
+ * When a domain's certificate expires. A project's domain listing (the service's
+ * `Entities::PagesDomain`) gives no expiration field, only the certificate and its
+ * `openssl x509 -text`: its "Not After" line, else the PEM itself. Undefined when neither reads.
+ */
+function certificateExpiry(cert: NonNullable<PagesDomain['certificate']>): Date | undefined {
+  const line = /Not After\s*:\s*([^\n]+)/.exec(cert.certificate_text ?? '');
+  const fromText = line ? Date.parse(line[1]!.trim()) : NaN;
+  if (!Number.isNaN(fromText)) return new Date(fromText);
+  try {
+    const validTo = Date.parse(new X509Certificate(cert.certificate).validTo);
+    return Number.isNaN(validTo) ? undefined : new Date(validTo);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The expiry horizon of one project's Pages (`--expiring-within`), from one listing of its domains:
+ * each certificate that expires by the window's end (or already has), and each unverified domain
+ * whose grace period (`enabled_until`) ends by then. A verified domain's `enabled_until` is renewed
+ * by the instance's re-verification: not listed.
+ */
+async function pagesExpiry(ctx: InstanceContext, project: PagesProject, out: ProjectPlan): Promise<void> {
+  const window = ctx.expiring!;
+  const base = pagesAddress(ctx.instance.name, project.ref);
+  let domains: PagesDomain[];
+  try {
+    domains = await listPagesDomains(ctx.client, project.ref);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    out.diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'warning',
+        code: 'PLUMB_PAGES_DOMAINS_UNREADABLE',
+        summary: ctx.secrets.redact(`The Pages domains of project "${project.ref}" could not be listed for the expiry horizon: ${err.message}`),
+        suggestion: 'the horizon leaves out its certificates and domains; a Maintainer\'s or an administrator\'s token reads them',
+        address: base,
+        pointer: project.pages.pointer,
+      }),
+    );
+    return;
+  }
+  const entry = (d: PagesDomain, what: ExpiryEntry['what'], at: Date, expired: boolean): ExpiryEntry => {
+    const daysLeft = daysUntil(ctx.today, at.toISOString());
+    return {
+      what,
+      address: `${base}.domain[${JSON.stringify(d.domain)}]`,
+      instance: ctx.instance.name,
+      container: 'projects',
+      path: project.ref,
+      name: d.domain,
+      expiresAt: at.toISOString(),
+      daysLeft,
+      state: expired || at.getTime() <= ctx.now.getTime() ? 'expired' : 'expiring',
+      ...(what === 'pages_certificate' && d.certificate && { subject: d.certificate.subject }),
+    };
+  };
+  for (const d of domains) {
+    if (d.certificate) {
+      const at = certificateExpiry(d.certificate) ?? (d.certificate.expired ? ctx.now : undefined);
+      if (at && (d.certificate.expired || at.getTime() <= window.until.getTime())) out.expiring.push(entry(d, 'pages_certificate', at, d.certificate.expired));
+    }
+    if (!d.verified && d.enabled_until !== null) {
+      const at = new Date(d.enabled_until);
+      if (!Number.isNaN(at.getTime()) && at.getTime() <= window.until.getTime()) out.expiring.push(entry(d, 'pages_domain_verification', at, false));
+    }
+  }
 }
 
 async function planProject(ctx: InstanceContext, project: PagesProject): Promise<ProjectPlan> {
   const { instance } = ctx;
   const { pages } = project;
   const address = pagesAddress(instance.name, project.ref);
-  const out: ProjectPlan = { changes: [], drift: [], diagnostics: [], risks: [] };
+  const out: ProjectPlan = { changes: [], drift: [], diagnostics: [], risks: [], expiring: [] };
   const declaresFields = FIELDS.some((f) => pages.fields[f] !== undefined);
   if (!declaresFields && pages.published === undefined) return out; // an empty block asks for nothing
 
@@ -194,6 +266,7 @@ async function planProject(ctx: InstanceContext, project: PagesProject): Promise
     return out;
   }
   const fingerprint = fingerprintOf(pages, live);
+  if (ctx.expiring) await pagesExpiry(ctx, project, out);
 
   const set: { -readonly [K in keyof PagesUpdate]: PagesUpdate[K] } = {};
   const attributes: AttributeChange[] = [];
@@ -316,6 +389,7 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
       drift: perProject.flatMap((r) => r.drift),
       diagnostics: [...duplicates, ...perProject.flatMap((r) => r.diagnostics)],
       risks: perProject.flatMap((r) => r.risks),
+      ...(ctx.expiring && { expiring: perProject.flatMap((r) => r.expiring) }),
     };
   },
 

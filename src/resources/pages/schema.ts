@@ -1,5 +1,5 @@
 /** The Pages' JSON Schema fragment: `pages:` of a project. */
-import type { JsonSchema } from '../kind-config.js';
+import type { JsonSchema } from '../../config/kinds.js';
 
 /** A DNS host name: labels of letters, digits and inner hyphens, dot-separated, at most 253 characters. */
 const HOSTNAME_PATTERN = '^(?=.{1,253}\\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?$';

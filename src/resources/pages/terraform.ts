@@ -3,7 +3,7 @@
  * provider's door (src/resources/terraform.ts). Refresh is the engine's plan of the declared
  * fields (its `before` values are the instance's), so Terraform and `plumb plan` compare alike.
  */
-import { terraformShape } from '../../catalogue/index.js';
+import { PAGES_SHAPE as SHAPE } from './shape.js';
 import { PAGES_UPDATE_FIELDS, PAGES_UPDATE_RESPONSE_FIELD } from '../../catalogue/index.js';
 import { getPages } from '../../api/pages.js';
 import type { PagesSettings } from '../../api/pages.js';
@@ -12,7 +12,6 @@ import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart } from '../terraform.js';
 
-const SHAPE = terraformShape('pages');
 
 /** The attributes of the resource: the update fields (from the catalogue), then plumb's own. */
 const ATTRIBUTES = [...PAGES_UPDATE_FIELDS.map((f) => f.name), 'published', 'allow_unpublish'];

@@ -8,7 +8,7 @@
  */
 import { fileErrorSentence } from '../../util/file-error.js';
 import { checkLocalFile, LocalFileError, readLocalFile } from '../../config/files.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredInstance } from '../../config/model.js';
 import type { DesiredFile, FilesProject } from './model.js';
 import { filesOf } from './model.js';
@@ -113,7 +113,7 @@ function resolveFile(filePath: string, raw: Record<string, unknown>, p: string, 
           ctx.localReads.set(source, `the source of repository file "${filePath}"`);
         }
       } catch (err) {
-        const refused = err instanceof LocalFileError && err.code !== 'EISDIR';
+        const refused = err instanceof LocalFileError && err.code === 'PLUMB_LOCAL_FILE_REFUSED';
         push(ctx, {
           severity: 'error',
           code: refused ? 'PLUMB_LOCAL_FILE_REFUSED' : 'PLUMB_FILE_MISSING',
@@ -292,7 +292,7 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
   }
 }
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files'] }, schema, resolve, check: checkLockPaths };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {

@@ -1,19 +1,18 @@
 /**
  * The repository files kind: everything plumb knows about it lives in this folder (config
  * resolution, pointers, plan, apply, payload, reasons, state section, streaming hashes, diffs).
+ *
+ * This file is the kind's registry entry: light (no provider, no API client), its runtime parts
+ * behind `load()` (./runtime.ts).
  */
 import type { Reason } from '../../engine/plan.js';
-import type { KindModule } from '../kind.js';
-import { repositoryFileTerraform } from './terraform.js';
+import type { KindEntry } from '../kind.js';
 import { codesOf } from '../codes.js';
-import { repositoryFilesProvider } from './provider.js';
-import { repositoryFilesExporter } from './export.js';
 import { FILE_CONFIG } from './config.js';
+import { FILE_SHAPE } from './shape.js';
 import type { FilePayload } from './payload.js';
 
-export { repositoryFilesProvider, repositoryFilesExporter };
-
-/** How a plan explains this kind's reasons to people (assembled in src/resources/index.ts). */
+/** How a plan explains this kind's reasons to people (assembled by the registry, src/resources/index.ts). */
 export const FILE_REASONS = {
   'missing-in-live': 'it does not exist on the instance',
   'absent-requested': 'the configuration asks for it to be absent',
@@ -21,14 +20,13 @@ export const FILE_REASONS = {
   'execute-bit-changed': 'its execute bit differs from the configuration',
 } as const satisfies Partial<Record<Reason, string>>;
 
-/** The kind, whole: what every door asks of it (src/resources/kind.ts). */
-export const repositoryFilesKind: KindModule<FilePayload> = {
+/** The kind's registry entry: what every door asks of it (src/resources/kind.ts). */
+export const repositoryFilesKind: KindEntry<FilePayload> = {
   kind: FILE_CONFIG.kind,
-  provider: repositoryFilesProvider,
   reasons: FILE_REASONS,
   codes: codesOf(['PLUMB_FILE_']),
   config: FILE_CONFIG,
   stateSlots: ['repository_files'],
-  terraform: repositoryFileTerraform,
-  exporter: repositoryFilesExporter,
+  terraformShape: FILE_SHAPE,
+  load: async () => (await import('./runtime.js')).repositoryFilesRuntime,
 };

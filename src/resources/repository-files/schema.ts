@@ -1,5 +1,5 @@
 /** The repository files' JSON Schema fragment: one file, keyed by its path under `files:` of a project. */
-import type { JsonSchema } from '../kind-config.js';
+import type { JsonSchema } from '../../config/kinds.js';
 
 export function fileSchema(): JsonSchema {
   return {

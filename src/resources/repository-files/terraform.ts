@@ -3,7 +3,7 @@
  * the provider's door (src/resources/terraform.ts): one resource is one path on one or more
  * branches; refresh reads each branch's digest and last commit the way plumb's plan reads them.
  */
-import { terraformShape } from '../../catalogue/index.js';
+import { FILE_SHAPE as SHAPE } from './shape.js';
 import path from 'node:path';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, attributeSteps, containsUnknown, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
@@ -13,7 +13,6 @@ import { parseFilePayload } from './payload.js';
 import { getRawFile } from '../../api/repository-files.js';
 import type { FilePayload } from './payload.js';
 
-const SHAPE = terraformShape('repository_file');
 
 const short = (sha: string) => `sha256:${sha.slice(0, 12)}`;
 

@@ -3,7 +3,7 @@
  * (The schema pass reports unknown and mistyped settings; this resolves the valid ones.)
  */
 import { SETTINGS, settingByName } from '../../catalogue/index.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../kind-config.js';
+import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import { settingsObjectSchema } from './schema.js';
 import type { DesiredValue } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -138,7 +138,7 @@ function checkValue(key: string, value: unknown, pointer: string, ctx: Ctx): voi
   }
 }
 
-/** This kind's configuration side, for its KindModule and src/resources/config.ts. */
+/** This kind's configuration side, carried by its registry entry (./index.ts). */
 export const SETTINGS_CONFIG: KindConfig = { kind: 'application_settings', pointers: SETTINGS_POINTERS, mount: { keys: ['settings'] }, schema, resolve };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): Map<string, DesiredValue> {

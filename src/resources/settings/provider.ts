@@ -156,7 +156,7 @@ export const settingsProvider: ResourceProvider<SettingsPayload> = {
         if (secret.changed && secret.fingerprint) {
           payload.secrets[name] = { pointer: desired.pointer, ...secret.fingerprint };
           reasons.add(secret.reason);
-          attributes.push({ name, before: secret.readable ? MASK : undefined, after: MASK, sensitive: true, writeOnly: !secret.readable });
+          attributes.push({ name, before: secret.readable ? MASK : undefined, after: MASK, sensitive: true, writeOnly: !secret.readable, ...(secret.reason === 'write-only-unknown' && { notComparable: true }) });
         }
         continue;
       }

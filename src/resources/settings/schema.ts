@@ -5,7 +5,7 @@
  */
 import type { SettingSpec, SettingRule } from '../../catalogue/types.js';
 import { SETTINGS, SETTING_RULES } from '../../catalogue/index.js';
-import type { JsonSchema } from '../kind-config.js';
+import type { JsonSchema } from '../../config/kinds.js';
 
 function tierText(s: SettingSpec): string {
   const tags = (s.tiers ?? []).map((t) => `[${t}]`).join('');

@@ -4,7 +4,7 @@
  * never reach Terraform's state: the document passes them as `${env:…}` references, and a change
  * Terraform cannot see shows through `write_only_revision`.
  */
-import { terraformShape } from '../../catalogue/index.js';
+import { SETTINGS_SHAPE as SHAPE } from './shape.js';
 import { randomBytes } from 'node:crypto';
 import { SETTINGS, SETTING_RULES, isSecretSetting, responseNameOf } from '../../catalogue/index.js';
 import type { SettingSpec } from '../../catalogue/index.js';
@@ -14,7 +14,6 @@ import { SETTINGS_REASONS } from './reasons.js';
 import { UNKNOWN, attributeSteps, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
-const SHAPE = terraformShape('application_settings');
 
 const ID = 'application_settings';
 

@@ -12,7 +12,7 @@ import { ApiUnauthorizedError } from '../../../src/api/errors.js';
 import { listGroupAccessTokens } from '../../../src/api/group-access-tokens.js';
 import type { GroupAccessToken } from '../../../src/api/group-access-tokens.js';
 import type { DesiredAccessToken } from '../../../src/resources/group-access-tokens/model.js';
-import { loadConfig } from '../../../src/config/validate.js';
+import { loadConfig } from '../../helpers/kinds.js';
 import { startTestEmulator } from '../../helpers/emulator.js';
 import { StateStore } from '../../../src/engine/state.js';
 import { TokenState } from '../../../src/resources/group-access-tokens/state.js';

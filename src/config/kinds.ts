@@ -1,14 +1,17 @@
 /**
- * The configuration side of the kind contract: what config/ needs from a kind without loading its
- * provider (so `plumb validate` never loads the API client), and what the schema generator needs to
- * assemble the configuration's JSON Schema. Each kind's `config.ts` exports one, its `index.ts` puts
- * it in its `KindModule`, and src/resources/config.ts lists them for config/ and schema/.
+ * The configuration side of the kind contract, beside the code that calls it: what config/ needs
+ * from a kind without loading its provider (so `plumb validate` never loads the API client), and
+ * what the schema generator and the CDKTF reader need. Each kind's `config.ts` exports one
+ * `KindConfig`; its registry entry (src/resources/<kind>/index.ts) carries it, and whoever
+ * assembles the program (commands/, the provider server, the generation scripts, a test helper)
+ * hands config/, schema/ and cdktf/ the kinds as `ConfigKinds`: nothing below them defaults to the
+ * built-in kinds, so config/ never imports a kind (docs/architecture.md).
  */
 import type { ContainerName } from '../catalogue/containers.js';
 import type { TerraformResourceShape } from '../catalogue/kinds.js';
-import type { DesiredInstance } from '../config/model.js';
-import type { KindPointer } from '../config/pointer.js';
-import type { Ctx } from '../config/resolve-context.js';
+import type { DesiredInstance } from './model.js';
+import type { KindPointer } from './pointer.js';
+import type { Ctx } from './resolve-context.js';
 import type { ErrorObject } from 'ajv';
 
 export type JsonSchema = Record<string, unknown>;
@@ -76,17 +79,20 @@ export interface CompiledConfigSchema {
 
 /**
  * The kinds config/ loads, validates and resolves a configuration with: a registry's configuration
- * side (`LoadOptions.kinds`). Without it, config/ uses the built-in kinds (src/resources/config.ts)
- * and the schema generated at build time; a registry with other kinds (`withKinds`,
- * src/resources/with-kinds.ts) passes its own compiled schema.
+ * side (`LoadOptions.kinds`, required; the built-in kinds' is `BUILT_IN_CONFIG_KINDS` in
+ * src/resources/index.ts). A registry with other kinds (`withKinds`, src/resources/with-kinds.ts)
+ * passes its own compiled schema.
  */
 export interface ConfigKinds {
   /** Every kind's configuration side, in the registry's order. */
   readonly configs: readonly KindConfig[];
   /** Every kind's places, most specific first (`configs.flatMap((k) => k.pointers)`). */
   readonly pointers: readonly KindPointer[];
-  /** The schema of a configuration with these kinds; absent: the one generated at build time. */
+  /**
+   * The schema of a configuration with these kinds; absent: the one `npm run generate` compiled for
+   * the same kinds (src/generated/config-validator.ts), which only the built-in kinds may use.
+   */
   readonly schema?: CompiledConfigSchema;
-  /** The kinds' Terraform resources, for the CDKTF reader; absent: the built-in kinds' (src/catalogue/kinds.ts). */
-  readonly terraformShapes?: readonly TerraformResourceShape[];
+  /** The kinds' Terraform resources (each kind's `shape.ts`), for the CDKTF reader and the schema generator. */
+  readonly terraformShapes: readonly TerraformResourceShape[];
 }

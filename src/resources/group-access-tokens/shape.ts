@@ -1,0 +1,16 @@
+/** A group access token as a Terraform resource: its type and address (src/catalogue/kinds.ts). */
+import { GROUP_ACCESS_TOKEN_FIELDS } from '../../catalogue/index.js';
+import type { TerraformResourceShape } from '../../catalogue/kinds.js';
+
+export const TOKEN_SHAPE: TerraformResourceShape = {
+  kind: 'group_access_token',
+  type: 'plumb_group_access_token',
+  definition: 'access_token',
+  keyPath: ['groups', '{group}', 'access_tokens', '{name}'],
+  identity: [
+    { name: 'group', description: 'The group: its full path or numeric id.' },
+    { name: 'name', description: 'The token name: its identity among the group\'s active tokens.' },
+  ],
+  fields: GROUP_ACCESS_TOKEN_FIELDS,
+  terraformWords: { 'sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.' },
+};
