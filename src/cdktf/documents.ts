@@ -1,14 +1,15 @@
 /**
  * A synthesized CDKTF stack (`cdk.tf.json`) → plumb's configuration documents: one document per
  * plumb resource, shaped exactly like the YAML a user would write for it (`instances: {…}`), shown
- * under the resource's construct path. The YAML loader and validator then run unchanged, so both
- * front-ends give the same desired state, the same diagnostics and the same plan.
+ * under the resource's construct path. The documents are data already (each with its JSON text,
+ * for locations and code frames), so they enter the configuration pipeline after its parse stage
+ * (src/config/pipeline/): merge, schema, resolve and checks run unchanged, and both front-ends give
+ * the same desired state, the same diagnostics and the same plan.
  *
  * Never imports cdktf or constructs: it only reads JSON.
  */
 import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
-import type { ConfigDocument } from '../config/load.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
 import { isSecretSetting } from '../catalogue/index.js';
@@ -27,8 +28,20 @@ export interface PendingDiagnostic extends Omit<Diagnostic, 'location'> {
   readonly pointer: string;
 }
 
+/** One plumb resource as the document a YAML user would have written, already parsed. */
+export interface StackDocument {
+  /** Shown as: the construct path. */
+  readonly file: string;
+  /** Relative paths in it resolve against this path's directory (the app's). */
+  readonly abs: string;
+  /** The document as JSON text (what code frames show), every character a terminal may print. */
+  readonly text: string;
+  /** The document's value: the text, parsed. */
+  readonly value: Record<string, unknown>;
+}
+
 export interface StackDocuments {
-  readonly documents: ConfigDocument[];
+  readonly documents: StackDocument[];
   /** Problems found while mapping; `pointer` ones are located by the loader's index. */
   readonly pending: PendingDiagnostic[];
   /** Problems with no place in a document (a resource type plumb does not know). */
@@ -267,11 +280,11 @@ function secretVariable(name: string, value: string, pointer: string, r: Resourc
 function addDocument(out: StackDocuments, appDir: string, file: string, keys: readonly string[], value: Record<string, Json>): void {
   let doc: Json = value;
   for (let i = keys.length - 1; i >= 0; i--) doc = { [keys[i]!]: doc };
-  out.documents.push({
-    abs: path.join(appDir, encodeURIComponent(file)),
-    file,
-    text: JSON.stringify({ version: 1, ...(doc as Record<string, Json>) }, null, 2) + '\n',
-  });
+  const whole = { version: 1, ...(doc as Record<string, Json>) };
+  // JSON.stringify leaves DEL and the C1 controls as they are: escaped, the text a code frame shows
+  // cannot drive a terminal, and it still parses to the same value (a YAML file would be refused).
+  const text = JSON.stringify(whole, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  out.documents.push({ abs: path.join(appDir, encodeURIComponent(file)), file, text, value: JSON.parse(text) as Record<string, unknown> });
 }
 
 /** The first frame of a construct's creation stack that lies in the app's own code, when the synth metadata carries one. */

@@ -1,7 +1,8 @@
 /**
  * The CDKTF front-end: runs a CDKTF app the way cdktf-cli's `synth` does (its `app` command from
  * cdktf.json, in the app's directory, with CDKTF_OUTDIR set; no terraform and no cdktf-cli), reads
- * each stack's cdk.tf.json and hands plumb's resources to the same loader and validator as YAML.
+ * each stack's cdk.tf.json and hands plumb's resources, as documents already parsed, to the same
+ * configuration pipeline as YAML, from its merge stage on (src/config/pipeline/).
  *
  * Loaded only when a command is given a CDKTF app: the YAML path never imports this module (nor
  * cdktf or constructs, which only the app itself loads).
@@ -11,13 +12,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
-import { loadDocuments, noSources } from '../config/load.js';
+import { mergeOptions, noSources } from '../config/load.js';
+import { LocationIndex } from '../config/locations.js';
+import { mergeConfig } from '../config/pipeline/merge.js';
+import type { ParsedConfig, ParsedDocument } from '../config/pipeline/parse.js';
 import { fileErrorSentence } from '../util/file-error.js';
 import { validateLoaded } from '../config/validate.js';
-import { configRoot } from '../config/files.js';
+import { configRoot, secretRootsFrom } from '../config/files.js';
+import type { FileRoots } from '../config/files.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
 import { stackDocuments } from './documents.js';
-import type { SynthesizedStack } from './documents.js';
+import type { StackDocument, SynthesizedStack } from './documents.js';
 
 export interface CdktfResult extends ConfigResult {
   /** Milliseconds the app's own synth took (running its `app` command). */
@@ -34,6 +39,24 @@ export interface CdktfOptions extends ValidateOptions {
 
 function failed(d: Omit<Diagnostic, 'severity'>, synthMs = 0): CdktfResult {
   return { diagnostics: [{ severity: 'error', ...d }], sources: noSources(), synthMs };
+}
+
+/** The stacks' documents as the parse stage would have given them (src/config/pipeline/parse.ts). */
+function parsedDocuments(documents: readonly StackDocument[], roots: FileRoots): ParsedConfig {
+  const locations = new LocationIndex();
+  const parsed: ParsedDocument[] = documents.map(({ file, abs, text, value }) => {
+    const source = { file, abs, text };
+    return { file, abs, fileIndex: locations.addFile(source), roots, source, parsed: value };
+  });
+  return {
+    documents: parsed,
+    texts: new Map(documents.map((d) => [d.file, d.text])),
+    locations,
+    files: documents.map((d) => d.file),
+    roots: new Map(documents.map((d) => [d.file, roots])),
+    paths: new Map(documents.map((d) => [d.file, d.abs])),
+    diagnostics: [],
+  };
 }
 
 /** The last lines of what the app printed, without stack frames, for a failure's detail. */
@@ -284,7 +307,9 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
   const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds.terraformShapes);
-  const sources = loadDocuments(mapped.documents, { ...opts, root: opts.root ?? configRoot(appDir, cwd) });
+  // The documents are data already: they enter the pipeline at the parse stage's output.
+  const roots: FileRoots = { root: opts.root ?? configRoot(appDir, cwd), secretRoots: secretRootsFrom(opts.env ?? process.env) };
+  const sources = mergeConfig(parsedDocuments(mapped.documents, roots), mergeOptions(opts));
   const earlier: Diagnostic[] = [...mapped.located];
   for (const { pointer, ...d } of mapped.pending) {
     const l = sources.locations.get(pointer);
@@ -300,7 +325,7 @@ export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, 
       summary: `Ignored ${n} resource${n === 1 ? '' : 's'} of other providers: ${mapped.ignored.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''}`,
     });
   }
-  const files = new Map(mapped.documents.map((d) => [d.file!, d.abs]));
+  const files = new Map(mapped.documents.map((d) => [d.file, d.abs]));
   const result = validateLoaded(sources, files, earlier, opts);
   if (mapped.origins.size === 0) return result;
   // Where the synth metadata carries the construct's creation stack: the app's own line, too.

@@ -1,7 +1,8 @@
 /**
  * What a configuration resolver works with: the loaded sources, the diagnostics it appends to, and
- * the helpers that locate a pointer. Shared by config/validate.ts and each kind's resolver
- * (src/resources/<kind>/config.ts), which import this file and never validate.ts.
+ * the helpers that locate a pointer. Shared by the schema, resolve and checks stages
+ * (./pipeline/) and each kind's resolver (src/resources/<kind>/config.ts), which import this file
+ * and never a stage.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';

@@ -117,6 +117,23 @@ describe('diagnostics from a CDKTF app', () => {
     expect(r.diagnostics.find((d) => d.code === 'PLUMB_CDKTF_UNKNOWN_TYPE')?.suggestion).toContain('plumb_application_settings');
   });
 
+  it('show a string with DEL or C1 controls escaped in the text, and keep its value as written', () => {
+    const written = 'Welcome\u009b31m to\u007f us';
+    const stack = {
+      name: 'prod',
+      json: {
+        provider: { plumb: [{ url: 'https://code.example.com', token_env: 'PROD_TOKEN' }] },
+        resource: { plumb_application_settings: { s: { '//': { metadata: { path: 'prod/s' } }, after_sign_up_text: written } } },
+      },
+    };
+    const r = fromStacks([stack], dir, { cwd: dir, env: ENV, today: TODAY });
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const text = r.sources.texts.get('prod/s')!;
+    expect(text).toContain('Welcome\\u009b31m to\\u007f us');
+    expect(text).not.toMatch(/[\u007f-\u009f]/);
+    expect(r.sources.data).toMatchObject({ instances: { prod: { settings: { after_sign_up_text: written } } } });
+  });
+
   it('put a resource on the instance of its provider: the alias, else the stack name', () => {
     const stack = {
       name: 'prod',
