@@ -147,8 +147,8 @@ function domainUrl(d: PagesDomain): string {
   return `${d.certificate ? 'https' : 'http'}://${d.domain}`;
 }
 
-/** `Entities::PagesDomain`: a project's listing. The certificate carries no expiration field here, only its text. */
-function renderDomain(state: EmulatorState, project: ProjectRecord, d: PagesDomain): Record<string, unknown> {
+/** The fields both listings give a domain, in the order the service's entities list them. */
+function domainFields(d: PagesDomain): { domain: string; url: string } & Record<string, unknown> {
   return {
     domain: d.domain,
     url: domainUrl(d),
@@ -156,6 +156,13 @@ function renderDomain(state: EmulatorState, project: ProjectRecord, d: PagesDoma
     verification_code: d.verificationCode,
     enabled_until: d.enabledUntil ? isoDateTime(d.enabledUntil) : null,
     auto_ssl_enabled: d.autoSslEnabled,
+  };
+}
+
+/** `Entities::PagesDomain`: a project's listing. The certificate carries no expiration field here, only its text. */
+function renderDomain(state: EmulatorState, project: ProjectRecord, d: PagesDomain): Record<string, unknown> {
+  return {
+    ...domainFields(d),
     ...(d.certificate && {
       certificate: {
         subject: d.certificateSubject,
@@ -169,14 +176,12 @@ function renderDomain(state: EmulatorState, project: ProjectRecord, d: PagesDoma
 
 /** `Entities::PagesDomainBasic`: the administrators' listing, with `project_id` and `certificate_expiration`. */
 function renderDomainBasic(state: EmulatorState, project: ProjectRecord, d: PagesDomain): Record<string, unknown> {
+  const { domain, url, ...rest } = domainFields(d);
   return {
-    domain: d.domain,
-    url: domainUrl(d),
+    domain,
+    url,
     project_id: project.id,
-    verified: d.verified,
-    verification_code: d.verificationCode,
-    enabled_until: d.enabledUntil ? isoDateTime(d.enabledUntil) : null,
-    auto_ssl_enabled: d.autoSslEnabled,
+    ...rest,
     ...(d.certificate && { certificate_expiration: { expired: certificateExpiry(d).getTime() <= state.now().getTime(), expiration: isoDateTime(certificateExpiry(d)) } }),
   };
 }
