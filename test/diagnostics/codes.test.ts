@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DIAGNOSTIC_CODES } from '../../src/diagnostics/codes.js';
+import { KIND_ENTRIES } from '../../src/resources/index.js';
 
 const src = path.resolve(import.meta.dirname, '../../src');
 
@@ -21,8 +22,8 @@ describe('the diagnostic code registry', () => {
     expect(dead).toEqual([]);
   });
 
-  it('gives every code a one-line meaning that ends with a full stop', () => {
-    for (const [code, meaning] of Object.entries(DIAGNOSTIC_CODES)) {
+  it('gives every code, the kinds\' own included, a one-line meaning that ends with a full stop', () => {
+    for (const [code, meaning] of [...Object.entries(DIAGNOSTIC_CODES), ...KIND_ENTRIES.flatMap((k) => Object.entries(k.ownCodes ?? {}))]) {
       expect(meaning, code).toMatch(/^\S.{10,}\.$/);
       expect(meaning, code).not.toContain('\n');
     }
