@@ -10,7 +10,7 @@ import { ApiInvalidResponseError } from '../../api/errors.js';
 import { apiPath } from '../../api/path.js';
 import type { ApiPath, PathParam } from '../../api/path.js';
 import type { Level } from './levels.js';
-import { levelOf } from './levels.js';
+import { parseLevel } from './levels.js';
 import type { RuleValues } from './protection.js';
 
 /** A rule as the instance holds it; the Premium fields are absent when the instance does not return them. */
@@ -45,7 +45,7 @@ const rulePath = (project: PathParam, name: string): ApiPath => apiPath`/project
 function listLevel(v: unknown): Level | undefined {
   if (!Array.isArray(v)) return undefined;
   const roles = v.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && e.user_id == null && e.group_id == null && e.deploy_key_id == null);
-  const levels = roles.map((e) => levelOf(e.access_level)).filter((l): l is Level => l !== undefined);
+  const levels = roles.map((e) => parseLevel(e.access_level)).filter((l): l is Level => l !== undefined);
   const open = levels.filter((l) => l !== 0);
   return open.length > 0 ? (Math.min(...open) as Level) : 0;
 }

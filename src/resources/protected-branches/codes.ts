@@ -13,4 +13,4 @@ export const PROTECTED_BRANCH_CODE_MEANINGS = {
   PLUMB_PROTECTED_BRANCH_FIELD_NOT_RETURNED: 'The instance does not return a declared protected-branch field (unprotect_access_level, code_owner_approval_required: Premium); plumb leaves it alone.',
 } as const;
 
-export const CODES = ownCodes(PROTECTED_BRANCH_CODE_MEANINGS);
+export const PROTECTED_BRANCH_CODES = ownCodes(PROTECTED_BRANCH_CODE_MEANINGS);

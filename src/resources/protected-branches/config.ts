@@ -9,9 +9,8 @@ import type { KindPointer } from '../../config/pointer.js';
 import { joinPointer } from '../../config/pointer.js';
 import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
-import { CODES } from './codes.js';
-import { FLAG_FIELDS, LEVEL_FIELDS, levelOf } from './levels.js';
-import { KIND } from './model.js';
+import { PROTECTED_BRANCH_CODES } from './codes.js';
+import { FLAG_FIELDS, LEVEL_FIELDS, parseLevel } from './levels.js';
 import type { DesiredProtection, ProtectedBranchesProject } from './model.js';
 import { protectedBranchSchema } from './schema.js';
 
@@ -42,7 +41,7 @@ function resolveProtection(name: string, raw: Record<string, unknown>, p: string
   if (problem) {
     push(ctx, {
       severity: 'error',
-      code: CODES.PLUMB_PROTECTED_BRANCH_NAME,
+      code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_NAME,
       summary: `Protected branch ${JSON.stringify(name)} can never match a branch: ${problem}`,
       detail: 'A protected branch is a branch name, or a wildcard where * matches any characters (release/*); Git refuses such a branch name, so the rule would protect nothing.',
       suggestion: 'write the branch name as Git accepts it (see `git check-ref-format --branch`), with * where any characters may stand',
@@ -53,7 +52,7 @@ function resolveProtection(name: string, raw: Record<string, unknown>, p: string
   }
   const rule: { -readonly [K in keyof DesiredProtection]: DesiredProtection[K] } = { name, pointer: p };
   for (const f of LEVEL_FIELDS) {
-    const level = levelOf(raw[f]);
+    const level = parseLevel(raw[f]);
     if (level !== undefined) rule[f] = level;
   }
   for (const f of FLAG_FIELDS) if (typeof raw[f] === 'boolean') rule[f] = raw[f];
@@ -87,11 +86,4 @@ export const PROTECTED_BRANCH_RISKS = {
 } as const;
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const PROTECTED_BRANCH_CONFIG: KindConfig = {
-  kind: KIND,
-  pointers: PROTECTED_BRANCH_POINTERS,
-  mount: { container: 'projects', keys: ['protected_branches', 'prune_protected_branches'] },
-  schema,
-  resolve,
-  risks: PROTECTED_BRANCH_RISKS,
-};
+export const PROTECTED_BRANCH_CONFIG: KindConfig = { kind: 'protected_branch', pointers: PROTECTED_BRANCH_POINTERS, mount: { container: 'projects', keys: ['protected_branches', 'prune_protected_branches'] }, schema, resolve, risks: PROTECTED_BRANCH_RISKS };

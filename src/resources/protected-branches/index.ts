@@ -12,7 +12,7 @@ import type { Reason } from '../../engine/plan.js';
 import type { KindEntry } from '../kind.js';
 import { PROTECTED_BRANCH_CONFIG } from './config.js';
 import { PROTECTED_BRANCH_SHAPE } from './shape.js';
-import { CODES, PROTECTED_BRANCH_CODE_MEANINGS } from './codes.js';
+import { PROTECTED_BRANCH_CODES, PROTECTED_BRANCH_CODE_MEANINGS } from './codes.js';
 import type { ProtectedBranchPayload } from './payload.js';
 
 /** How a plan explains this kind's reasons to people (assembled by the registry, src/resources/index.ts). */
@@ -27,7 +27,7 @@ export const PROTECTED_BRANCH_REASONS = {
 export const protectedBranchesKind: KindEntry<ProtectedBranchPayload> = {
   kind: PROTECTED_BRANCH_CONFIG.kind,
   reasons: PROTECTED_BRANCH_REASONS,
-  codes: Object.values(CODES),
+  codes: Object.values(PROTECTED_BRANCH_CODES),
   ownCodes: PROTECTED_BRANCH_CODE_MEANINGS,
   config: PROTECTED_BRANCH_CONFIG,
   terraformShape: PROTECTED_BRANCH_SHAPE,

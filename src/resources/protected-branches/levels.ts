@@ -16,7 +16,7 @@ export const LEVEL_NUMBERS: readonly Level[] = Object.values(LEVEL_WORDS);
 export const LEVEL_VALUES: readonly (LevelWord | Level)[] = [...(Object.keys(LEVEL_WORDS) as LevelWord[]), ...LEVEL_NUMBERS];
 
 /** The level a configuration value or an API value stands for; undefined when it is none. */
-export function levelOf(v: unknown): Level | undefined {
+export function parseLevel(v: unknown): Level | undefined {
   if (typeof v === 'string' && Object.hasOwn(LEVEL_WORDS, v)) return LEVEL_WORDS[v as LevelWord];
   return typeof v === 'number' && (LEVEL_NUMBERS as readonly number[]).includes(v) ? (v as Level) : undefined;
 }

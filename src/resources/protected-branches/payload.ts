@@ -1,7 +1,7 @@
 /** What apply needs for one protected branch: the plan's payload of this kind (levels as the API's numbers). */
 import { PayloadError, oneOf, optionalBoolean, record, string } from '../../engine/payload.js';
 import type { CreateRule, UpdateRule } from './api.js';
-import { FLAG_FIELDS, LEVEL_FIELDS, levelOf } from './levels.js';
+import { FLAG_FIELDS, LEVEL_FIELDS, parseLevel } from './levels.js';
 
 /**
  * `create`: POST the rule; `update`: PATCH the flags in `set`; `replace`: DELETE the rule, then POST
@@ -25,7 +25,7 @@ function parseRule(raw: unknown): CreateRule {
   const rule: Record<string, unknown> = { name: string(r, 'name', 'payload.rule.name') };
   for (const f of LEVEL_FIELDS) {
     if (r[f] === undefined) continue;
-    const level = levelOf(r[f]);
+    const level = parseLevel(r[f]);
     if (level === undefined || typeof r[f] !== 'number') throw new PayloadError(`payload.rule.${f} is not an access level (0, 30, 40 or 60)`);
     rule[f] = level;
   }

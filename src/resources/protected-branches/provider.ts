@@ -23,7 +23,7 @@ import { flagRisk } from '../../engine/risks.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { createRule, deleteRule, listRules, updateRule } from './api.js';
 import type { CreateRule, LiveRule, UpdateRule } from './api.js';
-import { CODES } from './codes.js';
+import { PROTECTED_BRANCH_CODES } from './codes.js';
 import { REPLACED_RISK } from './config.js';
 import { FLAG_FIELDS, LEVEL_FIELDS, levelWord } from './levels.js';
 import type { FlagField, Level, LevelField } from './levels.js';
@@ -63,7 +63,7 @@ function refusal(ctx: InstanceContext, project: ProtectedBranchesProject, err: A
   if (err instanceof ApiNotFoundError && /project not found/i.test(err.serverMessage ?? '')) {
     return planDiagnostic(ctx, {
       severity: 'error',
-      code: CODES.PLUMB_PROTECTED_BRANCH_PROJECT_NOT_FOUND,
+      code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_PROJECT_NOT_FOUND,
       summary: `Project "${project.ref}" does not exist on instance "${ctx.instance.name}", or plumb's token cannot see it`,
       detail: `${call} answered 404${said}.`,
       suggestion: 'check the project path (or numeric id), and that the token belongs to a member of the project or an administrator',
@@ -74,7 +74,7 @@ function refusal(ctx: InstanceContext, project: ProtectedBranchesProject, err: A
   if (err instanceof ApiForbiddenError) {
     return planDiagnostic(ctx, {
       severity: 'error',
-      code: CODES.PLUMB_PROTECTED_BRANCH_FORBIDDEN,
+      code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_FORBIDDEN,
       summary: `plumb's token may not ${call.startsWith('GET') ? 'read' : 'change'} the protected branches of project "${project.ref}": it needs the Maintainer role there${call.startsWith('GET') ? '' : ' and the api scope'}`,
       detail: `${call} answered 403${said}.`,
       suggestion: `give the token's user the Maintainer role in "${project.ref}" (or use an administrator's token with the api scope)`,
@@ -85,7 +85,7 @@ function refusal(ctx: InstanceContext, project: ProtectedBranchesProject, err: A
   if (err.status !== undefined && err.status >= 400 && err.status < 500) {
     return planDiagnostic(ctx, {
       severity: 'error',
-      code: CODES.PLUMB_PROTECTED_BRANCH_REJECTED,
+      code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_REJECTED,
       summary: `The instance refused ${call}: ${err.serverMessage ?? `it answered ${err.status}`}`,
       detail: `${call} answered ${err.status}.`,
       suggestion: 'fix the rule in the configuration, or run `plumb plan` to see what the instance holds now',
@@ -115,7 +115,7 @@ function comparable(ctx: InstanceContext, project: ProtectedBranchesProject, d: 
     out.diagnostics.push(
       planDiagnostic(ctx, {
         severity: 'warning',
-        code: CODES.PLUMB_PROTECTED_BRANCH_FIELD_NOT_RETURNED,
+        code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_FIELD_NOT_RETURNED,
         summary: `The instance does not return ${f} for protected branch "${d.name}" of project "${project.ref}"; plumb leaves it alone`,
         detail: 'unprotect_access_level and code_owner_approval_required are Premium fields: the free tier neither returns nor takes them.',
         suggestion: 'remove it from the configuration for this instance',
@@ -253,7 +253,7 @@ function missed(sent: Partial<Record<Field, Level | boolean>>, got: LiveRule): F
 function notApplied(ctx: InstanceContext, project: ProtectedBranchesProject | undefined, change: ResourceChange, call: string, fields: readonly Field[], got: LiveRule): PlanDiagnostic {
   return planDiagnostic(ctx, {
     severity: 'error',
-    code: CODES.PLUMB_PROTECTED_BRANCH_NOT_APPLIED,
+    code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_NOT_APPLIED,
     summary: `${call} was accepted, but the instance holds ${fields.map((f) => `${f} = ${String(shown(f, got[f]))}`).join(', ')} for protected branch "${got.name}"`,
     detail: fields.includes('code_owner_approval_required') ? 'Code-owner approval is a Premium feature: the free tier ignores it.' : undefined,
     suggestion: 'run `plumb plan` to see what the instance holds; remove the field from the configuration if this instance cannot hold it',

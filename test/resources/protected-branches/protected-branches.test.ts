@@ -5,14 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN, SEED, startTestEmulator } from '../../helpers/emulator.js';
-import type { RunningEmulator } from '../../../src/emulator/index.js';
+import type { TestEmulator } from '../../helpers/emulator.js';
 import type { EmulatorSeed } from '../../../src/emulator/types.js';
 import { secret, workdir } from '../../helpers/cli.js';
 import type { Workdir } from '../../helpers/cli.js';
 
 secret(ADMIN);
 
-let emu: RunningEmulator | undefined;
+let emu: TestEmulator | undefined;
 afterEach(async () => {
   await emu?.close();
   emu = undefined;
@@ -31,14 +31,14 @@ function seed(extra: Partial<EmulatorSeed['projects'] extends (infer P)[] | unde
   };
 }
 
-async function start(s: EmulatorSeed = seed()): Promise<{ emu: RunningEmulator; wd: Workdir }> {
+async function start(s: EmulatorSeed = seed()): Promise<{ emu: TestEmulator; wd: Workdir }> {
   emu = await startTestEmulator({ seed: s });
   return { emu, wd: workdir({ PLUMB_TOKEN: ADMIN }) };
 }
 
 const header = (url: string, extra = '') => `version: 1\ninstances:\n  local:\n    url: ${url}\n    token_env: PLUMB_TOKEN\n${extra}    projects:\n`;
 
-function rules(e: RunningEmulator, project: string) {
+function rules(e: TestEmulator, project: string) {
   return e.state.projectByRef(project)!.protectedBranches.map((r) => ({ name: r.name, push: r.pushAccessLevel, merge: r.mergeAccessLevel, force: r.allowForcePush }));
 }
 
