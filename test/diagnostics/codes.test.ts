@@ -28,4 +28,11 @@ describe('the diagnostic code registry', () => {
       expect(meaning, code).not.toContain('\n');
     }
   });
+
+  it('lists in docs/diagnostics.md the codes the built-in kinds own in their folders too', () => {
+    const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/diagnostics.md'), 'utf8');
+    const own = KIND_ENTRIES.flatMap((k) => Object.keys(k.ownCodes ?? {}));
+    expect(own.length).toBeGreaterThan(0);
+    for (const code of own) expect(doc, code).toContain(`| \`${code}\` |`);
+  });
 });

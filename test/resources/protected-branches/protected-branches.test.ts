@@ -73,6 +73,9 @@ describe('protected branches over a selector', () => {
     expect(doc.risks).toEqual([expect.objectContaining({ id: 'protected-branch-replaced', acknowledged: false })]);
     const refused = await wd.run(['apply', '--auto-approve']);
     expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Risky change not accepted: push_access_level of protected branch "main" of project "fleet/b" cannot change in place');
+    // Not a lock-out: the refusal does not say it is one.
+    expect(refused.stderr).not.toContain('lock administrators or plumb itself out');
     expect(b.protectedBranches.find((r) => r.name === 'main')!.pushAccessLevel).toBe(30);
 
     const again = await wd.run(['apply', '--auto-approve', '--allow-risky']);
@@ -90,7 +93,10 @@ describe('protected branches over a selector', () => {
     expect(first.stdout).toMatch(/~ allow_force_push\s+= false -> true/);
     expect(first.stdout).not.toContain('protected-branch-replaced');
     const ids = emu.state.projectByRef('fleet/a')!.protectedBranches.map((r) => r.id);
-    expect((await wd.run(['apply', '--auto-approve'])).code).toBe(0);
+    // A saved plan: apply checks it against the instance (the rule's fingerprint) and carries it out.
+    expect((await wd.run(['plan', '--out', 'flag.json'])).code).toBe(0);
+    const saved = await wd.run(['apply', 'flag.json', '-c', 'plumb.yaml', '--auto-approve']);
+    expect(saved.code, saved.stderr + saved.stdout).toBe(0);
     expect(emu.state.projectByRef('fleet/a')!.protectedBranches.map((r) => r.id)).toEqual(ids);
     expect(rules(emu, 'fleet/a')).toEqual([{ name: 'main', push: 40, merge: 40, force: true }]);
 
@@ -153,5 +159,20 @@ describe('validation', () => {
     const r = await wd.run(['validate']);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain('did you mean "protected-branch-replaced"?');
+  });
+});
+
+describe('defaults', () => {
+  it('give every instance the rules declared under defaults:, an instance\'s own rule replacing the default\'s whole', async () => {
+    const { emu, wd } = await start();
+    wd.write(
+      'plumb.yaml',
+      `version: 1\ndefaults:\n  projects:\n    fleet/a:\n      protected_branches:\n        main: {allow_force_push: true}\n        release/*: {push_access_level: no_access}\ninstances:\n  local:\n    url: ${emu.url}\n    token_env: PLUMB_TOKEN\n    projects:\n      fleet/a:\n        protected_branches:\n          release/*: {merge_access_level: developer}\n`,
+    );
+    expect((await wd.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(rules(emu, 'fleet/a')).toEqual([
+      { name: 'main', push: 40, merge: 40, force: true },
+      { name: 'release/*', push: 40, merge: 30, force: false },
+    ]);
   });
 });
