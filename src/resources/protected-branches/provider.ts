@@ -11,7 +11,7 @@
  *   the branch is unprotected, as a risk (`protected-branch-replaced`);
  * - a rule the configuration does not declare is left alone and reported, or removed (DELETE) with
  *   `prune_protected_branches: true`.
- * A field the instance does not return (Premium fields on the free tier) is left alone with a warning.
+ * A field the instance does not return (the Premium fields, on the FOSS edition) is left alone with a warning.
  */
 import { ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -117,7 +117,7 @@ function comparable(ctx: InstanceContext, project: ProtectedBranchesProject, d: 
         severity: 'warning',
         code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_FIELD_NOT_RETURNED,
         summary: `The instance does not return ${f} for protected branch "${d.name}" of project "${project.ref}"; plumb leaves it alone`,
-        detail: 'unprotect_access_level and code_owner_approval_required are Premium fields: the free tier neither returns nor takes them.',
+        detail: 'unprotect_access_level and code_owner_approval_required are Premium fields: the FOSS edition neither returns nor takes them.',
         suggestion: 'remove it from the configuration for this instance',
         address,
         pointer: joinPointer(d.pointer, f),
@@ -255,7 +255,7 @@ function notApplied(ctx: InstanceContext, project: ProtectedBranchesProject | un
     severity: 'error',
     code: PROTECTED_BRANCH_CODES.PLUMB_PROTECTED_BRANCH_NOT_APPLIED,
     summary: `${call} was accepted, but the instance holds ${fields.map((f) => `${f} = ${String(shown(f, got[f]))}`).join(', ')} for protected branch "${got.name}"`,
-    detail: fields.includes('code_owner_approval_required') ? 'Code-owner approval is a Premium feature: the free tier ignores it.' : undefined,
+    detail: fields.includes('code_owner_approval_required') ? 'Code-owner approval is a Premium feature: an instance without the licence ignores it.' : undefined,
     suggestion: 'run `plumb plan` to see what the instance holds; remove the field from the configuration if this instance cannot hold it',
     address: change.address,
     pointer: change.pointer ?? project?.pointer,
