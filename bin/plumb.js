@@ -19,17 +19,19 @@ const path = require('node:path');
 const argv = process.argv.slice(2);
 const dist = path.join(__dirname, '../dist');
 
+const BUNDLES = { validate: path.join(dist, 'plumb-validate.cjs'), full: path.join(dist, 'plumb.cjs') };
+
 /** The bundle for this command line: validate's own when it is built. */
 function bundleFor(command) {
-  const validate = path.join(dist, 'plumb-validate.cjs');
-  if (command === 'validate' && existsSync(validate)) return validate;
-  const full = path.join(dist, 'plumb.cjs');
-  return existsSync(full) ? full : undefined;
+  if (command === 'validate' && existsSync(BUNDLES.validate)) return BUNDLES.validate;
+  return existsSync(BUNDLES.full) ? BUNDLES.full : undefined;
 }
 
 function loadMain() {
-  // `PLUMB_WRITE_CODE_CACHE=FILE` (scripts/bundle.js): run bundle FILE and record its code cache.
+  // `PLUMB_WRITE_CODE_CACHE=FILE` (scripts/bundle.js): run bundle FILE, one of the two above, and
+  // record its code cache.
   const record = process.env.PLUMB_WRITE_CODE_CACHE;
+  if (record && !Object.values(BUNDLES).includes(path.resolve(record))) throw new Error(`PLUMB_WRITE_CODE_CACHE names ${record}, not one of plumb's bundles (${Object.values(BUNDLES).join(', ')})`);
   const bundle = record ? path.resolve(record) : bundleFor(argv[0]);
   if (!bundle) return import('../dist/cli.js').then((m) => m.main);
   const vm = require('node:vm');
