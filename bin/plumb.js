@@ -4,8 +4,9 @@
 // (the prepare script of `npm ci`; scripts/bundle.js says how).
 //
 // Two bundles: `plumb validate` runs dist/plumb-validate.cjs, the same CLI without the other
-// commands' bodies (no engine, HTTP client, emulator or provider), which is less than half the
-// size to read and start; every other command runs dist/plumb.cjs. Each bundle is one function
+// commands' bodies and the kinds' runtime parts (no engine, providers, HTTP client, emulator or
+// Terraform provider), a third of the size to read and start; every other command runs
+// dist/plumb.cjs. Each bundle is one function
 // expression with CommonJS's parameters, in ASCII (the build checks it), so its text is read as
 // latin1 and compiled as it is: no copy of ~1 MB made to decode or wrap it.
 //

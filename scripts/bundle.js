@@ -2,14 +2,15 @@
 // cache for each (FILE.cache) by running `plumb validate` once with it:
 // - dist/plumb.cjs: every command;
 // - dist/plumb-validate.cjs: the same entry (dist/cli.js) without the bodies of the commands other
-//   than validate, which bin/plumb.js runs for `plumb validate` (the cold-start bench row).
+//   than validate and without the kinds' runtime parts, which bin/plumb.js runs for `plumb
+//   validate` (the cold-start bench row).
 //
 // Why: a cold `plumb validate` spent most of its time resolving and compiling ~40 ES modules and
 // the large precompiled schema validator. One file whose compiled code comes from a cache starts in
 // roughly node's own start-up time plus what the command does, and the bytes read, copied and
-// mapped at start-up are a good part of what is left: the validate bundle is less than half the
-// full one (the engine, the HTTP client and undici, the emulator, the provider, the HTML report
-// stay out). bin/plumb.js falls back to dist/cli.js when the bundles are missing, and V8 simply
+// mapped at start-up are a good part of what is left: the validate bundle is less than a third of
+// the full one (the engine, the kinds' providers, the HTTP client and undici, the emulator, the
+// provider, the HTML report stay out). bin/plumb.js falls back to dist/cli.js when the bundles are missing, and V8 simply
 // ignores a cache made by another Node version.
 //
 // Each bundle is written as one function expression taking CommonJS's parameters, in ASCII, so the
@@ -31,12 +32,15 @@ const entry = path.join(root, 'dist/cli.js');
 /**
  * For the validate bundle: each command's body is imported by dist/cli.js when it runs; all but
  * validate's become a module that says it is not there (bin/plumb.js never runs another command
- * with this bundle).
+ * with this bundle). So do the kinds' runtime parts (`KindEntry.load()`, the `./runtime.js` of each
+ * kind's index.js: providers, exporters, Terraform parts), which validate never loads
+ * (test/resources/lazy-runtime.test.ts).
  */
 const onlyValidate = {
   name: 'only-validate',
   setup(b) {
-    b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' && a.importer === entry && a.path !== './commands/validate.js' ? { path: a.path, namespace: 'not-bundled' } : undefined));
+    const kindRuntime = (a) => a.path === './runtime.js' && /[\\/]resources[\\/][^\\/]+[\\/]index\.js$/.test(a.importer);
+    b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'dynamic-import' && ((a.importer === entry && a.path !== './commands/validate.js') || kindRuntime(a)) ? { path: a.path, namespace: 'not-bundled' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'not-bundled' }, (a) => ({ contents: `throw new Error(${JSON.stringify(`${a.path} is not in plumb's validate bundle (bin/plumb.js runs dist/plumb.cjs for other commands)`)});`, loader: 'js' }));
   },
 };
