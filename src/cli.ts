@@ -85,7 +85,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   comment: (rest, io, hooks) => command(rest, io, parseCommentArgs(rest), COMMENT_USAGE, async (args) => (await import('./commands/comment.js')).runComment(args, io, hooks)),
   emulator: (rest, io) =>
     command(rest, io, parseEmulatorArgs(rest), EMULATOR_USAGE, async (args) => {
-      // The emulator writes its log to process.stdout itself: a reader going away ends it quietly too.
+      // The emulator writes its log to process.stdout itself: a reader going away ends it quietly.
       watchPipes();
       return (await import('./emulator/cli.js')).runEmulatorCommand([...args.argv]);
     }),
@@ -98,7 +98,9 @@ const COMMANDS: Readonly<Record<string, Run>> = {
         if (r.stdout) io.stdout(r.stdout);
         return r.code;
       }
-      // gRPC, protobuf and msgpack load here only: no other command pays for them.
+      // gRPC, protobuf and msgpack load here only: no other command pays for them. The handshake
+      // goes to process.stdout itself: a reader going away ends it quietly, as before.
+      watchPipes();
       const { runProvider } = await import('./provider/server.js');
       return runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
     }),

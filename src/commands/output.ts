@@ -34,7 +34,8 @@ let pipesWatched = false;
  * reports on stdout or stderr is taken in (no stack trace), later output to that stream is
  * dropped, and the command ends as it would have, exit code included. Another write error is
  * rethrown as before. Installed once per process: by `processIo` when it writes through node's
- * streams, and by the emulator command (src/cli.ts), whose log goes to `process.stdout` itself.
+ * streams, and by the emulator and provider commands (src/cli.ts), which write to
+ * `process.stdout` themselves.
  */
 export function watchPipes(): void {
   if (pipesWatched) return;
