@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addDays, BASE_DAY, harness, ISSUED, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
 import { secret } from '../../helpers/cli.js';
+import { startTestEmulator } from '../../helpers/emulator.js';
 
 const PROJECT = 'platform/app';
 const TWO_SINKS = `[{ci_variable: {project: ${PROJECT}, key: DEPLOY_TOKEN}}, {ci_variable: {group: platform, key: GROUP_DEPLOY_TOKEN}}]`;
@@ -239,6 +240,70 @@ describe('ci_variable sinks: a refused write', () => {
     const [active] = hh.active('platform', 'deployer');
     expect(tokenIn(hh, 'project', PROJECT, 'DEPLOY_TOKEN')?.id).toBe(active!.id);
     expect(tokenIn(hh, 'group', 'platform', 'GROUP_DEPLOY_TOKEN')?.id).toBe(active!.id);
+  });
+});
+
+describe('ci_variable sinks on another instance', () => {
+  const BACKUP_TOKEN = secret('backup-admin-token-for-sinks-0001');
+
+  it('delivers with that instance\'s own credential and URL pin, and refuses at plan when that instance is not open in the run', async () => {
+    const hh = await start();
+    const backup = await startTestEmulator({
+      seed: {
+        users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: BACKUP_TOKEN, scopes: ['api'] }] }],
+        groups: [{ full_path: 'mirrors' }],
+        projects: [{ path_with_namespace: 'mirrors/app' }],
+      },
+    });
+    try {
+      const yaml = [
+        'version: 1',
+        'instances:',
+        '  local:',
+        `    url: ${hh.emu.url}`,
+        '    token_env: PLUMB_TOKEN',
+        '    groups:',
+        '      platform:',
+        '        access_tokens:',
+        '          mirror:',
+        '            scopes: [read_repository]',
+        '            rotation: {lifetime_days: 30}',
+        '            sink: {ci_variable: {project: mirrors/app, key: SOURCE_TOKEN, instance: backup}}',
+        '  backup:',
+        `    url: ${backup.url}`,
+        '    token_env: BACKUP_TOKEN',
+        '',
+      ].join('\n');
+      hh.wd.write('plumb.yaml', yaml);
+      const env = { BACKUP_TOKEN };
+
+      // Only the token's instance open: the sink's instance is not, so nothing is issued.
+      const narrowed = await hh.run(['apply', '--auto-approve', '--instance', 'local'], env);
+      expect(narrowed.code).toBe(1);
+      expect(narrowed.stdout + narrowed.stderr).toContain('instance "backup" is not open in this run');
+      expect(hh.count('POST', /access_tokens/)).toBe(0);
+      expect(backup.requests).toHaveLength(0);
+
+      // The backup instance not allowed by the URL pin: refused as well, and it receives nothing.
+      const pinned = await hh.run(['apply', '--auto-approve'], { ...env, PLUMB_ALLOWED_URLS: hh.emu.url, PLUMB_LOOPBACK_IS_TRUSTED: '0' });
+      expect(pinned.code).toBe(1);
+      expect(pinned.stdout + pinned.stderr).toContain('PLUMB_URL_NOT_ALLOWED');
+      expect(hh.count('POST', /access_tokens/)).toBe(0);
+      expect(backup.requests).toHaveLength(0);
+
+      const apply = await hh.run(['apply', '--auto-approve'], env);
+      expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+      const [active] = hh.active('platform', 'mirror');
+      const v = backup.state.projectByRef('mirrors/app')!.variables.find((x) => x.key === 'SOURCE_TOKEN')!;
+      expect(hh.emu.state.tokenByValue(v.value)?.id).toBe(active!.id);
+      // Every variable request went to the backup instance (with its credential: the local one is unknown there).
+      expect(hh.emu.requests.filter((r) => /variables/.test(r.path))).toHaveLength(0);
+      expect(backup.requests.filter((r) => /variables/.test(r.path)).map((r) => r.status)).not.toContain(401);
+      expect(backup.requests.some((r) => r.method === 'POST' && r.path === '/projects/mirrors%2Fapp/variables' && r.status === 201)).toBe(true);
+      expect((await hh.run(['plan', '--detailed-exitcode'], env)).code).toBe(0);
+    } finally {
+      await backup.close();
+    }
   });
 });
 
