@@ -765,7 +765,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', { 
     // plumb's own state (not Terraform's) holds no record of the token's delivery into its CI/CD
     // variable, and plumb keeps no secret to compare or copy: the one change is a rotation that
     // delivers a fresh secret there (docs/tokens.md, "Added, moved, removed").
-    const onlySinkAdded = (r: { code: number; out: string }) => {
+    const onlySinkAdded = (r: { code: number | null; out: string }) => {
       expect(r.code, r.out).toBe(2);
       expect(r.out).toContain('Plan: 0 to add, 0 to change, 0 to destroy, 1 to rotate.');
       expect(r.out).toContain('access_token["ci-deployer"] will be rotated (a sink was added');
