@@ -65,7 +65,20 @@ describe('ci_variable sinks', () => {
 
     const again = await hh.run(['plan', '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
-    expectNoSecretIn(hh, plan.stdout, plan.stderr, apply.stdout, apply.stderr, again.stdout, again.stderr);
+    const json = await hh.run(['plan', '--json']);
+    const drift = await hh.run(['drift', '--json']);
+    expectNoSecretIn(hh, plan.stdout, plan.stderr, apply.stdout, apply.stderr, again.stdout, again.stderr, json.stdout, json.stderr, drift.stdout, drift.stderr);
+  });
+
+  it('applies a saved plan that delivers to a variable (its deliveries are part of what apply checks)', async () => {
+    const hh = await start();
+    hh.config({ platform: { tokens: { deployer: { sinks: TWO_SINKS } } } });
+    expect((await hh.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(hh.wd.read('plan.json')) as { changes: { deliveries?: { action: string; to: string }[] }[] };
+    expect(saved.changes[0]!.deliveries).toHaveLength(2);
+    const apply = await hh.run(['apply', 'plan.json', '--auto-approve']);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(tokenIn(hh, 'group', 'platform', 'GROUP_DEPLOY_TOKEN')?.name).toBe('deployer');
   });
 
   it('updates an existing variable of that key and scope in place (PUT), and leaves the same key of another scope alone', async () => {
