@@ -126,11 +126,11 @@ export interface ResourceChange {
    * `ci_variable platform/app DEPLOY_TOKEN (protected, masked)`; and sinks it stops delivering to
    * (`stop`). Never a value.
    */
-  readonly deliveries?: readonly Delivery[];
+  readonly deliveries?: readonly PlannedDelivery[];
 }
 
 /** One place a change delivers a new secret to (`deliver`), or no longer delivers to (`stop`). Cosmetic. */
-export interface Delivery {
+export interface PlannedDelivery {
   readonly action: 'deliver' | 'stop';
   readonly to: string;
 }
