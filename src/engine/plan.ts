@@ -15,16 +15,18 @@ import { DESTROY_IDS, isDestroyId } from '../config/risk-ids.js';
  * "not applicable": a consumer must read `applicable`, and `blocked` to know what is missing) and
  * `locks` (where apply holds the lock on each instance, and whether that moved).
  * 1.3 also: the cosmetic `expiring` horizon (`--expiring-within`), an attribute's `notComparable`
- * and a diagnostic's `kind`.
+ * and a diagnostic's `kind`. 1.4: a change's cosmetic `mergeRequest` (where a change delivered by
+ * merge request stands) and a drift entry's `mergeRequest` (files pending in an open merge request,
+ * their own category of drift).
  */
-export const PLAN_FORMAT_VERSION = '1.3';
+export const PLAN_FORMAT_VERSION = '1.4';
 
 /**
  * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
  * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked`, `locks`, `expiring` and
  * `notComparable`).
  */
-export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', PLAN_FORMAT_VERSION];
+export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', '1.3', PLAN_FORMAT_VERSION];
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -121,6 +123,32 @@ export interface ResourceChange {
   readonly diff?: string;
   /** How apply orders this change among the others; absent: it may run at any time. */
   readonly order?: ChangeOrder;
+  /**
+   * Cosmetic (1.4): a project's files delivered by merge request (docs/config.md#delivering-files),
+   * where that merge request stands. Apply must not read it.
+   */
+  readonly mergeRequest?: MergeRequestStanding;
+}
+
+/**
+ * Where a merge request of delivered files stands (1.4, cosmetic):
+ * - `new`: the project has changes and no open merge request: apply opens one;
+ * - `up-to-date`: the open merge request holds the declared files (waiting for review): no write;
+ * - `update`: the open merge request will be updated in place (its branch rebuilt, its fields);
+ * - `close`: the target branch already holds the declared files: apply closes it and removes its branch;
+ * - `foreign`: someone else pushed to its branch: plumb leaves it untouched (a warning says so).
+ */
+export interface MergeRequestStanding {
+  readonly state: 'new' | 'up-to-date' | 'update' | 'close' | 'foreign';
+  readonly sourceBranch: string;
+  readonly targetBranch: string;
+  /** The open merge request's iid (`!12`) and web URL; absent for `new`. */
+  readonly iid?: number;
+  readonly url?: string;
+  /** Files whose declared content differs from the target branch: what the merge request delivers. */
+  readonly files: number;
+  /** `update`: files whose delivered content changes; absent when only its title or labels change. */
+  readonly changed?: number;
 }
 
 /**
@@ -214,6 +242,11 @@ export interface DriftEntry {
   readonly attributes: readonly AttributeChange[];
   /** Information only (e.g. undeclared tokens while pruning is off): not counted as drift. */
   readonly informational?: boolean;
+  /**
+   * 1.4: the difference is pending in an open merge request plumb opened (delivery by merge
+   * request): its own category of drift, still counted as drift.
+   */
+  readonly mergeRequest?: { readonly iid: number; readonly url: string };
 }
 
 /**

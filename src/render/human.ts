@@ -8,6 +8,7 @@ import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanR
 import { clean } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
+import { mergeRequestLines, standingText, waitingCount } from './merge-requests.js';
 
 /**
  * Each reason's text for people, owned by the kind that gives it (`KindEntry.reasons`; the registry
@@ -78,7 +79,7 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: ReasonT
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = reasonWords(c, reasons).join('; ');
   // Configuration text (names, paths, values, a diff) never carries control characters to the terminal.
-  const lines = [clean(`  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
+  const lines = [clean(c.mergeRequest ? `  # ${c.address}: ${standingText(c.mergeRequest)}` : `  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
   lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(c.address)} {`)));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
@@ -96,7 +97,7 @@ export function renderGroup(g: ChangeGroup, color: boolean, reasons: ReasonTexts
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = reasonWords(c, reasons).join('; ');
   const lines = [
-    clean(`  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
+    clean(c.mergeRequest ? `  # ${g.template}: ${standingText({ ...c.mergeRequest, iid: undefined })} in ${groupExtent(g)}:` : `  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
     clean(`  #   ${someNames(g.names)} (plumb plan --json lists every one)`),
   ];
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
@@ -236,6 +237,9 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     out.push('No changes in what could be planned; the blocked units below were not compared.');
   } else if (changes.length === 0 && lockChanged(plan)) {
     out.push('No resource changes, but the lock location changed (below).');
+  } else if (changes.length === 0 && waitingCount(plan) > 0) {
+    const n = waitingCount(plan);
+    out.push(`No changes to apply; ${count(n)} open merge request${n === 1 ? '' : 's'} of plumb's hold${n === 1 ? 's' : ''} what the configuration declares (below).`);
   } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {
@@ -244,6 +248,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     for (const item of items) out.push(renderItem(item, color, opts.reasons), '');
     out.push(summaryLine(plan), ...groupingLines(items));
   }
+  out.push(...mergeRequestLines(plan).map(clean));
   out.push(...selectorLines(plan));
   out.push(...lockLines(plan));
   out.push(...blockedLines(plan));
