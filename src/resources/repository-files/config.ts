@@ -13,6 +13,8 @@ import type { DesiredInstance } from '../../config/model.js';
 import type { DesiredFile, FilesProject } from './model.js';
 import { filesOf } from './model.js';
 import { fileSchema } from './schema.js';
+import { deliverySchema, resolveDelivery } from './delivery.js';
+import { refNameProblem } from './branch-name.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { at, obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
@@ -22,6 +24,7 @@ import type { Ctx } from '../../config/resolve-context.js';
 export const FILE_POINTERS: readonly KindPointer[] = [
   // Only the content: branches, start_branch and the path are in request URLs, source is a local path.
   { pattern: ['instances', '*', 'projects', '*', 'files', '*'], resource: true, describe: (s) => `file "${s[5]}" of project "${s[3]}"`, interpolation: [['content']] },
+  { pattern: ['instances', '*', 'projects', '*', 'delivery'], resource: true, describe: (s) => `the delivery of project "${s[3]}"` },
 ];
 
 export type FileAction = 'create' | 'update' | 'delete';
@@ -238,21 +241,6 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
   return Buffer.from(compact, 'base64');
 }
 
-/** Why Git refuses a branch name (`git check-ref-format --branch`), or undefined when it accepts it. */
-export function refNameProblem(name: string): string | undefined {
-  if (name === '') return 'it is empty';
-  if (name === '@') return 'it is "@"';
-  if (name.startsWith('-')) return 'it starts with "-"';
-  if (/[\x00-\x20\x7f ~^:?*[\\]/.test(name)) return 'it contains a space, a control character or one of ~ ^ : ? * [ \\';
-  if (name.includes('..')) return 'it contains ".."';
-  if (name.includes('@{')) return 'it contains "@{"';
-  if (name.includes('//')) return 'it contains "//"';
-  if (name.startsWith('/') || name.endsWith('/')) return 'it starts or ends with "/"';
-  if (name.endsWith('.')) return 'it ends with "."';
-  if (name.split('/').some((c) => c.startsWith('.') || c.endsWith('.lock'))) return 'a part of it starts with "." or ends with ".lock"';
-  return undefined;
-}
-
 /** Branch names Git refuses, and a start_branch equal to the branch it should create. */
 function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
   const branches = Array.isArray(raw.branches) ? raw.branches : [];
@@ -293,17 +281,26 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files'] }, schema, resolve, check: checkLockPaths };
+export const FILE_CONFIG: KindConfig = {
+  kind: 'repository_file',
+  pointers: FILE_POINTERS,
+  mount: { container: 'projects', keys: ['files', 'delivery'], whole: ['delivery'] },
+  schema,
+  resolve,
+  check: checkLockPaths,
+};
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {
   const files = resolveFiles(raw.files, joinPointer(where.pointer, 'files'), ctx);
-  return files.length > 0 ? { ref: where.ref ?? '', pointer: where.pointer, files } : undefined;
+  // Checked even without files: a mistake in it is one whatever the project declares.
+  const delivery = resolveDelivery(raw.delivery, joinPointer(where.pointer, 'delivery'), where.instance, ctx);
+  return files.length > 0 ? { ref: where.ref ?? '', pointer: where.pointer, files, delivery } : undefined;
 }
 
 function schema(): KindSchema {
   return {
-    properties: { files: { type: 'object', additionalProperties: { $ref: '#/definitions/file' } } },
-    definitions: { file: fileSchema() },
+    properties: { files: { type: 'object', additionalProperties: { $ref: '#/definitions/file' } }, delivery: { $ref: '#/definitions/delivery' } },
+    definitions: { file: fileSchema(), delivery: deliverySchema() },
     standalone: { title: 'Repository file', file: 'repository-file.schema.json', body: fileSchema() },
   };
 }

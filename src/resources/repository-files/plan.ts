@@ -53,10 +53,24 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
   // The lock's file under the lock project's other name (an id for a path): never planned as a file.
   const { colliding, diagnostics: lockFiles } = await lockFileCollisions(ctx, distinct, (p, path) => p.files.find((f) => f.path === path)?.pointer);
   diagnostics.push(...lockFiles);
+  // Merge-request delivery is not planned yet (issue 32 item 4): refused, located, rather than
+  // delivered another way than the configuration says.
+  for (const p of distinct) {
+    if (p.delivery.kind !== 'merge_request') continue;
+    diagnostics.push(
+      planDiagnostic(ctx, {
+        severity: 'error',
+        code: 'PLUMB_FILE_DELIVERY_NOT_IMPLEMENTED',
+        summary: `Project "${p.ref}" declares \`delivery: merge_request\`, which this version of plumb does not deliver yet`,
+        suggestion: 'use `delivery: commit` for now',
+        pointer: p.delivery.pointer,
+      }),
+    );
+  }
   const targets = (
     await Promise.all(
       distinct
-        .filter((p) => !colliding.has(p))
+        .filter((p) => !colliding.has(p) && p.delivery.kind === 'commit')
         .map(async (project): Promise<Target[]> => {
           let defaultBranch: string | undefined;
           // Read only when a target can select a file of this project on its default branch.
