@@ -16,7 +16,7 @@ import { credentialOf } from '../../engine/risks.js';
 import { isPlumbCommit } from './merge-request.js';
 import type { MergeRequestPayload } from './merge-request.js';
 import { deliveryCommitMessage, deliveryDescription } from './merge-request-text.js';
-import { commitFiles } from './commit.js';
+import { commitFiles } from './mr-commit-shim.js';
 
 const BRANCH_EXISTS = /branch called .* already exists/i;
 

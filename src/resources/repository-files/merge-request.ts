@@ -35,7 +35,8 @@ import { credentialOf } from '../../engine/risks.js';
 import type { MergeRequestDelivery } from './delivery.js';
 import type { FilesProject } from './model.js';
 import type { FilePayload } from './payload.js';
-import { head, shortSha } from './live.js';
+import { baseFingerprint, head, shortSha } from './live.js';
+import { PayloadError, oneOf, optionalBoolean, optionalNumber, optionalString, record, string, stringArray } from '../../engine/payload.js';
 import { MASK } from '../../config/secrets.js';
 
 /** The default title of a merge request plumb opens (stable: a title that moved is an update). */
@@ -104,6 +105,53 @@ interface Found {
   /** An open merge request from the source branch to another target branch. */
   readonly elsewhere?: MergeRequest;
   readonly head?: BranchHead;
+}
+
+/**
+ * The plan's file changes with those of projects delivered by merge request taken out and replaced
+ * by one merge-request change each (planMergeRequests). A project whose files lie on more than one
+ * branch cannot be delivered by one merge request: PLUMB_FILE_MR_BRANCHES, its changes left out.
+ */
+export async function planDeliveries(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ changes: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] }> {
+  const byMr = new Map<string, FilesProject>();
+  for (const p of projects) if (p.delivery.kind === 'merge_request') byMr.set(p.ref, p);
+  if (byMr.size === 0) return { changes: [...changes], drift: [], diagnostics: [] };
+  const kept: ResourceChange[] = [];
+  const of = new Map<FilesProject, ResourceChange[]>();
+  for (const c of changes) {
+    const p = c.payload as FilePayload;
+    const project = byMr.get(p.project);
+    if (!project) {
+      kept.push(c);
+      continue;
+    }
+    of.set(project, [...(of.get(project) ?? []), c]);
+  }
+  const diagnostics: PlanDiagnostic[] = [];
+  const mrProjects: MergeRequestProject[] = [];
+  for (const [project, list] of of) {
+    const delivery = project.delivery as MergeRequestDelivery;
+    const branches = [...new Set(list.map((c) => (c.payload as FilePayload).branch))];
+    if (branches.length > 1) {
+      diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_FILE_MR_BRANCHES',
+          summary: `Project "${project.ref}" is delivered by merge request, and its files are declared on ${branches.length} branches (${branches.join(', ')})`,
+          detail: 'One merge request has one target branch; plumb keeps one merge request per project.',
+          suggestion: 'declare the files of this project on one branch (or none: its default branch), or deliver them by commit',
+          pointer: delivery.pointer,
+        }),
+      );
+      continue;
+    }
+    // A file that could not be planned (its diagnostic says why), or that --target left out, would be
+    // missing from the merge request: the project's merge request is not planned from part of its files.
+    if (list.length < project.files.length) continue;
+    mrProjects.push({ project, delivery, targetBranch: branches[0]!, changes: list });
+  }
+  const planned = await planMergeRequests(ctx, mrProjects);
+  return { changes: [...kept, ...planned.changes], drift: planned.drift, diagnostics: [...diagnostics, ...planned.diagnostics] };
 }
 
 /**
@@ -226,7 +274,9 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
     pointer: d.pointer,
     order: { lane: `${pr.project.ref}:${d.branch}` },
   };
-  const fingerprint = (extra: Record<string, unknown>) => stateFingerprint({ target: pr.changes.map((c) => c.liveFingerprint), mr: mr?.iid ?? null, head: found.head?.commit.id ?? null, ...extra });
+  // What mergeRequestFingerprint reads again: the delivered files on the target branch, the merge request, its branch.
+  const live = liveOf(pending.map((c) => c.liveFingerprint), found.mr, found.head);
+  const fingerprint = (_extra: Record<string, unknown>) => live;
   const pendingDrift = (m: MergeRequest): DriftEntry[] =>
     files.map((p) => ({
       address: pr.changes.find((c) => (c.payload as FilePayload).path === p.path)!.address,
@@ -329,4 +379,66 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
 async function matchesDeclared(liveSha: string, p: FilePayload): Promise<boolean> {
   const { matchesFingerprint } = await import('../../engine/fingerprint.js');
   return p.contentFingerprint !== undefined && matchesFingerprint(liveSha, p.contentFingerprint);
+}
+
+const MR_OPS: readonly MergeRequestPayload['op'][] = ['open', 'update', 'close', 'none'];
+
+/** A merge-request payload (`delivery: "merge_request"`), every file through the file payload's own parser. */
+export function parseMergeRequestPayload(raw: unknown, parseFile: (raw: unknown) => FilePayload): MergeRequestPayload {
+  const p = record(raw, 'the payload');
+  const op = oneOf(p, 'op', MR_OPS, 'payload.op');
+  for (const key of ['project', 'targetBranch', 'sourceBranch', 'pointer', 'title']) {
+    if (string(p, key, `payload.${key}`) === '') throw new PayloadError(`payload.${key} is empty`);
+  }
+  if (!Array.isArray(p.files)) throw new PayloadError('payload.files is not a list');
+  const files = p.files.map((f, i) => {
+    try {
+      return parseFile(f);
+    } catch (err) {
+      throw new PayloadError(`payload.files[${i}]: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  if (files.some((f) => f.op === 'none' || f.project !== p.project)) throw new PayloadError('payload.files holds a file that is not a change of this project');
+  if ((op === 'open' || op === 'update') && files.length === 0) throw new PayloadError(`payload.files is empty for a merge request to ${op}`);
+  const iid = optionalNumber(p, 'iid', 'payload.iid');
+  if ((op === 'update' || op === 'close') && iid === undefined) throw new PayloadError(`payload.iid is missing for a merge request to ${op}`);
+  const head = optionalString(p, 'head', 'payload.head');
+  const description = optionalString(p, 'description', 'payload.description');
+  const rebuild = optionalBoolean(p, 'rebuild', 'payload.rebuild');
+  const squash = optionalBoolean(p, 'squash', 'payload.squash');
+  const autoMerge = optionalBoolean(p, 'autoMerge', 'payload.autoMerge');
+  const remove = optionalBoolean(p, 'removeSourceBranch', 'payload.removeSourceBranch');
+  return {
+    delivery: 'merge_request',
+    op,
+    project: p.project as string,
+    targetBranch: p.targetBranch as string,
+    sourceBranch: p.sourceBranch as string,
+    pointer: p.pointer as string,
+    files,
+    title: p.title as string,
+    labels: stringArray(p, 'labels', 'payload.labels'),
+    autoMerge: autoMerge ?? false,
+    removeSourceBranch: remove ?? true,
+    ...(iid !== undefined && { iid }),
+    ...(head !== undefined && { head }),
+    ...(description !== undefined && { description }),
+    ...(rebuild !== undefined && { rebuild }),
+    ...(squash !== undefined && { squash }),
+  };
+}
+
+/**
+ * The live state a merge-request change was planned against, read again (a saved plan's check):
+ * the target branch's files, the open merge request and the head of its branch.
+ */
+export async function mergeRequestFingerprint(ctx: InstanceContext, p: MergeRequestPayload): Promise<string> {
+  const target = await Promise.all(p.files.map(async (f) => baseFingerprint(await head(ctx, p.project, f.path, p.targetBranch), f.contentFingerprint !== undefined)));
+  const mr = (await listOpenMergeRequests(ctx.client, p.sourceBranch, p.project)).find((m) => m.target_branch === p.targetBranch);
+  const branch = mr ? await getBranchHead(ctx.client, p.project, p.sourceBranch).catch(() => undefined) : undefined;
+  return liveOf(target, mr, branch);
+}
+
+function liveOf(target: readonly string[], mr: MergeRequest | undefined, branch: BranchHead | undefined): string {
+  return stateFingerprint({ target, mr: mr ? { iid: mr.iid, title: mr.title, labels: mr.labels } : null, head: branch?.commit.id ?? null });
 }

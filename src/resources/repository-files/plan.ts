@@ -18,6 +18,7 @@ import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { lockFileCollisions } from './lock-collision.js';
+import { planDeliveries } from './merge-request.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { changedLines, unifiedDiff } from './diff.js';
@@ -53,24 +54,10 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
   // The lock's file under the lock project's other name (an id for a path): never planned as a file.
   const { colliding, diagnostics: lockFiles } = await lockFileCollisions(ctx, distinct, (p, path) => p.files.find((f) => f.path === path)?.pointer);
   diagnostics.push(...lockFiles);
-  // Merge-request delivery is not planned yet (issue 32 item 4): refused, located, rather than
-  // delivered another way than the configuration says.
-  for (const p of distinct) {
-    if (p.delivery.kind !== 'merge_request') continue;
-    diagnostics.push(
-      planDiagnostic(ctx, {
-        severity: 'error',
-        code: 'PLUMB_FILE_DELIVERY_NOT_IMPLEMENTED',
-        summary: `Project "${p.ref}" declares \`delivery: merge_request\`, which this version of plumb does not deliver yet`,
-        suggestion: 'use `delivery: commit` for now',
-        pointer: p.delivery.pointer,
-      }),
-    );
-  }
   const targets = (
     await Promise.all(
       distinct
-        .filter((p) => !colliding.has(p) && p.delivery.kind === 'commit')
+        .filter((p) => !colliding.has(p))
         .map(async (project): Promise<Target[]> => {
           let defaultBranch: string | undefined;
           // Read only when a target can select a file of this project on its default branch.
@@ -152,6 +139,11 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
     changes.push(change);
     if (r.drift) drift.push(r.drift);
   }
+  // Projects delivered by merge request: their file changes become one merge request each (./merge-request.ts).
+  const delivered = await planDeliveries(ctx, distinct, changes);
+  changes.splice(0, changes.length, ...delivered.changes);
+  drift.push(...delivered.drift);
+  diagnostics.push(...delivered.diagnostics);
   diagnostics.push(...(await archivedProjects(ctx, distinct, changes, projectOf)));
   for (const { created, first } of missing.values()) {
     if (created) continue;

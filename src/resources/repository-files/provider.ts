@@ -20,18 +20,36 @@ import type { FilePayload } from './payload.js';
 import { fileAddress, baseFingerprint, readBase, shortSha } from './live.js';
 import { planRepositoryFiles } from './plan.js';
 import { applyFile } from './apply.js';
+import { mergeRequestAddress, mergeRequestFingerprint, parseMergeRequestPayload } from './merge-request.js';
+import type { MergeRequestPayload } from './merge-request.js';
+import { applyMergeRequest } from './merge-request-apply.js';
 
-export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
+/** One file on one branch, or one project's files delivered by merge request (./merge-request.ts). */
+export type FilesKindPayload = FilePayload | MergeRequestPayload;
+
+const isMr = (p: FilesKindPayload): p is MergeRequestPayload => 'delivery' in p && p.delivery === 'merge_request';
+
+export const repositoryFilesProvider: ResourceProvider<FilesKindPayload> = {
   kind: 'repository_file',
 
   declares(instance) {
     return filesOf(instance).some((p) => p.files.length > 0);
   },
 
-  parsePayload: parseFilePayload,
+  parsePayload: (raw) => (typeof raw === 'object' && raw !== null && (raw as { delivery?: unknown }).delivery === 'merge_request' ? parseMergeRequestPayload(raw, parseFilePayload) : parseFilePayload(raw)),
 
   /** A file payload as a plan shows it: which file on which branch, what is written. */
   describePayload(instance, p) {
+    if (isMr(p)) {
+      const action = p.op === 'open' ? 'create' : p.op === 'close' ? 'delete' : p.op === 'update' ? 'update' : 'no-op';
+      const files = p.op === 'close' ? [] : p.files.map((f) => {
+        const secret = f.contentFingerprint !== undefined;
+        return { name: `file ${f.path}`, after: f.op === 'delete' ? '(deleted)' : secret ? MASK : (shortSha(f.sha256) ?? f.op), ...(secret && { sensitive: true }), required: p.op === 'open' || p.op === 'update' };
+      });
+      const fields = p.op === 'open' ? [{ name: 'target_branch', after: p.targetBranch, required: true }, { name: 'title', after: p.title, required: true }] : p.op === 'update' ? [{ name: 'title', after: p.title, required: false }] : [];
+      // Labels are shown with those the merge request already has; the merge request's iid before a close: live values.
+      return { addresses: [mergeRequestAddress(instance, p.project, p.sourceBranch)], action, attributes: [...files, ...fields], cosmetic: ['labels', 'merge_request'] };
+    }
     const action = p.op === 'none' ? 'no-op' : p.op;
     const addresses = [fileAddress(instance, p)];
     if (p.op === 'none') return { addresses, action, attributes: [] };
@@ -52,6 +70,7 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
   plan: planRepositoryFiles,
 
   async liveFingerprint(ctx, _change, p) {
+    if (isMr(p)) return mergeRequestFingerprint(ctx, p);
     const base = await readBase(ctx, p.project, p.path, p.branch, p.startBranch);
     return baseFingerprint(base.live, p.contentFingerprint !== undefined);
   },
@@ -76,5 +95,5 @@ export const repositoryFilesProvider: ResourceProvider<FilePayload> = {
     };
   },
 
-  apply: applyFile,
+  apply: (ctx, change, p) => (isMr(p) ? applyMergeRequest(ctx, change, p) : applyFile(ctx, change, p)),
 };
