@@ -10,7 +10,10 @@
 // list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
 // files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named, or
 // a POST of it when the HEAD found no file), report (`plumb report --expiring-within`'s reads: a
-// token list per group, then per project its Pages settings and its Pages domains).
+// token list per group, then per project its Pages settings and its Pages domains), files-mr (delivery
+// by merge request: the open merge requests from `sourceBranch` in one instance-wide listing, a HEAD
+// per file on `branch`, then per project one commit of its files on `sourceBranch`, made from
+// `branch` by the commit itself, and one merge request).
 // With `discover: {group, query}` (a selector's fleet) the files modes first list the group's
 // projects as plumb does (the first page, then the others at once, `concurrency` in flight) and
 // give each listed project the files of `files: [{path, content}]`.
@@ -117,6 +120,20 @@ if (job.mode === 'settings') {
   await call('GET', '/application/settings');
   await call('PUT', '/application/settings', job.settings);
   await call('GET', '/application/settings');
+} else if (job.mode === 'files-mr') {
+  const [open] = await Promise.all([
+    call('GET', `/merge_requests?scope=all&state=opened&source_branch=${encodeURIComponent(job.sourceBranch)}&per_page=100`),
+    Promise.all(job.projects.map(async (p) => (p.heads = await Promise.all(p.files.map((f) => headFile(p.path, f.path)))))),
+  ]);
+  if (open.length !== 0) throw new Error('files-mr expects no open merge request');
+  await Promise.all(
+    job.projects.map(async (p) => {
+      const at = `/projects/${encodeURIComponent(p.path)}`;
+      const actions = p.files.map((f, i) => ({ action: p.heads[i] === undefined ? 'create' : 'update', file_path: f.path, content: f.content, encoding: 'text', ...(p.heads[i] !== undefined && { last_commit_id: p.heads[i] }) }));
+      await call('POST', `${at}/repository/commits`, { branch: job.sourceBranch, start_branch: job.branch, commit_message: job.message, actions });
+      await call('POST', `${at}/merge_requests`, { source_branch: job.sourceBranch, target_branch: job.branch, title: job.message, description: job.message });
+    }),
+  );
 } else if (job.mode === 'files-plan' || job.mode === 'files-apply') {
   await Promise.all(job.projects.map(projectFiles));
 } else if (job.mode === 'report') {

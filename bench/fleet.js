@@ -15,6 +15,11 @@
 // - Apply of a file that none of 3,003 projects has (a new CODEOWNERS for the fleet, issue 29.11):
 //   31 list pages, 3,003 HEADs and 3,003 POSTs, 6,037 requests (the listing shows each project and
 //   its default branch, so a 404 there is the file's); target ≤ 1.3× floor.
+// - Apply by merge request (issue 32 item 4): 2 changed files in each of 1,000 projects (one
+//   changed, one new), `delivery: merge_request`: 10 list pages, 1 merge-request listing (the
+//   instance-wide one: plumb's user is an administrator), 2,000 HEADs, then per project 1 commit
+//   (the branch made from main by the commit itself) and 1 merge request; target ≤ 1.3× floor.
+//   plumb also reads who it is (GET /user, GET /personal_access_tokens/self: 2 requests, in the floor).
 // - Report (`plumb report --expiring-within 30d --out report.json`) of 3,000 projects under one
 //   selector, each declaring `pages: {pages_https_only: true}` (every 20th drifted, every 10th with a
 //   certificate expiring within the window), and the group's access tokens (2 declared, 1
@@ -41,7 +46,7 @@ const LATENCY_MS = 20;
 const CONCURRENCY = 8;
 const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
-/** Rows to run (comma-separated: plan,apply,missing); default all. */
+/** Rows to run (comma-separated: plan,apply,missing,mr,report); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 const want = (row) => !ONLY || ONLY.includes(row);
 const TODAY = '2026-03-01';
@@ -61,8 +66,8 @@ const name = (i) => `platform/app-${String(i).padStart(4, '0')}`;
  * `projects` projects under `platform/`, each holding `files` ({path: content}); the configuration
  * declares `declared` ({path: content}) for every one of them with one selector.
  */
-function workload(projects, files, declared) {
-  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    projects:', '      "platform/**":', '        files:'];
+function workload(projects, files, declared, extra) {
+  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    projects:', '      "platform/**":', ...(extra ? [extra] : []), '        files:'];
   for (const [file, content] of Object.entries(declared)) {
     lines.push(`          ${file}:`, `            content: ${JSON.stringify(content)}`, '            branches: [main]', `            commit_message: ${JSON.stringify(MESSAGE)}`);
   }
@@ -209,6 +214,25 @@ export async function fleetBenchmarks() {
           missing.baseline.requests === expected &&
           missing.plumb.byMethod.POST === n &&
           missing.plumb.failed === n, // the HEADs' 404s
+      });
+    }
+
+    // 4. Apply by merge request: 2 changed files in each of 1,000 projects, one merge request each.
+    if (want('mr')) {
+      const n = scale(1000, 103);
+      const N = n.toLocaleString('en');
+      const declared = { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' };
+      const w = workload(n, { CODEOWNERS: '* @old\n' }, declared, '        delivery: {merge_request: {title: "bench: fleet file"}}');
+      w.job = { ...w.job, sourceBranch: 'plumb/bench' };
+      const mr = await paired(emu, w, ['apply', '--auto-approve', '--allow-risky'], 'files-mr');
+      // After the list pages: 2 HEAD per project, 1 merge-request listing, 1 commit and 1 merge request per project; plumb's 2 identity reads.
+      const requests = 4 * n + 1;
+      const expected = pagesOf(n) + requests;
+      rows.push({
+        name: `fleet apply by merge request: 2 changed files in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(mr, n, requests + 2),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + 1 merge-request listing + ${(2 * n).toLocaleString('en')} HEAD + ${N} commits + ${N} merge requests)`,
+        ok: mr.plumb.ms <= 1.3 * floorMs(n, requests + 2) && mr.plumb.requests === expected + 2 && mr.baseline.requests === expected && mr.plumb.failed === n && mr.plumb.byMethod.POST === 2 * n,
       });
     }
 
