@@ -491,7 +491,7 @@ export function checkPlanFile(data: unknown): string | undefined {
   );
   if (diag >= 0) return `diagnostic ${diag + 1} of the plan lacks its severity, code or summary, or has a field of the wrong type; make a new plan`;
   if (!Array.isArray(p.drift)) return 'the plan has no drift list';
-  const drift = (p.drift as unknown[]).findIndex((d) => !isObject(d) || typeof d.address !== 'string' || typeof d.instance !== 'string' || typeof d.kind !== 'string' || typeof d.summary !== 'string' || !attributesOk(d.attributes) || !optional(d, ['informational'], 'boolean'));
+  const drift = (p.drift as unknown[]).findIndex((d) => !isObject(d) || typeof d.address !== 'string' || typeof d.instance !== 'string' || typeof d.kind !== 'string' || typeof d.summary !== 'string' || !attributesOk(d.attributes) || !optional(d, ['informational'], 'boolean') || !(d.mergeRequest === undefined || (isObject(d.mergeRequest) && typeof d.mergeRequest.iid === 'number' && typeof d.mergeRequest.url === 'string')));
   if (drift >= 0) return `drift entry ${drift + 1} of the plan lacks its address, kind or summary, or has malformed attributes; make a new plan`;
   if (!isObject(p.summary) || !['create', 'update', 'replace', 'rotate', 'delete', 'noop'].every((k) => typeof (p.summary as unknown as Record<string, unknown>)[k] === 'number')) {
     return 'its summary lacks a count; make a new plan';
@@ -541,7 +541,14 @@ function changeProblem(data: unknown): string | undefined {
       return `(${String(c.address)}) has a malformed order`;
     }
   }
+  if (c.mergeRequest !== undefined && !standingOk(c.mergeRequest)) return `(${String(c.address)}) has a malformed mergeRequest`;
   return undefined;
+}
+
+const STANDINGS: readonly MergeRequestStanding['state'][] = ['new', 'up-to-date', 'update', 'close', 'foreign'];
+
+function standingOk(v: unknown): boolean {
+  return isObject(v) && STANDINGS.includes(v.state as MergeRequestStanding['state']) && typeof v.sourceBranch === 'string' && typeof v.targetBranch === 'string' && typeof v.files === 'number' && optional(v, ['iid', 'changed'], 'number') && optional(v, ['url'], 'string');
 }
 
 function lockLocationOk(v: unknown): boolean {

@@ -8,7 +8,7 @@ import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanR
 import { clean } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
-import { mergeRequestLines, standingText, waitingCount } from './merge-requests.js';
+import { mergeRequestLines, standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /**
  * Each reason's text for people, owned by the kind that gives it (`KindEntry.reasons`; the registry
@@ -238,8 +238,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
   } else if (changes.length === 0 && lockChanged(plan)) {
     out.push('No resource changes, but the lock location changed (below).');
   } else if (changes.length === 0 && waitingCount(plan) > 0) {
-    const n = waitingCount(plan);
-    out.push(`No changes to apply; ${count(n)} open merge request${n === 1 ? '' : 's'} of plumb's hold${n === 1 ? 's' : ''} what the configuration declares (below).`);
+    out.push(`No changes to apply; ${waitingText(plan)} (below).`);
   } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {

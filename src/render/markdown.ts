@@ -9,7 +9,7 @@ import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent } from './groups.js';
 import type { ChangeGroup } from './groups.js';
-import { mergeRequestChanges, mergeRequestCount, standingText, waitingCount } from './merge-requests.js';
+import { mergeRequestChanges, mergeRequestCount, standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 60_000;
@@ -29,7 +29,7 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
         ? lockMoved
           ? '🔒 plumb plan: no resource changes, but the lock location changed'
           : waitingCount(plan) > 0
-            ? `✅ plumb plan: no changes to apply; ${count(waitingCount(plan))} merge request${waitingCount(plan) === 1 ? '' : 's'} of plumb's wait${waitingCount(plan) === 1 ? 's' : ''} for review`
+            ? `✅ plumb plan: no changes to apply; ${waitingText(plan)}`
             : '✅ plumb plan: no changes'
         : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
   const shown = blocked.length > 0 && errors.length === 0 ? `⚠️ ${count(blocked.length)} blocked (left out; apply carries out the rest and exits 1) · ${status.replace(/^\S+ /, '')}` : status;

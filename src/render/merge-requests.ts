@@ -43,9 +43,20 @@ export function mergeRequestCount(plan: Pick<Plan, 'changes'>): string {
   return `merge requests: ${ORDER.filter((s) => by.has(s)).map((s) => `${count(by.get(s)!)} ${COUNTED[s]}`).join(', ')}`;
 }
 
-/** Merge requests waiting for review: open, up to date, nothing to apply. */
+/** Open merge requests with nothing to apply: up to date (waiting for review), or left untouched. */
 export function waitingCount(plan: Pick<Plan, 'changes'>): number {
   return mergeRequestChanges(plan).filter((c) => c.mergeRequest!.state === 'up-to-date' || c.mergeRequest!.state === 'foreign').length;
+}
+
+/** `2 open merge requests of plumb's wait for review, 1 is left untouched`: what a plan without changes still holds. */
+export function waitingText(plan: Pick<Plan, 'changes'>): string {
+  const mrs = mergeRequestChanges(plan);
+  const up = mrs.filter((c) => c.mergeRequest!.state === 'up-to-date').length;
+  const foreign = mrs.filter((c) => c.mergeRequest!.state === 'foreign').length;
+  const parts: string[] = [];
+  if (up > 0) parts.push(`${count(up)} open merge request${up === 1 ? '' : 's'} of plumb's wait${up === 1 ? 's' : ''} for review`);
+  if (foreign > 0) parts.push(`${count(foreign)} merge request${foreign === 1 ? ' is' : 's are'} left untouched (someone else pushed to ${foreign === 1 ? 'its branch' : 'their branches'})`);
+  return parts.join(', ');
 }
 
 /** The project a merge request change is about. */

@@ -100,9 +100,9 @@ describe('delivery by merge request over a selector of 20 projects with protecte
 
     // Nothing changed: the plan says where each merge request stands, and apply writes nothing.
     const again = await h.run(['plan']);
-    expect(again.stdout).toContain(`No changes to apply; ${N} open merge requests of plumb's hold what the configuration declares`);
+    expect(again.stdout).toContain(`No changes to apply; ${N} open merge requests of plumb's wait for review (below).`);
     expect(again.stdout).toContain(`merge requests: ${N} up to date`);
-    h.emu.requests.length = 0;
+    h.emu.resetRequests();
     const second = await h.run(['apply', '--auto-approve']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
     expect(writes()).toEqual([]);
@@ -192,5 +192,56 @@ describe('drift of files pending in an open merge request', () => {
     expect(doc.inSync).toBe(false);
     expect(doc.drift.filter((d) => d.mergeRequest).map((d) => d.address).sort()).toEqual([`local.project["${name(0)}"].branch["main"].file["CODEOWNERS"]`, `local.project["${name(0)}"].branch["main"].file["README.md"]`]);
     expect(doc.pendingInMergeRequests).toEqual([{ iid: 1, url: mr!.web_url, addresses: expect.any(Array) }]);
+  });
+});
+
+describe('finding the merge requests again', () => {
+  it('lists the open merge requests once for the whole fleet when plumb is an administrator, once per project otherwise', async () => {
+    h = await fleet(3);
+    configure(FILES);
+    const listings = (re: RegExp) => h.emu.requests.filter((r) => r.method === 'GET' && re.test(r.path)).length;
+    // A Developer's token (not an administrator) delivers and plans: one listing per project.
+    const dev = (args: string[]) => h.wd.run([...args, '--state', 'state.json'], { PLUMB_TOKEN: DEV_TOKEN });
+    expect((await dev(['apply', '--auto-approve'])).code).toBe(0);
+    h.emu.resetRequests();
+    const r = await dev(['plan']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('merge requests: 3 up to date');
+    expect(listings(/^\/merge_requests$/)).toBe(0);
+    expect(listings(/\/projects\/[^/]+\/merge_requests$/)).toBe(3);
+
+    // An administrator's: one listing for the fleet. The branches hold the Developer's commits, not
+    // this user's: left untouched, as any other user's push.
+    h.emu.resetRequests();
+    const admin = await h.run(['plan']);
+    expect(admin.code).toBe(0);
+    expect(admin.stdout).toContain('No changes to apply; 3 merge requests are left untouched (someone else pushed to their branches) (below).');
+    expect(listings(/^\/merge_requests$/)).toBe(1);
+    expect(listings(/\/projects\/[^/]+\/merge_requests$/)).toBe(0);
+  });
+});
+
+describe('the plan says where each merge request stands', () => {
+  it('in the JSON plan (format 1.4), a saved plan applies, and the markdown comment says it too', async () => {
+    h = await fleet(1);
+    configure(FILES);
+    const out = await h.run(['plan', '--out', 'plan.json', '--markdown', 'plan.md']);
+    expect(out.code, out.stderr).toBe(0);
+    const plan = JSON.parse(h.wd.read('plan.json')) as { formatVersion: string; changes: { address: string; action: string; mergeRequest?: unknown }[] };
+    expect(plan.formatVersion).toBe('1.4');
+    expect(plan.changes).toEqual([expect.objectContaining({ address: `local.project["${name(0)}"].merge_request["plumb/local"]`, action: 'create', mergeRequest: { state: 'new', sourceBranch: 'plumb/local', targetBranch: 'main', files: 2 } })]);
+    expect(h.wd.read('plan.md')).toContain('2 files → new merge request');
+    const applied = await h.run(['apply', 'plan.json']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const [mr] = await openMrs();
+
+    const again = JSON.parse((await h.run(['plan', '--json'])).stdout) as { changes: { action: string; mergeRequest?: unknown }[]; drift: { mergeRequest?: unknown }[] };
+    expect(again.changes).toEqual([expect.objectContaining({ action: 'no-op', mergeRequest: { state: 'up-to-date', sourceBranch: 'plumb/local', targetBranch: 'main', iid: mr!.iid, url: mr!.web_url, files: 2 } })]);
+    expect(again.drift.filter((d) => d.mergeRequest)).toHaveLength(2);
+
+    configure({ ...FILES, CODEOWNERS: { content: '* @x\n' } });
+    const md = await h.run(['plan', '--markdown', 'update.md']);
+    expect(md.code).toBe(0);
+    expect(h.wd.read('update.md')).toContain(`merge request !${mr!.iid} will be updated (1 file changed)`);
   });
 });
