@@ -162,6 +162,7 @@ export const PRIVATE_CONTENT_WITHHELD = '(content of a private project not shown
  * Ordering a kind declares for a change, as data in the plan, so apply (from memory or a saved
  * file) runs changes concurrently yet in the order each kind needs:
  * - `lane`: changes with the same lane run one at a time, in plan order (commits to one branch);
+ * - `batch`: changes with the same batch are applied together in one call (one commit of N files);
  * - `after`: addresses that must have finished first, whatever their outcome (plumb's own
  *   credential is rotated after every other token change);
  * - `dependsOn`: addresses that must have been applied first; when one failed or was skipped, this
@@ -170,6 +171,12 @@ export const PRIVATE_CONTENT_WITHHELD = '(content of a private project not shown
  */
 export interface ChangeOrder {
   readonly lane?: string;
+  /**
+   * Changes of one kind with the same batch are applied together, by one call of the kind's
+   * `applyBatch` (repository files: every changed file of one project and branch in one commit),
+   * once each of them may start; they share that call's fate but each gets its own outcome.
+   */
+  readonly batch?: string;
   readonly after?: readonly string[];
   readonly dependsOn?: readonly string[];
 }
@@ -537,7 +544,7 @@ function changeProblem(data: unknown): string | undefined {
   if (c.order !== undefined) {
     const o = c.order as Record<string, unknown> | null;
     const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
-    if (typeof o !== 'object' || o === null || !(o.lane === undefined || typeof o.lane === 'string') || !list(o.after) || !list(o.dependsOn)) {
+    if (typeof o !== 'object' || o === null || !(o.lane === undefined || typeof o.lane === 'string') || !(o.batch === undefined || typeof o.batch === 'string') || !list(o.after) || !list(o.dependsOn)) {
       return `(${String(c.address)}) has a malformed order`;
     }
   }

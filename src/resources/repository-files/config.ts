@@ -225,6 +225,24 @@ export function commitMessage(template: string | undefined, values: Readonly<Rec
   });
 }
 
+/** The service's marker that keeps a commit from starting a pipeline (`[skip ci]` anywhere in its message). */
+export const SKIP_CI = '[skip ci]';
+
+/**
+ * The message of one commit holding the planned writes (each with its own filled-in template):
+ * one write's own message; several writes' shared message when they all have the same one (a
+ * selector's `commit_message: "chore: sync files"`), else a summary line (`plumb: 2 files on main`)
+ * and, after a blank line, each write's message in plan order. `skipCi` adds `[skip ci]` to the
+ * first line.
+ */
+export function batchMessage(writes: readonly { readonly commitMessage: string; readonly branch: string; readonly skipCi?: boolean }[]): string {
+  const messages = writes.map((w) => w.commitMessage);
+  const message = new Set(messages).size === 1 ? messages[0]! : `plumb: ${writes.length} files on ${writes[0]!.branch}\n\n${messages.join('\n')}`;
+  if (!writes.some((w) => w.skipCi) || message.toLowerCase().includes(SKIP_CI)) return message;
+  const eol = message.indexOf('\n');
+  return eol < 0 ? `${message} ${SKIP_CI}` : `${message.slice(0, eol)} ${SKIP_CI}${message.slice(eol)}`;
+}
+
 function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx: Ctx): Buffer | undefined {
   if (encoding === 'text') return Buffer.from(text, 'utf8');
   const compact = text.replace(/\s+/g, '');

@@ -16,7 +16,9 @@ import { credentialOf } from '../../engine/risks.js';
 import { isPlumbCommit } from './merge-request.js';
 import type { MergeRequestPayload } from './merge-request.js';
 import { deliveryCommitMessage, deliveryDescription } from './merge-request-text.js';
-import { commitFiles } from './mr-commit-shim.js';
+import { createCommit } from '../../api/commits.js';
+import type { CommitAction } from '../../api/commits.js';
+import { prepareWrite } from './apply.js';
 
 const BRANCH_EXISTS = /branch called .* already exists/i;
 
@@ -61,8 +63,30 @@ async function guardHead(ctx: InstanceContext, change: ResourceChange, p: MergeR
 }
 
 async function commit(ctx: InstanceContext, change: ResourceChange, p: MergeRequestPayload, force: boolean): Promise<{ id: string } | ApplyResponse> {
+  // Every file as declared, checked against the plan (./apply.ts), before anything is sent.
+  const actions: CommitAction[] = [];
+  for (const f of p.files) {
+    const prepared = await prepareWrite(ctx, change, f);
+    if ('applied' in prepared) return prepared;
+    const guard = f.lastCommitId !== undefined ? { last_commit_id: f.lastCommitId } : {};
+    if (f.op === 'create') actions.push({ action: 'create', file_path: f.path, ...prepared.body! });
+    else if (f.op === 'update') actions.push({ action: 'update', file_path: f.path, ...prepared.body!, ...guard });
+    else actions.push({ action: 'delete', file_path: f.path, ...guard });
+  }
   const message = deliveryCommitMessage(ctx.instance.name, p);
-  const attempt = (withForce: boolean) => commitFiles(ctx, change, { project: p.project, branch: p.sourceBranch, startBranch: p.targetBranch, force: withForce, message, files: p.files });
+  const author = p.files.find((f) => f.authorName !== undefined || f.authorEmail !== undefined);
+  // The branch is made (or, with force, rebuilt) from the target branch by the commit itself; each
+  // action guarded by the target branch's file as the plan saw it.
+  const attempt = (withForce: boolean) =>
+    createCommit(ctx.client, p.project, {
+      branch: p.sourceBranch,
+      start_branch: p.targetBranch,
+      ...(withForce && { force: true }),
+      commit_message: message,
+      actions,
+      ...(author?.authorName !== undefined && { author_name: author.authorName }),
+      ...(author?.authorEmail !== undefined && { author_email: author.authorEmail }),
+    });
   try {
     return await attempt(force);
   } catch (err) {

@@ -112,10 +112,10 @@ interface Found {
  * by one merge-request change each (planMergeRequests). A project whose files lie on more than one
  * branch cannot be delivered by one merge request: PLUMB_FILE_MR_BRANCHES, its changes left out.
  */
-export async function planDeliveries(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ changes: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] }> {
+export async function planDeliveries(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ files: ResourceChange[]; mergeRequests: ResourceChange[]; drift: DriftEntry[]; diagnostics: PlanDiagnostic[] }> {
   const byMr = new Map<string, FilesProject>();
   for (const p of projects) if (p.delivery.kind === 'merge_request') byMr.set(p.ref, p);
-  if (byMr.size === 0) return { changes: [...changes], drift: [], diagnostics: [] };
+  if (byMr.size === 0) return { files: [...changes], mergeRequests: [], drift: [], diagnostics: [] };
   const kept: ResourceChange[] = [];
   const of = new Map<FilesProject, ResourceChange[]>();
   for (const c of changes) {
@@ -151,7 +151,7 @@ export async function planDeliveries(ctx: InstanceContext, projects: readonly Fi
     mrProjects.push({ project, delivery, targetBranch: branches[0]!, changes: list });
   }
   const planned = await planMergeRequests(ctx, mrProjects);
-  return { changes: [...kept, ...planned.changes], drift: planned.drift, diagnostics: [...diagnostics, ...planned.diagnostics] };
+  return { files: kept, mergeRequests: planned.changes, drift: planned.drift, diagnostics: [...diagnostics, ...planned.diagnostics] };
 }
 
 /**

@@ -139,9 +139,10 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
     changes.push(change);
     if (r.drift) drift.push(r.drift);
   }
-  // Projects delivered by merge request: their file changes become one merge request each (./merge-request.ts).
+  // Projects delivered by merge request: their file changes become one merge request each
+  // (./merge-request.ts); every other project's changes of one branch go in one commit.
   const delivered = await planDeliveries(ctx, distinct, changes);
-  changes.splice(0, changes.length, ...delivered.changes);
+  changes.splice(0, changes.length, ...inCommits(delivered.files), ...delivered.mergeRequests);
   drift.push(...delivered.drift);
   diagnostics.push(...delivered.diagnostics);
   diagnostics.push(...(await archivedProjects(ctx, distinct, changes, projectOf)));
@@ -161,6 +162,21 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
     );
   }
   return { changes, drift, diagnostics };
+}
+
+/**
+ * `delivery: commit`: the changes of one project and branch (and author) are applied together, in
+ * one commit through the commits API (`order.batch`; apply.ts `applyCommit`). A branch with one
+ * changed file keeps its one write through the files API: one commit either way.
+ */
+function inCommits(changes: readonly ResourceChange[]): ResourceChange[] {
+  const keyOf = (c: ResourceChange) => {
+    const p = c.payload as FilePayload;
+    return JSON.stringify([p.project, p.branch, p.authorName ?? null, p.authorEmail ?? null]);
+  };
+  const counts = new Map<string, number>();
+  for (const c of changes) if (c.action !== 'no-op') counts.set(keyOf(c), (counts.get(keyOf(c)) ?? 0) + 1);
+  return changes.map((c) => (c.action !== 'no-op' && (counts.get(keyOf(c)) ?? 0) > 1 ? { ...c, order: { ...c.order, batch: keyOf(c) } } : c));
 }
 
 /**
@@ -288,6 +304,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     ...(op !== 'delete' && file.executeFilemode !== undefined && { executeFilemode: file.executeFilemode }),
     ...(live?.last_commit_id !== undefined && { lastCommitId: live.last_commit_id }),
     ...(base.startBranch !== undefined && { startBranch: base.startBranch }),
+    ...(project.delivery.kind === 'commit' && project.delivery.skipCi && { skipCi: true }),
     ...(file.authorName !== undefined && { authorName: file.authorName }),
     ...(file.authorEmail !== undefined && { authorEmail: file.authorEmail }),
   };

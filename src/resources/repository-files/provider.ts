@@ -2,10 +2,12 @@
  * Repository files as a resource: one file on one branch of one project. A plan makes one HEAD per
  * declared file and branch and compares the SHA-256 of the local content (hashed streaming) and the
  * execute bit with the `X-Service-*` headers: it never downloads a file (`--show-content` reads text
- * files up to 10 MB, to show a diff). Apply writes one commit per file: POST, PUT or DELETE, the
- * last two carrying the file's last commit seen at plan time, so a commit made since fails the
- * write and is reported as a conflict instead of being overwritten. Writes to one branch run one at
- * a time (a lane per project and branch); everything else runs in parallel.
+ * files up to 10 MB, to show a diff). Apply writes every changed file of one project and branch in
+ * one commit (`delivery: commit`): through the commits API when there are several (commit.ts), as
+ * one POST, PUT or DELETE of the files API when there is one (apply.ts); updates and deletes carry
+ * the file's last commit seen at plan time, so a commit made since fails the write and is reported
+ * as a conflict instead of being overwritten. Writes to one branch run one at a time (a lane per
+ * project and branch); everything else runs in parallel.
  *
  * The folder: `plan.ts` plans, `apply.ts` applies one change, `live.ts` holds what both read and
  * compare; this file is the provider the engine calls.
@@ -20,6 +22,7 @@ import type { FilePayload } from './payload.js';
 import { fileAddress, baseFingerprint, readBase, shortSha } from './live.js';
 import { planRepositoryFiles } from './plan.js';
 import { applyFile } from './apply.js';
+import { applyCommit } from './commit.js';
 import { mergeRequestAddress, mergeRequestFingerprint, parseMergeRequestPayload } from './merge-request.js';
 import type { MergeRequestPayload } from './merge-request.js';
 import { applyMergeRequest } from './merge-request-apply.js';
@@ -96,4 +99,7 @@ export const repositoryFilesProvider: ResourceProvider<FilesKindPayload> = {
   },
 
   apply: (ctx, change, p) => (isMr(p) ? applyMergeRequest(ctx, change, p) : applyFile(ctx, change, p)),
+
+  // Batches are of file writes only (plan.ts `inCommits`); a merge request is one change.
+  applyBatch: (ctx, changes, payloads) => applyCommit(ctx, changes, payloads as FilePayload[]),
 };

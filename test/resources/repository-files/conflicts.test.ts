@@ -31,7 +31,9 @@ async function applyWithEditBetween(between: () => Promise<void>) {
 describe('a commit between plan and apply', () => {
   it('makes the update fail and is reported as a conflict on that file: no lost update', async () => {
     h = await fileHarness();
-    h.config({ 'README.md': { content: 'from plumb\n' }, 'other.md': { content: 'other\n' } });
+    // One file on main and one on another branch: two single writes (several files of one branch
+    // go in one commit, refused whole: delivery-commit.test.ts).
+    h.config({ 'README.md': { content: 'from plumb\n' }, 'other.md': { content: 'other\n', branches: ['side'], start_branch: 'main' } });
     const r = await applyWithEditBetween(async () => {
       expect(await h.push('PUT', 'README.md', { content: 'from a colleague\n' })).toBe(200);
     });
@@ -39,8 +41,8 @@ describe('a commit between plan and apply', () => {
     expect(r.out).toContain('PLUMB_FILE_CONFLICT');
     expect(r.out).toContain('plumb.yaml:');
     expect(h.file('README.md')?.data.toString()).toBe('from a colleague\n');
-    // Another file of the same branch is still written.
-    expect(h.file('other.md')?.data.toString()).toBe('other\n');
+    // Another branch's file is still written.
+    expect(h.file('other.md', 'side')?.data.toString()).toBe('other\n');
   });
 
   it('makes a delete fail as a conflict too', async () => {
