@@ -24,6 +24,7 @@ export const FILE_REASONS = {
   'merge-request-fields-changed': 'its declared title or labels moved',
   'target-holds-files': 'the target branch already holds the declared files',
   'merge-request-foreign': 'someone else pushed to its branch',
+  'pending-in-merge-request': 'it differs from its branch, and plumb\'s open merge request that fixes it waits for review',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** The kind's registry entry: what every door asks of it (src/resources/kind.ts). */

@@ -195,6 +195,23 @@ describe('drift of files pending in an open merge request', () => {
   });
 });
 
+describe('the report', () => {
+  it('lists files pending in an open merge request as drifted, naming the merge request', async () => {
+    h = await fleet(1);
+    configure(FILES);
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const [mr] = await openMrs();
+    const r = await h.run(['report', '--json']);
+    const doc = JSON.parse(r.stdout) as { resources: { address: string; status: string; notes: string[] }[] };
+    const pending = doc.resources.filter((x) => x.notes.some((n) => n.startsWith('pending in merge request')));
+    expect(pending.map((x) => [x.address, x.status]).sort()).toEqual([
+      [`local.project["${name(0)}"].branch["main"].file["CODEOWNERS"]`, 'drifted'],
+      [`local.project["${name(0)}"].branch["main"].file["README.md"]`, 'drifted'],
+    ]);
+    expect(pending[0]!.notes[0]).toContain(mr!.web_url);
+  });
+});
+
 describe('finding the merge requests again', () => {
   it('lists the open merge requests once for the whole fleet when plumb is an administrator, once per project otherwise', async () => {
     h = await fleet(3);
