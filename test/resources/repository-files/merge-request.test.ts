@@ -192,6 +192,11 @@ describe('drift of files pending in an open merge request', () => {
     expect(doc.inSync).toBe(false);
     expect(doc.drift.filter((d) => d.mergeRequest).map((d) => d.address).sort()).toEqual([`local.project["${name(0)}"].branch["main"].file["CODEOWNERS"]`, `local.project["${name(0)}"].branch["main"].file["README.md"]`]);
     expect(doc.pendingInMergeRequests).toEqual([{ iid: 1, url: mr!.web_url, addresses: expect.any(Array) }]);
+    // The HTML page counts them in a card of their own.
+    expect((await h.run(['drift', '--html', 'drift.html'])).code).toBe(2);
+    const page = h.wd.read('drift.html');
+    expect(page).toContain('pending in merge request');
+    expect(page).toContain('merge request !1 up to date (waiting for review)');
   });
 });
 
