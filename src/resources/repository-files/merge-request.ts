@@ -76,11 +76,15 @@ export function mergeRequestAddress(instance: string, project: string, sourceBra
   return `${instance}.project[${JSON.stringify(project)}].merge_request[${JSON.stringify(sourceBranch)}]`;
 }
 
-/** One delivered file as a `Plumb-File:` trailer holds it (null: from a secret, compared by HEAD). */
-export function fileDigest(p: Pick<FilePayload, 'path' | 'op' | 'sha256' | 'contentFingerprint' | 'executeFilemode'>): string | null {
+/**
+ * One delivered file as a `Plumb-File:` trailer holds it (null: from a secret, compared by HEAD).
+ * With the target branch's last commit of the file: when someone changes the file on the target
+ * branch, the merge request is rebuilt on top of that change instead of left to conflict.
+ */
+export function fileDigest(p: Pick<FilePayload, 'path' | 'op' | 'sha256' | 'contentFingerprint' | 'executeFilemode' | 'lastCommitId'>): string | null {
   if (p.contentFingerprint !== undefined) return null;
   return createHash('sha256')
-    .update(JSON.stringify([p.path, p.op, p.sha256 ?? null, p.executeFilemode ?? null]))
+    .update(JSON.stringify([p.path, p.op, p.sha256 ?? null, p.executeFilemode ?? null, p.lastCommitId ?? null]))
     .digest('hex')
     .slice(0, 24);
 }

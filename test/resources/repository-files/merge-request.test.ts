@@ -152,6 +152,22 @@ describe('delivery by merge request over a selector of 20 projects with protecte
     expect(await openMrs()).toHaveLength(2);
   });
 
+  it('rebuilds its merge request on top of the target branch when someone changes one of its files there (no conflict left to merge)', async () => {
+    h = await fleet(1);
+    configure(FILES);
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const edit = await api('POST', `/projects/${encodeURIComponent(name(0))}/repository/commits`, { branch: 'main', commit_message: 'by hand', actions: [{ action: 'update', file_path: 'README.md', content: 'hello, world\n' }] });
+    expect(edit.status).toBe(201);
+    const plan = await h.run(['plan']);
+    expect(plan.stdout).toContain('merge request !1 will be updated (1 file changed)');
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const p = project(0);
+    expect(p.repo.branchHead('plumb/local')!.parentIds).toEqual([p.repo.branchHead('main')!.id]);
+    const [mr] = await openMrs();
+    expect((await api('PUT', `/projects/${mr!.project_id}/merge_requests/${mr!.iid}/merge`)).status).toBe(200);
+    expect(p.repo.branchHead('main')!.files.get('README.md')!.data.toString()).toBe('hello, fleet\n');
+  });
+
   it('closes its merge request and removes its branch when the target branch already holds the files', async () => {
     h = await fleet(1);
     configure(FILES);
