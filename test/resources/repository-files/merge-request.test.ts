@@ -73,6 +73,8 @@ describe('delivery by merge request over a selector of 20 projects with protecte
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('2 files → new merge request (plumb/local into main)');
     expect(plan.stdout).toContain(`merge requests: ${N} to open`);
+    // The fleet's merge requests are one block of the grouped plan.
+    expect(plan.stdout).toContain(`local.project[*].merge_request["plumb/local"]: 2 files → new merge request (plumb/local into main) in ${N} projects matching platform/*:`);
 
     const first = await h.run(['apply', '--auto-approve']);
     expect(first.code, first.stdout + first.stderr).toBe(0);
