@@ -9,16 +9,15 @@
 import { ApiBadRequestError, ApiConflictError, ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { createMergeRequest, deleteBranch, getBranchHead, mergeWhenPipelineSucceeds, updateMergeRequest } from '../../api/merge-requests.js';
 import type { MergeRequest } from '../../api/merge-requests.js';
-import type { PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
+import type { ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext } from '../../engine/resource.js';
-import { planDiagnostic } from '../../engine/resource.js';
 import { credentialOf } from '../../engine/risks.js';
 import { isPlumbCommit } from './merge-request.js';
 import type { MergeRequestPayload } from './merge-request.js';
 import { deliveryCommitMessage, deliveryDescription } from './merge-request-text.js';
 import { createCommit } from '../../api/commits.js';
 import type { CommitAction } from '../../api/commits.js';
-import { prepareWrite } from './apply.js';
+import { failed, prepareWrite } from './apply.js';
 
 const BRANCH_EXISTS = /branch called .* already exists/i;
 
@@ -176,12 +175,4 @@ async function autoMerge(ctx: InstanceContext, p: MergeRequestPayload, iid: numb
     if (!(err instanceof ApiError)) throw err;
     return [ctx.secrets.redact(`auto-merge not set: ${err.message}`)];
   }
-}
-
-function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
-  return {
-    applied: false,
-    notes: [],
-    diagnostics: [planDiagnostic(ctx, { severity: 'error', code, summary, suggestion, ...(detail && { detail }), address: change.address, pointer: change.pointer })],
-  };
 }
