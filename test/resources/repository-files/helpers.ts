@@ -31,7 +31,9 @@ export async function fileHarness(seed: Partial<EmulatorSeed> = {}): Promise<Fil
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
       groups: [{ full_path: 'platform' }],
       // Internal: `plan --show-content` shows its files' diffs (a private project's are withheld).
-      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', visibility: 'internal', files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
+      // No protected branch: an administrator's commit onto a protected one is a risk of its own
+      // (delivery-protection.test.ts), which these tests of the file mechanics do not accept.
+      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', visibility: 'internal', protected_branches: [], files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
       ...seed,
     },
   });
