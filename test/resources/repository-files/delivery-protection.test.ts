@@ -16,8 +16,8 @@ const writes = () => h.emu.requests.filter((q) => q.method !== 'GET' && q.method
 
 describe("an administrator's commit onto a protected branch", () => {
   it('is a risk in the plan, refused at apply until allow_risky accepts it', async () => {
-    // The seeded default branch is protected as the instance protects new projects' (Maintainers push).
-    h = await fileHarness({ projects: [{ path_with_namespace: PROJECT, default_branch: 'main', files: { 'README.md': 'hello\n' } }] });
+    // The default branch protected as the instance protects a new project's (Maintainers push and merge).
+    h = await fileHarness({ projects: [{ path_with_namespace: PROJECT, default_branch: 'main', protected_branches: ['main'], files: { 'README.md': 'hello\n' } }] });
     doc({ projects: { [PROJECT]: { files: { 'README.md': { content: 'new\n' }, 'CODEOWNERS': { content: '* @x\n' } } } } });
     const plan = await h.run(['plan', '--json']);
     expect(plan.code, plan.stderr).toBe(0);
