@@ -182,10 +182,13 @@ export async function forbiddenBecause(ctx: InstanceContext, p: FilePayload, err
   };
 }
 
-export function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
+function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
   return {
     applied: false,
     notes: [],
     diagnostics: [planDiagnostic(ctx, { severity: 'error', code, summary, suggestion, ...(detail && { detail }), address: change.address, pointer: change.pointer })],
   };
 }
+
+/** A failed write of a file change, located at its declaration (for the merge requests' apply too). */
+export const fileWriteFailure = failed;

@@ -23,7 +23,7 @@ export function codeSpan(path: string): string {
 }
 
 /** The job's URL when it is a plain http(s) URL (CI_JOB_URL); anything else is not linked. */
-export function jobUrl(env: NodeJS.ProcessEnv | undefined): string | undefined {
+export function descriptionJobLink(env: NodeJS.ProcessEnv | undefined): string | undefined {
   const url = env?.CI_JOB_URL;
   if (url === undefined || !/^https?:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~\-/%]*)?$/.test(url)) return undefined;
   return url;
@@ -48,7 +48,7 @@ export function deliveryDescription(p: Pick<MergeRequestPayload, 'targetBranch' 
   if (p.description !== undefined && p.description.trim() !== '') out.push(p.description.trimEnd(), '');
   out.push(`plumb delivers these files to ${codeSpan(p.targetBranch)} as the configuration declares them:`, '');
   for (const f of p.files as readonly FilePayload[]) out.push(`- ${VERB[f.op] ?? f.op} ${codeSpan(f.path)}`);
-  const job = jobUrl(env);
+  const job = descriptionJobLink(env);
   out.push('', job ? `The plan: ${job} (the job that wrote this merge request shows the plan it applied).` : 'The plan: run `plumb plan` on the configuration (no CI job URL was set when this was written).');
   out.push('', '<!-- plumb: this merge request is kept up to date by plumb; a push to its branch makes plumb leave it alone. -->');
   return out.join('\n');

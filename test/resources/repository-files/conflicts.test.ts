@@ -189,7 +189,7 @@ describe('large files', () => {
 
   it('plans a file over 10 MB with HEAD only, even with --show-content, and writes it', async () => {
     h = await fileHarness({
-      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', files: { 'README.md': README, 'big.txt': 'a'.repeat(ELEVEN_MB) } }],
+      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', protected_branches: [], files: { 'README.md': README, 'big.txt': 'a'.repeat(ELEVEN_MB) } }],
     });
     h.wd.write('files/big.txt', 'b'.repeat(ELEVEN_MB));
     h.config({ 'big.txt': { source: 'files/big.txt' } });

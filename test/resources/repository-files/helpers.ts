@@ -25,16 +25,20 @@ export interface FileHarness {
   close(): Promise<void>;
 }
 
+/**
+ * The harness's emulator. Its projects have no protected branch unless the seed names some: an
+ * administrator's commit onto a protected one is a risk of its own (delivery-protection.test.ts),
+ * which the tests of the file mechanics do not accept.
+ */
 export async function fileHarness(seed: Partial<EmulatorSeed> = {}): Promise<FileHarness> {
-  const emu = await startTestEmulator({
-    seed: {
-      users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
-      groups: [{ full_path: 'platform' }],
-      // Internal: `plan --show-content` shows its files' diffs (a private project's are withheld).
-      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', visibility: 'internal', files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
-      ...seed,
-    },
-  });
+  const full: EmulatorSeed = {
+    users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
+    groups: [{ full_path: 'platform' }],
+    // Internal: `plan --show-content` shows its files' diffs (a private project's are withheld).
+    projects: [{ path_with_namespace: PROJECT, default_branch: 'main', visibility: 'internal', files: { 'README.md': README, 'scripts/run.sh': { content: '#!/bin/sh\necho run\n', execute: true } } }],
+    ...seed,
+  };
+  const emu = await startTestEmulator({ seed: { ...full, projects: full.projects?.map((p) => ({ protected_branches: [], ...p })) } });
   const wd = workdir({ PLUMB_TOKEN: ADMIN_TOKEN });
   const h: FileHarness = {
     emu,

@@ -3,7 +3,7 @@
  * the job URL are data, never markup; the admin's description is kept as written.
  */
 import { describe, expect, it } from 'vitest';
-import { codeSpan, deliveryCommitMessage, deliveryDescription, jobUrl } from '../../../src/resources/repository-files/merge-request-text.js';
+import { codeSpan, deliveryCommitMessage, deliveryDescription, descriptionJobLink } from '../../../src/resources/repository-files/merge-request-text.js';
 import { fileDigest, trailerDigests } from '../../../src/resources/repository-files/merge-request.js';
 import type { FilePayload } from '../../../src/resources/repository-files/payload.js';
 
@@ -22,8 +22,8 @@ describe('the merge request description', () => {
     const with_ = deliveryDescription({ targetBranch: 'main', files: [file('CODEOWNERS')], description: 'Please **review**.' }, { CI_JOB_URL: 'https://ci.example.com/g/p/-/jobs/42' });
     expect(with_.startsWith('Please **review**.\n')).toBe(true);
     expect(with_).toContain('The plan: https://ci.example.com/g/p/-/jobs/42');
-    expect(jobUrl({ CI_JOB_URL: 'https://x.example.com/a) [click](https://evil' })).toBeUndefined();
-    expect(jobUrl({ CI_JOB_URL: 'javascript:alert(1)' })).toBeUndefined();
+    expect(descriptionJobLink({ CI_JOB_URL: 'https://x.example.com/a) [click](https://evil' })).toBeUndefined();
+    expect(descriptionJobLink({ CI_JOB_URL: 'javascript:alert(1)' })).toBeUndefined();
     expect(deliveryDescription({ targetBranch: 'main', files: [file('A')] }, { CI_JOB_URL: '<script>' })).not.toContain('<script>');
     expect(codeSpan('plain')).toBe('`plain`');
   });

@@ -41,7 +41,8 @@ async function fleet(projects = N): Promise<FileHarness> {
       { username: 'dee', email: 'dee@example.test', personal_access_tokens: [{ name: 'dee', token: DEV_TOKEN, scopes: ['api'] }] },
     ],
     groups: [{ full_path: 'platform', members: [{ username: 'dee', access_level: 30 }] }],
-    projects: Array.from({ length: projects }, (_, i) => ({ path_with_namespace: name(i), default_branch: 'main', files: { 'README.md': 'hello\n' } })),
+    // Protected default branches, as the instance setting gives new projects: plumb never writes them.
+    projects: Array.from({ length: projects }, (_, i) => ({ path_with_namespace: name(i), default_branch: 'main', protected_branches: ['main'], files: { 'README.md': 'hello\n' } })),
   });
 }
 
@@ -267,8 +268,11 @@ describe('the plan says where each merge request stands', () => {
     configure(FILES);
     const out = await h.run(['plan', '--out', 'plan.json', '--markdown', 'plan.md']);
     expect(out.code, out.stderr).toBe(0);
-    const plan = JSON.parse(h.wd.read('plan.json')) as { formatVersion: string; changes: { address: string; action: string; mergeRequest?: unknown }[] };
+    const plan = JSON.parse(h.wd.read('plan.json')) as { formatVersion: string; changes: { address: string; action: string; mergeRequest?: unknown }[]; risks: unknown[] };
     expect(plan.formatVersion).toBe('1.4');
+    // An administrator's merge request leaves the protected default branch alone: no push there to check or flag.
+    expect(plan.risks).toEqual([]);
+    expect(h.emu.requests.filter((r) => /\/repository\/branches\/main$/.test(r.path))).toEqual([]);
     expect(plan.changes).toEqual([expect.objectContaining({ address: `local.project["${name(0)}"].merge_request["plumb/local"]`, action: 'create', mergeRequest: { state: 'new', sourceBranch: 'plumb/local', targetBranch: 'main', files: 2 } })]);
     expect(h.wd.read('plan.md')).toContain('2 files → new merge request');
     const applied = await h.run(['apply', 'plan.json']);
