@@ -19,15 +19,15 @@
  * email is the user's email or commit email, as `GET /user` gives them) and carries plumb's
  * `Plumb-Instance:` trailer; anything else is someone else's push. What plumb wrote there is in the
  * head commit's `Plumb-File:` trailers, one digest per delivered file (path, action, content
- * SHA-256, execute bit), so the plan knows whether the branch holds the declared files without
- * reading them. Content from a secret has no digest in a commit message (a short secret could be
+ * SHA-256, execute bit, the target branch's last commit of it), so the plan knows whether the
+ * branch holds the declared files without reading them. Content from a secret has no digest in a commit message (a short secret could be
  * guessed from it): such a file is read on the branch with a HEAD instead.
  */
 import { createHash } from 'node:crypto';
 import { ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { getBranchHead, listOpenMergeRequests } from '../../api/merge-requests.js';
 import type { BranchHead, MergeRequest } from '../../api/merge-requests.js';
-import { stateFingerprint } from '../../engine/fingerprint.js';
+import { matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, MergeRequestStanding, PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
@@ -182,7 +182,7 @@ export async function planMergeRequests(ctx: InstanceContext, projects: readonly
   } else {
     open = (pr) => listOpenMergeRequests(ctx.client, pr.delivery.branch, pr.project.ref);
   }
-  const results = await Promise.all(
+  await Promise.all(
     projects.map(async (pr): Promise<void> => {
       let found: Found;
       try {
@@ -202,7 +202,6 @@ export async function planMergeRequests(ctx: InstanceContext, projects: readonly
       if (out.diagnostic) diagnostics.push(out.diagnostic);
     }),
   );
-  void results;
   return { changes, drift, diagnostics };
 }
 
@@ -280,7 +279,6 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
   };
   // What mergeRequestFingerprint reads again: the delivered files on the target branch, the merge request, its branch.
   const live = liveOf(pending.map((c) => c.liveFingerprint), found.mr, found.head);
-  const fingerprint = (_extra: Record<string, unknown>) => live;
   const pendingDrift = (m: MergeRequest): DriftEntry[] =>
     files.map((p) => ({
       address: pr.changes.find((c) => (c.payload as FilePayload).path === p.path)!.address,
@@ -308,7 +306,7 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
       address,
       pointer: d.pointer,
     });
-    const change: ResourceChange = { ...base, action: 'no-op', reasons: ['merge-request-foreign'], attributes: fileAttributes, payload: { ...common, op: 'none', files, iid: mr.iid }, liveFingerprint: fingerprint({}), mergeRequest: standing('foreign') };
+    const change: ResourceChange = { ...base, action: 'no-op', reasons: ['merge-request-foreign'], attributes: fileAttributes, payload: { ...common, op: 'none', files, iid: mr.iid }, liveFingerprint: live, mergeRequest: standing('foreign') };
     return { change, drift: found.mr ? pendingDrift(found.mr) : [], diagnostic };
   }
 
@@ -321,7 +319,7 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
       reasons: ['target-holds-files'],
       attributes: [{ name: 'merge_request', before: `!${found.mr.iid}`, after: '(closed, branch removed)' }],
       payload: { ...common, op: 'close', files: [], iid: found.mr.iid, head: found.head!.commit.id },
-      liveFingerprint: fingerprint({}),
+      liveFingerprint: live,
       mergeRequest: standing('close'),
     };
     return { change, drift: [] };
@@ -334,7 +332,7 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
       reasons: ['files-differ-from-target'],
       attributes: [...fileAttributes, { name: 'target_branch', after: pr.targetBranch }, { name: 'title', after: title }, ...(d.labels.length > 0 ? [{ name: 'labels', after: [...d.labels] }] : [])],
       payload: { ...common, op: 'open', files },
-      liveFingerprint: fingerprint({}),
+      liveFingerprint: live,
       mergeRequest: standing('new'),
     };
     return { change, drift: [] };
@@ -344,14 +342,15 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
   const m = found.mr;
   const wrote = trailerDigests(found.head!.commit.message);
   const want = files.map(fileDigest);
+  // A file from a secret has no digest in the commit: its copy on the branch is read (one HEAD) and
+  // its SHA-256 checked against the plan's salted fingerprint of the declared content.
   const secretsHeld = await Promise.all(
     files.map(async (p, i) => {
       if (want[i] !== null) return true;
-      const live = await head(ctx, pr.project.ref, p.path, d.branch).catch(() => undefined);
-      const target = pr.changes.find((c) => (c.payload as FilePayload).path === p.path);
-      if (p.op === 'delete') return live === undefined;
-      // The secret's SHA-256 is compared by the plan of the target branch; here only whether the branch's copy moved with it.
-      return live !== undefined && target !== undefined && live.content_sha256 !== undefined && (await matchesDeclared(live.content_sha256, p));
+      const onBranch = await head(ctx, pr.project.ref, p.path, d.branch).catch(() => undefined);
+      if (p.op === 'delete') return onBranch === undefined;
+      const sha = onBranch?.content_sha256;
+      return sha !== undefined && p.contentFingerprint !== undefined && (await matchesFingerprint(sha, p.contentFingerprint));
     }),
   );
   const digests = want.filter((x): x is string => x !== null);
@@ -361,7 +360,7 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
   const changed = Math.max(added, removed);
   const fieldsMoved = m.title !== title || d.labels.some((l) => !m.labels.includes(l));
   if (changed === 0 && !fieldsMoved) {
-    const change: ResourceChange = { ...base, action: 'no-op', reasons: ['merge-request-up-to-date'], attributes: fileAttributes, payload: { ...common, op: 'none', files, iid: m.iid }, liveFingerprint: fingerprint({}), mergeRequest: standing('up-to-date') };
+    const change: ResourceChange = { ...base, action: 'no-op', reasons: ['merge-request-up-to-date'], attributes: fileAttributes, payload: { ...common, op: 'none', files, iid: m.iid }, liveFingerprint: live, mergeRequest: standing('up-to-date') };
     return { change, drift: pendingDrift(m) };
   }
   const attributes: AttributeChange[] = [...fileAttributes];
@@ -373,16 +372,10 @@ async function decide(ctx: InstanceContext, pr: MergeRequestProject, found: Foun
     reasons: changed > 0 ? ['merge-request-outdated'] : ['merge-request-fields-changed'],
     attributes,
     payload: { ...common, op: 'update', files, iid: m.iid, head: found.head!.commit.id, rebuild: changed > 0 },
-    liveFingerprint: fingerprint({ title: m.title, labels: m.labels }),
+    liveFingerprint: live,
     mergeRequest: standing('update', changed > 0 ? changed : undefined),
   };
   return { change, drift: [] };
-}
-
-/** Whether a live SHA-256 is the declared content of a file whose content comes from a secret. */
-async function matchesDeclared(liveSha: string, p: FilePayload): Promise<boolean> {
-  const { matchesFingerprint } = await import('../../engine/fingerprint.js');
-  return p.contentFingerprint !== undefined && matchesFingerprint(liveSha, p.contentFingerprint);
 }
 
 const MR_OPS: readonly MergeRequestPayload['op'][] = ['open', 'update', 'close', 'none'];

@@ -186,6 +186,22 @@ describe('delivery by merge request over a selector of 20 projects with protecte
     expect((await h.run(['plan'])).stdout).toContain('No changes. The instance matches the configuration.');
   });
 
+  it('delivers a file whose content is a secret without a digest of it in the commit, and finds it up to date on the branch', async () => {
+    const SECRET = secret('mr-file-secret-value-0123456789');
+    h = await fleet(1);
+    configure({ 'deploy/token.txt': { content: '${env:MR_FILE_SECRET}' } });
+    const env = { MR_FILE_SECRET: SECRET };
+    const applied = await h.wd.run(['apply', '--auto-approve', '--state', 'state.json'], env);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const head = project(0).repo.branchHead('plumb/local')!;
+    expect(head.files.get('deploy/token.txt')!.data.toString()).toBe(SECRET);
+    expect(head.message).not.toMatch(/^Plumb-File:/m);
+    const [mr] = await openMrs();
+    expect(mr!.description).not.toContain(SECRET);
+    const again = await h.wd.run(['plan', '--state', 'state.json'], env);
+    expect(again.stdout).toContain('merge request !1 up to date (waiting for review)');
+  });
+
   it('asks the service to merge when the pipeline succeeds with auto_merge: true', async () => {
     h = await fleet(1);
     configure(FILES, { merge_request: { auto_merge: true, title: 'Fleet files' } });
