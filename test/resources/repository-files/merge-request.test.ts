@@ -291,6 +291,10 @@ describe('the plan says where each merge request stands', () => {
     expect(h.emu.requests.filter((r) => /\/repository\/branches\/main$/.test(r.path))).toEqual([]);
     expect(plan.changes).toEqual([expect.objectContaining({ address: `local.project["${name(0)}"].merge_request["plumb/local"]`, action: 'create', mergeRequest: { state: 'new', sourceBranch: 'plumb/local', targetBranch: 'main', files: 2 } })]);
     expect(h.wd.read('plan.md')).toContain('2 files → new merge request');
+    // Shown offline: the payload says what the change shows (describePayload).
+    const shown = await h.wd.run(['show', 'plan.json']);
+    expect(shown.code, shown.stdout + shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('2 files → new merge request (plumb/local into main)');
     const applied = await h.run(['apply', 'plan.json']);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const [mr] = await openMrs();
