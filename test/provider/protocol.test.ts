@@ -43,7 +43,8 @@ beforeAll(async () => {
         { full_path: 'adopt', id: 11, name: 'Adopt', visibility: 'private', members: [{ username: 'root', access_level: 50 }], access_tokens: [{ name: 'out-of-band', token: 'adopt-out-of-band-token-0123', scopes: ['read_api'], expires_at: '2099-01-01', access_level: 30 }] },
       ],
       projects: [
-        { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
+        // Unprotected: an administrator's commit onto a protected branch is a risk (docs/terraform.md#file-delivery).
+        { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', protected_branches: [], files: { 'README.md': '# config\n' } },
         {
           path_with_namespace: 'platform/site',
           id: 31,

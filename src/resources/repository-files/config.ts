@@ -299,14 +299,7 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const FILE_CONFIG: KindConfig = {
-  kind: 'repository_file',
-  pointers: FILE_POINTERS,
-  mount: { container: 'projects', keys: ['files', 'delivery'], whole: ['delivery'] },
-  schema,
-  resolve,
-  check: checkLockPaths,
-};
+export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files', 'delivery'], whole: ['delivery'] }, schema, resolve, check: checkLockPaths };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {
   const files = resolveFiles(raw.files, joinPointer(where.pointer, 'files'), ctx);

@@ -17,7 +17,7 @@ import type { MergeRequestPayload } from './merge-request.js';
 import { deliveryCommitMessage, deliveryDescription } from './merge-request-text.js';
 import { createCommit } from '../../api/commits.js';
 import type { CommitAction } from '../../api/commits.js';
-import { fileWriteFailure as failed, prepareWrite } from './apply.js';
+import { failed, prepareWrite } from './apply.js';
 
 const BRANCH_EXISTS = /branch called .* already exists/i;
 

@@ -182,8 +182,10 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
  */
 async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ diagnostics: PlanDiagnostic[]; risks: PlanRisk[] }> {
   const lanes = new Map<string, ResourceChange[]>();
+  // Only what is committed to the branch: a merge request's files go to a branch of plumb's own.
+  const committed = new Set(projects.filter((pr) => pr.delivery.kind === 'commit').map((pr) => pr.ref));
   for (const c of changes) {
-    if (c.action === 'no-op') continue;
+    if (c.action === 'no-op' || !committed.has((c.payload as FilePayload).project)) continue;
     const p = c.payload as FilePayload;
     const l = lane(p.project, p.branch);
     const list = lanes.get(l);
@@ -191,7 +193,8 @@ async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[
     else lanes.set(l, [c]);
   }
   const existing = [...lanes.values()].filter((list) => !list.some((c) => (c.payload as FilePayload).startBranch !== undefined));
-  if (existing.length === 0) return { diagnostics: [], risks: [] };
+  // A plan made to be read (`plumb report`) is never applied: who may push does not matter there.
+  if (existing.length === 0 || ctx.readOnly) return { diagnostics: [], risks: [] };
   // Asked only for a protected branch the token may push to: who pushes decides whether it is a risk.
   let admin: Promise<boolean> | undefined;
   const isAdmin = () => (admin ??= credentialOf(ctx).then((c) => c.user?.is_admin === true));

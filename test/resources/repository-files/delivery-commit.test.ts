@@ -41,10 +41,29 @@ describe('delivery: commit', () => {
     expect((await h.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('applies a saved plan of several files as the one commit it shows (order.batch), and reports drift from it', async () => {
+    h = await fileHarness();
+    h.config({ 'README.md': { content: 'updated\n' }, 'CODEOWNERS': { content: '* @platform\n' } });
+    expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(h.wd.read('plan.json')) as { changes: { order?: { lane?: string; batch?: string } }[] };
+    expect(new Set(saved.changes.map((c) => c.order?.batch)).size).toBe(1);
+    expect(saved.changes[0]!.order?.batch).toBeDefined();
+    const before = history().length;
+    const r = await h.run(['apply', 'plan.json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(history().length).toBe(before + 1);
+    expect(await h.push('PUT', 'CODEOWNERS', { content: '* @someone\n' })).toBe(200);
+    const d = await h.run(['drift']);
+    expect(d.code).toBe(2);
+    expect(d.stdout).toContain("file CODEOWNERS on main was changed by a push after plumb's last apply");
+  });
+
   it('keeps a shared commit message as it is, and one changed file a single files-API write', async () => {
     h = await fileHarness();
+    const before = history().length;
     h.config({ 'README.md': { content: 'updated\n', commit_message: 'chore: sync files' }, 'CODEOWNERS': { content: '* @platform\n', commit_message: 'chore: sync files' } });
     expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    expect(history().length).toBe(before + 1);
     expect(history()[0]!.message).toBe('chore: sync files');
     h.config({ 'README.md': { content: 'again\n' }, 'CODEOWNERS': { content: '* @platform\n' } });
     const n = writes().length;
