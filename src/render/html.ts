@@ -24,7 +24,7 @@ import { htmlText as t } from '../util/html.js';
 import { count } from './groups.js';
 import { reasonWords, renderDiagnosticLine } from './human.js';
 import type { ReasonTexts } from './human.js';
-import { standingText } from './merge-requests.js';
+import { standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /** A tone for a status: how the page colours it (a word always says it too). */
 type Tone = 'ok' | 'change' | 'bad' | 'muted';
@@ -124,7 +124,7 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
   let headline: string;
   let cards: Card[];
   if (mode === 'plan') {
-    headline = errors.length > 0 ? `The plan has ${count(errors.length)} error(s) and cannot be applied.` : changes.length === 0 ? 'No changes: the instance matches the configuration.' : `${count(s.create)} to create, ${count(s.update)} to update, ${count(s.replace)} to replace, ${count(s.rotate)} to rotate, ${count(s.delete)} to delete.`;
+    headline = errors.length > 0 ? `The plan has ${count(errors.length)} error(s) and cannot be applied.` : changes.length === 0 && waitingCount(plan) > 0 ? `No changes to apply; ${waitingText(plan)}.` : changes.length === 0 ? 'No changes: the instance matches the configuration.' : `${count(s.create)} to create, ${count(s.update)} to update, ${count(s.replace)} to replace, ${count(s.rotate)} to rotate, ${count(s.delete)} to delete.`;
     cards = [
       { label: 'create', value: s.create, tone: 'change' },
       { label: 'update', value: s.update, tone: 'change' },

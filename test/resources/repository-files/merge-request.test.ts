@@ -105,6 +105,8 @@ describe('delivery by merge request over a selector of 20 projects with protecte
     const again = await h.run(['plan']);
     expect(again.stdout).toContain(`No changes to apply; ${N} open merge requests of plumb's wait for review (below).`);
     expect(again.stdout).toContain(`merge requests: ${N} up to date`);
+    expect((await h.run(['plan', '--html', 'plan.html'])).code).toBe(0);
+    expect(h.wd.read('plan.html')).toContain(`No changes to apply; ${N} open merge requests of plumb&#39;s wait for review.`);
     h.emu.resetRequests();
     const second = await h.run(['apply', '--auto-approve']);
     expect(second.code, second.stdout + second.stderr).toBe(0);
