@@ -16,6 +16,8 @@ describe('the merge request description', () => {
     expect(text).toContain('`docs/&lt;img src=x onerror=alert(1)&gt;.md`');
     expect(text).toContain('``a`b](javascript:alert(1)).md``');
     expect(text).toContain('``` ``x`` ```');
+    // No line plumb writes is a quick action, whatever the path.
+    expect(deliveryDescription({ targetBranch: 'main', files: [file('/approve')] }, {}).split('\n').filter((l) => l.startsWith('/'))).toEqual([]);
   });
 
   it('keeps the admin description as written and links the job only when CI_JOB_URL is a plain URL', () => {
