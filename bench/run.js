@@ -22,7 +22,9 @@ function startRows() {
   const version = timeNode(['bin/plumb.js', '--version'], { env });
   rows.push({ name: `cold start: plumb --version (median of ${runs})`, measured: `${version.median.toFixed(0)} ms (p10 ${version.p10.toFixed(0)})`, target: '< 150 ms', ok: version.median < 150 });
   const small = timeNode(['bin/plumb.js', 'validate', 'examples/plumb'], { env });
-  rows.push({ name: `cold start: plumb validate examples/plumb (median of ${runs})`, measured: `${small.median.toFixed(0)} ms (p10 ${small.p10.toFixed(0)})`, target: '< 150 ms', ok: small.median < 150 });
+  // Issue 30's measure: within 1.3x the machine's own floor (compare on an idle machine).
+  const ratio = small.median / bare.median;
+  rows.push({ name: `cold start: plumb validate examples/plumb (median of ${runs})`, measured: `${small.median.toFixed(0)} ms (p10 ${small.p10.toFixed(0)}), ${ratio.toFixed(2)}x node -e 0`, target: '< 150 ms, < 1.3x node -e 0', ok: small.median < 150 && ratio < 1.3 });
   return rows;
 }
 

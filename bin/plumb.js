@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Launcher. Runs the bundled CLI (dist/plumb.cjs) with V8's code cache when it is there, so a cold
-// start does not pay for compiling plumb; otherwise the unbundled build in dist/. Both are made by
-// `npm run build` (the prepare script of `npm ci`).
+// Launcher. Runs the bundled CLI with V8's code cache when it is there, so a cold start does not
+// pay for compiling plumb; otherwise the unbundled build in dist/. Both are made by `npm run build`
+// (the prepare script of `npm ci`; scripts/bundle.js says how).
+//
+// Two bundles: `plumb validate` runs dist/plumb-validate.cjs, the same CLI without the other
+// commands' bodies and the kinds' runtime parts (no engine, providers, HTTP client, emulator or
+// Terraform provider), a third of the size to read and start; every other command runs
+// dist/plumb.cjs. Each bundle is one function
+// expression with CommonJS's parameters, in ASCII (the build checks it), so its text is read as
+// latin1 and compiled as it is: no copy of ~1 MB made to decode or wrap it.
 //
 // CommonJS (bin/package.json): an ES module entry point makes node start its ES module loader,
 // which reads files through node:fs/promises and loads streams and readline, before plumb runs;
@@ -9,28 +16,38 @@
 'use strict';
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const vm = require('node:vm');
 
-const bundle = path.join(__dirname, '../dist/plumb.cjs');
 const argv = process.argv.slice(2);
+const dist = path.join(__dirname, '../dist');
+
+const BUNDLES = { validate: path.join(dist, 'plumb-validate.cjs'), full: path.join(dist, 'plumb.cjs') };
+
+/** The bundle for this command line: validate's own when it is built. */
+function bundleFor(command) {
+  if (command === 'validate' && existsSync(BUNDLES.validate)) return BUNDLES.validate;
+  return existsSync(BUNDLES.full) ? BUNDLES.full : undefined;
+}
 
 function loadMain() {
-  if (!existsSync(bundle)) return import('../dist/cli.js').then((m) => m.main);
+  // `PLUMB_WRITE_CODE_CACHE=FILE` (scripts/bundle.js): run bundle FILE, one of the two above, and
+  // record its code cache.
+  const record = process.env.PLUMB_WRITE_CODE_CACHE;
+  if (record && !Object.values(BUNDLES).includes(path.resolve(record))) throw new Error(`PLUMB_WRITE_CODE_CACHE names ${record}, not one of plumb's bundles (${Object.values(BUNDLES).join(', ')})`);
+  const bundle = record ? path.resolve(record) : bundleFor(argv[0]);
+  if (!bundle) return import('../dist/cli.js').then((m) => m.main);
+  const vm = require('node:vm');
   const cacheFile = `${bundle}.cache`;
   let cachedData;
   try {
-    cachedData = readFileSync(cacheFile);
+    cachedData = record ? undefined : readFileSync(cacheFile);
   } catch {
     // no cache: compile as usual
   }
-  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
-  const script = new vm.Script(source, { filename: bundle, cachedData });
+  const script = new vm.Script(readFileSync(bundle, 'latin1'), { filename: bundle, cachedData });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, require('node:module').createRequire(bundle), mod, bundle, path.dirname(bundle));
-  if (process.env.PLUMB_WRITE_CODE_CACHE) {
-    // Recorded after the command ran, so the functions it compiled are in the cache.
-    process.once('beforeExit', () => writeFileSync(cacheFile, script.createCachedData()));
-  }
+  // Recorded after the command ran, so the functions it compiled are in the cache.
+  if (record) process.once('beforeExit', () => writeFileSync(cacheFile, script.createCachedData()));
   return Promise.resolve(mod.exports.main);
 }
 

@@ -184,6 +184,34 @@ function folderOf(rel: string): string {
 }
 
 /**
+ * Every cycle a depth-first walk of a directed graph meets: the nodes in sorted order, each node's
+ * successors in the order `next` gives them. Each cycle once, rotated to start at its smallest node.
+ */
+function cyclesOf(nodes: Iterable<string>, next: (node: string) => readonly string[]): string[][] {
+  const found = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const walk = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const to of next(node)) {
+      const s = state.get(to);
+      if (s === 'open') {
+        const cycle = stack.slice(stack.indexOf(to));
+        const start = cycle.indexOf([...cycle].sort()[0]!);
+        const ordered = [...cycle.slice(start), ...cycle.slice(0, start)];
+        const key = ordered.join(' → ');
+        if (!found.has(key)) found.set(key, ordered);
+      } else if (!s) walk(to);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...nodes].sort()) if (!state.has(node)) walk(node);
+  return [...found.values()];
+}
+
+/**
  * Cycles among folders, through any import: each reported once, from its smallest folder, naming
  * one import of each step. A circle of folders is what lets a one-line import crash start-up with
  * "Cannot access … before initialization", whichever module happens to load first.
@@ -199,61 +227,16 @@ function folderCycles(graph: ReadonlyMap<string, readonly Edge[]>): Violation[] 
       via.set(a, row);
     }
   }
-  const out: Violation[] = [];
-  const seen = new Set<string>();
-  const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
-  const walk = (f: string): void => {
-    state.set(f, 'open');
-    stack.push(f);
-    for (const to of [...(via.get(f)?.keys() ?? [])].sort()) {
-      const s = state.get(to);
-      if (s === 'open') {
-        const cycle = stack.slice(stack.indexOf(to));
-        const start = cycle.indexOf([...cycle].sort()[0]!);
-        const ordered = [...cycle.slice(start), ...cycle.slice(0, start)];
-        const key = ordered.join(' → ');
-        if (!seen.has(key)) {
-          seen.add(key);
-          const steps = ordered.map((a, i) => via.get(a)!.get(ordered[(i + 1) % ordered.length]!)!);
-          out.push({ rule: 'folder-cycle', file: ordered[0]!, message: `folder cycle: ${key} → ${ordered[0]!} (${steps.join('; ')})` });
-        }
-      } else if (!s) walk(to);
-    }
-    stack.pop();
-    state.set(f, 'done');
-  };
-  for (const f of [...via.keys()].sort()) if (!state.has(f)) walk(f);
-  return out;
+  return cyclesOf(via.keys(), (f) => [...(via.get(f)?.keys() ?? [])].sort()).map((cycle) => {
+    const steps = cycle.map((a, i) => via.get(a)!.get(cycle[(i + 1) % cycle.length]!)!);
+    return { rule: 'folder-cycle', file: cycle[0]!, message: `folder cycle: ${cycle.join(' → ')} → ${cycle[0]!} (${steps.join('; ')})` };
+  });
 }
 
 /** Cycles among runtime (not type-only, not dynamic) imports: each reported once, from its smallest file. */
 function cycles(graph: ReadonlyMap<string, readonly Edge[]>): Violation[] {
-  const out: Violation[] = [];
-  const seen = new Set<string>();
-  const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
-  const walk = (f: string): void => {
-    state.set(f, 'open');
-    stack.push(f);
-    for (const e of graph.get(f) ?? []) {
-      if (e.typeOnly || e.dynamic) continue;
-      const s = state.get(e.to);
-      if (s === 'open') {
-        const cycle = stack.slice(stack.indexOf(e.to));
-        const start = cycle.indexOf([...cycle].sort()[0]!);
-        const key = [...cycle.slice(start), ...cycle.slice(0, start)].join(' → ');
-        if (!seen.has(key)) {
-          seen.add(key);
-          out.push({ rule: 'cycle', file: cycle[start]!, message: `import cycle: ${key} → ${cycle[start]!}` });
-        }
-      } else if (!s) walk(e.to);
-    }
-    stack.pop();
-    state.set(f, 'done');
-  };
-  for (const f of [...graph.keys()].sort()) if (!state.has(f)) walk(f);
-  return out;
+  const runtime = (f: string) => (graph.get(f) ?? []).filter((e) => !e.typeOnly && !e.dynamic).map((e) => e.to);
+  return cyclesOf(graph.keys(), runtime).map((cycle) => ({ rule: 'cycle', file: cycle[0]!, message: `import cycle: ${cycle.join(' → ')} → ${cycle[0]!}` }));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

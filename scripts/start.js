@@ -158,7 +158,7 @@ async function exportSteps(later) {
   const out = path.join(work, 'export', 'config');
   await step(
     '18. Export the instance as a configuration: changed settings, the tokens of every group plumb\'s token owns, files, Pages',
-    ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook', '--now', later],
+    ['export', '-c', 'examples/plumb', '--out', out, '--sink-dir', 'secrets', '--file', 'platform/infra/instance-config:CODEOWNERS', '--file', 'platform/infra/instance-config:scripts/apply.sh', '--pages', 'platform/handbook', '--protected-branches', 'platform/infra/instance-config', '--now', later],
     0,
   );
   // The header (how to re-export, the digest of what was written) is left out: the configuration itself is what to look at.

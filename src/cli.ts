@@ -1,6 +1,6 @@
 import { HOMEPAGE, VERSION } from './version.js';
 import type { CommandHooks, Io } from './commands/output.js';
-import { processIo } from './commands/output.js';
+import { processIo, watchPipes } from './commands/output.js';
 import { problemView } from './commands/views/problem.js';
 import { closestMatch } from './util/suggest.js';
 import { usageProblem } from './commands/args.js';
@@ -83,7 +83,12 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   },
   show: (rest, io, hooks) => command(rest, io, parseShowArgs(rest), SHOW_USAGE, async (args) => (await import('./commands/show.js')).runShow(args, io, hooks)),
   comment: (rest, io, hooks) => command(rest, io, parseCommentArgs(rest), COMMENT_USAGE, async (args) => (await import('./commands/comment.js')).runComment(args, io, hooks)),
-  emulator: (rest, io) => command(rest, io, parseEmulatorArgs(rest), EMULATOR_USAGE, async (args) => (await import('./emulator/cli.js')).runEmulatorCommand([...args.argv])),
+  emulator: (rest, io) =>
+    command(rest, io, parseEmulatorArgs(rest), EMULATOR_USAGE, async (args) => {
+      // The emulator writes its log to process.stdout itself: a reader going away ends it quietly.
+      watchPipes();
+      return (await import('./emulator/cli.js')).runEmulatorCommand([...args.argv]);
+    }),
   provider: (rest, io) =>
     command(rest, io, parseProviderArgs(rest), PROVIDER_USAGE, async (args) => {
       if (args.action === 'mirror') {
@@ -93,7 +98,9 @@ const COMMANDS: Readonly<Record<string, Run>> = {
         if (r.stdout) io.stdout(r.stdout);
         return r.code;
       }
-      // gRPC, protobuf and msgpack load here only: no other command pays for them.
+      // gRPC, protobuf and msgpack load here only: no other command pays for them. The handshake
+      // goes to process.stdout itself: a reader going away ends it quietly, as before.
+      watchPipes();
       const { runProvider } = await import('./provider/server.js');
       return runProvider({ env: io.env, stdout: io.stdout, stderr: io.stderr, cwd: io.cwd });
     }),

@@ -10,7 +10,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { applicationSettings, groupAccessToken, projectPages, provider, repositoryFile } from 'plumb-gitops/cdktf';
+import { applicationSettings, groupAccessToken, projectPages, protectedBranch, provider, repositoryFile } from 'plumb-gitops/cdktf';
 
 /** A path relative to the directory of cdktf.json (two levels up from this file), made absolute. */
 const fromApp = (rel: string) => decodeURIComponent(new URL(`../../${rel}`, import.meta.url).pathname);
@@ -85,6 +85,21 @@ class LocalInstance extends TerraformStack {
       filePath: 'scripts/apply.sh',
       content: '#!/bin/sh\nset -eu\nplumb apply --config settings.yaml\n',
       executeFilemode: true,
+    });
+
+    // examples/plumb/protected-branches.yaml
+    new protectedBranch.ProtectedBranch(this, 'main-protected', {
+      project: instanceConfig,
+      branch: 'main',
+      pushAccessLevel: 'maintainer',
+      mergeAccessLevel: 'maintainer',
+      allowForcePush: false,
+    });
+    new protectedBranch.ProtectedBranch(this, 'release-protected', {
+      project: instanceConfig,
+      branch: 'release/*',
+      pushAccessLevel: 'no_access',
+      mergeAccessLevel: 'maintainer',
     });
   }
 }

@@ -1,4 +1,5 @@
-# plumb as a Terraform / OpenTofu provider (docs/terraform.md): settings, a token, a file, Pages.
+# plumb as a Terraform / OpenTofu provider (docs/terraform.md): settings, a token, a file, Pages,
+# a protected branch.
 # Against `plumb emulator --seed examples/emulator-seed.yaml`, which has the project and Pages. The instance URL comes from the
 # variable `url` (TF_VAR_url), the access token from the environment variable PLUMB_TOKEN; it is
 # never in this configuration nor in Terraform's state.
@@ -71,4 +72,16 @@ resource "plumb_project_pages" "handbook" {
   pages_https_only            = false
   pages_unique_domain_enabled = false
   published                   = true
+}
+
+# A protected branch, by name or wildcard: nobody pushes to release branches directly. A flag
+# (allow_force_push) changes in place; a level change unprotects and protects the branch again,
+# which plan refuses unless the provider's allow_risky lists "protected-branch-replaced".
+# Destroying the resource unprotects the branch.
+resource "plumb_protected_branch" "release" {
+  project            = "platform/infra/instance-config"
+  branch             = "release/*"
+  push_access_level  = "no_access"
+  merge_access_level = "maintainer"
+  allow_force_push   = false
 }

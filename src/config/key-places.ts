@@ -77,7 +77,7 @@ export function keyPlaces(root: JsonSchemaNode, kinds: readonly KindConfig[]): P
   const containers = [...new Set(kinds.flatMap((c) => (c.mount.container ? [c.mount.container] : [])))];
   for (const c of containers) {
     const opened = kinds.filter((k) => k.mount.container === c).map((k) => k.mount.keys[0]!);
-    places.push({ node: entryOf(root, deref(root, instance?.properties?.[c])), where: `under a ${CONTAINERS[c].noun} (next to ${opened.join(' and ')})` });
+    places.push({ node: entryOf(root, deref(root, instance?.properties?.[c])), where: `under a ${CONTAINERS[c].noun} (next to ${opened.length > 1 ? `${opened.slice(0, -1).join(', ')} and ${opened.at(-1)!}` : opened.join('')})` });
   }
   for (const k of kinds) {
     const holder = k.mount.container ? entryOf(root, deref(root, instance?.properties?.[k.mount.container])) : instance;

@@ -78,6 +78,11 @@ export interface KindConfig<D = unknown> {
   resolve(raw: Readonly<Record<string, unknown>>, at: ResolveAt, ctx: Ctx): D | undefined;
   /** Checks across instances, after every instance is resolved (e.g. two tokens writing one file). */
   check?(instances: readonly DesiredInstance[], ctx: Ctx): void;
+  /**
+   * The risk ids the kind flags (`flagRisk`) besides the shared ones (`RISKS`, ./risk-ids.ts), each
+   * with its one-line meaning: `allow_risky` accepts them as it accepts those.
+   */
+  readonly risks?: Readonly<Record<string, string>>;
 }
 
 /** The configuration's JSON Schema for a set of kinds, compiled: what the schema pass runs. */

@@ -298,6 +298,87 @@ export function createProtectedBranch(ctx: BranchCtx, projectRef: string): ApiRe
   return json(201, renderProtectedBranch(rule));
 }
 
+/** The kinds of access-level entries a rule holds, their record fields and the entry ids' offsets (3n-2, 3n-1, 3n). */
+const ENTRY_KINDS = [
+  { param: 'allowed_to_push', field: 'pushAccessLevel', offset: 2 },
+  { param: 'allowed_to_merge', field: 'mergeAccessLevel', offset: 1 },
+  { param: 'allowed_to_unprotect', field: 'unprotectAccessLevel', offset: 0 },
+] as const;
+
+/**
+ * One `allowed_to_*` array of a PATCH, as `ProtectedBranches::UpdateService` reads it into
+ * `*_access_levels_attributes`: `{id, _destroy: true}` removes that entry, `{id, access_level}`
+ * changes it, `{access_level}` adds one (the same level twice: 422 `… access level has already
+ * been taken`). The emulator's rule holds one entry of each kind, so an array that would leave
+ * none or two is refused (422, documented as not modelled). User, group and deploy-key entries
+ * are not modelled either.
+ */
+function applyEntries(rule: ProtectedBranchRecord, kind: (typeof ENTRY_KINDS)[number], raw: unknown, errors: string[]): number | undefined {
+  if (!Array.isArray(raw)) {
+    errors.push(`${kind.param} is invalid`);
+    return undefined;
+  }
+  const id = rule.id * 3 - kind.offset;
+  let levels = [{ id: id as number | undefined, level: rule[kind.field] }];
+  for (const e of raw as unknown[]) {
+    const o = typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : undefined;
+    if (!o) {
+      errors.push(`${kind.param} is invalid`);
+      return undefined;
+    }
+    const level = o['access_level'] === undefined ? undefined : Number(o['access_level']);
+    if (level !== undefined && !(level in PROTECTED_ACCESS_LEVELS)) {
+      errors.push(`${kind.param}[access_level] does not have a valid value`);
+      return undefined;
+    }
+    const destroy = boolParam(o, '_destroy').value === true;
+    if (o['id'] !== undefined) {
+      // An id of another rule's entry is not this rule's: ignored, as the nested attributes ignore it.
+      if (Number(o['id']) !== id) continue;
+      levels = destroy ? levels.filter((l) => l.id !== id) : levels.map((l) => (l.id === id && level !== undefined ? { ...l, level } : l));
+    } else if (level !== undefined) {
+      levels.push({ id: undefined, level });
+    }
+  }
+  const what = { allowed_to_push: 'Push', allowed_to_merge: 'Merge', allowed_to_unprotect: 'Unprotect' }[kind.param];
+  if (new Set(levels.map((l) => l.level)).size < levels.length) throw apiError(422, [`${what} access levels access level has already been taken`]);
+  if (levels.length !== 1) throw apiError(422, [`${what} access levels: the emulator holds exactly one access level of each kind per rule (not modelled)`]);
+  return levels[0]!.level;
+}
+
+/**
+ * `PATCH /projects/:id/protected_branches/:name`: `allow_force_push` on every tier; on a paid tier
+ * also `code_owner_approval_required` and the `allowed_to_push`, `allowed_to_merge` and
+ * `allowed_to_unprotect` arrays (the Premium parameters, which the free tier's API does not declare
+ * and so ignores). `push_access_level` and `merge_access_level` are not parameters of the update.
+ */
+export function updateProtectedBranch(ctx: BranchCtx, projectRef: string, name: string): ApiResponse {
+  const project = administrable(ctx, projectRef);
+  const rule = findProtection(project, name);
+  const p = ctx.params;
+  const errors: string[] = [];
+  const force = boolParam(p, 'allow_force_push');
+  if (force.error) errors.push(force.error);
+  // `allow_blank: false`
+  if (p['allow_force_push'] === '') errors.push('allow_force_push is empty');
+  const paid = ctx.state.tier !== 'free';
+  const codeOwners = paid ? boolParam(p, 'code_owner_approval_required') : {};
+  if (codeOwners.error) errors.push(codeOwners.error);
+  const levels: Partial<Record<(typeof ENTRY_KINDS)[number]['field'], number>> = {};
+  if (paid) {
+    for (const kind of ENTRY_KINDS) {
+      if (p[kind.param] === undefined) continue;
+      const level = applyEntries(rule, kind, p[kind.param], errors);
+      if (level !== undefined) levels[kind.field] = level;
+    }
+  }
+  if (errors.length > 0) throw paramErrors(errors);
+  if (force.value !== undefined) rule.allowForcePush = force.value;
+  if (codeOwners.value !== undefined) rule.codeOwnerApprovalRequired = codeOwners.value;
+  Object.assign(rule, levels);
+  return json(200, renderProtectedBranch(rule));
+}
+
 export function deleteProtectedBranch(ctx: BranchCtx, projectRef: string, name: string): ApiResponse {
   const project = administrable(ctx, projectRef);
   const rule = findProtection(project, name);

@@ -22,9 +22,11 @@ export type { Door, RiskId } from '../config/risk-ids.js';
  * A risk found while planning `address`, acknowledged when the instance's `allow_risky` lists its
  * id. `summary` is one line saying what would happen and why (never a secret), in no door's words:
  * how to accept it is worded per door (`howToAccept`). `pointer`: the configuration value that
- * asks for the change, when one does (a setting), so a door can show the refusal there.
+ * asks for the change, when one does (a setting), so a door can show the refusal there. `id` is
+ * one of the shared `RiskId`s, or one the kind declares (`KindConfig.risks`, its type as `K`),
+ * which `allow_risky` accepts alike.
  */
-export function flagRisk(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId; readonly address: string; readonly summary: string; readonly pointer?: string }): PlanRisk {
+export function flagRisk<K extends string = never>(ctx: Pick<InstanceContext, 'instance'>, r: { readonly id: RiskId | K; readonly address: string; readonly summary: string; readonly pointer?: string }): PlanRisk {
   return { address: r.address, instance: ctx.instance.name, id: r.id, summary: r.summary, acknowledged: ctx.instance.allowRisky.includes(r.id), ...(r.pointer !== undefined && { pointer: r.pointer }) };
 }
 
@@ -67,7 +69,7 @@ export function riskRefusals(risks: readonly PlanRisk[], door: Door = 'cli'): Pl
     severity: 'error' as const,
     code: 'PLUMB_RISK_NOT_ACCEPTED',
     summary: `Risky change not accepted: ${r.summary}`,
-    detail: r.id === LARGE_CHANGE_SET ? `Risk "${r.id}": plumb applies this many changes at once only when asked to (the threshold is --max-changes).` : `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb applies it only when asked to.`,
+    detail: r.id === LARGE_CHANGE_SET ? `Risk "${r.id}": plumb applies this many changes at once only when asked to (the threshold is --max-changes).` : `Risk "${r.id}": a change that can lock people or plumb out, or leave something unprotected, is applied only when asked to.`,
     suggestion: `if you mean it, ${howToAccept(r, door)}`,
     address: r.address,
   });

@@ -34,7 +34,7 @@ function refusal(r: PlanRisk, path: PathStep[] | undefined): TfDiagnostic {
   const code: DiagnosticCode = r.gate === 'destroy' ? 'PLUMB_DESTROY_NOT_ACCEPTED' : 'PLUMB_RISK_NOT_ACCEPTED';
   const why = r.gate === 'destroy'
     ? `"${r.id}": this change removes something people use, so plumb carries it out only when the resource opts in (the provider's allow_risky does not accept it).`
-    : `Risk "${r.id}": this change can lock administrators or plumb itself out, so plumb carries it out only when the configuration accepts it.`;
+    : `Risk "${r.id}": a change that can lock people or plumb out, or leave something unprotected, is carried out only when the configuration accepts it.`;
   return {
     severity: 'error',
     summary: `${r.gate === 'destroy' ? 'Destroy' : 'Risky change'} not accepted: ${r.summary}`,

@@ -42,7 +42,8 @@ const VERB: Record<Action, string> = {
   create: 'will be created',
   update: 'will be updated in place',
   delete: 'will be destroyed',
-  replace: 'will be replaced (new one first, then the old one revoked)',
+  // How (which comes first) is each kind's: its reasons say it.
+  replace: 'will be replaced',
   rotate: 'will be rotated',
 };
 

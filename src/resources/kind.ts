@@ -38,8 +38,9 @@ export interface KindEntry<P = unknown> {
   readonly codes: readonly DiagnosticCode[];
   /**
    * Codes the kind declares itself, outside the closed registry, each with its one-line meaning
-   * (`ownCodes(...)` in src/diagnostics/codes.ts types them): for a kind that is not built in, such
-   * as a test's fifth kind. The registry refuses one the closed registry or another kind holds.
+   * (`ownCodes(...)` in src/diagnostics/codes.ts types them), so a kind's codes can live in its
+   * folder (the protected branches', a test's fifth kind); docs/diagnostics.md lists the built-in
+   * kinds' with the registry's. The registry refuses one the closed registry or another kind holds.
    */
   readonly ownCodes?: Readonly<Record<string, string>>;
   /** The sections of the state file it keeps (`StateStore.section`), when it remembers anything. */

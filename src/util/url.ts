@@ -1,19 +1,19 @@
-import { isIP } from 'node:net';
+/** A dotted-quad IPv4 address (what `URL.hostname` makes of any IPv4 spelling), as `net.isIPv4` reads it. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
-/** 127.0.0.0/8, ::1 (and IPv4-mapped 127/8), `localhost`. Expects `URL.hostname` (IPv6 in brackets). */
+/**
+ * 127.0.0.0/8, ::1 (and IPv4-mapped 127/8), `localhost`. Expects `URL.hostname` (IPv6 in brackets).
+ * Without node:net, which would load node's streams and sockets into every `plumb validate`.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   if (host === 'localhost' || host === 'localhost.') return true;
-  const family = isIP(host);
-  if (family === 4) return host.startsWith('127.');
-  if (family === 6) {
-    if (host === '::1') return true;
-    const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(host);
-    if (mapped?.[1] !== undefined) return Number.parseInt(mapped[1], 16) >> 8 === 127;
-    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-    return dotted?.[1] !== undefined && dotted[1].startsWith('127.');
-  }
-  return false;
+  if (IPV4.test(host)) return host.startsWith('127.');
+  if (host === '::1') return true;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(host);
+  if (mapped?.[1] !== undefined) return Number.parseInt(mapped[1], 16) >> 8 === 127;
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
+  return dotted?.[1] !== undefined && IPV4.test(dotted[1]) && dotted[1].startsWith('127.');
 }
 
 /**

@@ -86,7 +86,7 @@ describe('the bundled CDKTF example', () => {
     const r = await plumb(['validate', '--cdktf', '.', '--now', TODAY], dirs.app);
     expect(r.code, r.stderr).toBe(0);
     // The constructs stand in for files; the summary does not call them files.
-    expect(r.stdout).toContain('Configuration is valid: the CDKTF app in ., 7 construct(s), 1 instance(s).');
+    expect(r.stdout).toContain('Configuration is valid: the CDKTF app in ., 9 construct(s), 1 instance(s).');
     const b = await plumb(['validate', '.', '--now', TODAY], dirs.app);
     expect(b.code).toBe(1);
     expect(b.stderr).toContain('error[PLUMB_CDKTF_NOT_ENABLED]: . is a CDKTF app (it holds cdktf.json)');

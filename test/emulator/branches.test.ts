@@ -124,6 +124,44 @@ describe('protected branches', () => {
   });
 });
 
+describe('updating a protected branch (PATCH)', () => {
+  it('changes allow_force_push and code-owner approval in place, keeping the rule and its id (Maintainer+)', async () => {
+    const before = (await api.get(`${PB}/main`, { token: MAINTAINER })).body;
+    const r = await api.patch(`${PB}/main`, { token: MAINTAINER, json: { allow_force_push: true, code_owner_approval_required: true } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: before.id, name: 'main', allow_force_push: true, code_owner_approval_required: true, push_access_levels: before.push_access_levels });
+    expect((await api.get(`${PB}/main`, { token: MAINTAINER })).body.allow_force_push).toBe(true);
+    expect((await api.patch(`${PB}/main`, { token: DEVELOPER, json: { allow_force_push: false } })).status).toBe(403);
+    expect((await api.patch(`${PB}/nope`, { token: MAINTAINER, json: { allow_force_push: false } })).body).toEqual({ message: '404 Not found' });
+    expect((await api.patch(`${PB}/main`, { token: MAINTAINER, json: { allow_force_push: 'maybe' } })).body).toEqual({ error: 'allow_force_push is invalid' });
+  });
+
+  it('replaces an access level through allowed_to_push ({id, _destroy} and a new entry) or changes it by id; the same level twice is a 422', async () => {
+    const rule = (await api.get(`${PB}/main`, { token: MAINTAINER })).body;
+    const pushId = rule.push_access_levels[0].id;
+    const r = await api.patch(`${PB}/main`, { token: MAINTAINER, json: { allowed_to_push: [{ id: pushId, _destroy: true }, { access_level: 30 }] } });
+    expect(r.status).toBe(200);
+    expect(r.body.push_access_levels[0]).toMatchObject({ access_level: 30, access_level_description: 'Developers + Maintainers' });
+    expect((await writeFile('main', DEVELOPER)).status).toBe(201);
+    const mergeId = rule.merge_access_levels[0].id;
+    expect((await api.patch(`${PB}/main`, { token: MAINTAINER, json: { allowed_to_merge: [{ id: mergeId, access_level: 0 }] } })).body.merge_access_levels[0].access_level).toBe(0);
+    const twice = await api.patch(`${PB}/main`, { token: MAINTAINER, json: { allowed_to_push: [{ access_level: 30 }] } });
+    expect(twice.status).toBe(422);
+    expect(twice.body).toEqual({ message: ['Push access levels access level has already been taken'] });
+  });
+
+  it('ignores the Premium parameters on the free tier, as its API does not declare them', async () => {
+    const free = await startTestEmulator({ seed: SEED, tier: 'free' });
+    try {
+      const r = await free.api.patch(`${PB}/main`, { token: MAINTAINER, json: { allow_force_push: true, code_owner_approval_required: true, allowed_to_push: [{ access_level: 30 }] } });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ allow_force_push: true, code_owner_approval_required: false, push_access_levels: [{ access_level: 40 }] });
+    } finally {
+      await free.close();
+    }
+  });
+});
+
 describe('the default branch protection of new projects', () => {
   it('follows default_branch_protection_defaults when the seed names no protected branches', async () => {
     const seeded = await startTestEmulator({

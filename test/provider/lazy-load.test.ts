@@ -51,11 +51,28 @@ describe('lazy loading of the provider stack', () => {
 
 describe('the start-up of plumb validate', () => {
   // node:crypto (36 of node's own modules) is for the Code Quality report's fingerprints only
-  // (bench/run.js, cold start). node:net is not checked: a piped or terminal stdout loads it anyway.
+  // (bench/run.js, cold start).
   const HEAVY = /^NativeModule crypto$/;
+  // node's streams and sockets: what creating process.stdout loads for a pipe (src/commands/output.ts
+  // writes to a pipe, a socket or a file without them), and what node:net loads.
+  const STREAMS = /^NativeModule (net|stream|internal\/streams\/writable)$/;
 
   it('does not load node:crypto', () => {
     expect(loaded(['validate', 'examples/plumb'], HEAVY)).toEqual([]);
+  });
+
+  it("does not load node's streams or sockets to write its result into a pipe", () => {
+    expect(loaded(['validate', 'examples/plumb'], STREAMS)).toEqual([]);
+  });
+
+  it('runs the validate bundle, which holds neither the HTTP client nor the other commands (the full bundle does)', () => {
+    const validate = readFileSync(path.join(root, 'dist/plumb-validate.cjs'), 'latin1');
+    const full = readFileSync(path.join(root, 'dist/plumb.cjs'), 'latin1');
+    // Markers of undici (its HTTP parser), the emulator, the engine's selectors and the drift view.
+    for (const marker of ['llhttp', '500 Internal Server Error', 'fix the errors of the blocked matches above and plan again', 'The drift check failed']) {
+      expect(full, marker).toContain(marker);
+      expect(validate, marker).not.toContain(marker);
+    }
   });
 
   it("does not start node's ES module loader (the launcher is CommonJS, bin/package.json)", () => {

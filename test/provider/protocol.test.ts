@@ -146,7 +146,7 @@ describe('schema', () => {
   it('lists the four resource types, the settings data source and the group listings in GetMetadata', async () => {
     const r = await p.call<{ resources: { type_name: string }[]; data_sources: { type_name: string }[] }>('GetMetadata');
     expect(r.data_sources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_groups', 'plumb_projects']);
-    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_repository_file']);
+    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_protected_branch', 'plumb_repository_file']);
   });
 
   it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {
@@ -546,6 +546,38 @@ instances:
     const unserved = await plan('plumb_project_pages', null, objectOf(t, { project: 'platform/site', published: true }));
     const notPublished = unserved.diagnostics.find((d) => /nothing is deployed/.test(d.summary));
     expect(notPublished?.attribute?.steps).toEqual([expect.objectContaining({ attribute_name: 'published' })]);
+  });
+
+  it('protects a branch (plumb_protected_branch), sees a hand change at refresh, refuses a level change without the replacement risk accepted, imports a rule and unprotects on destroy', async () => {
+    expect(errors(await configure())).toEqual([]);
+    const t = types.plumb_protected_branch!;
+    const rules = async () => (await (await fetch(`${emu.url}/api/v4/projects/30/protected_branches`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).json()) as { name: string; push_access_levels: { access_level: number }[]; allow_force_push: boolean }[];
+    const config = objectOf(t, { project: 'platform/config', branch: 'release/*', push_access_level: 'no_access', allow_force_push: false });
+    const created = await apply('plumb_protected_branch', null, (await plan('plumb_protected_branch', null, config)).planned, config);
+    expect(errors(created.diagnostics)).toEqual([]);
+    expect((created.state as Record<string, CtyValue>).id).toBe('platform/config:release/*');
+    expect((await rules()).find((r) => r.name === 'release/*')).toMatchObject({ push_access_levels: [{ access_level: 0 }], allow_force_push: false });
+    // A hand change shows at refresh, and the next plan puts it back (an update in place).
+    const patched = await fetch(`${emu.url}/api/v4/projects/30/protected_branches/release%2F*`, { method: 'PATCH', headers: { 'PRIVATE-TOKEN': ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ allow_force_push: true }) });
+    expect(patched.status).toBe(200);
+    const refreshed = (await read('plumb_protected_branch', created.state)) as Record<string, CtyValue>;
+    expect(refreshed.allow_force_push).toBe(true);
+    const back = await plan('plumb_protected_branch', refreshed, config);
+    expect(errors(back.diagnostics)).toEqual([]);
+    expect(errors((await apply('plumb_protected_branch', refreshed, back.planned, config)).diagnostics)).toEqual([]);
+    expect((await rules()).find((r) => r.name === 'release/*')!.allow_force_push).toBe(false);
+    // A level cannot change in place: the replacement's risk is an error at plan unless allow_risky lists it.
+    const developers = { ...config, push_access_level: 'developer' };
+    const risky = errors((await plan('plumb_protected_branch', created.state, developers)).diagnostics);
+    expect(risky.map((d) => d.summary)).toEqual([expect.stringMatching(/^Risky change not accepted: push_access_level of protected branch "release\/\*"/)]);
+    expect(risky[0]!.detail).toContain('allow_risky = ["protected-branch-replaced"]');
+    const imported = await p.call<{ imported_resources: { state: { msgpack: Buffer } }[]; diagnostics: Diag[] }>('ImportResourceState', { type_name: 'plumb_protected_branch', id: 'platform/config:main' });
+    expect(errors(imported.diagnostics)).toEqual([]);
+    expect(undv(imported.imported_resources[0]!.state, t)).toMatchObject({ project: 'platform/config', branch: 'main', push_access_level: 'maintainer', merge_access_level: 'maintainer', allow_force_push: false });
+    const destroyed = await apply('plumb_protected_branch', created.state, null, null);
+    expect(errors(destroyed.diagnostics)).toEqual([]);
+    expect(destroyed.state).toBeNull();
+    expect((await rules()).map((r) => r.name)).toEqual(['main']);
   });
 
   it('creates a group access token, delivers its secret to the sink, keeps it out of state, and destroys it', async () => {

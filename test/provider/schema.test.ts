@@ -104,6 +104,7 @@ describe('the served schema', () => {
       plumb_group_access_token: 'group-access-token',
       plumb_repository_file: 'repository-file',
       plumb_project_pages: 'project-pages',
+      plumb_protected_branch: 'protected-branch',
     };
     for (const [name, , srv] of pairs) {
       const src = readFileSync(path.join(root, 'src/generated/cdktf', dirs[name]!, 'index.ts'), 'utf8');

@@ -129,10 +129,10 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
 
   it('plans without init, applies (a write-only setting kept out of state), and plans no changes the second time (exit 0 with -detailed-exitcode)', async () => {
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
-    expect(plan.out).toContain('Plan: 4 to add, 0 to change, 0 to destroy');
+    expect(plan.out).toContain('Plan: 5 to add, 0 to change, 0 to destroy');
     expect(plan.code).toBe(2);
     const apply = await tf('apply', '-input=false', '-no-color', '-auto-approve');
-    expect(apply.out).toContain('Apply complete! Resources: 4 added');
+    expect(apply.out).toContain('Apply complete! Resources: 5 added');
     expect(apply.code).toBe(0);
     expect(await settings()).toMatchObject({ signup_enabled: false, require_two_factor_authentication: true, two_factor_grace_period: 48 });
     expect(await codeowners()).toBe('* @platform/infra\n');
@@ -160,16 +160,19 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     await fetch(`${emu.url}/api/v4/application/settings?two_factor_grace_period=12`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
     expect((await api(CODEOWNERS, { method: 'PUT', body: JSON.stringify({ branch: 'main', content: '* @someone-else\n', commit_message: 'push' }) })).status).toBe(200);
     expect((await api('/projects/21/pages', { method: 'PATCH', body: JSON.stringify({ pages_primary_domain: 'handbook.example.test' }) })).status).toBe(200);
+    expect((await api('/projects/20/protected_branches/release%2F*', { method: 'PATCH', body: JSON.stringify({ allow_force_push: true }) })).status).toBe(200);
     const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
     expect(plan.code).toBe(2);
     expect(plan.out).toMatch(/two_factor_grace_period\s+= 12 -> 48/);
     expect(plan.out).toMatch(/content_sha256\s+= \{\s+~ "main" = "sha256:[0-9a-f]{12}" -> "sha256:[0-9a-f]{12}"/);
     expect(plan.out).toMatch(/pages_primary_domain\s+= "handbook.example.test" -> "docs.example.test"/);
-    expect(plan.out).toContain('Plan: 0 to add, 3 to change, 0 to destroy');
+    expect(plan.out).toMatch(/allow_force_push\s+= true -> false/);
+    expect(plan.out).toContain('Plan: 0 to add, 4 to change, 0 to destroy');
     expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
     expect((await settings()).two_factor_grace_period).toBe(48);
     expect(await codeowners()).toBe('* @platform/infra\n');
     expect((await pages()).primary_domain).toBe('docs.example.test');
+    expect(((await (await api('/projects/20/protected_branches/release%2F*')).json()) as { allow_force_push: boolean }).allow_force_push).toBe(false);
     expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
   });
 
@@ -756,7 +759,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', { 
     expect(init.code, init.out).toBe(0);
     const apply = await run(cli!, [`-chdir=${stack}`, 'apply', '-input=false', '-no-color', '-auto-approve'], app);
     expect(apply.code, apply.out).toBe(0);
-    expect(apply.out).toContain('Apply complete! Resources: 6 added');
+    expect(apply.out).toContain('Apply complete! Resources: 8 added');
     const again = await run(cli!, [`-chdir=${stack}`, 'plan', '-input=false', '-no-color', '-detailed-exitcode'], app);
     expect(again.code, again.out).toBe(0);
     // No second state beside the stack's (issue 21 defect 8): plumb's memory is in Terraform's state.

@@ -24,7 +24,8 @@ describe('where a misplaced key belongs', () => {
       expect.arrayContaining([
         'directly under an instance (next to url and token_env)',
         'under a group (next to access_tokens)',
-        'under a project (next to files and pages)',
+        'under a project (next to protected_branches, files and pages)',
+        'under `protected_branches.<name>:` of a project',
         'under `access_tokens.<name>.rotation:` of a group',
         'under `access_tokens.<name>.sink:` of a group',
         'under `files.<name>:` of a project',
@@ -37,5 +38,6 @@ describe('where a misplaced key belongs', () => {
     expect(suggestion('    rotate_before_days: 7\n')).toBe('move it under `access_tokens.<name>.rotation:` of a group');
     expect(suggestion('    groups:\n      ops:\n        execute_filemode: true\n')).toBe('move it under `files.<name>:` of a project');
     expect(suggestion('    projects:\n      ops/site:\n        pages_https_only: true\n')).toBe('move it under `pages:` of a project');
+    expect(suggestion('    projects:\n      ops/site:\n        allow_force_push: true\n')).toBe('move it under `protected_branches.<name>:` of a project');
   });
 });

@@ -38,7 +38,8 @@ describe('the kinds registry', () => {
     for (const m of KIND_MODULES) {
       expect(m.codes.length, m.kind).toBeGreaterThan(0);
       for (const c of m.codes) {
-        expect(Object.keys(DIAGNOSTIC_CODES)).toContain(c);
+        // Registered in src/diagnostics/codes.ts, or owned by the kind with its meaning (KindEntry.ownCodes).
+        expect([...Object.keys(DIAGNOSTIC_CODES), ...Object.keys(m.ownCodes ?? {})]).toContain(c);
         expect(owner.get(c), `${c} claimed by ${owner.get(c)} and ${m.kind}`).toBeUndefined();
         owner.set(c, m.kind);
       }
@@ -49,7 +50,7 @@ describe('the kinds registry', () => {
     expect(BUILT_IN_KINDS.configs).toEqual(BUILT_IN_CONFIG_KINDS.configs);
     expect(BUILT_IN_KINDS.pointers).toEqual(BUILT_IN_CONFIG_KINDS.pointers);
     expect(BUILT_IN_KINDS.terraformShapes).toEqual(BUILT_IN_CONFIG_KINDS.terraformShapes);
-    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages']);
+    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_protected_branch', 'plumb_repository_file', 'plumb_project_pages']);
     expect(configKinds(KIND_ENTRIES)).toEqual(BUILT_IN_CONFIG_KINDS);
     expect(BUILT_IN_KINDS.schema).toBeUndefined();
     // What withKinds compiles for a registry is the schema the build generates, for the same kinds.

@@ -9,7 +9,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { closestMatch } from '../../util/suggest.js';
-import { DESTROY_IDS, isDestroyId, isRiskId, RISK_IDS } from '../risk-ids.js';
+import { DESTROY_IDS, isDestroyId, RISK_IDS } from '../risk-ids.js';
 import { canonicalInstanceUrl, isLoopbackHost } from '../../util/url.js';
 import { resolveInstanceLock } from '../instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from '../resolve-context.js';
@@ -155,7 +155,7 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
       caBundle,
       allowInsecureHttp: inst.allow_insecure_http === true,
       settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
-      allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), ctx),
+      allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), kinds, ctx),
       ...(lock && { lock }),
       resources,
       containers,
@@ -164,9 +164,10 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
   return { instances };
 }
 
-/** `allow_risky`: known risk ids only (a typo would silently accept nothing). */
-function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
+/** `allow_risky`: known risk ids only (a typo would silently accept nothing): the shared ones and the kinds' own (`KindConfig.risks`). */
+function resolveAllowRisky(raw: unknown, p: string, kinds: readonly KindConfig[], ctx: Ctx): string[] {
   if (!Array.isArray(raw)) return [];
+  const known = [...RISK_IDS, ...kinds.flatMap((k) => Object.keys(k.risks ?? {}))];
   const ids: string[] = [];
   raw.forEach((id, i) => {
     if (typeof id !== 'string') return; // reported by the schema pass
@@ -181,13 +182,13 @@ function resolveAllowRisky(raw: unknown, p: string, ctx: Ctx): string[] {
       });
       return;
     }
-    if (!isRiskId(id)) {
-      const guess = closestMatch(id, RISK_IDS);
+    if (!known.includes(id)) {
+      const guess = closestMatch(id, known);
       push(ctx, {
         severity: 'error',
         code: 'PLUMB_UNKNOWN_RISK',
         summary: `Unknown risk id "${id}" in allow_risky`,
-        detail: `plumb knows: ${RISK_IDS.join(', ')}.`,
+        detail: `plumb knows: ${known.join(', ')}.`,
         suggestion: guess ? `did you mean "${guess}"?` : 'use one of the ids docs/plans.md lists under "Risky changes"',
         pointer: joinPointer(p, String(i)),
       });

@@ -19,7 +19,7 @@ export const TOKEN_REASONS = {
   'expiry-changed': 'the declared expiry date changed',
   'revoked-out-of-band': 'it was revoked outside plumb',
   'expired-out-of-band': 'it expired',
-  'immutable-field-changed': 'an attribute that cannot change in place differs',
+  'immutable-field-changed': 'an attribute that cannot change in place differs: the new token is issued first, then the old one revoked',
   'not-in-config': 'it is not declared and pruning is on',
   'secret-not-received': 'its secret was never received',
   'absent-requested': 'the configuration asks for it to be absent',

@@ -122,3 +122,42 @@ describe('a commit made since the plan', () => {
     expect(history()[0]!.message).toBe('out of band PUT');
   });
 });
+
+describe('a commit whose answer is not a 201', () => {
+  const twoFiles = () => h.config({ 'README.md': { content: 'updated\n' }, 'CODEOWNERS': { content: '* @platform\n' } });
+
+  it('that was made (a 500 after the commit) is read back, reported as applied and recorded, never sent twice', async () => {
+    h = await fileHarness();
+    twoFiles();
+    h.emu.addFault({ method: 'POST', path: '/projects/*/repository/commits', action: { kind: 'status', status: 500, after: true } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toContain('answered 500, but reading the files again shows main holds the declared files: the commit was made');
+    expect(writes()).toHaveLength(1);
+    expect(JSON.stringify(JSON.parse(h.wd.read('state.json')))).toContain('CODEOWNERS');
+  });
+
+  it('that was lost before the service acted says the files are unchanged, without "outcome unknown"', async () => {
+    h = await fileHarness();
+    twoFiles();
+    h.emu.addFault({ method: 'POST', path: '/projects/*/repository/commits', action: { kind: 'drop', when: 'before' } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('reading the files again shows them unchanged since the plan, so nothing was committed');
+    expect(r.stdout + r.stderr).not.toMatch(/outcome unknown/i);
+    expect(h.file('CODEOWNERS')).toBeUndefined();
+  });
+
+  it("refused by the branch's protection says so, once, and the other file went with it", async () => {
+    h = await fileHarness();
+    twoFiles();
+    h.emu.addFault({ method: 'POST', path: '/projects/*/repository/commits', action: { kind: 'status', status: 403, body: { message: '403 Forbidden - You are not allowed to push into this branch' } } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const said = r.stdout + r.stderr;
+    expect(said.match(/PLUMB_FILE_BRANCH_PROTECTED/g)).toHaveLength(1);
+    expect(said).toContain('The instance refused the commit of README.md, CODEOWNERS to main of project "platform/app": "You are not allowed to push into this branch" (the branch is protected)');
+    expect(said).toContain('not committed: the commit with README.md failed (reported there)');
+    expect(h.file('README.md')?.data.toString()).toBe(README);
+  });
+});
