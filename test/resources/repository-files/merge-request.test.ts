@@ -204,6 +204,40 @@ describe('delivery by merge request over a selector of 20 projects with protecte
     expect(again.stdout).toContain('merge request !1 up to date (waiting for review)');
   });
 
+  it("opens a new merge request from a branch a merged one left behind, rebuilding it only because its head is plumb's commit", async () => {
+    h = await fleet(1);
+    configure(FILES, { merge_request: { remove_source_branch: false } });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const [first] = await openMrs();
+    expect((await api('PUT', `/projects/${first!.project_id}/merge_requests/${first!.iid}/merge`)).status).toBe(200);
+    expect(project(0).repo.branches.has('plumb/local')).toBe(true);
+    configure({ ...FILES, CODEOWNERS: { content: '* @platform @security\n' } }, { merge_request: { remove_source_branch: false } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const [second] = await openMrs();
+    expect(second!.iid).toBe(first!.iid + 1);
+    const p = project(0);
+    expect(p.repo.branchHead('plumb/local')!.parentIds).toEqual([p.repo.branchHead('main')!.id]);
+    expect(p.repo.branchHead('plumb/local')!.files.get('CODEOWNERS')!.data.toString()).toBe('* @platform @security\n');
+  });
+
+  it('does not overwrite a branch a merged merge request left behind once someone else pushed to it', async () => {
+    h = await fleet(1);
+    configure(FILES, { merge_request: { remove_source_branch: false } });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const [first] = await openMrs();
+    expect((await api('PUT', `/projects/${first!.project_id}/merge_requests/${first!.iid}/merge`)).status).toBe(200);
+    const theirs = await api<{ id: string }>('POST', `/projects/${encodeURIComponent(name(0))}/repository/commits`, { branch: 'plumb/local', commit_message: 'work in progress', actions: [{ action: 'create', file_path: 'NOTES.md', content: 'mine\n' }] }, DEV_TOKEN);
+    expect(theirs.status).toBe(201);
+    configure({ ...FILES, CODEOWNERS: { content: '* @platform @security\n' } }, { merge_request: { remove_source_branch: false } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('PLUMB_FILE_MR_FOREIGN_COMMIT');
+    expect(r.stdout + r.stderr).toContain('plumb did not overwrite it');
+    expect(project(0).repo.branchHead('plumb/local')!.id).toBe(theirs.body.id);
+    expect(await openMrs()).toEqual([]);
+  });
+
   it('asks the service to merge when the pipeline succeeds with auto_merge: true', async () => {
     h = await fleet(1);
     configure(FILES, { merge_request: { auto_merge: true, title: 'Fleet files' } });
