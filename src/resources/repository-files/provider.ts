@@ -85,7 +85,10 @@ export const repositoryFilesProvider: ResourceProvider<FilesKindPayload> = {
    */
   explainDifference(saved, derived) {
     const keys = (o: Readonly<Record<string, unknown>>) => Object.keys(o).filter((k) => k !== 'sha256' && k !== 'contentFingerprint');
-    const rest = (c: ResourceChange) => JSON.stringify(canonical({ ...c, payload: Object.fromEntries(keys(c.payload).map((k) => [k, c.payload[k]])), attributes: c.attributes.filter((a) => a.name !== 'content_sha256'), diff: undefined }));
+    const bare = (o: Readonly<Record<string, unknown>>) => Object.fromEntries(keys(o).map((k) => [k, o[k]]));
+    // A merge request's files carry their digests one level down, and show them as `file <path>`.
+    const payload = (p: Readonly<Record<string, unknown>>) => (Array.isArray(p.files) ? { ...bare(p), files: (p.files as Record<string, unknown>[]).map(bare) } : bare(p));
+    const rest = (c: ResourceChange) => JSON.stringify(canonical({ ...c, payload: payload(c.payload), attributes: c.attributes.filter((a) => a.name !== 'content_sha256' && !a.name.startsWith('file ')), diff: undefined }));
     if (saved.kind !== 'repository_file' || rest(saved) !== rest(derived)) return undefined;
     const path = typeof derived.payload.path === 'string' ? derived.payload.path : derived.address;
     return {

@@ -271,6 +271,21 @@ describe('drift of files pending in an open merge request', () => {
   });
 });
 
+describe('a saved plan', () => {
+  it('whose source file changed since the plan is refused as such, nothing written', async () => {
+    h = await fleet(1);
+    h.wd.write('files/SECURITY.md', '# Security\n');
+    configure({ 'SECURITY.md': { source: 'files/SECURITY.md' } });
+    expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    h.wd.write('files/SECURITY.md', '# Security, edited\n');
+    h.emu.resetRequests();
+    const r = await h.run(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('PLUMB_FILE_SOURCE_CHANGED');
+    expect(writes()).toEqual([]);
+  });
+});
+
 describe('the report', () => {
   it('lists files pending in an open merge request as drifted, naming the merge request', async () => {
     h = await fleet(1);
