@@ -14,7 +14,7 @@ import type { DesiredFile, FilesProject } from './model.js';
 import { filesOf } from './model.js';
 import { fileSchema } from './schema.js';
 import { deliverySchema, resolveDelivery } from './delivery.js';
-import { refNameProblem } from './branch-name.js';
+import { checkBranchName } from './branch-name.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { at, obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
@@ -263,30 +263,12 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
 function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
   const branches = Array.isArray(raw.branches) ? raw.branches : [];
   branches.forEach((b, i) => {
-    if (typeof b !== 'string') return;
-    const problem = refNameProblem(b);
-    if (problem) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_FILE_BRANCH_NAME',
-        summary: `"${b}" is not a branch name Git accepts: ${problem}`,
-        suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
-        pointer: joinPointer(p, 'branches', i),
-      });
-    }
+    if (typeof b === 'string') checkBranchName(ctx, b, joinPointer(p, 'branches', i));
   });
   const start = raw.start_branch;
   if (typeof start !== 'string') return;
-  const problem = refNameProblem(start);
-  if (problem) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_FILE_BRANCH_NAME',
-      summary: `start_branch "${start}" is not a branch name Git accepts: ${problem}`,
-      suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
-      pointer: joinPointer(p, 'start_branch'),
-    });
-  } else if (branches.length > 0 && branches.every((b) => b === start)) {
+  if (checkBranchName(ctx, start, joinPointer(p, 'start_branch'), `start_branch "${start}"`)) return;
+  if (branches.length > 0 && branches.every((b) => b === start)) {
     push(ctx, {
       severity: 'error',
       code: 'PLUMB_FILE_START_BRANCH_SAME',

@@ -8,7 +8,7 @@ import type { JsonSchema } from '../../config/kinds.js';
 import { joinPointer } from '../../config/pointer.js';
 import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
-import { refNameProblem } from './branch-name.js';
+import { checkBranchName } from './branch-name.js';
 
 /** Every changed file of one project and branch in one commit. */
 export interface CommitDelivery {
@@ -96,16 +96,8 @@ export function resolveDelivery(raw: unknown, p: string, instance: string, ctx: 
   const mr = obj(o.merge_request);
   const mp = joinPointer(p, 'merge_request');
   const branch = typeof mr.branch === 'string' ? mr.branch : `plumb/${instance}`;
-  const problem = refNameProblem(branch);
-  if (problem) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_FILE_BRANCH_NAME',
-      summary: `"${branch}" is not a branch name Git accepts: ${problem}`,
-      suggestion: typeof mr.branch === 'string' ? 'fix the branch name (see `git check-ref-format --branch`)' : 'name the branch with `branch:` (the default plumb/<instance> takes the instance name)',
-      pointer: typeof mr.branch === 'string' ? joinPointer(mp, 'branch') : mp,
-    });
-  }
+  if (typeof mr.branch === 'string') checkBranchName(ctx, branch, joinPointer(mp, 'branch'));
+  else checkBranchName(ctx, branch, mp, undefined, 'name the branch with `branch:` (the default plumb/<instance> takes the instance name)');
   return {
     kind: 'merge_request',
     branch,

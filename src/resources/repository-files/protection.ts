@@ -6,8 +6,9 @@
  * Today the branch's protection is the live one (`GET …/repository/branches/:branch`: `protected`,
  * and `can_push`, the service's own verdict for plumb's user). A declared protection
  * (`protected_branches:`) replaces it where `willHave` is computed in plan.ts (`pushRights`): one
- * line, `declaredProtection(levels, role)` from the push levels of the declared rules that match the
- * branch.
+ * line, `{protected, canPush: mayPush(protection, role)}` from the protected-branches kind's
+ * `protectionAfterApply` (src/resources/protected-branches/protection.ts; a kind never imports
+ * another, so it reaches this one through the registry), with `role` 60 for an administrator.
  */
 import type { BranchAccess } from '../../api/branches.js';
 
@@ -33,20 +34,4 @@ export function pushVerdict(willHave: BranchProtection, admin: boolean): PushVer
 /** The branch's protection as the instance holds it now. */
 export function liveProtection(branch: BranchAccess): BranchProtection {
   return { protected: branch.protected, canPush: branch.can_push };
-}
-
-/** The service's access levels, as protected branches and project roles use them. */
-const DEVELOPER = 30;
-export const ADMIN_LEVEL = 60;
-
-/**
- * The protection declared rules give a branch: the push access levels of every declared rule that
- * matches it (none: unprotected), for plumb's user of `role` (its access level in the project;
- * `ADMIN_LEVEL` for an administrator). As the service decides: below Developer nobody pushes; a
- * protected branch lets through anyone whose role reaches one rule's level, and "No one" (0) nobody,
- * administrators included.
- */
-export function declaredProtection(pushAccessLevels: readonly number[], role: number): BranchProtection {
-  if (pushAccessLevels.length === 0) return { protected: false, canPush: role >= DEVELOPER };
-  return { protected: true, canPush: role >= DEVELOPER && pushAccessLevels.some((level) => level !== 0 && role >= level) };
 }

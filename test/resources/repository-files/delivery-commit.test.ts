@@ -4,10 +4,8 @@
  * the plan saw (a commit made since refuses the whole commit, naming the file that moved), and
  * `skip_ci` putting the service's marker in the message.
  */
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApply } from '../../../src/commands/reconcile.js';
-import { ADMIN_TOKEN, fileHarness, PROJECT, README } from './helpers.js';
+import { fileHarness, PROJECT, README } from './helpers.js';
 import type { FileHarness } from './helpers.js';
 
 let h: FileHarness;
@@ -84,30 +82,11 @@ describe('delivery: commit', () => {
   });
 });
 
-/** An unsaved apply whose confirmation runs `between` first: an edit between plan and apply. */
-async function applyWithEditBetween(between: () => Promise<void>) {
-  let out = '';
-  const code = await runApply(
-    {
-      config: [path.join(h.wd.dir, 'plumb.yaml')],
-      json: false,
-      autoApprove: false,
-      state: path.join(h.wd.dir, 'state.json'),
-      confirm: async () => {
-        await between();
-        return true;
-      },
-    },
-    { stdout: (s) => (out += s), stderr: (s) => (out += s), isTTY: false, env: { PLUMB_TOKEN: ADMIN_TOKEN }, cwd: h.wd.dir },
-  );
-  return { code, out };
-}
-
 describe('a commit made since the plan', () => {
   it('refuses the whole commit and names the file that moved; no file of it is written', async () => {
     h = await fileHarness();
     h.config({ 'README.md': { content: 'from plumb\n' }, 'CODEOWNERS': { content: '* @platform\n' }, 'scripts/run.sh': { content: 'echo plumb\n' } });
-    const r = await applyWithEditBetween(async () => {
+    const r = await h.applyWithEditBetween(async () => {
       expect(await h.push('PUT', 'scripts/run.sh', { content: 'echo colleague\n' })).toBe(200);
     });
     expect(r.code).toBe(1);

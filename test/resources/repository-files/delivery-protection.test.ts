@@ -5,7 +5,7 @@
  * explicit entry overriding it whole.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_LEVEL, declaredProtection, pushVerdict } from '../../../src/resources/repository-files/protection.js';
+import { pushVerdict } from '../../../src/resources/repository-files/protection.js';
 import { fileHarness, PROJECT } from './helpers.js';
 import type { FileHarness } from './helpers.js';
 
@@ -70,14 +70,5 @@ describe('the push verdict, from the protection the branch will have', () => {
     expect(pushVerdict({ protected: true, canPush: true }, false)).toBe('allowed');
     expect(pushVerdict({ protected: true, canPush: true }, true)).toBe('admin-on-protected');
     expect(pushVerdict({ protected: true, canPush: false }, true)).toBe('denied');
-  });
-
-  it('reads declared rules as the service does: levels, No one, and the Developer floor', () => {
-    expect(declaredProtection([], 30)).toEqual({ protected: false, canPush: true });
-    expect(declaredProtection([], 20)).toEqual({ protected: false, canPush: false });
-    expect(declaredProtection([40], 30)).toEqual({ protected: true, canPush: false });
-    expect(declaredProtection([40], ADMIN_LEVEL)).toEqual({ protected: true, canPush: true });
-    expect(declaredProtection([0], ADMIN_LEVEL)).toEqual({ protected: true, canPush: false });
-    expect(declaredProtection([0, 30], 30)).toEqual({ protected: true, canPush: true });
   });
 });
