@@ -6,9 +6,9 @@
  * Today the branch's protection is the live one (`GET …/repository/branches/:branch`: `protected`,
  * and `can_push`, the service's own verdict for plumb's user). A declared protection
  * (`protected_branches:`) replaces it where `willHave` is computed in plan.ts (`pushRights`): one
- * line, `{protected, canPush: mayPush(protection, role)}` from the protected-branches kind's
- * `protectionAfterApply` (src/resources/protected-branches/protection.ts; a kind never imports
- * another, so it reaches this one through the registry), with `role` 60 for an administrator.
+ * line, `{protected, canPush}` from what the protected-branches kind computes for the branch after
+ * apply and whether plumb's role (60 for an administrator) may push under it (a kind never imports
+ * another: it reaches this one through the registry).
  */
 import type { BranchAccess } from '../../api/branches.js';
 
