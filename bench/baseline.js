@@ -9,11 +9,17 @@
 // message}. Modes: plan (a list per group), create (a list per group, then its creates), rotate (a
 // list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
 // files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named, or
-// a POST of it when the HEAD found no file), report (`plumb report --expiring-within`'s reads: a
-// token list per group, then per project its Pages settings and its Pages domains).
+// a POST of it when the HEAD found no file), files-commit (a HEAD per file, then one POST of a commit
+// per project with an action per file, guarded by the commit each HEAD named), report (`plumb report --expiring-within`'s reads: a
+// token list per group, then per project its Pages settings and its Pages domains), files-mr (delivery
+// by merge request: the open merge requests from `sourceBranch` in one instance-wide listing, a HEAD
+// per file on `branch`, then per project one commit of its files on `sourceBranch`, made from
+// `branch` by the commit itself, and one merge request).
 // With `discover: {group, query}` (a selector's fleet) the files modes first list the group's
 // projects as plumb does (the first page, then the others at once, `concurrency` in flight) and
-// give each listed project the files of `files: [{path, content}]`.
+// give each listed project the files of `files: [{path, content}]`. `branchRead`: one GET of the
+// branch per project after its HEADs (plumb's plan reads a changed project's branch protection);
+// `identity`: GET /personal_access_tokens/self and GET /user once (plumb's administrator check).
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Pool } from 'undici';
@@ -56,17 +62,22 @@ async function headFile(project, file) {
 }
 
 async function projectFiles(project) {
-  await Promise.all(
-    project.files.map(async (f) => {
-      const last = await headFile(project.path, f.path);
-      if (job.mode === 'files-apply') {
+  const lasts = await Promise.all(project.files.map((f) => headFile(project.path, f.path)));
+  // plumb's plan reads the branch of a project with changes once (protection, can_push).
+  if (job.branchRead) await call('GET', `/projects/${encodeURIComponent(project.path)}/repository/branches/${encodeURIComponent(job.branch)}`);
+  if (job.mode === 'files-apply') {
+    await Promise.all(
+      project.files.map(async (f, i) => {
         const at = `/projects/${encodeURIComponent(project.path)}/repository/files/${encodeURIComponent(f.path)}`;
         const body = { branch: job.branch, commit_message: job.message, content: f.content, encoding: 'text' };
-        if (last === undefined) await call('POST', at, body);
-        else await call('PUT', at, { ...body, last_commit_id: last });
-      }
-    }),
-  );
+        if (lasts[i] === undefined) await call('POST', at, body);
+        else await call('PUT', at, { ...body, last_commit_id: lasts[i] });
+      }),
+    );
+  } else if (job.mode === 'files-commit') {
+    const actions = project.files.map((f, i) => ({ action: lasts[i] === undefined ? 'create' : 'update', file_path: f.path, content: f.content, encoding: 'text', ...(lasts[i] !== undefined && { last_commit_id: lasts[i] }) }));
+    await call('POST', `/projects/${encodeURIComponent(project.path)}/repository/commits`, { branch: job.branch, commit_message: job.message, actions, stats: false });
+  }
 }
 
 const g = (group) => `/groups/${encodeURIComponent(group)}/access_tokens`;
@@ -117,8 +128,25 @@ if (job.mode === 'settings') {
   await call('GET', '/application/settings');
   await call('PUT', '/application/settings', job.settings);
   await call('GET', '/application/settings');
-} else if (job.mode === 'files-plan' || job.mode === 'files-apply') {
-  await Promise.all(job.projects.map(projectFiles));
+} else if (job.mode === 'files-mr') {
+  const [open] = await Promise.all([
+    call('GET', `/merge_requests?scope=all&state=opened&source_branch=${encodeURIComponent(job.sourceBranch)}&per_page=100`),
+    // plumb's identity (an administrator lists the fleet's merge requests at once; its commits are told by its email).
+    ...(job.identity ? [call('GET', '/personal_access_tokens/self'), call('GET', '/user')] : []),
+    Promise.all(job.projects.map(async (p) => (p.heads = await Promise.all(p.files.map((f) => headFile(p.path, f.path)))))),
+  ]);
+  if (open.length !== 0) throw new Error('files-mr expects no open merge request');
+  await Promise.all(
+    job.projects.map(async (p) => {
+      const at = `/projects/${encodeURIComponent(p.path)}`;
+      const actions = p.files.map((f, i) => ({ action: p.heads[i] === undefined ? 'create' : 'update', file_path: f.path, content: f.content, encoding: 'text', ...(p.heads[i] !== undefined && { last_commit_id: p.heads[i] }) }));
+      await call('POST', `${at}/repository/commits`, { branch: job.sourceBranch, start_branch: job.branch, commit_message: job.message, actions });
+      await call('POST', `${at}/merge_requests`, { source_branch: job.sourceBranch, target_branch: job.branch, title: job.message, description: job.message });
+    }),
+  );
+} else if (job.mode === 'files-plan' || job.mode === 'files-apply' || job.mode === 'files-commit') {
+  // plumb's identity (is its user an administrator?), read once when a protected branch lets it push.
+  await Promise.all([...(job.identity ? [call('GET', '/personal_access_tokens/self'), call('GET', '/user')] : []), ...job.projects.map(projectFiles)]);
 } else if (job.mode === 'report') {
   await Promise.all([
     ...job.groups.map(group),

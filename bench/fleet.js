@@ -5,16 +5,26 @@
 // (100 a page: the first page, then the others at once) and then plans every match.
 //
 // - Plan of 2 repository files in each of 3,000 projects under one group: 30 list pages and 6,000
-//   HEADs; target ≤ 1.3× floor. One file of each project is in sync, the other is missing (3,000
+//   HEADs, and 3,000 branch GETs (each project has a change); target ≤ 1.3× floor. One file of each project is in sync, the other is missing (3,000
 //   creates: the plan renders them grouped, and flags `large-change-set`). Peak RSS of that process
 //   (its own `process.resourceUsage().maxRSS`, written at exit by bench/rss-preload.cjs): target
 //   ≤ 300 MB.
 // - Apply of one changed file in each of 1,000 projects (`--allow-risky`: 1,000 changes exceed
-//   `--max-changes`): 10 list pages, 1,000 HEADs and 1,000 PUTs, one lane per branch; target
-//   ≤ 1.3× floor.
+//   `--max-changes`): 10 list pages, 1,000 HEADs, 1,000 branch GETs (plan reads a changed
+//   project's branch: may plumb push there?) and 1,000 PUTs, one lane per branch; target ≤ 1.3× floor.
+// - Apply of two changed files in each of 1,000 projects, one commit per project (`delivery:
+//   commit`) onto its protected default branch (the risk `admin-push-protected-branch` accepted by
+//   `--allow-risky`): 10 list pages, 2,000 HEADs, 1,000 branch GETs, GET /personal_access_tokens/self
+//   and GET /user once, and 1,000 commit POSTs; target ≤ 1.3× floor.
 // - Apply of a file that none of 3,003 projects has (a new CODEOWNERS for the fleet, issue 29.11):
-//   31 list pages, 3,003 HEADs and 3,003 POSTs, 6,037 requests (the listing shows each project and
+//   31 list pages, 3,003 HEADs, 3,003 branch GETs and 3,003 POSTs, 9,040 requests (the listing shows each project and
 //   its default branch, so a 404 there is the file's); target ≤ 1.3× floor.
+// - Apply by merge request (issue 32 item 4): 2 changed files in each of 1,000 projects (one
+//   changed, one new), `delivery: merge_request`: 10 list pages, 1 merge-request listing (the
+//   instance-wide one: plumb's user is an administrator), 2,000 HEADs, then per project 1 commit
+//   (the branch made from main by the commit itself) and 1 merge request; target ≤ 1.3× floor.
+//   plumb also reads who it is (GET /user, GET /personal_access_tokens/self: 2 requests, in the floor).
+//   The default branches are protected, and never written.
 // - Report (`plumb report --expiring-within 30d --out report.json`) of 3,000 projects under one
 //   selector, each declaring `pages: {pages_https_only: true}` (every 20th drifted, every 10th with a
 //   certificate expiring within the window), and the group's access tokens (2 declared, 1
@@ -41,7 +51,7 @@ const LATENCY_MS = 20;
 const CONCURRENCY = 8;
 const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
-/** Rows to run (comma-separated: plan,apply,missing); default all. */
+/** Rows to run (comma-separated: plan,apply,commit,missing,mr,report); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 const want = (row) => !ONLY || ONLY.includes(row);
 const TODAY = '2026-03-01';
@@ -61,16 +71,17 @@ const name = (i) => `platform/app-${String(i).padStart(4, '0')}`;
  * `projects` projects under `platform/`, each holding `files` ({path: content}); the configuration
  * declares `declared` ({path: content}) for every one of them with one selector.
  */
-function workload(projects, files, declared) {
-  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    projects:', '      "platform/**":', '        files:'];
+function workload(projects, files, declared, { protectedMain = false, extra } = {}) {
+  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    projects:', '      "platform/**":', ...(extra ? [extra] : []), '        files:'];
   for (const [file, content] of Object.entries(declared)) {
     lines.push(`          ${file}:`, `            content: ${JSON.stringify(content)}`, '            branches: [main]', `            commit_message: ${JSON.stringify(MESSAGE)}`);
   }
   return {
     projects,
     yaml: lines.join('\n') + '\n',
-    seed: { users: [adminUser], groups: [{ full_path: 'platform' }], projects: Array.from({ length: projects }, (_, i) => ({ path_with_namespace: name(i), default_branch: 'main', files })) },
-    job: { discover: { group: 'platform', query: DISCOVERY_QUERY }, files: Object.entries(declared).map(([p, content]) => ({ path: p, content })), branch: 'main', message: MESSAGE },
+    // `main` unprotected unless asked: protected, an administrator's commit there is a risk, and plan reads who plumb is.
+    seed: { users: [adminUser], groups: [{ full_path: 'platform' }], projects: Array.from({ length: projects }, (_, i) => ({ path_with_namespace: name(i), default_branch: 'main', ...(!protectedMain && { protected_branches: [] }), files })) },
+    job: { discover: { group: 'platform', query: DISCOVERY_QUERY }, files: Object.entries(declared).map(([p, content]) => ({ path: p, content })), branch: 'main', message: MESSAGE, branchRead: true, identity: protectedMain },
   };
 }
 
@@ -162,12 +173,12 @@ export async function fleetBenchmarks() {
       const plan = await paired(emu, planW, ['plan'], 'files-plan');
       const grouped = new RegExp(`file\\["SECURITY\\.md"\\] will be created .* in ${N} projects`).test(plan.plumb.out);
       const counted = new RegExp(`\\["platform/\\*\\*"\\] matched ${N} projects`).test(plan.plumb.out);
-      const expected = pagesOf(n) + 2 * n;
+      const expected = pagesOf(n) + 3 * n;
       rows.push({
         name: `fleet plan: 2 files in each of ${N} projects, one selector platform/** (${label})`,
-        measured: `${describe(plan, n, 2 * n)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
-        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${(2 * n).toLocaleString('en')} HEAD)`,
-        ok: plan.plumb.ms <= 1.3 * floorMs(n, 2 * n) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === n && grouped && counted,
+        measured: `${describe(plan, n, 3 * n)}; grouped in the human plan: ${grouped ? 'yes' : 'NO'}; selector count shown: ${counted ? 'yes' : 'NO'}`,
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${(2 * n).toLocaleString('en')} HEAD + ${N} branch GET)`,
+        ok: plan.plumb.ms <= 1.3 * floorMs(n, 3 * n) && plan.plumb.requests === expected && plan.baseline.requests === expected && plan.plumb.failed === n && grouped && counted,
       });
       rows.push({
         name: `fleet plan of ${N} projects: peak RSS of the plumb process`,
@@ -183,12 +194,30 @@ export async function fleetBenchmarks() {
       const N = n.toLocaleString('en');
       const applyW = workload(n, { CODEOWNERS: '* @old\n' }, { CODEOWNERS: '* @platform\n' });
       const apply = await paired(emu, applyW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
-      const expected = pagesOf(n) + 2 * n;
+      const expected = pagesOf(n) + 3 * n;
       rows.push({
         name: `fleet apply: 1 changed file in each of ${N} projects, one selector platform/** (${label})`,
-        measured: describe(apply, n, 2 * n),
-        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${N} HEAD + ${N} PUT)`,
-        ok: apply.plumb.ms <= 1.3 * floorMs(n, 2 * n) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+        measured: describe(apply, n, 3 * n),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${N} HEAD + ${N} branch GET + ${N} PUT)`,
+        ok: apply.plumb.ms <= 1.3 * floorMs(n, 3 * n) && apply.plumb.requests === expected && apply.baseline.requests === expected && apply.plumb.failed === 0,
+      });
+    }
+
+    // 2b. Apply: two changed files in each of 1,000 projects, one commit per project (`delivery:
+    //     commit`, the default) onto its protected default branch, the risk accepted.
+    if (want('commit')) {
+      const n = scale(1000, 103);
+      const N = n.toLocaleString('en');
+      const commitW = workload(n, { CODEOWNERS: '* @old\n', 'SECURITY.md': '# Old\n' }, { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' }, { protectedMain: true });
+      const commit = await paired(emu, commitW, ['apply', '--auto-approve', '--allow-risky'], 'files-commit');
+      // The list pages, 2 HEAD, 1 branch GET and 1 commit per project, and who plumb is (2 GET, once).
+      const requests = 4 * n + 2;
+      const expected = pagesOf(n) + requests;
+      rows.push({
+        name: `fleet apply: 2 changed files in each of ${N} projects by one commit per project, one selector platform/** (${label})`,
+        measured: describe(commit, n, requests),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + ${(2 * n).toLocaleString('en')} HEAD + ${N} branch GET + 2 identity GET + ${N} commit POST)`,
+        ok: commit.plumb.ms <= 1.3 * floorMs(n, requests) && commit.plumb.requests === expected && commit.baseline.requests === expected && commit.plumb.failed === 0 && commit.plumb.byMethod.POST === n,
       });
     }
 
@@ -198,17 +227,37 @@ export async function fleetBenchmarks() {
       const N = n.toLocaleString('en');
       const missingW = workload(n, { 'README.md': '# app\n' }, { CODEOWNERS: '* @platform\n' });
       const missing = await paired(emu, missingW, ['apply', '--auto-approve', '--allow-risky'], 'files-apply');
-      const expected = pagesOf(n) + 2 * n;
+      const expected = pagesOf(n) + 3 * n;
       rows.push({
         name: `fleet apply: every file missing, 1 new file in each of ${N} projects, one selector platform/** (${label})`,
-        measured: describe(missing, n, 2 * n),
-        target: `${expected.toLocaleString('en')} req (${pagesOf(n)} list pages + ${N} HEAD + ${N} POST), ≤ 1.3× floor`,
+        measured: describe(missing, n, 3 * n),
+        target: `${expected.toLocaleString('en')} req (${pagesOf(n)} list pages + ${N} HEAD + ${N} branch GET + ${N} POST), ≤ 1.3× floor`,
         ok:
-          missing.plumb.ms <= 1.3 * floorMs(n, 2 * n) &&
+          missing.plumb.ms <= 1.3 * floorMs(n, 3 * n) &&
           missing.plumb.requests === expected &&
           missing.baseline.requests === expected &&
           missing.plumb.byMethod.POST === n &&
           missing.plumb.failed === n, // the HEADs' 404s
+      });
+    }
+
+    // 4. Apply by merge request: 2 changed files in each of 1,000 projects, one merge request each.
+    if (want('mr')) {
+      const n = scale(1000, 103);
+      const N = n.toLocaleString('en');
+      const declared = { CODEOWNERS: '* @platform\n', 'SECURITY.md': '# Security\n' };
+      // The default branches protected, as on a real instance: plumb never writes them here.
+      const w = workload(n, { CODEOWNERS: '* @old\n' }, declared, { protectedMain: true, extra: '        delivery: {merge_request: {title: "bench: fleet file"}}' });
+      w.job = { ...w.job, sourceBranch: 'plumb/bench', branchRead: false, identity: true };
+      const mr = await paired(emu, w, ['apply', '--auto-approve', '--allow-risky'], 'files-mr');
+      // After the list pages: 2 HEAD per project, 1 merge-request listing, 1 commit and 1 merge request per project, and who plumb is (2 GET, once).
+      const requests = 4 * n + 3;
+      const expected = pagesOf(n) + requests;
+      rows.push({
+        name: `fleet apply by merge request: 2 changed files in each of ${N} projects, one selector platform/** (${label})`,
+        measured: describe(mr, n, requests),
+        target: `≤ 1.3× floor (${pagesOf(n)} list pages + 1 merge-request listing + ${(2 * n).toLocaleString('en')} HEAD + 2 identity GET + ${N} commits + ${N} merge requests)`,
+        ok: mr.plumb.ms <= 1.3 * floorMs(n, requests) && mr.plumb.requests === expected && mr.baseline.requests === expected && mr.plumb.failed === n && mr.plumb.byMethod.POST === 2 * n,
       });
     }
 

@@ -20,7 +20,7 @@ const FOLDERS: Readonly<Record<string, string>> = Object.fromEntries(
     .filter((d) => statSync(path.join(ROOT, 'src', 'resources', d)).isDirectory())
     .map((d) => {
       const index = readFileSync(path.join(ROOT, 'src', 'resources', d, 'config.ts'), 'utf8');
-      const kind = /KindConfig = \{ kind: '([a-z_]+)'/.exec(index)?.[1];
+      const kind = /KindConfig = \{\s*kind: '([a-z_]+)'/.exec(index)?.[1];
       return [kind ?? d, d];
     }),
 );

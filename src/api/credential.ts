@@ -27,6 +27,9 @@ export interface CurrentUser {
   readonly bot: boolean;
   /** Present for administrators (and in some versions for everyone). */
   readonly is_admin?: boolean;
+  /** The user's email and the one its commits carry (the authenticated user's own answer holds them). */
+  readonly email?: string;
+  readonly commit_email?: string;
 }
 
 const SELF_TOKEN = apiPath`/personal_access_tokens/self`;
@@ -64,5 +67,7 @@ export async function getCurrentUser(client: ApiClient): Promise<CurrentUser> {
     username: b['username'],
     bot: b['bot'] === true,
     ...(typeof b['is_admin'] === 'boolean' && { is_admin: b['is_admin'] }),
+    ...(typeof b['email'] === 'string' && { email: b['email'] }),
+    ...(typeof b['commit_email'] === 'string' && { commit_email: b['commit_email'] }),
   };
 }

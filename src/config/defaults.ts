@@ -64,7 +64,7 @@ function instanceSpec(kinds: readonly KindConfig[]): { readonly spec: MergeSpec;
   const containers: Record<string, Record<string, MergeSpec>> = {};
   for (const k of kinds) {
     const into = k.mount.container ? (containers[k.mount.container] ??= {}) : keys;
-    for (const key of k.mount.keys) into[key] = EACH_UNIT;
+    for (const key of k.mount.keys) into[key] = k.mount.whole?.includes(key) ? 'unit' : EACH_UNIT;
   }
   for (const [c, under] of Object.entries(containers)) keys[c] = { each: { keys: under, each: 'unit' } };
   return { spec: { keys }, sections: Object.keys(keys) };

@@ -26,6 +26,17 @@ export type JsonSchema = Record<string, unknown>;
 export interface KindMount {
   readonly container?: ContainerName;
   readonly keys: readonly string[];
+  /**
+   * Of `keys`, those whose value is one unit for `defaults:` and selectors: inherited or overridden
+   * whole, never merged key by key (a file's `delivery:`, where `{commit: …}` and
+   * `{merge_request: …}` exclude each other). The others hold units (a setting, a token, a file).
+   */
+  readonly whole?: readonly string[];
+}
+
+/** The keys of `kinds` whose value is inherited or overridden whole (`KindMount.whole`). */
+export function wholeKeys(kinds: readonly KindConfig[]): ReadonlySet<string> {
+  return new Set(kinds.flatMap((k) => k.mount.whole ?? []));
 }
 
 /** The entry a kind's part is resolved in: the instance, or one container entry (a group, a project). */

@@ -286,6 +286,8 @@ export function expandSelectors(
   matches: ReadonlyMap<Selector, readonly SelectorMatch[]>,
   locations: LocationIndex,
   secrets: SecretRegistry,
+  /** Keys of an entry whose value is one unit, never merged key by key (`wholeKeys`, config/kinds.ts). */
+  whole: ReadonlySet<string> = new Set(),
 ): Expansion {
   const data = structuredClone(source);
   const origins = new SelectorOrigins();
@@ -399,8 +401,9 @@ export function expandSelectors(
       if (!isPlainObject(own)) continue; // an empty explicit entry is reported where it is
       origins.entry(mp, s);
       // How it merges: a key holding a mapping (files by path, tokens by name, Pages by field) merges
-      // entry by entry, any other key is a unit: the units of `defaults:` (docs/config.md#shared-defaults).
-      for (const [k, v] of Object.entries(body)) inherit(own, k, v, joinPointer(mp, k), joinPointer(s.pointer, k), true);
+      // entry by entry, any other key (and a kind's whole key: `delivery`) is a unit: the units of
+      // `defaults:` (docs/config.md#shared-defaults).
+      for (const [k, v] of Object.entries(body)) inherit(own, k, v, joinPointer(mp, k), joinPointer(s.pointer, k), !whole.has(k));
     }
   }
   return { data, origins, counts, diagnostics };

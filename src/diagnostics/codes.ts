@@ -173,6 +173,10 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_FILE_WRITE_FAILED: 'The instance refused a file write, and reading the file again does not explain why.',
   PLUMB_FILE_PROJECT_ARCHIVED: 'Files are planned to change in an archived project, which the service keeps read-only: it refuses every write there, an administrator\'s too.',
   PLUMB_FILE_BRANCH_PROTECTED: 'The service refused a file write because the branch is protected against pushes by plumb\'s token ("You are not allowed to push into this branch").',
+  PLUMB_FILE_PUSH_DENIED: "Files are planned to be committed to a branch plumb's token may not push to (a protected branch); delivered by merge request they would be proposed instead.",
+  PLUMB_FILE_DELIVERY_INVALID: 'A `delivery:` names neither or both of `commit` and `merge_request`.',
+  PLUMB_FILE_MR_FOREIGN_COMMIT: 'Someone else pushed to the branch of a merge request plumb keeps (or its branch moved since the plan): plumb leaves it untouched, and says so.',
+  PLUMB_FILE_MR_BRANCHES: 'A project delivered by merge request declares its files on more than one branch; one merge request has one target branch.',
 
   // Pages
   PLUMB_PAGES_INTERPOLATED: 'pages_primary_domain is written with ${env:…} or ${file:…}; interpolated values are secrets, a domain is not.',

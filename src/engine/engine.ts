@@ -9,7 +9,7 @@ import type { DesiredConfig, DesiredInstance } from '../config/model.js';
 import type { ConfigResult } from '../config/validate.js';
 import { VERSION } from '../version.js';
 import { PLAN_FORMAT_VERSION, PRIVATE_CONTENT_WITHHELD, summarize, unacknowledgedRisks } from './plan.js';
-import type { ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
+import type { ChangeOrder, ExpiryEntry, ExpiryHorizon, Plan, PlanBlocked, PlanDiagnostic, PlanRisk, ResourceChange, DriftEntry, ValueOrigin } from './plan.js';
 import type { KindRegistry } from './resource.js';
 import { blockingDiagnostic, collapseSelectorDiagnostics, kindDiagnostic, moreMatchesNote, providerFor, selectorMatchOfDiagnostic } from './resource.js';
 import type { BlockedMatch } from '../config/load.js';
@@ -479,6 +479,51 @@ function compareLockLocations(saved: Plan, now: Plan): PlanDiagnostic[] {
   ];
 }
 
+/** What apply runs as one: a change alone, or the changes of one batch of a kind that applies batches together. */
+interface ApplyUnit {
+  readonly address: string;
+  readonly addresses: readonly string[];
+  readonly order?: ChangeOrder;
+  readonly changes: readonly ResourceChange[];
+  /** Applied with the kind's `applyBatch` (`order.batch`, a kind that has it). */
+  readonly batched: boolean;
+}
+
+/**
+ * The plan's changes as apply runs them: the changes of one instance and kind with the same
+ * `order.batch` (when the kind applies batches) become one unit, placed at its first change, with
+ * its changes' lane and the union of their edges; every other change is a unit of its own.
+ */
+function applyUnits(todo: readonly ResourceChange[], kinds: KindRegistry): ApplyUnit[] {
+  const groups: ResourceChange[][] = [];
+  const byBatch = new Map<string, ResourceChange[]>();
+  for (const c of todo) {
+    const batch = c.order?.batch;
+    if (batch === undefined || !providerFor(kinds, c.kind)?.applyBatch) {
+      groups.push([c]);
+      continue;
+    }
+    const key = JSON.stringify([c.instance, c.kind, batch]);
+    const group = byBatch.get(key);
+    if (group) group.push(c);
+    else {
+      const fresh = [c];
+      byBatch.set(key, fresh);
+      groups.push(fresh);
+    }
+  }
+  return groups.map((changes) => {
+    const first = changes[0]!;
+    const addresses = changes.map((c) => c.address);
+    const inside = new Set(addresses);
+    const edges = (pick: (o: ChangeOrder) => readonly string[] | undefined) => [...new Set(changes.flatMap((c) => (c.order ? (pick(c.order) ?? []) : [])))].filter((a) => !inside.has(a));
+    const after = edges((o) => o.after);
+    const dependsOn = edges((o) => o.dependsOn);
+    const order: ChangeOrder = { ...(first.order?.lane !== undefined && { lane: first.order.lane }), ...(after.length > 0 && { after }), ...(dependsOn.length > 0 && { dependsOn }) };
+    return { address: first.address, addresses, order, changes, batched: first.order?.batch !== undefined && providerFor(kinds, first.kind)?.applyBatch !== undefined };
+  });
+}
+
 /**
  * Executes a plan's changes concurrently, in the order their kinds declared (scheduler.ts): an
  * independent change goes on when another fails, one that depends on a failed change is skipped.
@@ -546,44 +591,56 @@ export async function applyPlan(plan: Plan, loaded: ConfigResult, config: Desire
         graceTimer.unref();
       });
     });
-    const scheduled = runScheduled(todo, {
+    const scheduled = runScheduled(applyUnits(todo, opts.kinds), {
       concurrency: (opts.concurrency ?? DEFAULT_CONCURRENCY) * CHANGES_PER_REQUEST_SLOT,
       stopped: () => interrupt?.stopRequested() !== undefined,
-      run: async (change) => {
-        started.add(change);
-        const ctx = own.contexts.get(change.instance)!;
-        const provider = providerFor(opts.kinds, change.kind)!;
-        opts.log(`${change.address}: ${change.action}…`);
+      run: async (unit) => {
+        const first = unit.changes[0]!;
+        for (const change of unit.changes) {
+          started.add(change);
+          opts.log(`${change.address}: ${change.action}…`);
+        }
+        const ctx = own.contexts.get(first.instance)!;
+        const provider = providerFor(opts.kinds, first.kind)!;
         // plumb's credential may not survive this change (ordered after every other change of its
         // instance): give the instance's lock back first, while the credential can still delete it.
-        const lock = own.instanceLocks?.get(change.instance);
-        if (lock && endsCredential.has(change.address)) {
-          own.instanceLocks!.delete(change.instance);
+        const lock = own.instanceLocks?.get(first.instance);
+        const ending = unit.changes.find((c) => endsCredential.has(c.address));
+        if (lock && ending) {
+          own.instanceLocks!.delete(first.instance);
           await lock.release();
-          opts.log(`${change.address}: gave the lock on the instance "${change.instance}" back first: plumb's credential may not survive this change`);
+          opts.log(`${ending.address}: gave the lock on the instance "${first.instance}" back first: plumb's credential may not survive this change`);
         }
         try {
-          const r = await provider.apply(ctx, change, provider.parsePayload(change.payload));
-          diagnostics.push(...r.diagnostics);
-          results.set(change, { applied: r.applied, notes: r.notes });
-          return r.applied;
+          const payloads = unit.changes.map((c) => provider.parsePayload(c.payload));
+          const responses = unit.batched && provider.applyBatch ? await provider.applyBatch(ctx, unit.changes, payloads) : [await provider.apply(ctx, first, payloads[0])];
+          unit.changes.forEach((change, i) => {
+            const r = responses[i] ?? { applied: false, diagnostics: [], notes: [] };
+            diagnostics.push(...r.diagnostics);
+            results.set(change, { applied: r.applied, notes: r.notes });
+          });
+          return unit.changes.every((c) => results.get(c)?.applied === true);
         } catch (err) {
-          diagnostics.push(apiFailure(err, change.address, redact, ctx.instance));
+          for (const change of unit.changes) diagnostics.push(apiFailure(err, change.address, redact, ctx.instance));
           return false;
         }
       },
-      onDone: (change, status, cause) => {
-        finished.set(change, status === 'not-started' ? 'not-attempted' : status);
-        if (status === 'skipped') {
-          diagnostics.push({
-            severity: 'error',
-            code: 'PLUMB_APPLY_SKIPPED',
-            summary: `${change.address} was not applied: it depends on ${cause}, which was not applied`,
-            suggestion: 'fix the failure above and run `plumb plan` and `plumb apply` again',
-            address: change.address,
-          });
+      onDone: (unit, status, cause) => {
+        for (const change of unit.changes) {
+          // A unit fails when one of its changes does; a change it applied is still applied.
+          const mine = status === 'failed' && results.get(change)?.applied === true ? 'applied' : status;
+          finished.set(change, mine === 'not-started' ? 'not-attempted' : mine);
+          if (status === 'skipped') {
+            diagnostics.push({
+              severity: 'error',
+              code: 'PLUMB_APPLY_SKIPPED',
+              summary: `${change.address} was not applied: it depends on ${cause}, which was not applied`,
+              suggestion: 'fix the failure above and run `plumb plan` and `plumb apply` again',
+              address: change.address,
+            });
+          }
+          opts.onProgress?.(++done, todo.length, change.address);
         }
-        opts.onProgress?.(++done, todo.length, change.address);
       },
     });
     const ended = await Promise.race([scheduled, graceOver]);

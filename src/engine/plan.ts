@@ -15,16 +15,20 @@ import { DESTROY_IDS, isDestroyId } from '../config/risk-ids.js';
  * "not applicable": a consumer must read `applicable`, and `blocked` to know what is missing) and
  * `locks` (where apply holds the lock on each instance, and whether that moved).
  * 1.3 also: the cosmetic `expiring` horizon (`--expiring-within`), an attribute's `notComparable`
- * and a diagnostic's `kind`.
+ * and a diagnostic's `kind`. 1.4: a change's cosmetic `mergeRequest` (where a change delivered by
+ * merge request stands) and a drift entry's `mergeRequest` (files pending in an open merge request,
+ * their own category of drift), and a change's cosmetic `deliveries` (where a new secret goes: a
+ * token's sinks; compared by apply of a saved plan as the other shown fields are, so a 1.3 plan of
+ * a change that now delivers somewhere is refused as stale).
  */
-export const PLAN_FORMAT_VERSION = '1.3';
+export const PLAN_FORMAT_VERSION = '1.4';
 
 /**
  * The formats this plumb reads: its own, and the older minors whose plans are valid plans of it
  * (1.1 lacks only the optional `selector`, 1.2 the optional `blocked`, `locks`, `expiring` and
  * `notComparable`).
  */
-export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', PLAN_FORMAT_VERSION];
+export const READABLE_PLAN_FORMATS: readonly string[] = ['1.1', '1.2', '1.3', PLAN_FORMAT_VERSION];
 
 export type Action = 'no-op' | 'create' | 'update' | 'replace' | 'rotate' | 'delete';
 
@@ -127,12 +131,38 @@ export interface ResourceChange {
    * (`stop`). Never a value.
    */
   readonly deliveries?: readonly PlannedDelivery[];
+  /**
+   * Cosmetic (1.4): a project's files delivered by merge request (docs/config.md#delivering-files),
+   * where that merge request stands. Apply must not read it.
+   */
+  readonly mergeRequest?: MergeRequestStanding;
 }
 
 /** One place a change delivers a new secret to (`deliver`), or no longer delivers to (`stop`). Cosmetic. */
 export interface PlannedDelivery {
   readonly action: 'deliver' | 'stop';
   readonly to: string;
+}
+
+/**
+ * Where a merge request of delivered files stands (1.4, cosmetic):
+ * - `new`: the project has changes and no open merge request: apply opens one;
+ * - `up-to-date`: the open merge request holds the declared files (waiting for review): no write;
+ * - `update`: the open merge request will be updated in place (its branch rebuilt, its fields);
+ * - `close`: the target branch already holds the declared files: apply closes it and removes its branch;
+ * - `foreign`: someone else pushed to its branch: plumb leaves it untouched (a warning says so).
+ */
+export interface MergeRequestStanding {
+  readonly state: 'new' | 'up-to-date' | 'update' | 'close' | 'foreign';
+  readonly sourceBranch: string;
+  readonly targetBranch: string;
+  /** The open merge request's iid (`!12`) and web URL; absent for `new`. */
+  readonly iid?: number;
+  readonly url?: string;
+  /** Files whose declared content differs from the target branch: what the merge request delivers. */
+  readonly files: number;
+  /** `update`: files whose delivered content changes; absent when only its title or labels change. */
+  readonly changed?: number;
 }
 
 /**
@@ -146,6 +176,7 @@ export const PRIVATE_CONTENT_WITHHELD = '(content of a private project not shown
  * Ordering a kind declares for a change, as data in the plan, so apply (from memory or a saved
  * file) runs changes concurrently yet in the order each kind needs:
  * - `lane`: changes with the same lane run one at a time, in plan order (commits to one branch);
+ * - `batch`: changes with the same batch are applied together in one call (one commit of N files);
  * - `after`: addresses that must have finished first, whatever their outcome (plumb's own
  *   credential is rotated after every other token change);
  * - `dependsOn`: addresses that must have been applied first; when one failed or was skipped, this
@@ -154,6 +185,12 @@ export const PRIVATE_CONTENT_WITHHELD = '(content of a private project not shown
  */
 export interface ChangeOrder {
   readonly lane?: string;
+  /**
+   * Changes of one kind with the same batch are applied together, by one call of the kind's
+   * `applyBatch` (repository files: every changed file of one project and branch in one commit),
+   * once each of them may start; they share that call's fate but each gets its own outcome.
+   */
+  readonly batch?: string;
   readonly after?: readonly string[];
   readonly dependsOn?: readonly string[];
 }
@@ -226,6 +263,11 @@ export interface DriftEntry {
   readonly attributes: readonly AttributeChange[];
   /** Information only (e.g. undeclared tokens while pruning is off): not counted as drift. */
   readonly informational?: boolean;
+  /**
+   * 1.4: the difference is pending in an open merge request plumb opened (delivery by merge
+   * request): its own category of drift, still counted as drift.
+   */
+  readonly mergeRequest?: { readonly iid: number; readonly url: string };
 }
 
 /**
@@ -470,7 +512,7 @@ export function checkPlanFile(data: unknown): string | undefined {
   );
   if (diag >= 0) return `diagnostic ${diag + 1} of the plan lacks its severity, code or summary, or has a field of the wrong type; make a new plan`;
   if (!Array.isArray(p.drift)) return 'the plan has no drift list';
-  const drift = (p.drift as unknown[]).findIndex((d) => !isObject(d) || typeof d.address !== 'string' || typeof d.instance !== 'string' || typeof d.kind !== 'string' || typeof d.summary !== 'string' || !attributesOk(d.attributes) || !optional(d, ['informational'], 'boolean'));
+  const drift = (p.drift as unknown[]).findIndex((d) => !isObject(d) || typeof d.address !== 'string' || typeof d.instance !== 'string' || typeof d.kind !== 'string' || typeof d.summary !== 'string' || !attributesOk(d.attributes) || !optional(d, ['informational'], 'boolean') || !(d.mergeRequest === undefined || (isObject(d.mergeRequest) && typeof d.mergeRequest.iid === 'number' && typeof d.mergeRequest.url === 'string')));
   if (drift >= 0) return `drift entry ${drift + 1} of the plan lacks its address, kind or summary, or has malformed attributes; make a new plan`;
   if (!isObject(p.summary) || !['create', 'update', 'replace', 'rotate', 'delete', 'noop'].every((k) => typeof (p.summary as unknown as Record<string, unknown>)[k] === 'number')) {
     return 'its summary lacks a count; make a new plan';
@@ -519,11 +561,18 @@ function changeProblem(data: unknown): string | undefined {
   if (c.order !== undefined) {
     const o = c.order as Record<string, unknown> | null;
     const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
-    if (typeof o !== 'object' || o === null || !(o.lane === undefined || typeof o.lane === 'string') || !list(o.after) || !list(o.dependsOn)) {
+    if (typeof o !== 'object' || o === null || !(o.lane === undefined || typeof o.lane === 'string') || !(o.batch === undefined || typeof o.batch === 'string') || !list(o.after) || !list(o.dependsOn)) {
       return `(${String(c.address)}) has a malformed order`;
     }
   }
+  if (c.mergeRequest !== undefined && !standingOk(c.mergeRequest)) return `(${String(c.address)}) has a malformed mergeRequest`;
   return undefined;
+}
+
+const STANDINGS: readonly MergeRequestStanding['state'][] = ['new', 'up-to-date', 'update', 'close', 'foreign'];
+
+function standingOk(v: unknown): boolean {
+  return isObject(v) && STANDINGS.includes(v.state as MergeRequestStanding['state']) && typeof v.sourceBranch === 'string' && typeof v.targetBranch === 'string' && typeof v.files === 'number' && optional(v, ['iid', 'changed'], 'number') && optional(v, ['url'], 'string');
 }
 
 function lockLocationOk(v: unknown): boolean {

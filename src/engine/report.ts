@@ -229,6 +229,12 @@ export function buildReport(plan: Plan, inputs: ReportInputs): Report {
   for (const c of plan.changes) byAddress.set(c.address, fromChange(c, driftAt.get(c.address) ?? []));
   for (const d of plan.drift) {
     if (byAddress.has(d.address)) continue;
+    if (d.mergeRequest) {
+      // A file pending in an open merge request (delivery by merge request): it differs from its
+      // branch, and the fix waits for review; drifted, with the merge request named.
+      byAddress.set(d.address, pendingResource(d, plan.changes));
+      continue;
+    }
     // Drift about something no change covers: what the instance holds beyond the configuration.
     notes.push({ address: d.address, instance: d.instance, kind: d.kind, summary: d.summary });
   }
@@ -304,6 +310,23 @@ function fromChange(c: ResourceChange, drift: readonly DriftEntry[]): ReportReso
     fields,
     notes: driftNotes,
     ...(c.pointer !== undefined && { pointer: c.pointer }),
+  };
+}
+
+/** A file pending in an open merge request: drifted, not fixed by an apply (it waits for review). */
+function pendingResource(d: DriftEntry, changes: readonly ResourceChange[]): ReportResource {
+  const scope = scopeField(d.address);
+  const mr = changes.find((c) => c.mergeRequest !== undefined && c.instance === d.instance && scope !== undefined && scopeOf(c.address)?.name === scope.path);
+  return {
+    address: d.address,
+    instance: d.instance,
+    kind: d.kind,
+    status: 'drifted',
+    ...(scope && { scope }),
+    ...(mr?.selector !== undefined && { selector: mr.selector }),
+    reasons: ['pending-in-merge-request'],
+    fields: [],
+    notes: [`pending in merge request !${d.mergeRequest!.iid} (${d.mergeRequest!.url}), waiting for review`],
   };
 }
 

@@ -150,6 +150,12 @@ export interface ResourceProvider<P = unknown> extends KindDeclaration {
   liveFingerprint(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<string>;
   apply(ctx: InstanceContext, change: ResourceChange, payload: P): Promise<ApplyResponse>;
   /**
+   * Applies the changes of one batch (`ChangeOrder.batch`) together, in one request where the
+   * service allows it (repository files: one commit per project and branch), and answers one
+   * response per change, in the order given. Absent: batched changes are applied one by one.
+   */
+  applyBatch?(ctx: InstanceContext, changes: readonly ResourceChange[], payloads: readonly P[]): Promise<ApplyResponse[]>;
+  /**
    * What a payload means, as the address, action and attributes a plan shows for it, read from the
    * payload alone (no configuration, no instance). `plumb show` and `plumb comment` render a saved
    * plan offline: they refuse a change whose attributes say something its payload does not

@@ -19,6 +19,8 @@ export type ScheduledStatus = 'applied' | 'failed' | 'skipped' | 'not-started';
 
 export interface Schedulable {
   readonly address: string;
+  /** Every address the item stands for (a batch of changes applied together); default: `address`. */
+  readonly addresses?: readonly string[];
   readonly order?: ChangeOrder;
 }
 
@@ -47,7 +49,9 @@ interface Node<T> {
 /** Runs `items` and returns each one's status, in the items' order. */
 export async function runScheduled<T extends Schedulable>(items: readonly T[], opts: ScheduleOptions<T>): Promise<ScheduledStatus[]> {
   const byAddress = new Map<string, number>();
-  items.forEach((it, i) => byAddress.set(it.address, i));
+  items.forEach((it, i) => {
+    for (const a of it.addresses ?? [it.address]) byAddress.set(a, i);
+  });
   const lastOfLane = new Map<string, number>();
   const nodes: Node<T>[] = items.map((item, index) => {
     const waitsFor = new Set<number>();

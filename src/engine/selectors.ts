@@ -17,6 +17,7 @@ import type { BlockedMatch, LoadedSources } from '../config/load.js';
 import { splitPointer } from '../config/pointer.js';
 import { validateLoaded } from '../config/validate.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
+import { wholeKeys } from '../config/kinds.js';
 import { apiSuggestion, openSession } from './engine.js';
 import { moreMatchesNote, selectorMatchNote } from './resource.js';
 import { targetSet } from './targets.js';
@@ -74,7 +75,7 @@ export async function expandConfiguration(loaded: ConfigResult, opts: EngineOpti
   const cwd = validate.cwd ?? process.cwd();
   const files = new Map(loaded.sources.files.map((f) => [f, path.resolve(cwd, f)]));
   const expand = (found: ReadonlyMap<Selector, SelectorMatch[]>) => {
-    const exp = expandSelectors(loaded.sources.data, selectors, found, loaded.sources.locations, loaded.sources.secrets);
+    const exp = expandSelectors(loaded.sources.data, selectors, found, loaded.sources.locations, loaded.sources.secrets, wholeKeys(validate.kinds.configs));
     const sources: LoadedSources = { ...loaded.sources, data: exp.data, expansion: { origins: exp.origins, counts: exp.counts, listed } };
     return { exp, sources, result: validateLoaded(sources, files, [], validate) };
   };

@@ -24,6 +24,7 @@ import { htmlText as t } from '../util/html.js';
 import { count } from './groups.js';
 import { reasonWords, renderDiagnosticLine } from './human.js';
 import type { ReasonTexts } from './human.js';
+import { standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /** A tone for a status: how the page colours it (a word always says it too). */
 type Tone = 'ok' | 'change' | 'bad' | 'muted';
@@ -114,7 +115,8 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
     seen.add(address);
     const d = entries[0]!;
     const body = entries.map((e) => `<p>${t(e.summary)}</p>${fieldTable(['Instance', 'Configuration'], e.attributes.map((a) => ({ name: a.name, a: a.writeOnly ? '(write-only)' : value(a.before), b: value(a.after) })))}`).join('');
-    push(d.instance, { address, kind: d.kind, status: 'drifted', rank: 0, tone: 'bad', body });
+    // A file pending in plumb's open merge request: its own category (still a difference).
+    push(d.instance, d.mergeRequest ? { address, kind: d.kind, status: PENDING, rank: 1, tone: 'change', body } : { address, kind: d.kind, status: 'drifted', rank: 0, tone: 'bad', body });
   }
   const changes = plan.changes.filter((c) => c.action !== 'no-op');
   const s = plan.summary;
@@ -122,7 +124,7 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
   let headline: string;
   let cards: Card[];
   if (mode === 'plan') {
-    headline = errors.length > 0 ? `The plan has ${count(errors.length)} error(s) and cannot be applied.` : changes.length === 0 ? 'No changes: the instance matches the configuration.' : `${count(s.create)} to create, ${count(s.update)} to update, ${count(s.replace)} to replace, ${count(s.rotate)} to rotate, ${count(s.delete)} to delete.`;
+    headline = errors.length > 0 ? `The plan has ${count(errors.length)} error(s) and cannot be applied.` : changes.length === 0 && waitingCount(plan) > 0 ? `No changes to apply; ${waitingText(plan)}.` : changes.length === 0 ? 'No changes: the instance matches the configuration.' : `${count(s.create)} to create, ${count(s.update)} to update, ${count(s.replace)} to replace, ${count(s.rotate)} to rotate, ${count(s.delete)} to delete.`;
     cards = [
       { label: 'create', value: s.create, tone: 'change' },
       { label: 'update', value: s.update, tone: 'change' },
@@ -141,6 +143,7 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
       { label: 'drifted', value: n('drifted'), tone: 'bad' },
       { label: 'missing', value: n('missing'), tone: 'bad' },
       { label: 'rotation due', value: n('rotation due'), tone: 'change' },
+      ...(n(PENDING) > 0 ? [{ label: PENDING, value: n(PENDING), tone: 'change' as const }] : []),
     ];
   }
   const fleet = (plan.selectors ?? []).length === 0 ? '' : `<h3>Selectors</h3><ul>${plan.selectors!.map((x) => `<li><code>${t(`${x.instance}.${x.container}[${JSON.stringify(x.selector)}]`)}</code> matched ${count(x.matched)} ${x.container === 'projects' ? 'project' : 'group'}${x.matched === 1 ? '' : 's'}${x.at ? ` (${t(x.at)})` : ''}</li>`).join('')}</ul>`;
@@ -165,9 +168,16 @@ export function renderPlanHtml(plan: Plan, reasons: ReasonTexts, mode: 'plan' | 
   });
 }
 
+/** The drift page's status of files (and merge requests) waiting in plumb's open merge requests. */
+const PENDING = 'pending in merge request';
+
 function planRow(c: ResourceChange, drift: readonly Plan['drift'][number][], diags: readonly PlanDiagnostic[], reasons: ReasonTexts, mode: 'plan' | 'drift'): Row {
   const why = reasonWords(c, reasons);
   const parts: string[] = [];
+  if (c.mergeRequest) parts.push(`<p>${t(standingText(c.mergeRequest))}${c.mergeRequest.url ? ` (<code>${t(c.mergeRequest.url)}</code>)` : ''}</p>`);
+  if (mode === 'drift' && c.action === 'no-op' && c.mergeRequest) {
+    return { address: c.address, kind: c.kind, status: PENDING, rank: 1, tone: 'change', ...(c.selector !== undefined && { selector: c.selector }), body: parts.join('') };
+  }
   parts.push(`<p>${mode === 'plan' || c.action === 'no-op' ? '' : 'Apply would '}${t(mode === 'plan' ? ACTION_WORD[c.action] : c.action === 'no-op' ? 'No change.' : c.action + ' it.')}${why.length ? ` ${t(`(${why.join('; ')})`)}` : ''}</p>`);
   parts.push(fieldTable(['Before', 'After'], c.attributes.map((a) => ({ name: a.name, a: a.writeOnly ? '(write-only)' : value(a.before), b: value(a.after) }))));
   for (const d of drift) parts.push(`<p>Drift: ${t(d.summary)}</p>`);

@@ -8,6 +8,7 @@ import type { Action, AttributeChange, PlannedDelivery, LockLocation, Plan, Plan
 import { clean } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
+import { mergeRequestLines, standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /**
  * Each reason's text for people, owned by the kind that gives it (`KindEntry.reasons`; the registry
@@ -84,7 +85,7 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: ReasonT
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = reasonWords(c, reasons).join('; ');
   // Configuration text (names, paths, values, a diff) never carries control characters to the terminal.
-  const lines = [clean(`  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
+  const lines = [clean(c.mergeRequest ? `  # ${c.address}: ${standingText(c.mergeRequest)}` : `  # ${c.address} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''}`)];
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
   lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(c.address)} {`)));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
@@ -103,7 +104,7 @@ export function renderGroup(g: ChangeGroup, color: boolean, reasons: ReasonTexts
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = reasonWords(c, reasons).join('; ');
   const lines = [
-    clean(`  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
+    clean(c.mergeRequest ? `  # ${g.template}: ${standingText({ ...c.mergeRequest, iid: undefined })} in ${groupExtent(g)}:` : `  # ${g.template} ${VERB[c.action] ?? c.action}${why ? ` (${why})` : ''} in ${groupExtent(g)}:`),
     clean(`  #   ${someNames(g.names)} (plumb plan --json lists every one)`),
   ];
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
@@ -244,6 +245,8 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     out.push('No changes in what could be planned; the blocked units below were not compared.');
   } else if (changes.length === 0 && lockChanged(plan)) {
     out.push('No resource changes, but the lock location changed (below).');
+  } else if (changes.length === 0 && waitingCount(plan) > 0) {
+    out.push(`No changes to apply; ${waitingText(plan)} (below).`);
   } else if (changes.length === 0) {
     out.push('No changes. The instance matches the configuration.');
   } else {
@@ -252,6 +255,7 @@ export function renderPlanHuman(plan: Plan, opts: HumanOptions): string {
     for (const item of items) out.push(renderItem(item, color, opts.reasons), '');
     out.push(summaryLine(plan), ...groupingLines(items));
   }
+  out.push(...mergeRequestLines(plan).map(clean));
   out.push(...selectorLines(plan));
   out.push(...lockLines(plan));
   out.push(...blockedLines(plan));

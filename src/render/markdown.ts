@@ -9,6 +9,7 @@ import type { ReasonTexts } from './human.js';
 import { clean, mdCode, mdFence, mdText, noQuickActions } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent } from './groups.js';
 import type { ChangeGroup } from './groups.js';
+import { mergeRequestChanges, mergeRequestCount, standingText, waitingCount, waitingText } from './merge-requests.js';
 
 /** Comfortably below the smallest common comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 60_000;
@@ -27,7 +28,9 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
       : changes.length === 0
         ? lockMoved
           ? '🔒 plumb plan: no resource changes, but the lock location changed'
-          : '✅ plumb plan: no changes'
+          : waitingCount(plan) > 0
+            ? `✅ plumb plan: no changes to apply; ${waitingText(plan)}`
+            : '✅ plumb plan: no changes'
         : `📝 plumb plan: ${summaryLine(plan).replace(/^Plan: /, '')}${lockMoved ? ' The lock location changed.' : ''}`;
   const shown = blocked.length > 0 && errors.length === 0 ? `⚠️ ${count(blocked.length)} blocked (left out; apply carries out the rest and exits 1) · ${status.replace(/^\S+ /, '')}` : status;
   head.push(`### ${shown}`, '');
@@ -39,10 +42,12 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
     for (const item of items) {
       const c = 'group' in item ? item.group.changes[0]! : item.change;
       const what = 'group' in item ? `${mdCode(item.group.template, true)} in ${extent(item.group)}` : mdCode(c.address, true);
-      head.push(`| ${mdText(c.action)} | ${what} | ${mdText(reasonWords(c, reasons).join('; '))} |`);
+      const why = c.mergeRequest ? standingText('group' in item ? { ...c.mergeRequest, iid: undefined } : c.mergeRequest) : reasonWords(c, reasons).join('; ');
+      head.push(`| ${mdText(c.action)} | ${what} | ${mdText(why)} |`);
     }
     head.push('');
   }
+  head.push(...mergeRequestSection(plan));
   head.push(...selectorSection(plan));
   head.push(...lockSection(plan));
   if (blocked.length > 0) {
@@ -88,6 +93,20 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
   }
   // Last line of defence: whatever was missed above, no control character and no line starting with `/`.
   return noQuickActions(clean(fixed + frame(body) + `<sub>plumb ${mdText(plan.plumbVersion)}, plan format ${mdText(plan.formatVersion)}</sub>\n`)).slice(0, limit);
+}
+
+/** Where each merge request of delivered files stands (a fleet's: the count per standing and the first few projects). */
+function mergeRequestSection(plan: Pick<Plan, 'changes'>): string[] {
+  const mrs = mergeRequestChanges(plan);
+  if (mrs.length === 0) return [];
+  const out = [`**Merge requests** (${mdText(mergeRequestCount(plan))})`, ''];
+  for (const c of mrs.slice(0, 20)) {
+    const url = c.mergeRequest!.url;
+    out.push(`- ${mdCode(c.address)}: ${mdText(standingText(c.mergeRequest!))}${url && /^https?:\/\/[^\s<>()\[\]]+$/.test(url) ? ` (${mdText(url)})` : ''}`);
+  }
+  if (mrs.length > 20) out.push(`- … and ${count(mrs.length - 20)} more (\`plumb plan --json\` lists every one)`);
+  out.push('');
+  return out;
 }
 
 /** How many objects each selector matched, as the human plan's `Selectors:` lines (the selector is configuration text: inline code). */

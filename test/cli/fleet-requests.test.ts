@@ -1,6 +1,7 @@
 /**
  * The requests of a fleet rollout (issue 29.11): a file that exists in none of the projects a
- * selector matched costs its HEAD and its create, nothing more. The selector's listing already shows
+ * selector matched costs its HEAD, its create and the branch's protection (one GET of the branch per
+ * project with changes, issue 32), nothing more. The selector's listing already shows
  * each project and its default branch, so a 404 on that branch is the file's: no `GET /projects/:id`
  * to tell "project missing", no GET of the file to tell "branch missing". Counted at the emulator.
  */
@@ -34,16 +35,17 @@ function routes(): Record<string, number> {
 }
 
 describe('rolling out a file that no matched project has', () => {
-  it('makes one HEAD and one create per project after the listing, on the branch the file names', async () => {
+  it('makes one HEAD, one GET of the branch and one create per project after the listing, on the branch the file names', async () => {
     await fleet({ branches: ['main'] });
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code, r.stderr).toBe(0);
     expect(routes()).toEqual({
       'GET /groups/:id/projects': PAGES,
       'HEAD /projects/:id/repository/files/:path': PROJECTS.length,
+      'GET /projects/:id/repository/branches/main': PROJECTS.length,
       'POST /projects/:id/repository/files/:path': PROJECTS.length,
     });
-    expect(h.emu.requests).toHaveLength(PAGES + 2 * PROJECTS.length);
+    expect(h.emu.requests).toHaveLength(PAGES + 3 * PROJECTS.length);
     for (const p of [PROJECTS[0]!, PROJECTS.at(-1)!]) expect(h.file('CODEOWNERS', 'main', p)?.data.toString('utf8')).toBe('* @platform\n');
   });
 
@@ -51,7 +53,7 @@ describe('rolling out a file that no matched project has', () => {
     await fleet({});
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code, r.stderr).toBe(0);
-    expect(h.emu.requests).toHaveLength(PAGES + 2 * PROJECTS.length);
+    expect(h.emu.requests).toHaveLength(PAGES + 3 * PROJECTS.length);
     expect(h.file('CODEOWNERS', 'main', PROJECTS[7]!)?.data.toString('utf8')).toBe('* @platform\n');
   });
 

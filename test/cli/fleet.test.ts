@@ -55,7 +55,7 @@ describe('a plan across many projects', () => {
   it('keeps every change in the JSON plan', async () => {
     fleetConfig(3);
     const plan = JSON.parse((await h.run(['plan', '--json'])).stdout);
-    expect(plan.formatVersion).toBe('1.3');
+    expect(plan.formatVersion).toBe('1.4');
     expect(plan.changes.filter((c: { action: string }) => c.action === 'update').map((c: { address: string }) => c.address)).toEqual(
       PROJECTS.map((p) => `local.project["${p}"].branch["main"].file["CODEOWNERS"]`),
     );

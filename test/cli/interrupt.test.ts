@@ -32,7 +32,8 @@ const PROJECT = 'platform/app';
 async function interruptHarness(opts: { latencyMs?: number } = {}): Promise<Harness> {
   const hh = await harness({
     groups: [{ full_path: 'platform', access_tokens: [seedToken('rot', 'seeded-rot-00000001', { expires_at: addDays(BASE_DAY, 3) })] }],
-    projects: [{ path_with_namespace: PROJECT, default_branch: 'main', files: { 'README.md': 'hello\n' } }],
+    // Unprotected: an administrator's commit onto a protected branch is a risk this test does not accept.
+    projects: [{ path_with_namespace: PROJECT, default_branch: 'main', protected_branches: [], files: { 'README.md': 'hello\n' } }],
     ...(opts.latencyMs !== undefined && { latencyMs: opts.latencyMs }),
   });
   return hh;

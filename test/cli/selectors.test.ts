@@ -250,7 +250,7 @@ describe('selectors under defaults:', () => {
       seed: {
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] }],
         groups: [{ full_path: 'platform' }],
-        projects: ['x', 'y'].map((n) => ({ path_with_namespace: `platform/${n}`, default_branch: 'main', files: README })),
+        projects: ['x', 'y'].map((n) => ({ path_with_namespace: `platform/${n}`, default_branch: 'main', protected_branches: [], files: README })),
       },
     });
     h.wd.write(

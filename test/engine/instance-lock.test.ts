@@ -178,7 +178,7 @@ describe('apply holds the lock on the instance when one is declared', () => {
     await h.run(['plan', '--markdown', 'plan.md']);
     expect(h.wd.read('plan.md')).toContain('- `local`: `locks/plumb.json in project ops/locks (its default branch)`');
     const plan = JSON.parse((await h.run(['plan', '--json'])).stdout);
-    expect(plan.formatVersion).toBe('1.3');
+    expect(plan.formatVersion).toBe('1.4');
     expect(plan.locks).toEqual([{ instance: 'local', location: { project: LOCK_PROJECT, path: LOCK_PATH }, at: expect.stringMatching(/^plumb\.yaml:\d+:\d+$/) }]);
   });
 

@@ -61,7 +61,7 @@ describe('risky settings changes in the plan and at apply', () => {
     await start();
     config('admin_mode: true');
     const plan = JSON.parse((await wd.run(['plan', '--json'])).stdout);
-    expect(plan.formatVersion).toBe('1.3');
+    expect(plan.formatVersion).toBe('1.4');
     expect(plan.risks).toHaveLength(1);
     expect(plan.risks[0]).toMatchObject({ address: 'local.application_settings', instance: 'local', id: 'admin-mode-without-scope', acknowledged: false });
     expect(plan.risks[0].summary).toContain('lacks the admin_mode scope');

@@ -192,8 +192,11 @@ instances:
       expect(r.code).toBe(0);
       const plan = JSON.parse(r.stdout) as { changes: { address: string }[] };
       expect(plan.changes.map((c) => c.address)).toEqual(['local.project["platform/site"].branch["main"].file["index.html"]']);
-      // The project of a planned change is read once, to warn when it is archived (docs/plans.md#repository-files).
-      expect(emu.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['HEAD /projects/platform%2Fsite/repository/files/index%2Ehtml', 'GET /projects/platform%2Fsite']);
+      // The project of a planned change is read once, to warn when it is archived, and its branch once,
+      // for its protection; the branch is protected, so who plumb is too (docs/plans.md#repository-files).
+      const asked = emu.requests.map((q) => `${q.method} ${q.path}`);
+      expect(asked.slice(0, 3)).toEqual(['HEAD /projects/platform%2Fsite/repository/files/index%2Ehtml', 'GET /projects/platform%2Fsite', 'GET /projects/platform%2Fsite/repository/branches/main']);
+      expect(asked.slice(3).sort()).toEqual(['GET /personal_access_tokens/self', 'GET /user']);
     } finally {
       await emu.close();
     }

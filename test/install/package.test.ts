@@ -29,7 +29,7 @@ const ALLOWED = [
   /^schemas\/[a-z-]+\.schema\.json$/,
   /^proto\/[a-z0-9-]+\.proto$/,
   /^docs\/[a-z-]+\.md$/,
-  /^examples\/(emulator-seed\.yaml|plumb\/[a-z]+\.yaml|cdktf\/main\.ts|ci\/([a-z-]+\.yml|emulator-seed\.yaml)|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
+  /^examples\/(emulator-seed\.yaml|files-by-merge-request\.yaml|plumb\/[a-z]+\.yaml|cdktf\/main\.ts|ci\/([a-z-]+\.yml|emulator-seed\.yaml)|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
 ];
 
 /** What the runs below read from the installed package. */

@@ -452,6 +452,8 @@ instances:
   });
 
   it('refuses to overwrite a file committed to between terraform plan and apply, and writes nothing', async () => {
+    // main is protected (the instance's default): an administrator's commit there is a risk to accept (docs/terraform.md#file-delivery).
+    expect(errors(await configure({ allow_risky: ['admin-push-protected-branch'] }))).toEqual([]);
     const t = types.plumb_repository_file!;
     const config = objectOf(t, { project: 'platform/config', file_path: 'CODEOWNERS', content: '* @platform\n', commit_messages: [] });
     const first = await plan('plumb_repository_file', null, config);
@@ -481,7 +483,8 @@ instances:
   });
 
   it('destroys a file with the configured commit message and author', async () => {
-    expect(errors(await configure())).toEqual([]);
+    // main is protected (the instance's default): an administrator's commit there is a risk to accept (docs/terraform.md#file-delivery).
+    expect(errors(await configure({ allow_risky: ['admin-push-protected-branch'] }))).toEqual([]);
     const t = types.plumb_repository_file!;
     const config = objectOf(t, { project: 'platform/config', file_path: 'LEAVING.md', content: 'bye\n', commit_message: 'chore: {action} {path} via terraform', author_name: 'Infra Bot', author_email: 'infra@example.com', commit_messages: [] });
     const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);
@@ -496,7 +499,8 @@ instances:
   });
 
   it('shows an out-of-band chmod -x on refresh as a change of execute_filemode', async () => {
-    expect(errors(await configure())).toEqual([]);
+    // main is protected (the instance's default): an administrator's commit there is a risk to accept (docs/terraform.md#file-delivery).
+    expect(errors(await configure({ allow_risky: ['admin-push-protected-branch'] }))).toEqual([]);
     const t = types.plumb_repository_file!;
     const config = objectOf(t, { project: 'platform/config', file_path: 'run.sh', content: '#!/bin/sh\necho hi\n', execute_filemode: true, commit_messages: [] });
     const created = await apply('plumb_repository_file', null, (await plan('plumb_repository_file', null, config)).planned, config);

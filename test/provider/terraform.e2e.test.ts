@@ -63,7 +63,8 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
           { full_path: 'platform/infra', id: 11, name: 'Infra', visibility: 'private', members: [{ username: 'root', access_level: 50 }] },
         ],
         projects: [
-          { path_with_namespace: 'platform/infra/instance-config', id: 20, visibility: 'private', default_branch: 'main', files: { 'README.md': '# Instance configuration\n' } },
+          // Unprotected: an administrator's commit onto a protected branch is a risk (docs/terraform.md#file-delivery).
+          { path_with_namespace: 'platform/infra/instance-config', id: 20, visibility: 'private', default_branch: 'main', protected_branches: [], files: { 'README.md': '# Instance configuration\n' } },
           {
             path_with_namespace: 'platform/handbook',
             id: 21,
@@ -563,7 +564,7 @@ describe.runIf(cli)('installed through a filesystem mirror, used from a module f
         users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN, scopes: ['api'], expires_at: null }] }],
         groups: [{ full_path: 'platform', id: 10, name: 'Platform', visibility: 'private', members: [{ username: 'root', access_level: 50 }] }],
         projects: [
-          { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', files: { 'README.md': '# config\n' } },
+          { path_with_namespace: 'platform/config', id: 30, visibility: 'private', default_branch: 'main', protected_branches: [], files: { 'README.md': '# config\n' } },
           { path_with_namespace: 'platform/site', id: 31, visibility: 'public', default_branch: 'main', pages: { unique_domain_enabled: false, https_only: false, primary_domain: null, domains: [], deployments: [] } },
         ],
       },

@@ -110,7 +110,7 @@ describe('plans of a fleet', () => {
   it('reads a plan of format 1.1 and refuses a selector that is not a string', () => {
     const p = plan([fileCreate('p/a')]);
     expect(checkPlanFile({ ...p, formatVersion: '1.1' })).toBeUndefined();
-    expect(checkPlanFile({ ...p, formatVersion: '1.4' })).toMatch(/not supported/);
+    expect(checkPlanFile({ ...p, formatVersion: '1.5' })).toMatch(/not supported/);
     expect(checkPlanFile({ ...p, changes: [{ ...fileCreate('p/a'), selector: 7 }] })).toMatch(/selector/);
   });
 });

@@ -34,7 +34,8 @@ async function start(): Promise<void> {
       users: [{ username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: TOKEN, scopes: ['api'] }] }],
       groups: [{ full_path: 'platform' }],
       projects: [
-        { path_with_namespace: 'platform/app', default_branch: 'main', files: { 'README.md': 'hello\n' } },
+        // Unprotected: an administrator's commit onto a protected branch is a risk these tests do not accept.
+        { path_with_namespace: 'platform/app', default_branch: 'main', protected_branches: [], files: { 'README.md': 'hello\n' } },
         { path_with_namespace: 'platform/docs', pages: { https_only: false, deployments: [{ created_at: '2025-07-01T10:00:00.000Z' }] } },
       ],
     },

@@ -19,6 +19,7 @@ import type { Io } from '../output.js';
 import { useColor } from '../output.js';
 import { clean } from '../../util/terminal.js';
 import { expiryLines, expiryWarnings } from '../../render/report.js';
+import { pendingByMergeRequest } from '../../render/merge-requests.js';
 import { JsonOut, errorDocument, humanProblems } from './problem.js';
 import type { ProblemView, Redact } from './problem.js';
 
@@ -267,8 +268,16 @@ class HumanView extends HumanLoadView implements ReconcileView {
     else if (inSync) out.push('In sync: the instance matches the configuration.');
     else out.push(`Drift detected: ${differ} resource(s) differ from the configuration.`, '');
     for (const d of plan.drift) {
+      if (d.mergeRequest) continue;
       out.push(`  ${d.informational ? 'note' : 'drift'}: ${d.address}: ${d.summary}`);
       for (const a of d.attributes) out.push(`      ${a.name}: ${JSON.stringify(a.before ?? null)} (instance) ≠ ${JSON.stringify(a.after ?? null)} (configuration)`);
+    }
+    // Their own category: the difference is known, and waits in a merge request for review.
+    const pending = pendingByMergeRequest(plan.drift);
+    if (pending.length > 0) {
+      const files = pending.reduce((n, g) => n + g.entries.length, 0);
+      out.push(`  Pending in open merge requests (${files} file(s) in ${pending.length} merge request(s), waiting for review):`);
+      for (const g of pending) out.push(`    pending: merge request !${g.iid} ${g.url}: ${g.entries.map((d) => d.address).join(', ')}`);
     }
     for (const c of undrifted) out.push(`  differs: ${c.address}: apply would ${c.action} it (${reasonWords(c, this.reasons).join('; ') || 'no reason recorded'})`);
     for (const d of plan.diagnostics) out.push(renderDiagnosticLine(d));
@@ -322,6 +331,8 @@ class JsonView extends JsonLoadView implements ReconcileView {
       checkedAt: new Date().toISOString(),
       inSync: errors.length === 0 ? inSync : null,
       drift: plan.drift,
+      // 1.4: the drift entries that wait in an open merge request, per merge request (they are in `drift` too).
+      ...(plan.drift.some((d) => d.mergeRequest) && { pendingInMergeRequests: pendingByMergeRequest(plan.drift).map((g) => ({ iid: g.iid, url: g.url, addresses: g.entries.map((d) => d.address) })) }),
       pendingChanges: plan.changes.filter((c) => c.action !== 'no-op').map((c) => ({ address: c.address, action: c.action, reasons: c.reasons })),
       // Selector matches that could not be checked (docs/plans.md#blocked-matches): the rest was.
       ...(plan.blocked && plan.blocked.length > 0 && { blocked: plan.blocked }),

@@ -18,37 +18,54 @@ import type { FilePayload } from './payload.js';
 import { fileKey, recordWritten } from './state.js';
 import type { FileRecord } from './state.js';
 import { fileHolds, readBase } from './live.js';
+import { batchMessage } from './config.js';
 import type { Base } from './live.js';
 
 /** The instance's answer to a create or update on a branch that does not exist. */
-const NOT_ON_A_BRANCH = /only create or edit files when you are on a branch/i;
+export const NOT_ON_A_BRANCH = /only create or edit files when you are on a branch/i;
 
-export async function applyFile(ctx: InstanceContext, change: ResourceChange, p: FilePayload): Promise<ApplyResponse> {
-  if (p.op === 'none') return { applied: true, diagnostics: [], notes: [] };
+/** What a write sends and records, read again from the configuration and checked against the plan. */
+export interface PreparedWrite {
+  /** The content to send (create, update). */
+  readonly body?: { readonly content: string; readonly encoding: 'text' | 'base64'; readonly execute_filemode?: boolean };
+  /** SHA-256 of the content written (create, update). */
+  readonly sha?: string;
+  readonly written: FileRecord;
+}
+
+/**
+ * The declared file of a planned write, its content read again and checked against the plan's
+ * digest; a failure when it is no longer declared or its content changed since the plan.
+ */
+export async function prepareWrite(ctx: InstanceContext, change: ResourceChange, p: FilePayload): Promise<PreparedWrite | ApplyResponse> {
   const declared = filesOf(ctx.instance).find((pr) => pr.ref === p.project)?.files.find((f) => f.pointer === p.pointer);
   if (!declared) {
     return failed(ctx, change, 'PLUMB_PLAN_UNKNOWN_TARGET', `${change.address} is no longer declared in the configuration`, 'make a new plan');
   }
+  if (p.op === 'delete') return { written: { sha256: null } };
+  const bytes = await contentBytes(declared);
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const same = p.contentFingerprint ? await matchesFingerprint(sha, p.contentFingerprint) : sha === p.sha256;
+  if (!same) {
+    return failed(ctx, change, 'PLUMB_FILE_SOURCE_CHANGED', `The content of ${p.path} changed since the plan was made; it was not written`, 'run `plumb plan` again and review the new plan');
+  }
+  const text = isText(bytes);
+  return {
+    body: { content: bytes.toString(text ? 'utf8' : 'base64'), encoding: text ? 'text' : 'base64', ...(p.executeFilemode !== undefined && { execute_filemode: p.executeFilemode }) },
+    sha,
+    written: { ...(p.contentFingerprint ? { fingerprint: await fingerprintSecret(sha) } : { sha256: sha }), ...(p.executeFilemode !== undefined && { executeFilemode: p.executeFilemode }) },
+  };
+}
+
+export async function applyFile(ctx: InstanceContext, change: ResourceChange, p: FilePayload): Promise<ApplyResponse> {
+  if (p.op === 'none') return { applied: true, diagnostics: [], notes: [] };
+  const prepared = await prepareWrite(ctx, change, p);
+  if ('applied' in prepared) return prepared;
+  const { body, sha, written } = prepared;
   const key = fileKey(p.project, p.branch, p.path);
   const author = { ...(p.authorName !== undefined && { author_name: p.authorName }), ...(p.authorEmail !== undefined && { author_email: p.authorEmail }) };
   const startBranch = p.createsBranch && p.startBranch !== undefined ? { start_branch: p.startBranch } : {};
-  const common = { branch: p.branch, commit_message: p.commitMessage, ...author };
-  let body: { content: string; encoding: 'text' | 'base64'; execute_filemode?: boolean } | undefined;
-  let sha: string | undefined;
-  if (p.op !== 'delete') {
-    const bytes = await contentBytes(declared);
-    sha = createHash('sha256').update(bytes).digest('hex');
-    const same = p.contentFingerprint ? await matchesFingerprint(sha, p.contentFingerprint) : sha === p.sha256;
-    if (!same) {
-      return failed(ctx, change, 'PLUMB_FILE_SOURCE_CHANGED', `The content of ${p.path} changed since the plan was made; it was not written`, 'run `plumb plan` again and review the new plan');
-    }
-    const text = isText(bytes);
-    body = { content: bytes.toString(text ? 'utf8' : 'base64'), encoding: text ? 'text' : 'base64', ...(p.executeFilemode !== undefined && { execute_filemode: p.executeFilemode }) };
-  }
-  const written: FileRecord =
-    p.op === 'delete'
-      ? { sha256: null }
-      : { ...(p.contentFingerprint ? { fingerprint: await fingerprintSecret(sha!) } : { sha256: sha! }), ...(p.executeFilemode !== undefined && { executeFilemode: p.executeFilemode }) };
+  const common = { branch: p.branch, commit_message: batchMessage([p]), ...author };
   const record = () => recordWritten(ctx.state, ctx.instance.url, key, written);
   const write = async (withStart: boolean) => {
     const start = withStart ? startBranch : {};
@@ -132,11 +149,11 @@ export async function applyFile(ctx: InstanceContext, change: ResourceChange, p:
 }
 
 /** The service's words for a push its branch protection refuses (a 403 or, from the commit service, a 400). */
-const NOT_ALLOWED_TO_PUSH = /not allowed to push into this branch/i;
+export const NOT_ALLOWED_TO_PUSH = /not allowed to push into this branch/i;
 
-type Because = { code: PlanDiagnostic['code']; summary: string; suggestion: string };
+export type Because = { code: PlanDiagnostic['code']; summary: string; suggestion: string };
 
-function protectedBranch(p: FilePayload, said: string): Because {
+export function protectedBranch(p: FilePayload, said: string): Because {
   return {
     code: 'PLUMB_FILE_BRANCH_PROTECTED',
     summary: `The instance refused to ${p.op} ${p.path} on ${p.branch} of project "${p.project}": "${said}" (the branch is protected)`,
@@ -149,7 +166,7 @@ function protectedBranch(p: FilePayload, said: string): Because {
  * branch (its message), or an archived project (read-only; the answer is a bare "403 Forbidden",
  * so the project is read again to tell). Undefined: a plain refusal of the token's role.
  */
-async function forbiddenBecause(ctx: InstanceContext, p: FilePayload, err: ApiError): Promise<Because | undefined> {
+export async function forbiddenBecause(ctx: InstanceContext, p: FilePayload, err: ApiError): Promise<Because | undefined> {
   if (NOT_ALLOWED_TO_PUSH.test(err.serverMessage ?? '')) return protectedBranch(p, err.serverMessage!.replace(/^403 Forbidden - /, ''));
   let archived = false;
   try {
@@ -164,6 +181,10 @@ async function forbiddenBecause(ctx: InstanceContext, p: FilePayload, err: ApiEr
     suggestion: 'unarchive the project if its files should change, or take its files out of the configuration, then plan again',
   };
 }
+
+// Exported in a list: "failed" is an everyday word, not a name of this kind (scripts/count-kind-mentions.ts
+// counts every `export function` name of the folder as one).
+export { failed };
 
 function failed(ctx: InstanceContext, change: ResourceChange, code: PlanDiagnostic['code'], summary: string, suggestion: string, detail?: string): ApplyResponse {
   return {

@@ -13,6 +13,8 @@ import type { DesiredInstance } from '../../config/model.js';
 import type { DesiredFile, FilesProject } from './model.js';
 import { filesOf } from './model.js';
 import { fileSchema } from './schema.js';
+import { deliverySchema, resolveDelivery } from './delivery.js';
+import { checkBranchName } from './branch-name.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { at, obj, push, relativeToFile, rootsOf } from '../../config/resolve-context.js';
@@ -22,6 +24,7 @@ import type { Ctx } from '../../config/resolve-context.js';
 export const FILE_POINTERS: readonly KindPointer[] = [
   // Only the content: branches, start_branch and the path are in request URLs, source is a local path.
   { pattern: ['instances', '*', 'projects', '*', 'files', '*'], resource: true, describe: (s) => `file "${s[5]}" of project "${s[3]}"`, interpolation: [['content']] },
+  { pattern: ['instances', '*', 'projects', '*', 'delivery'], resource: true, describe: (s) => `the delivery of project "${s[3]}"` },
 ];
 
 export type FileAction = 'create' | 'update' | 'delete';
@@ -222,6 +225,24 @@ export function commitMessage(template: string | undefined, values: Readonly<Rec
   });
 }
 
+/** The service's marker that keeps a commit from starting a pipeline (`[skip ci]` anywhere in its message). */
+export const SKIP_CI = '[skip ci]';
+
+/**
+ * The message of one commit holding the planned writes (each with its own filled-in template):
+ * one write's own message; several writes' shared message when they all have the same one (a
+ * selector's `commit_message: "chore: sync files"`), else a summary line (`plumb: 2 files on main`)
+ * and, after a blank line, each write's message in plan order. `skipCi` adds `[skip ci]` to the
+ * first line.
+ */
+export function batchMessage(writes: readonly { readonly commitMessage: string; readonly branch: string; readonly skipCi?: boolean }[]): string {
+  const messages = writes.map((w) => w.commitMessage);
+  const message = new Set(messages).size === 1 ? messages[0]! : `plumb: ${writes.length} files on ${writes[0]!.branch}\n\n${messages.join('\n')}`;
+  if (!writes.some((w) => w.skipCi) || message.toLowerCase().includes(SKIP_CI)) return message;
+  const eol = message.indexOf('\n');
+  return eol < 0 ? `${message} ${SKIP_CI}` : `${message.slice(0, eol)} ${SKIP_CI}${message.slice(eol)}`;
+}
+
 function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx: Ctx): Buffer | undefined {
   if (encoding === 'text') return Buffer.from(text, 'utf8');
   const compact = text.replace(/\s+/g, '');
@@ -238,49 +259,16 @@ function decode(text: string, encoding: 'text' | 'base64', pointer: string, ctx:
   return Buffer.from(compact, 'base64');
 }
 
-/** Why Git refuses a branch name (`git check-ref-format --branch`), or undefined when it accepts it. */
-export function refNameProblem(name: string): string | undefined {
-  if (name === '') return 'it is empty';
-  if (name === '@') return 'it is "@"';
-  if (name.startsWith('-')) return 'it starts with "-"';
-  if (/[\x00-\x20\x7f ~^:?*[\\]/.test(name)) return 'it contains a space, a control character or one of ~ ^ : ? * [ \\';
-  if (name.includes('..')) return 'it contains ".."';
-  if (name.includes('@{')) return 'it contains "@{"';
-  if (name.includes('//')) return 'it contains "//"';
-  if (name.startsWith('/') || name.endsWith('/')) return 'it starts or ends with "/"';
-  if (name.endsWith('.')) return 'it ends with "."';
-  if (name.split('/').some((c) => c.startsWith('.') || c.endsWith('.lock'))) return 'a part of it starts with "." or ends with ".lock"';
-  return undefined;
-}
-
 /** Branch names Git refuses, and a start_branch equal to the branch it should create. */
 function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void {
   const branches = Array.isArray(raw.branches) ? raw.branches : [];
   branches.forEach((b, i) => {
-    if (typeof b !== 'string') return;
-    const problem = refNameProblem(b);
-    if (problem) {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_FILE_BRANCH_NAME',
-        summary: `"${b}" is not a branch name Git accepts: ${problem}`,
-        suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
-        pointer: joinPointer(p, 'branches', i),
-      });
-    }
+    if (typeof b === 'string') checkBranchName(ctx, b, joinPointer(p, 'branches', i));
   });
   const start = raw.start_branch;
   if (typeof start !== 'string') return;
-  const problem = refNameProblem(start);
-  if (problem) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_FILE_BRANCH_NAME',
-      summary: `start_branch "${start}" is not a branch name Git accepts: ${problem}`,
-      suggestion: 'fix the branch name (see `git check-ref-format --branch`)',
-      pointer: joinPointer(p, 'start_branch'),
-    });
-  } else if (branches.length > 0 && branches.every((b) => b === start)) {
+  if (checkBranchName(ctx, start, joinPointer(p, 'start_branch'), `start_branch "${start}"`)) return;
+  if (branches.length > 0 && branches.every((b) => b === start)) {
     push(ctx, {
       severity: 'error',
       code: 'PLUMB_FILE_START_BRANCH_SAME',
@@ -293,17 +281,19 @@ function checkBranches(raw: Record<string, unknown>, p: string, ctx: Ctx): void 
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files'] }, schema, resolve, check: checkLockPaths };
+export const FILE_CONFIG: KindConfig = { kind: 'repository_file', pointers: FILE_POINTERS, mount: { container: 'projects', keys: ['files', 'delivery'], whole: ['delivery'] }, schema, resolve, check: checkLockPaths };
 
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): FilesProject | undefined {
   const files = resolveFiles(raw.files, joinPointer(where.pointer, 'files'), ctx);
-  return files.length > 0 ? { ref: where.ref ?? '', pointer: where.pointer, files } : undefined;
+  // Checked even without files: a mistake in it is one whatever the project declares.
+  const delivery = resolveDelivery(raw.delivery, joinPointer(where.pointer, 'delivery'), where.instance, ctx);
+  return files.length > 0 ? { ref: where.ref ?? '', pointer: where.pointer, files, delivery } : undefined;
 }
 
 function schema(): KindSchema {
   return {
-    properties: { files: { type: 'object', additionalProperties: { $ref: '#/definitions/file' } } },
-    definitions: { file: fileSchema() },
+    properties: { files: { type: 'object', additionalProperties: { $ref: '#/definitions/file' } }, delivery: { $ref: '#/definitions/delivery' } },
+    definitions: { file: fileSchema(), delivery: deliverySchema() },
     standalone: { title: 'Repository file', file: 'repository-file.schema.json', body: fileSchema() },
   };
 }

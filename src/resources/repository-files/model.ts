@@ -4,6 +4,7 @@
  * through {@link filesOf}.
  */
 import type { DesiredInstance } from '../../config/model.js';
+import type { Delivery } from './delivery.js';
 
 export interface DesiredFile {
   readonly path: string;
@@ -32,6 +33,8 @@ export interface FilesProject {
   readonly ref: string;
   readonly pointer: string;
   readonly files: readonly DesiredFile[];
+  /** How its changed files reach it (`delivery:`; the default: one commit per branch). */
+  readonly delivery: Delivery;
 }
 
 /** The projects of the instance that declare files. */

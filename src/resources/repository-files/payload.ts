@@ -29,6 +29,8 @@ export type FilePayload = {
   /** This write is the first to `branch`, and sends `start_branch` to create it. */
   readonly createsBranch?: boolean;
   readonly commitMessage: string;
+  /** `delivery: {commit: {skip_ci: true}}`: the commit's message carries the service's `[skip ci]`, so it starts no pipeline. */
+  readonly skipCi?: boolean;
   readonly authorName?: string;
   readonly authorEmail?: string;
 };
@@ -68,6 +70,7 @@ export function parseFilePayload(raw: unknown): FilePayload {
   const start = optionalString(p, 'startBranch', 'payload.startBranch');
   const creates = optionalBoolean(p, 'createsBranch', 'payload.createsBranch');
   if (creates && start === undefined) throw new PayloadError('payload.createsBranch is set without payload.startBranch');
+  const skipCi = optionalBoolean(p, 'skipCi', 'payload.skipCi');
   const name = optionalString(p, 'authorName', 'payload.authorName');
   const email = optionalString(p, 'authorEmail', 'payload.authorEmail');
   return {
@@ -75,6 +78,7 @@ export function parseFilePayload(raw: unknown): FilePayload {
     ...(exec !== undefined && { executeFilemode: exec }),
     ...(start !== undefined && { startBranch: start }),
     ...(creates !== undefined && { createsBranch: creates }),
+    ...(skipCi !== undefined && { skipCi }),
     ...(name !== undefined && { authorName: name }),
     ...(email !== undefined && { authorEmail: email }),
   };

@@ -13,11 +13,15 @@ import { filesOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
 import { PRIVATE_CONTENT_WITHHELD } from '../../engine/plan.js';
-import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
+import { credentialOf, flagRisk } from '../../engine/risks.js';
+import { getBranchAccess } from '../../api/branches.js';
+import { liveProtection, pushVerdict } from './protection.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { lockFileCollisions } from './lock-collision.js';
+import { planDeliveries } from './merge-request.js';
 import { commitMessage } from './config.js';
 import { contentBytes, contentSha256, contentSize, isText } from './content.js';
 import { changedLines, unifiedDiff } from './diff.js';
@@ -138,7 +142,17 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
     changes.push(change);
     if (r.drift) drift.push(r.drift);
   }
+  // Projects delivered by merge request: their file changes become one merge request each
+  // (./merge-request.ts); every other project's changes of one branch go in one commit.
+  const delivered = await planDeliveries(ctx, distinct, changes);
+  const commits = inCommits(delivered.files);
+  changes.splice(0, changes.length, ...commits, ...delivered.mergeRequests);
+  drift.push(...delivered.drift);
+  diagnostics.push(...delivered.diagnostics);
   diagnostics.push(...(await archivedProjects(ctx, distinct, changes, projectOf)));
+  // A merge request writes only its own branch: protection is read for the commits onto the files' branches.
+  const pushes = await pushRights(ctx, distinct, commits);
+  diagnostics.push(...pushes.diagnostics);
   for (const { created, first } of missing.values()) {
     if (created) continue;
     const p = first.payload as FilePayload;
@@ -154,7 +168,98 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
       }),
     );
   }
-  return { changes, drift, diagnostics };
+  return { changes, drift, diagnostics, risks: pushes.risks };
+}
+
+/**
+ * Protection is planned: for each project and branch that has changes, whether plumb's token may
+ * push the commit there (one `GET …/repository/branches/:branch` per project and branch with
+ * changes: the service's `can_push` for plumb's user and whether the branch is protected; `GET
+ * /user` once per run, only when a protected branch lets plumb push, for the administrator flag). A branch the token may not push to is an error
+ * at the project's `delivery` (or the first file), suggesting a merge request; an administrator's
+ * push onto a protected branch is the risk `admin-push-protected-branch`. A branch that does not
+ * exist yet (created by the commit from start_branch) is not checked: apply tells.
+ */
+async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ diagnostics: PlanDiagnostic[]; risks: PlanRisk[] }> {
+  const lanes = new Map<string, ResourceChange[]>();
+  // Only what is committed to the branch: a merge request's files go to a branch of plumb's own.
+  const committed = new Set(projects.filter((pr) => pr.delivery.kind === 'commit').map((pr) => pr.ref));
+  for (const c of changes) {
+    if (c.action === 'no-op' || !committed.has((c.payload as FilePayload).project)) continue;
+    const p = c.payload as FilePayload;
+    const l = lane(p.project, p.branch);
+    const list = lanes.get(l);
+    if (list) list.push(c);
+    else lanes.set(l, [c]);
+  }
+  const existing = [...lanes.values()].filter((list) => !list.some((c) => (c.payload as FilePayload).startBranch !== undefined));
+  // A plan made to be read (`plumb report`) is never applied: who may push does not matter there.
+  if (existing.length === 0 || ctx.readOnly) return { diagnostics: [], risks: [] };
+  // Asked only for a protected branch the token may push to: who pushes decides whether it is a risk.
+  let admin: Promise<boolean> | undefined;
+  const isAdmin = () => (admin ??= credentialOf(ctx).then((c) => c.user?.is_admin === true));
+  const found = await Promise.all(
+    existing.map(async (list) => {
+      const first = list[0]!;
+      const p = first.payload as FilePayload;
+      const project = projects.find((pr) => pr.ref === p.project)!;
+      const at = project.delivery.pointer ?? first.pointer;
+      let access;
+      try {
+        access = await getBranchAccess(ctx.client, p.project, p.branch);
+      } catch (err) {
+        return { diagnostic: readFailure(ctx, err, at ?? project.pointer, `branch "${p.branch}" of project "${p.project}"`) };
+      }
+      if (!access) return {};
+      const willHave = liveProtection(access);
+      const verdict = pushVerdict(willHave, willHave.protected && willHave.canPush && (await isAdmin()));
+      const files = `${list.length} file(s) (${list.map((c) => (c.payload as FilePayload).path).join(', ')})`;
+      if (verdict === 'denied') {
+        return {
+          diagnostic: planDiagnostic(ctx, {
+            severity: 'error',
+            code: 'PLUMB_FILE_PUSH_DENIED',
+            summary: `plumb's token may not push to ${willHave.protected ? 'protected ' : ''}branch "${p.branch}" of project "${p.project}", where ${files} would be committed`,
+            detail: willHave.protected
+              ? 'The branch is protected, and its push rule does not let plumb\'s user through: the service would refuse the commit. A merge request proposes the change for someone allowed to merge it.'
+              : "plumb's user may not push to the project (a role below Developer): the service would refuse the commit.",
+            suggestion: willHave.protected ? 'deliver the files through a merge request (`delivery: merge_request`), or allow plumb\'s user to push to the branch' : "give plumb's user the Developer role or above in the project, or leave its files out",
+            pointer: at,
+          }),
+        };
+      }
+      if (verdict === 'admin-on-protected') {
+        return {
+          risk: flagRisk(ctx, {
+            id: 'admin-push-protected-branch',
+            address: first.address,
+            summary: `${files} would be committed straight to protected branch "${p.branch}" of project "${p.project}" with an administrator's token, skipping the review the protection stands for (\`delivery: merge_request\` proposes them instead)`,
+            ...(at !== undefined && { pointer: at }),
+          }),
+        };
+      }
+      return {};
+    }),
+  );
+  return {
+    diagnostics: found.flatMap((f) => (f.diagnostic ? [f.diagnostic] : [])),
+    risks: found.flatMap((f) => (f.risk ? [f.risk] : [])),
+  };
+}
+
+/**
+ * `delivery: commit`: the changes of one project and branch (and author) are applied together, in
+ * one commit through the commits API (`order.batch`; apply.ts `applyCommit`). A branch with one
+ * changed file keeps its one write through the files API: one commit either way.
+ */
+function inCommits(changes: readonly ResourceChange[]): ResourceChange[] {
+  const keyOf = (c: ResourceChange) => {
+    const p = c.payload as FilePayload;
+    return JSON.stringify([p.project, p.branch, p.authorName ?? null, p.authorEmail ?? null]);
+  };
+  const counts = new Map<string, number>();
+  for (const c of changes) if (c.action !== 'no-op') counts.set(keyOf(c), (counts.get(keyOf(c)) ?? 0) + 1);
+  return changes.map((c) => (c.action !== 'no-op' && (counts.get(keyOf(c)) ?? 0) > 1 ? { ...c, order: { ...c.order, batch: keyOf(c) } } : c));
 }
 
 /**
@@ -282,6 +387,7 @@ async function planOne(ctx: InstanceContext, t: Target, hashOf: (f: DesiredFile)
     ...(op !== 'delete' && file.executeFilemode !== undefined && { executeFilemode: file.executeFilemode }),
     ...(live?.last_commit_id !== undefined && { lastCommitId: live.last_commit_id }),
     ...(base.startBranch !== undefined && { startBranch: base.startBranch }),
+    ...(project.delivery.kind === 'commit' && project.delivery.skipCi && { skipCi: true }),
     ...(file.authorName !== undefined && { authorName: file.authorName }),
     ...(file.authorEmail !== undefined && { authorEmail: file.authorEmail }),
   };

@@ -3,6 +3,6 @@ import type { KindRuntime } from '../kind.js';
 import { repositoryFilesProvider } from './provider.js';
 import { repositoryFilesExporter } from './export.js';
 import { repositoryFileTerraform } from './terraform.js';
-import type { FilePayload } from './payload.js';
+import type { FilesKindPayload } from './provider.js';
 
-export const repositoryFilesRuntime: KindRuntime<FilePayload> = { provider: repositoryFilesProvider, exporter: repositoryFilesExporter, terraform: repositoryFileTerraform };
+export const repositoryFilesRuntime: KindRuntime<FilesKindPayload> = { provider: repositoryFilesProvider, exporter: repositoryFilesExporter, terraform: repositoryFileTerraform };

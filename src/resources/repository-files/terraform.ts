@@ -64,7 +64,10 @@ function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
       const messages = h.one(f.commit_messages);
       if (messages) out.commit_messages = h.literal(messages);
     }
-    return { projects: { [f.project]: { files: { [f.file_path]: out } } } };
+    // Delivered by its own commit, always: Terraform plans and applies one resource (one file) at a
+    // time, so a project's files are never all in one plan to be put in one merge request
+    // (docs/terraform.md#decisions).
+    return { projects: { [f.project]: { delivery: 'commit', files: { [f.file_path]: out } } } };
   };
 }
 

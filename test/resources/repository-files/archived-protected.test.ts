@@ -1,16 +1,13 @@
 /**
  * Writes the service refuses for what the project or branch is, not for the token's role (issue 29,
  * item 6): an archived project is read-only (plan warns, apply says so), and a protected branch's
- * refusal says what the service said ("You are not allowed to push into this branch"), whether it
- * came as a 403 or as the commit service's 400.
+ * refusal at apply says what the service said ("You are not allowed to push into this branch"). A
+ * Developer's commit onto a protected branch is refused at plan already (delivery-protection.test.ts).
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { secret } from '../../helpers/cli.js';
-import { ADMIN_TOKEN, PROJECT, fileHarness } from './helpers.js';
+import { PROJECT, fileHarness } from './helpers.js';
 import type { FileHarness } from './helpers.js';
-
-const DEV_TOKEN = secret('developer-token-for-files-0123456');
 
 let h: FileHarness;
 afterEach(async () => {
@@ -18,11 +15,9 @@ afterEach(async () => {
   if (h) rmSync(h.wd.dir, { recursive: true, force: true });
 });
 
-const writes = () => h.emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
-
 describe('an archived project', () => {
   it('is warned about at plan, located at the project, and its refusal at apply says it is archived, not the token role', async () => {
-    h = await fileHarness({ projects: [{ path_with_namespace: PROJECT, default_branch: 'main', archived: true, files: { 'README.md': 'hello\n' } }] });
+    h = await fileHarness({ projects: [{ path_with_namespace: PROJECT, default_branch: 'main', archived: true, protected_branches: [], files: { 'README.md': 'hello\n' } }] });
     h.config({ 'README.md': { content: 'changed\n' }, 'NEW.md': { content: 'new\n' } });
     const plan = await h.run(['plan', '--json']);
     expect(plan.code, plan.stderr).toBe(0);
@@ -63,23 +58,5 @@ describe('a protected branch', () => {
     expect(said).toContain('"You are not allowed to push into this branch" (the branch is protected)');
     expect(said).toContain('protected branches');
     expect(said).not.toContain("token's role");
-  });
-
-  it("says so when the commit service refuses a Developer's push to the protected default branch (400)", async () => {
-    h = await fileHarness({
-      users: [
-        { username: 'root', admin: true, personal_access_tokens: [{ name: 'plumb', token: ADMIN_TOKEN, scopes: ['api'] }] },
-        { username: 'dev', personal_access_tokens: [{ name: 'plumb-dev', token: DEV_TOKEN, scopes: ['api'] }] },
-      ],
-      groups: [{ full_path: 'platform', members: [{ username: 'dev', access_level: 30 }] }],
-    });
-    h.config({ 'NEW.md': { content: 'new\n' } });
-    const r = await h.wd.run(['apply', '--auto-approve', '--state', 'state.json'], { PLUMB_TOKEN: DEV_TOKEN });
-    expect(r.code).toBe(1);
-    const said = r.stdout + r.stderr;
-    expect(said).toContain('PLUMB_FILE_BRANCH_PROTECTED');
-    expect(said).toContain('You are not allowed to push into this branch');
-    expect(writes().map((q) => q.status)).toEqual([400]);
-    expect(h.file('NEW.md')).toBeUndefined();
   });
 });

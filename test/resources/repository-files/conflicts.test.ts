@@ -1,52 +1,32 @@
 /** Concurrent edits, refused writes, drift and large files: repository files against the emulator. */
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runApply } from '../../../src/commands/reconcile.js';
 import { ADMIN_TOKEN, fileHarness, PROJECT, README } from './helpers.js';
 import type { FileHarness } from './helpers.js';
 
 let h: FileHarness;
 afterEach(() => h?.close());
 
-/** An unsaved apply whose confirmation runs `between` first: an edit between plan and apply. */
-async function applyWithEditBetween(between: () => Promise<void>) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runApply(
-    {
-      config: [path.join(h.wd.dir, 'plumb.yaml')],
-      json: false,
-      autoApprove: false,
-      state: path.join(h.wd.dir, 'state.json'),
-      confirm: async () => {
-        await between();
-        return true;
-      },
-    },
-    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), isTTY: false, env: { PLUMB_TOKEN: ADMIN_TOKEN }, cwd: h.wd.dir },
-  );
-  return { code, out: stdout + stderr };
-}
-
 describe('a commit between plan and apply', () => {
   it('makes the update fail and is reported as a conflict on that file: no lost update', async () => {
     h = await fileHarness();
-    h.config({ 'README.md': { content: 'from plumb\n' }, 'other.md': { content: 'other\n' } });
-    const r = await applyWithEditBetween(async () => {
+    // One file on main and one on another branch: two single writes (several files of one branch
+    // go in one commit, refused whole: delivery-commit.test.ts).
+    h.config({ 'README.md': { content: 'from plumb\n' }, 'other.md': { content: 'other\n', branches: ['side'], start_branch: 'main' } });
+    const r = await h.applyWithEditBetween(async () => {
       expect(await h.push('PUT', 'README.md', { content: 'from a colleague\n' })).toBe(200);
     });
     expect(r.code).toBe(1);
     expect(r.out).toContain('PLUMB_FILE_CONFLICT');
     expect(r.out).toContain('plumb.yaml:');
     expect(h.file('README.md')?.data.toString()).toBe('from a colleague\n');
-    // Another file of the same branch is still written.
-    expect(h.file('other.md')?.data.toString()).toBe('other\n');
+    // Another branch's file is still written.
+    expect(h.file('other.md', 'side')?.data.toString()).toBe('other\n');
   });
 
   it('makes a delete fail as a conflict too', async () => {
     h = await fileHarness();
     h.config({ 'README.md': { state: 'absent' } });
-    const r = await applyWithEditBetween(async () => {
+    const r = await h.applyWithEditBetween(async () => {
       expect(await h.push('PUT', 'README.md', { content: 'edited\n' })).toBe(200);
     });
     expect(r.code).toBe(1);
@@ -57,7 +37,7 @@ describe('a commit between plan and apply', () => {
   it('makes a create fail as a conflict when someone created the file meanwhile', async () => {
     h = await fileHarness();
     h.config({ 'new.md': { content: 'mine\n' } });
-    const r = await applyWithEditBetween(async () => {
+    const r = await h.applyWithEditBetween(async () => {
       expect(await h.push('POST', 'new.md', { content: 'theirs\n' })).toBe(201);
     });
     expect(r.code).toBe(1);
@@ -68,7 +48,7 @@ describe('a commit between plan and apply', () => {
   it('that already made the file as declared is a no-op, not a failure (the 400 is re-checked with HEAD)', async () => {
     h = await fileHarness();
     h.config({ 'README.md': { content: 'same\n' } });
-    const r = await applyWithEditBetween(async () => {
+    const r = await h.applyWithEditBetween(async () => {
       expect(await h.push('PUT', 'README.md', { content: 'same\n' })).toBe(200);
     });
     expect(r.out).toContain('nothing changed');
@@ -187,7 +167,7 @@ describe('large files', () => {
 
   it('plans a file over 10 MB with HEAD only, even with --show-content, and writes it', async () => {
     h = await fileHarness({
-      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', files: { 'README.md': README, 'big.txt': 'a'.repeat(ELEVEN_MB) } }],
+      projects: [{ path_with_namespace: PROJECT, default_branch: 'main', protected_branches: [], files: { 'README.md': README, 'big.txt': 'a'.repeat(ELEVEN_MB) } }],
     });
     h.wd.write('files/big.txt', 'b'.repeat(ELEVEN_MB));
     h.config({ 'big.txt': { source: 'files/big.txt' } });

@@ -32,21 +32,24 @@ describe('plan', () => {
     expect(JSON.parse(r.stdout).changes.map((c: { action: string }) => c.action)).toEqual(['create', 'create']);
     expect(h.count('HEAD', HEADS)).toBe(2);
     // One GET of a missing file on main, answered "404 File Not Found": main exists, and so does the
-    // project; the project itself is read once, after the files, because it has changes (archived?).
+    // project; the project itself is read once, after the files, because it has changes (archived?),
+    // and so is the branch (may plumb push there?).
     const gets = h.emu.requests.filter((q) => q.method === 'GET');
-    expect(gets.map((q) => [q.status, /\/repository\/files\//.test(q.path)])).toEqual([[404, true], [200, false]]);
+    expect(gets.map((q) => [q.status, /\/repository\/files\//.test(q.path)])).toEqual([[404, true], [200, false], [200, false]]);
+    expect(gets.filter((q) => q.path.endsWith('/repository/branches/main'))).toHaveLength(1);
   });
 
-  it('makes no request beyond one HEAD per file, and one GET per declared project with changes, for projects where one file of each exists and one is missing', async () => {
+  it('makes no request beyond one HEAD per file, and one GET of the project and one of the branch per declared project with changes, for projects where one file of each exists and one is missing', async () => {
     const projects = ['platform/a', 'platform/b', 'platform/c'];
     await h.close();
-    h = await fileHarness({ projects: projects.map((p) => ({ path_with_namespace: p, default_branch: 'main', files: { CODEOWNERS: '* @x\n' } })) });
+    h = await fileHarness({ projects: projects.map((p) => ({ path_with_namespace: p, default_branch: 'main', protected_branches: [], files: { CODEOWNERS: '* @x\n' } })) });
     const files = { CODEOWNERS: { content: '* @x\n', branches: ['main'] }, 'SECURITY.md': { content: 's\n', branches: ['main'] } };
     h.wd.write('plumb.yaml', JSON.stringify({ version: 1, instances: { local: { url: h.emu.url, token_env: 'PLUMB_TOKEN', projects: Object.fromEntries(projects.map((p) => [p, { files }])) } } }));
     const r = await h.run(['plan', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ create: 3, noop: 3 });
-    expect(h.emu.requests.map((q) => q.method)).toEqual([...Array(6).fill('HEAD'), 'GET', 'GET', 'GET']);
+    expect(h.emu.requests.map((q) => q.method)).toEqual([...Array(6).fill('HEAD'), ...Array(6).fill('GET')]);
+    expect(h.emu.requests.filter((q) => q.path.endsWith('/repository/branches/main'))).toHaveLength(3);
   });
 
   it("records the file's last commit id from X-Service-Last-Commit-Id in the change and orders writes by project and branch", async () => {

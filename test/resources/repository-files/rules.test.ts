@@ -74,13 +74,19 @@ describe('roles and scopes', () => {
     expect(h.file('README.md', 'work')?.data.toString()).toBe(README);
   });
 
-  it("reports a Developer's write to a protected branch as refused, with the instance's message, without retrying", async () => {
+  it("refuses at plan a Developer's commit to a protected branch, located, suggesting a merge request, and writes nothing", async () => {
     h = await withUsers();
     h.config({ 'README.md': { content: 'new\n' } });
+    const plan = await h.wd.run(['plan', '--json', '--state', 'state.json'], { PLUMB_TOKEN: DEV_TOKEN });
+    expect(plan.code).toBe(1);
+    const denied = (JSON.parse(plan.stdout) as { diagnostics: { code: string; summary: string; suggestion?: string; file?: string; line?: number }[] }).diagnostics.find((d) => d.code === 'PLUMB_FILE_PUSH_DENIED');
+    expect(denied).toMatchObject({ file: 'plumb.yaml' });
+    expect(denied!.summary).toContain('may not push to protected branch "main"');
+    expect(denied!.suggestion).toContain('delivery: merge_request');
     const apply = await h.wd.run(['apply', '--auto-approve', '--state', 'state.json'], { PLUMB_TOKEN: DEV_TOKEN });
     expect(apply.code).toBe(1);
-    expect(apply.stdout + apply.stderr).toContain('PLUMB_FILE_WRITE_FAILED');
-    expect(h.emu.requests.filter((q) => q.method === 'PUT')).toHaveLength(1);
+    expect(apply.stdout + apply.stderr).toContain('PLUMB_FILE_PUSH_DENIED');
+    expect(h.emu.requests.filter((q) => q.method !== 'GET' && q.method !== 'HEAD')).toEqual([]);
     // The Developer may write to an unprotected branch.
     h.config({ 'README.md': { content: 'new\n', branches: ['work'] } });
     expect((await h.wd.run(['apply', '--auto-approve', '--state', 'state.json'], { PLUMB_TOKEN: DEV_TOKEN })).code).toBe(0);

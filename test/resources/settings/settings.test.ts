@@ -69,7 +69,7 @@ default_branch_name: trunk
     expect(r.code).toBe(0);
     expect(emu.requests).toHaveLength(1);
     const plan = JSON.parse(r.stdout);
-    expect(plan.formatVersion).toBe('1.3');
+    expect(plan.formatVersion).toBe('1.4');
     expect(plan.changes).toHaveLength(1);
     const change = plan.changes[0];
     expect(change.action).toBe('update');
