@@ -24,8 +24,24 @@ export type JsonSchema = Record<string, unknown>;
  * kinds live under it; a key belongs to one kind.
  */
 export interface KindMount {
-  readonly container?: ContainerName;
+  /**
+   * The container it lives under, or several: a kind whose keys mean the same under a group and
+   * under a project (CI/CD variables) mounts under both, and is resolved once per entry of each
+   * (`ResolveAt.container` says which).
+   */
+  readonly container?: ContainerName | readonly ContainerName[];
   readonly keys: readonly string[];
+}
+
+/** The containers a mount lives under (none: directly under an instance). */
+export function mountContainers(mount: KindMount): readonly ContainerName[] {
+  const c = mount.container;
+  return c === undefined ? [] : typeof c === 'string' ? [c] : c;
+}
+
+/** Whether a mount lives under container `c`. */
+export function mountedUnder(mount: KindMount, c: ContainerName): boolean {
+  return mountContainers(mount).includes(c);
 }
 
 /** The entry a kind's part is resolved in: the instance, or one container entry (a group, a project). */
@@ -36,6 +52,8 @@ export interface ResolveAt {
   readonly instance: string;
   /** Under a container: the entry's reference as written (a full path or a numeric id). */
   readonly ref?: string;
+  /** Under a container: which one (a kind mounted under several tells them apart by it). */
+  readonly container?: ContainerName;
 }
 
 /** A kind's JSON Schema fragment, mounted by src/schema/build.ts. */
