@@ -24,9 +24,10 @@ import { settingsKind } from './settings/index.js';
 import { groupAccessTokensKind } from './group-access-tokens/index.js';
 import { pagesKind } from './pages/index.js';
 import { repositoryFilesKind } from './repository-files/index.js';
+import { ciVariablesKind } from './ci-variables/index.js';
 
 /** Every kind, in the order a plan lists and apply executes them. */
-export const KIND_ENTRIES: readonly KindEntry[] = [settingsKind, groupAccessTokensKind, repositoryFilesKind, pagesKind];
+export const KIND_ENTRIES: readonly KindEntry[] = [settingsKind, groupAccessTokensKind, repositoryFilesKind, pagesKind, ciVariablesKind];
 
 /** What only a build (or `withKinds`, at run time) makes for a registry's kinds; absent: the ones generated for the built-in kinds. */
 export interface BuiltSchemas {
