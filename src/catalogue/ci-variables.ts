@@ -2,7 +2,7 @@
  * The rules of CI/CD variables (project and group), as the real v4 API has them (the models'
  * concerns HasVariable, Maskable; Gitlab::Regex.environment_scope_regex): pure data, read by the
  * emulator (src/emulator/variables.ts), which answers with them, and by the variables kind
- * (src/resources/ci-variables/), which checks a declaration with them before any request. One copy.
+ * (its kind, `ci_variable`), which checks a declaration with them before any request. One copy.
  */
 
 /** `variable_type`: an environment variable, or a file whose path the variable holds. */

@@ -179,7 +179,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
-  // CI/CD variables (src/resources/ci-variables/)
+  // CI/CD variables (the ci_variable kind)
   PLUMB_CI_VARIABLE_KEY_INVALID: "A CI/CD variable's key has a character other than letters, digits and _, or is longer than 255 characters (the service refuses it).",
   PLUMB_CI_VARIABLE_SCOPE_INVALID: "A CI/CD variable's environment scope is empty, too long, or has a character the service refuses.",
   PLUMB_CI_VARIABLE_SHAPE: 'A CI/CD variable is declared with neither value: nor scopes:, with fields beside scopes:, or hidden and unmasked at once.',

@@ -14,7 +14,7 @@ import { planDiagnostic } from '../../engine/resource.js';
 import { describeVariable, variablesOf } from './model.js';
 import type { DesiredVariable, VariablesOwner } from './model.js';
 import type { VariablePayload } from './payload.js';
-import { COMPARED, isHidden, liveField, ownerRefusal } from './plan.js';
+import { VARIABLE_FIELDS_COMPARED, isHidden, liveField, ownerRefusal } from './plan.js';
 import { recordWritten } from './state.js';
 
 function ownerOf(ctx: InstanceContext, p: VariablePayload): VariablesOwner | undefined {
@@ -70,7 +70,7 @@ export async function applyVariable(ctx: InstanceContext, change: ResourceChange
   }
 
   // Read back: the answer is the variable as stored. A hidden one's value is not returned.
-  const differs = COMPARED.filter((f) => f in payload.set && liveField(answer, f) !== v.fields[f]);
+  const differs = VARIABLE_FIELDS_COMPARED.filter((f) => f in payload.set && liveField(answer, f) !== v.fields[f]);
   const valueDiffers = !isHidden(answer) && answer.value !== v.value;
   if (differs.length > 0 || valueDiffers) {
     return failed(

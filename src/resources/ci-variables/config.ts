@@ -23,7 +23,6 @@ import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
-import { KIND } from './model.js';
 import type { DesiredVariable, VariableFields, VariablesOwner } from './model.js';
 import { variableSchema, variablesProperties } from './schema.js';
 
@@ -190,10 +189,4 @@ function schema(): KindSchema {
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const CI_VARIABLES_CONFIG: KindConfig = {
-  kind: KIND,
-  pointers: VARIABLE_POINTERS,
-  mount: { container: ['projects', 'groups'], keys: ['variables', 'prune_variables'] },
-  schema,
-  resolve: resolveOwner,
-};
+export const CI_VARIABLES_CONFIG: KindConfig = { kind: 'ci_variable', pointers: VARIABLE_POINTERS, mount: { container: ['projects', 'groups'], keys: ['variables', 'prune_variables'] }, schema, resolve: resolveOwner };

@@ -13,7 +13,7 @@ import type { KindEntry } from '../kind.js';
 import { codesOf } from '../codes.js';
 import { CI_VARIABLES_CONFIG } from './config.js';
 import type { VariablePayload } from './payload.js';
-import { SECTION } from './state.js';
+import { VARIABLES_STATE_SECTION } from './state.js';
 
 /** How a plan explains this kind's reasons to people (assembled by the registry, src/resources/index.ts). */
 export const CI_VARIABLE_REASONS = {
@@ -31,6 +31,6 @@ export const ciVariablesKind: KindEntry<VariablePayload> = {
   reasons: CI_VARIABLE_REASONS,
   codes: codesOf(['PLUMB_CI_VARIABLE_']),
   config: CI_VARIABLES_CONFIG,
-  stateSlots: [SECTION],
+  stateSlots: [VARIABLES_STATE_SECTION],
   load: async () => (await import('./runtime.js')).ciVariablesRuntime,
 };

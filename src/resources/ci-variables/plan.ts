@@ -20,8 +20,8 @@ import type { VariablePayload, VariableSet } from './payload.js';
 import { writtenFingerprint } from './state.js';
 
 /** The fields compared besides the value, in the order a plan shows them. */
-export const COMPARED = ['variable_type', 'protected', 'masked', 'raw', 'description'] as const;
-type Compared = (typeof COMPARED)[number];
+export const VARIABLE_FIELDS_COMPARED = ['variable_type', 'protected', 'masked', 'raw', 'description'] as const;
+type Compared = (typeof VARIABLE_FIELDS_COMPARED)[number];
 
 /** How a plan shows a value it never shows. */
 export const NOT_SHOWN = '(not shown)';
@@ -37,7 +37,7 @@ export const isHidden = (live: CiVariable): boolean => live.hidden === true || l
 /** What a change was planned against, without the value: the fields, and whether the value held the declared one. */
 export function variableFingerprint(live: CiVariable | undefined, holdsValue: boolean | undefined): string {
   if (!live) return stateFingerprint({ absent: true });
-  return stateFingerprint({ fields: Object.fromEntries(COMPARED.map((f) => [f, liveField(live, f)])), hidden: isHidden(live), holdsValue: holdsValue ?? null });
+  return stateFingerprint({ fields: Object.fromEntries(VARIABLE_FIELDS_COMPARED.map((f) => [f, liveField(live, f)])), hidden: isHidden(live), holdsValue: holdsValue ?? null });
 }
 
 export const liveKey = (key: string, scope: string): string => JSON.stringify([key, scope]);
@@ -127,7 +127,7 @@ export async function planOwner(ctx: InstanceContext, owner: VariablesOwner): Pr
         kind: KIND,
         action: 'delete',
         reasons: ['variable-pruned'],
-        attributes: [{ name: 'environment_scope', before: l.environment_scope }, ...COMPARED.map((f) => ({ name: f, before: liveField(l, f) }))],
+        attributes: [{ name: 'environment_scope', before: l.environment_scope }, ...VARIABLE_FIELDS_COMPARED.map((f) => ({ name: f, before: liveField(l, f) }))],
         pointer: owner.pointer,
         payload: { type: 'delete', container: owner.container, ref: owner.ref, key: l.key, scope: l.environment_scope } satisfies VariablePayload,
         liveFingerprint: variableFingerprint(l, undefined),
@@ -176,7 +176,7 @@ async function planVariable(ctx: InstanceContext, owner: VariablesOwner, v: Desi
 
   const set: { -readonly [K in keyof VariableSet]: VariableSet[K] } = {};
   const attributes: AttributeChange[] = [];
-  for (const f of COMPARED) {
+  for (const f of VARIABLE_FIELDS_COMPARED) {
     const want = v.fields[f];
     const now = liveField(live, f);
     if (now === want) continue;
@@ -222,7 +222,7 @@ export function fullSet(f: VariableFields): VariableSet {
 }
 
 function fieldsShown(f: VariableFields): AttributeChange[] {
-  return [...COMPARED.map((k) => ({ name: k, after: f[k] })), ...(f.masked_and_hidden ? [{ name: 'masked_and_hidden', after: true }] : [])];
+  return [...VARIABLE_FIELDS_COMPARED.map((k) => ({ name: k, after: f[k] })), ...(f.masked_and_hidden ? [{ name: 'masked_and_hidden', after: true }] : [])];
 }
 
 export async function planVariables(ctx: InstanceContext): Promise<PlanResponse> {

@@ -7,16 +7,16 @@
 import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { StateStore } from '../../engine/state.js';
 
-export const SECTION = 'ci_variables';
+export const VARIABLES_STATE_SECTION = 'ci_variables';
 
 export function writtenFingerprint(store: StateStore, instanceUrl: string, address: string): SecretFingerprint | undefined {
-  const fp = store.section<SecretFingerprint>(instanceUrl, SECTION)?.[address];
+  const fp = store.section<SecretFingerprint>(instanceUrl, VARIABLES_STATE_SECTION)?.[address];
   return fp && typeof fp.salt === 'string' && typeof fp.hash === 'string' ? fp : undefined;
 }
 
 /** Recorded at the end of apply (`flush`), not per write. */
 export function recordWritten(store: StateStore, instanceUrl: string, address: string, fp: SecretFingerprint | undefined): void {
-  const section = store.writableSection<SecretFingerprint>(instanceUrl, SECTION);
+  const section = store.writableSection<SecretFingerprint>(instanceUrl, VARIABLES_STATE_SECTION);
   if (fp) section[address] = fp;
   else delete section[address];
   store.markDirty();
