@@ -189,4 +189,32 @@ describe('CI/CD variables (variables: of a project or a group)', () => {
     expect(replaced.code, replaced.stderr + replaced.stdout).toBe(0);
     expect(emu!.state.groupByRef('platform')!.variables).toMatchObject([{ key: 'HIDDEN', value: DEPLOY, hidden: false, masked: true }]);
   });
+
+  it('under defaults: and in a selector\'s body, as under a project; placeholders replaced per match', async () => {
+    const wd = await start();
+    wd.write(
+      'plumb.yaml',
+      `version: 1
+defaults:
+  groups:
+    platform:
+      variables:
+        SHARED: {value: from-defaults-1}
+instances:
+  local:
+    url: ${emu!.url}
+    token_env: PLUMB_TOKEN
+    projects:
+      "platform/*":
+        variables:
+          PROJECT_PATH: {value: "{project}", description: set by a selector}
+`,
+    );
+    const r = await wd.run(['apply', '--auto-approve']);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(emu!.state.groupByRef('platform')!.variables).toMatchObject([{ key: 'SHARED', value: 'from-defaults-1' }]);
+    for (const p of ['platform/site', 'platform/nopages', 'platform/empty']) expect(emu!.state.projectByRef(p)!.variables).toMatchObject([{ key: 'PROJECT_PATH', value: p }]);
+    expect(emu!.state.projectByRef('platform/infra/config')!.variables).toEqual([]);
+    expect((await planJson(wd)).changes).toEqual([]);
+  });
 });
