@@ -23,9 +23,12 @@ describe('the kinds registry', () => {
       expect(m.provider.kind).toBe(m.kind);
       expect(m.config.kind).toBe(m.kind);
       if (m.exporter) expect(m.exporter.kind).toBe(m.kind);
-      if (m.terraformShape) expect(m.terraformShape.kind).toBe(m.kind);
-      // The Terraform part reads its shape from its own folder: the same object the entry carries.
-      if (m.terraform) expect(m.terraform.shape).toBe(m.terraformShape);
+      const shapes = m.terraformShape === undefined ? [] : [m.terraformShape].flat();
+      for (const shape of shapes) expect(shape.kind).toBe(m.kind);
+      // Each Terraform part reads its shape from its own folder: the same object the entry carries, one part per shape.
+      const parts = m.terraform === undefined ? [] : [m.terraform].flat();
+      expect(parts.map((t) => t.shape)).toEqual(shapes);
+      parts.forEach((t, i) => expect(t.shape).toBe(shapes[i]));
     }
   });
 

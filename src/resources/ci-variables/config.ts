@@ -24,15 +24,21 @@ import type { KindPointer } from '../../config/pointer.js';
 import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import type { DesiredVariable, VariableFields, VariablesOwner } from './model.js';
-import { variableSchema, variablesProperties } from './schema.js';
+import { variableSchema, variableScopeSchema, variablesProperties } from './schema.js';
 
-/** A variable (all its scopes) is one resource; only its values may be interpolated. */
-export const VARIABLE_POINTERS: readonly KindPointer[] = (['projects', 'groups'] as const).map((c) => ({
-  pattern: ['instances', '*', c, '*', 'variables', '*'],
-  resource: true,
-  describe: (s: readonly string[]) => `variable "${s[5]}" of ${c === 'projects' ? 'project' : 'group'} "${s[3]}"`,
-  interpolation: [['value'], ['scopes', '*', 'value']],
-}));
+/**
+ * One key in one environment scope is one resource: under `scopes:` it is defined in one place only;
+ * a variable's own fields (its `*` scope, or `environment_scope`) are owned field by field, so a
+ * Terraform resource per key and scope (`plumb_project_variable`) merges into one key's `scopes:`.
+ * Only values may be interpolated.
+ */
+export const VARIABLE_POINTERS: readonly KindPointer[] = (['projects', 'groups'] as const).flatMap((c) => {
+  const noun = c === 'projects' ? 'project' : 'group';
+  return [
+    { pattern: ['instances', '*', c, '*', 'variables', '*', 'scopes', '*'], resource: true, describe: (s: readonly string[]) => `variable "${s[5]}" (scope ${s[7]}) of ${noun} "${s[3]}"`, interpolation: [['value']] },
+    { pattern: ['instances', '*', c, '*', 'variables', '*'], resource: false, describe: (s: readonly string[]) => `variable "${s[5]}" of ${noun} "${s[3]}"`, interpolation: [['value'], ['scopes', '*', 'value']] },
+  ];
+});
 
 export function resolveOwner(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): VariablesOwner | undefined {
   const container = where.container === 'groups' ? 'groups' : 'projects';
@@ -43,43 +49,44 @@ export function resolveOwner(raw: Readonly<Record<string, unknown>>, where: Reso
     const p = joinPointer(base, key);
     if (!keyUsable(key, p, ctx)) continue;
     const v = obj(body);
-    if (v.scopes !== undefined) {
-      const own = Object.keys(v).filter((k) => k !== 'scopes');
-      if (own.length > 0) {
+    const scoped = Object.entries(obj(v.scopes));
+    const own = Object.keys(v).filter((k) => k !== 'scopes');
+    if (scoped.length === 0 || own.length > 0) {
+      // The fields beside scopes: (or alone) are the variable in environment_scope, * by default.
+      if (typeof v.value !== 'string') {
         push(ctx, {
           severity: 'error',
           code: 'PLUMB_CI_VARIABLE_SHAPE',
-          summary: `Variable "${key}" has both scopes: and ${own.map((k) => `${k}:`).join(', ')} beside it`,
-          detail: 'With scopes:, each scope holds its own fields; nothing is shared between scopes.',
-          suggestion: `move ${own.join(', ')} into each scope under scopes:, or remove scopes:`,
-          pointer: joinPointer(p, own[0]!),
+          summary: `Variable "${key}" has no value`,
+          suggestion: 'give it a value: (a literal or ${env:NAME}), or scopes: with a value per environment scope',
+          pointer: own.length > 0 ? joinPointer(p, own[0]!) : p,
           on: 'key',
         });
         continue;
       }
-      for (const [scope, fields] of Object.entries(obj(v.scopes))) {
-        const sp = joinPointer(p, 'scopes', scope);
-        if (!scopeUsable(scope, sp, 'key', ctx)) continue;
-        const d = variable(key, scope, obj(fields), sp, ctx);
+      const scope = typeof v.environment_scope === 'string' ? v.environment_scope : '*';
+      if (scoped.some(([s]) => s === scope)) {
+        push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_CI_VARIABLE_SHAPE',
+          summary: `Variable "${key}" is declared twice in scope ${JSON.stringify(scope)}: by its own fields and under scopes:`,
+          suggestion: `keep one: remove scopes.${scope}, or the fields beside scopes:`,
+          pointer: joinPointer(p, 'scopes', scope),
+          on: 'key',
+        });
+        continue;
+      }
+      if (scopeUsable(scope, joinPointer(p, 'environment_scope'), 'value', ctx)) {
+        const d = variable(key, scope, v, p, ctx);
         if (d) variables.push(d);
       }
-      continue;
     }
-    if (typeof v.value !== 'string') {
-      push(ctx, {
-        severity: 'error',
-        code: 'PLUMB_CI_VARIABLE_SHAPE',
-        summary: `Variable "${key}" has no value`,
-        suggestion: 'give it a value: (a literal or ${env:NAME}), or scopes: with a value per environment scope',
-        pointer: p,
-        on: 'key',
-      });
-      continue;
+    for (const [scope, fields] of scoped) {
+      const sp = joinPointer(p, 'scopes', scope);
+      if (!scopeUsable(scope, sp, 'key', ctx)) continue;
+      const d = variable(key, scope, obj(fields), sp, ctx);
+      if (d) variables.push(d);
     }
-    const scope = typeof v.environment_scope === 'string' ? v.environment_scope : '*';
-    if (!scopeUsable(scope, joinPointer(p, 'environment_scope'), 'value', ctx)) continue;
-    const d = variable(key, scope, v, p, ctx);
-    if (d) variables.push(d);
   }
   const prune = raw.prune_variables === true;
   if (prune && variables.length === 0 && Object.keys(obj(raw.variables)).length === 0) {
@@ -185,7 +192,7 @@ function referencesAt(ctx: Ctx, pointer: string): string[] {
 }
 
 function schema(): KindSchema {
-  return { properties: variablesProperties(), definitions: { ci_variable: variableSchema() } };
+  return { properties: variablesProperties(), definitions: { ci_variable: variableSchema(), ci_variable_scope: variableScopeSchema() } };
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */

@@ -20,7 +20,7 @@ export function variableSchema(): JsonSchema {
     type: 'object',
     additionalProperties: false,
     description:
-      'A CI/CD variable, by key. One environment scope: its fields (environment_scope defaults to "*"). Several scopes of one key: `scopes:`, a map from scope to fields.',
+      'A CI/CD variable, by key: its fields (in environment_scope, "*" by default), and under `scopes:` the same key in other environment scopes, each with its own fields.',
     properties: {
       ...fieldProperties(),
       environment_scope: { type: 'string', minLength: 1, maxLength: 255, default: '*', description: 'The environments that receive it ("*": all).' },
@@ -28,10 +28,15 @@ export function variableSchema(): JsonSchema {
         type: 'object',
         minProperties: 1,
         description: 'The key in several environment scopes: scope → fields (each with its own value).',
-        additionalProperties: { type: 'object', additionalProperties: false, required: ['value'], properties: fieldProperties() },
+        additionalProperties: { $ref: '#/definitions/ci_variable_scope' },
       },
     },
   };
+}
+
+/** One key in one environment scope (under `scopes:`, and a Terraform resource's attributes). */
+export function variableScopeSchema(): JsonSchema {
+  return { type: 'object', additionalProperties: false, required: ['value'], description: 'The variable in one environment scope.', properties: fieldProperties() };
 }
 
 export function variablesProperties(): Record<string, JsonSchema> {
