@@ -52,7 +52,7 @@ describe('the kinds registry', () => {
     expect(BUILT_IN_KINDS.configs).toEqual(BUILT_IN_CONFIG_KINDS.configs);
     expect(BUILT_IN_KINDS.pointers).toEqual(BUILT_IN_CONFIG_KINDS.pointers);
     expect(BUILT_IN_KINDS.terraformShapes).toEqual(BUILT_IN_CONFIG_KINDS.terraformShapes);
-    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages']);
+    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_repository_file', 'plumb_project_pages', 'plumb_project_variable', 'plumb_group_variable']);
     expect(configKinds(KIND_ENTRIES)).toEqual(BUILT_IN_CONFIG_KINDS);
     expect(BUILT_IN_KINDS.schema).toBeUndefined();
     // What withKinds compiles for a registry is the schema the build generates, for the same kinds.

@@ -99,6 +99,8 @@ export function resolveOwner(raw: Readonly<Record<string, unknown>>, where: Reso
     });
   }
   if (variables.length === 0 && !prune) return undefined;
+  // By key, then scope: the order a plan lists them in, whichever file or construct declared each.
+  variables.sort((a, b) => (a.key === b.key ? (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0) : a.key < b.key ? -1 : 1));
   return { container, ref, pointer: where.pointer, prune, variables };
 }
 

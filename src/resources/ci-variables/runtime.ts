@@ -3,5 +3,6 @@ import type { KindRuntime } from '../kind.js';
 import { ciVariablesProvider } from './provider.js';
 import { ciVariablesExporter } from './export.js';
 import type { VariablePayload } from './payload.js';
+import { groupVariableTerraform, projectVariableTerraform } from './terraform.js';
 
-export const ciVariablesRuntime: KindRuntime<VariablePayload> = { provider: ciVariablesProvider, exporter: ciVariablesExporter };
+export const ciVariablesRuntime: KindRuntime<VariablePayload> = { provider: ciVariablesProvider, exporter: ciVariablesExporter, terraform: [projectVariableTerraform, groupVariableTerraform] };

@@ -74,9 +74,9 @@ describe('CI/CD variables (variables: of a project or a group)', () => {
     const created = first.changes.filter((c) => c.kind === 'ci_variable');
     expect(created.map((c) => [c.address, c.action])).toEqual([
       ['local.group["platform"].variable["GROUP_VAR"]', 'create'],
-      ['local.project["platform/site"].variable["DEPLOY_KEY"]', 'create'],
       ['local.project["platform/site"].variable["API_URL"].scope["production"]', 'create'],
       ['local.project["platform/site"].variable["API_URL"].scope["staging"]', 'create'],
+      ['local.project["platform/site"].variable["DEPLOY_KEY"]', 'create'],
     ]);
     const human = await wd.run(['plan']);
     expect(human.stdout).toContain('value = "(secret from ${env:DEPLOY_SECRET})"');
