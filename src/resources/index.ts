@@ -19,7 +19,6 @@ import type { ResourceExporter } from '../engine/export.js';
 import type { KindEntry, KindModule } from './kind.js';
 import type { CompiledConfigSchema, ConfigKinds } from '../config/kinds.js';
 import type { TerraformPart } from './terraform.js';
-import type { TerraformResourceShape } from '../catalogue/kinds.js';
 import { checkClaims } from './codes.js';
 import { settingsKind } from './settings/index.js';
 import { groupAccessTokensKind } from './group-access-tokens/index.js';
@@ -42,7 +41,7 @@ export function configKinds(entries: readonly KindEntry[], built: BuiltSchemas =
   return {
     configs: entries.map((m) => m.config),
     pointers: entries.flatMap((m) => m.config.pointers),
-    terraformShapes: entries.flatMap((m) => (m.terraformShape === undefined ? [] : ([] as TerraformResourceShape[]).concat(m.terraformShape))),
+    terraformShapes: entries.flatMap((m) => (m.terraformShape === undefined ? [] : [m.terraformShape].flat())),
     ...(built.schema && { schema: built.schema }),
   };
 }
@@ -79,7 +78,7 @@ export interface KindSet extends ConfigKinds {
 /** The registry of `entries`, each kind's runtime loaded. */
 export async function loadKinds(entries: readonly KindEntry[], built: BuiltSchemas = {}): Promise<KindSet> {
   const modules: KindModule[] = await Promise.all(entries.map(async ({ load, ...entry }) => ({ ...entry, ...(await load()) })));
-  const terraformParts = modules.flatMap((m) => (m.terraform === undefined ? [] : ([] as TerraformPart[]).concat(m.terraform)));
+  const terraformParts = modules.flatMap((m) => (m.terraform === undefined ? [] : [m.terraform].flat()));
   return {
     ...configKinds(entries, built),
     modules,

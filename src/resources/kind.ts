@@ -46,8 +46,8 @@ export interface KindEntry<P = unknown> {
   readonly stateSlots?: readonly string[];
   /**
    * Its Terraform resource's type and address (`./shape.ts`), when the provider serves one; or
-   * several, when one kind is several Terraform resources (a project's and a group's CI/CD
-   * variables: `plumb_project_variable`, `plumb_group_variable`), each with its part in `terraform`.
+   * several, when one kind is several Terraform resources (one for a project's, one for a group's
+   * declarations), each with its part in `terraform`.
    */
   readonly terraformShape?: TerraformResourceShape | readonly TerraformResourceShape[];
   /** Its runtime parts, loaded when a door first needs them (`import('./runtime.js')`). */
