@@ -16,6 +16,8 @@ import { GROUP_VARIABLE_SHAPE, PROJECT_VARIABLE_SHAPE } from './shape.js';
 import { VARIABLE_FIELDS_COMPARED, liveField } from './plan.js';
 
 const FIELDS = ['value', 'variable_type', 'protected', 'masked', 'masked_and_hidden', 'raw', 'description'] as const;
+/** A change that writes the value (Terraform sees it only through write_only_revision); a change of fields alone does not. */
+const sendsValue = (c: ResourceChange): boolean => c.action !== 'update' || c.attributes.some((a) => a.name === 'value');
 const computed = (description: string): TfJsonAttribute => ({ type: 'string', description, description_kind: 'plain', computed: true });
 
 function part(container: 'projects' | 'groups'): TerraformPart {
@@ -63,7 +65,7 @@ function part(container: 'projects' | 'groups'): TerraformPart {
       if (containsUnknown(config) || requiresReplace.length > 0) return { planned: { ...planned, write_only_revision: UNKNOWN }, requiresReplace, diagnostics: [] };
       const { plan, diagnostics } = await door.plan(this.document(config));
       for (const c of changesOf(plan, config)) {
-        if (c.attributes.some((a) => a.name === 'value') || c.action !== 'update') planned.write_only_revision = UNKNOWN;
+        if (sendsValue(c)) planned.write_only_revision = UNKNOWN;
         if (c.attributes.some((a) => a.name === 'value')) diagnostics.push({ severity: 'warning', summary: `plumb will send the value of ${c.address}`, detail: `${describeChange(c, CI_VARIABLE_REASONS)}. The value is never stored in Terraform's state.` });
       }
       return { planned, requiresReplace, diagnostics };
@@ -81,7 +83,7 @@ function part(container: 'projects' | 'groups'): TerraformPart {
         const r = await door.apply(made, changes);
         diagnostics.push(...r.diagnostics);
         if (!r.ok) return { newState: prior, diagnostics };
-        state.write_only_revision = randomBytes(8).toString('hex');
+        if (changes.some(sendsValue)) state.write_only_revision = randomBytes(8).toString('hex');
       }
       if (isUnknown(state.write_only_revision)) state.write_only_revision = 'none';
       return { newState: state, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
