@@ -167,7 +167,7 @@ async function planVariable(ctx: InstanceContext, owner: VariablesOwner, v: Desi
       ...common,
       action: 'replace',
       reasons: ['variable-hidden-changed'],
-      attributes: [{ name: 'masked_and_hidden', before: hidden, after: v.fields.masked_and_hidden }, valueAttr(hidden ? undefined : NOT_SHOWN, hidden), ...fieldsShown(v.fields)],
+      attributes: [{ name: 'masked_and_hidden', before: hidden, after: v.fields.masked_and_hidden }, valueAttr(hidden ? undefined : NOT_SHOWN, hidden), ...VARIABLE_FIELDS_COMPARED.map((f) => ({ name: f, before: liveField(live, f), after: v.fields[f] }))],
       payload: { type: 'replace', ...ids, set: fullSet(v.fields), hidden: v.fields.masked_and_hidden, value: { pointer: v.valuePointer, ...(await fingerprintSecret(v.value)) } } satisfies VariablePayload,
       liveFingerprint: variableFingerprint(live, hidden ? undefined : live.value === v.value),
     };
