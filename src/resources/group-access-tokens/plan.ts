@@ -7,7 +7,10 @@
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
 import { ApiError } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
-import type { DesiredAccessToken, DesiredGroup } from './model.js';
+import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
+import { checkVariableSink } from './sink-ci-variable.js';
+import { deliveriesOf, sinkStatuses, unmaskedRisks } from './plan-sinks.js';
+import type { SinkStatus } from './plan-sinks.js';
 import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -21,7 +24,7 @@ import type { TokenNote, TokenSlot } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
 import type { Identity } from './identity.js';
-import { changeFingerprint, env, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
+import { changeFingerprint, env, findDeclared, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
 const KNOWN_AFTER = '(known after apply)';
 
@@ -36,26 +39,44 @@ export async function planTokens(ctx: InstanceContext): Promise<PlanResponse> {
   // A plan checks afresh; apply reuses what the plan found moments before.
   const checked = freshSinkChecks(ctx);
   // A report's plan is never applied: nothing is issued, so no sink needs to exist where it runs.
-  for (const g of ctx.readOnly ? [] : groups) {
+  // A ci_variable sink is checked against its instance (one list of each project's or group's
+  // variables, which the drift comparison reuses), all at once.
+  const variableChecks: Promise<void>[] = [];
+  for (const g of groups) {
     for (const t of g.accessTokens) {
       // A token no target selects is neither issued nor checked.
-      if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
-      const problem = checkSink(t.sink, env(ctx), checked);
-      if (!problem) continue;
-      unusable.add(g);
-      sinkErrors.push(
-        planDiagnostic(ctx, {
-          severity: 'error',
-          code: 'PLUMB_TOKEN_SINK_UNUSABLE',
-          summary: `Token "${t.name}" cannot receive its secret: ${problem.summary}`,
-          detail: `${problem.detail ? problem.detail + ' ' : ''}The instance shows a new token's secret once; plumb checks every sink before it asks for anything, so nothing was requested.`,
-          suggestion: problem.suggestion,
-          address: tokenAddress(ctx.instance, g.ref, t.name),
-          pointer: t.sink ? joinPointer(t.pointer, 'sink', problem.key) : t.pointer,
-        }),
-      );
+      const address = tokenAddress(ctx.instance, g.ref, t.name);
+      if (!ctx.targets.targeted(address)) continue;
+      const unusableSink = (sink: TokenSink | undefined, problem: { summary: string; detail?: string; suggestion: string; key: string }, code: 'PLUMB_TOKEN_SINK_UNUSABLE' | 'PLUMB_SINK_VARIABLE_UNUSABLE'): void => {
+        unusable.add(g);
+        sinkErrors.push(
+          planDiagnostic(ctx, {
+            severity: 'error',
+            code,
+            summary: `Token "${t.name}" cannot receive its secret${sink ? ` in ${describeSink(sink)}` : ''}: ${problem.summary}`,
+            detail: `${problem.detail ? problem.detail + ' ' : ''}The instance shows a new token's secret once; plumb checks every sink before it asks for anything, so nothing was requested.`,
+            suggestion: problem.suggestion,
+            address,
+            pointer: sink?.pointer ? joinPointer(sink.pointer, ...(sink.kind === 'ci_variable' ? ['ci_variable'] : []), problem.key) : t.pointer,
+          }),
+        );
+      };
+      if (!ctx.readOnly && t.sinks.length === 0) unusableSink(undefined, checkSink(undefined, env(ctx), checked)!, 'PLUMB_TOKEN_SINK_UNUSABLE');
+      for (const sink of t.sinks) {
+        if (sink.kind === 'ci_variable') {
+          variableChecks.push(
+            checkVariableSink(ctx, sink).then((r) => {
+              if (r.problem && !ctx.readOnly) unusableSink(sink, r.problem, 'PLUMB_SINK_VARIABLE_UNUSABLE');
+            }),
+          );
+          continue;
+        }
+        const problem = ctx.readOnly ? undefined : checkSink(sink, env(ctx), checked);
+        if (problem) unusableSink(sink, problem, 'PLUMB_TOKEN_SINK_UNUSABLE');
+      }
     }
   }
+  await Promise.all(variableChecks);
   const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
   const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
   const changes = perGroup.flatMap((r) => r.changes);
@@ -64,6 +85,12 @@ export async function planTokens(ctx: InstanceContext): Promise<PlanResponse> {
   const others = changes.filter((c) => !self.includes(c));
   const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
   const risks = await revocationRisks(ctx, changes.filter((c) => ctx.targets.targeted(c.address)), (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
+  // A change that issues a secret into an unmasked variable of an api token (plan-sinks.ts).
+  for (const c of changes) {
+    if (!['create', 'rotate', 'replace'].includes(c.action) || !ctx.targets.targeted(c.address)) continue;
+    const t = findDeclared(ctx.instance, String(c.payload.group), String(c.payload.name));
+    if (t && c.address === tokenAddress(ctx.instance, String(c.payload.group), t.name)) risks.push(...unmaskedRisks(ctx, t, c.address));
+  }
   return {
     risks,
     changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
@@ -142,9 +169,10 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   }
 
   const { notes, revokePending } = trustedNotes(ctx, g, live, out);
+  const sinks = await sinkStatuses(ctx, g, (t) => tokenState(ctx).tokenSlot(instance.url, g.ref, t.name));
   const claimed = new Set<number>();
   const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
-  for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out);
+  for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out, sinks.get(t.name));
 
   for (const t of live) {
     if (!isActive(t) || claimed.has(t.id)) continue;
@@ -336,6 +364,8 @@ interface DeclaredToken {
   readonly heldId: number | undefined;
   /** The expiry a new or rotated token gets. */
   readonly expiry: string;
+  /** How the token's ci_variable sinks compare with its last delivery (plan-sinks.ts). */
+  readonly sinks: SinkStatus | undefined;
 }
 
 function planDeclared(
@@ -347,6 +377,7 @@ function planDeclared(
   revokePending: ReadonlySet<number>,
   claimed: Set<number>,
   out: PlanResponse,
+  sinks: SinkStatus | undefined,
 ): void {
   const { instance } = ctx;
   const address = tokenAddress(instance, g.ref, t.name);
@@ -363,6 +394,7 @@ function planDeclared(
     slot,
     heldId: slot?.held ?? slot?.unknown?.tokenId,
     expiry: newExpiry(t, ctx.today),
+    sinks,
   };
   const orphans = orphansOf(s, revokePending);
   planOrphans(s, orphans, claimed);
@@ -415,8 +447,8 @@ function declaredDrift(s: DeclaredToken, summary: string, attributes: AttributeC
   s.out.drift.push({ address: s.address, instance: s.ctx.instance.name, kind: 'group_access_token', summary, attributes });
 }
 
-const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
-const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: describeSink(t.sink!) });
+const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: t.sinks.length === 1 ? 'sink' : 'sinks', after: t.sinks.length === 1 ? describeSink(t.sinks[0]!) : t.sinks.map(describeSink) });
+const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: sinkShown(t).after });
 const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
 
 /** What creating (or replacing) the token sends. */
@@ -519,6 +551,7 @@ function planAbsent(s: DeclaredToken, id: Extract<Identity, { kind: 'absent' }>)
     ],
     payload: { group: g.ref, name: t.name, op: 'create', create: createProps(s) } satisfies TokenPayload,
     liveFingerprint: changeFingerprint(s.live, t.name, undefined),
+    deliveries: deliveriesOf(t, s.sinks),
   });
   if (id.previous) {
     declaredDrift(
@@ -563,7 +596,8 @@ function planFound(s: DeclaredToken, L: GroupAccessToken, notes: ReadonlyMap<num
     planReplace(s, L, diffs, lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : undefined, fp);
     return;
   }
-  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : rotationReason(t, L, s.ctx.today);
+  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : (rotationReason(t, L, s.ctx.today) ?? s.sinks?.reason);
+  for (const line of s.sinks?.lines ?? []) declaredDrift(s, line);
   if (!reason) {
     s.out.changes.push({ ...s.base, action: 'no-op', reasons: [], attributes: [], payload: { group: s.g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
     return;
@@ -587,6 +621,7 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
     ],
     payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s), ...(t.self && { self: true }) } satisfies TokenPayload,
     liveFingerprint: fp,
+    deliveries: deliveriesOf(t, s.sinks),
   });
   declaredDrift(s, `token "${t.name}" (id ${L.id}) differs from the configuration; apply replaces it`, diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })));
 }
@@ -616,9 +651,13 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
       ? ({ group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s) } satisfies TokenPayload)
       : ({ group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload),
     liveFingerprint: fp,
+    deliveries: deliveriesOf(t, s.sinks),
   });
-  // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
-  declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+  // Only a changed expiry is a difference from the configuration; the other reasons are explained
+  // by the summary (a sink's reason by the sink's own drift lines, planFound).
+  if (!reason.startsWith('sink-') || reason === 'sink-holds-other-token') {
+    declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+  }
 }
 
 /** Why the token is renewed, for the drift report. */
