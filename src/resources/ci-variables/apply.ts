@@ -4,14 +4,14 @@
  * write's answer is the variable as the instance now holds it: it is compared with what was sent
  * (the value too, unless the variable is hidden), and the value's fingerprint is recorded (./state.ts).
  */
-import { createCiVariable, deleteCiVariable, updateCiVariable } from '../../api/ci-variables.js';
-import type { CiVariable, VariableOwner } from '../../api/ci-variables.js';
+import { createVariable, deleteVariable, updateVariable } from '../../api/variables.js';
+import type { CiVariable, VariableOwner } from '../../api/variables.js';
 import { ApiBadRequestError, ApiError, ApiNotFoundError } from '../../api/errors.js';
 import { fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
 import type { PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
-import { describeVariable, variablesOf } from './model.js';
+import { apiOwner, describeVariable, variablesOf } from './model.js';
 import type { DesiredVariable, VariablesOwner } from './model.js';
 import type { VariablePayload } from './payload.js';
 import { VARIABLE_FIELDS_COMPARED, isHidden, liveField, ownerRefusal } from './plan.js';
@@ -25,11 +25,11 @@ const failed = (...diagnostics: PlanDiagnostic[]): ApplyResponse => ({ applied: 
 
 export async function applyVariable(ctx: InstanceContext, change: ResourceChange, payload: VariablePayload): Promise<ApplyResponse> {
   const owner = ownerOf(ctx, payload);
-  const where: VariableOwner = { container: payload.container, ref: payload.ref };
+  const where: VariableOwner = apiOwner(payload);
   const what = owner ? describeVariable(owner, payload.key, payload.scope) : `variable ${payload.key}`;
   if (payload.type === 'delete') {
     try {
-      await deleteCiVariable(ctx.client, where, payload.key, payload.scope);
+      await deleteVariable(ctx.client, where, payload.key, payload.scope);
     } catch (err) {
       // Already gone (a lost answer repeated, or deleted meanwhile): what prune wanted.
       if (!(err instanceof ApiNotFoundError) || !/variable/i.test(err.serverMessage ?? '')) return refused(ctx, change, owner, err, `DELETE /${payload.container}/${payload.ref}/variables/${payload.key}`);
@@ -60,10 +60,10 @@ export async function applyVariable(ctx: InstanceContext, change: ResourceChange
   const call = `${payload.type === 'update' ? 'PUT' : 'POST'} /${payload.container}/${payload.ref}/variables`;
   try {
     if (payload.type === 'update') {
-      answer = await updateCiVariable(ctx.client, where, v.key, v.scope, { ...payload.set, ...(payload.value && { value: v.value }) });
+      answer = await updateVariable(ctx.client, where, v.key, v.scope, { ...payload.set, ...(payload.value && { value: v.value }) });
     } else {
-      if (payload.type === 'replace') await deleteCiVariable(ctx.client, where, v.key, v.scope);
-      answer = await createCiVariable(ctx.client, where, { key: v.key, value: v.value, environment_scope: v.scope, ...payload.set, ...(payload.hidden && { masked_and_hidden: true }) });
+      if (payload.type === 'replace') await deleteVariable(ctx.client, where, v.key, v.scope);
+      answer = await createVariable(ctx.client, where, v.key, { value: v.value, environment_scope: v.scope, ...payload.set, ...(payload.hidden && { masked_and_hidden: true }) });
     }
   } catch (err) {
     return refused(ctx, change, owner, err, call, v);

@@ -6,11 +6,12 @@
  * the configuration needs; a re-export keeps a name already written. Every other field is written
  * as the instance holds it, defaults included.
  */
-import { listCiVariables } from '../../api/ci-variables.js';
-import type { CiVariable } from '../../api/ci-variables.js';
+import { listVariables } from '../../api/variables.js';
+import type { CiVariable } from '../../api/variables.js';
 import { decodedSegment } from '../../api/path.js';
 import type { ExportEntry, ExportEnv, ExportResult, ResourceExporter } from '../../engine/export.js';
 import { joinPointer } from '../../config/pointer.js';
+import { apiOwner } from './model.js';
 
 const COMMENT = " value not exported: set the ${env:…} variable it names (plumb never writes a variable's value into a file)";
 
@@ -56,7 +57,7 @@ export const ciVariablesExporter: ResourceExporter<Options> = {
     const entries: ExportEntry[] = [];
     const env: ExportEnv[] = [];
     let count = 0;
-    const lists = await Promise.all(owners.map(async (o) => ({ o, list: await listCiVariables(ctx.client, o) })));
+    const lists = await Promise.all(owners.map(async (o) => ({ o, list: await listVariables(ctx.client, apiOwner(o)) })));
     for (const { o, list } of lists) {
       const byKey = new Map<string, CiVariable[]>();
       for (const v of list) byKey.set(v.key, [...(byKey.get(v.key) ?? []), v]);

@@ -2,7 +2,7 @@
  * The CI/CD variables kind (issue 31 item 6): the variables of projects and groups, declared under
  * `variables:` (and `prune_variables:`) of a project or a group, in an instance, under `defaults:`
  * or in a selector's body. Everything about it lives in this folder; its API calls are
- * src/api/ci-variables.ts and its rules (key, masking, scope) src/catalogue/ci-variables.ts, which
+ * src/api/variables.ts and its rules (key, masking, scope) src/catalogue/ci-variables.ts, which
  * the emulator reads too.
  *
  * This file is the kind's registry entry: light (no provider, no API client), its runtime parts

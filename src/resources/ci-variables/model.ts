@@ -67,6 +67,11 @@ export function variableAddress(instance: string, o: Pick<VariablesOwner, 'conta
   return `${ownerAddress(instance, o)}.variable[${JSON.stringify(key)}]${scope === '*' ? '' : `.scope[${JSON.stringify(scope)}]`}`;
 }
 
+/** The owner as the API module names it. */
+export function apiOwner(o: Pick<VariablesOwner, 'container' | 'ref'>): { readonly kind: 'project' | 'group'; readonly ref: string } {
+  return { kind: ownerNoun(o), ref: o.ref };
+}
+
 export function ownerAddress(instance: string, o: Pick<VariablesOwner, 'container' | 'ref'>): string {
   return `${instance}.${ownerNoun(o)}[${JSON.stringify(o.ref)}]`;
 }

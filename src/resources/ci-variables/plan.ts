@@ -6,15 +6,15 @@
  * sure. A difference while the state says plumb wrote the declared value is an edit by hand: drift,
  * named (`project platform/app variable DEPLOY_KEY (scope production)`).
  */
-import { listCiVariables } from '../../api/ci-variables.js';
-import type { CiVariable } from '../../api/ci-variables.js';
+import { listVariables } from '../../api/variables.js';
+import type { CiVariable } from '../../api/variables.js';
 import { ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
 import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { valueProblem } from './config.js';
-import { KIND, describeVariable, ownerAddress, ownerNoun, variableAddress, variablesOf } from './model.js';
+import { KIND, apiOwner, describeVariable, ownerAddress, ownerNoun, variableAddress, variablesOf } from './model.js';
 import type { DesiredVariable, VariableFields, VariablesOwner } from './model.js';
 import type { VariablePayload, VariableSet } from './payload.js';
 import { writtenFingerprint } from './state.js';
@@ -101,7 +101,7 @@ export async function planOwner(ctx: InstanceContext, owner: VariablesOwner): Pr
   const call = `GET /${owner.container}/${owner.ref}/variables`;
   let live: CiVariable[];
   try {
-    live = await listCiVariables(ctx.client, { container: owner.container, ref: owner.ref });
+    live = await listVariables(ctx.client, apiOwner(owner));
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const d = ownerRefusal(ctx, owner, err, call, base);

@@ -3,10 +3,10 @@
  * key and environment scope (./plan.ts, ./apply.ts), and with `prune_variables` the undeclared ones
  * deleted. A plan makes one listing per project or group; apply one request per change.
  */
-import { listCiVariables } from '../../api/ci-variables.js';
+import { listVariables } from '../../api/variables.js';
 import type { ResourceProvider } from '../../engine/resource.js';
 import { applyVariable } from './apply.js';
-import { KIND, variableAddress, variablesOf } from './model.js';
+import { KIND, apiOwner, variableAddress, variablesOf } from './model.js';
 import { parseVariablePayload } from './payload.js';
 import type { VariablePayload } from './payload.js';
 import { liveKey, planVariables, variableFingerprint } from './plan.js';
@@ -33,7 +33,7 @@ export const ciVariablesProvider: ResourceProvider<VariablePayload> = {
   },
 
   async liveFingerprint(ctx, _change, p) {
-    const live = (await listCiVariables(ctx.client, { container: p.container, ref: p.ref })).find((l) => liveKey(l.key, l.environment_scope) === liveKey(p.key, p.scope));
+    const live = (await listVariables(ctx.client, apiOwner(p))).find((l) => liveKey(l.key, l.environment_scope) === liveKey(p.key, p.scope));
     if (p.type === 'delete' || !live) return variableFingerprint(live, undefined);
     const v = variablesOf(ctx.instance).find((o) => o.container === p.container && o.ref === p.ref)?.variables.find((x) => x.key === p.key && x.scope === p.scope);
     const hidden = live.hidden === true || live.value === null;

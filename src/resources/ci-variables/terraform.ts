@@ -5,13 +5,13 @@
  * it (./plan.ts) and a change of it shows through `write_only_revision`.
  */
 import { randomBytes } from 'node:crypto';
-import { listCiVariables } from '../../api/ci-variables.js';
+import { listVariables } from '../../api/variables.js';
 import { ApiError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { CI_VARIABLE_REASONS } from './reasons.js';
-import { KIND, variableAddress } from './model.js';
+import { KIND, apiOwner, variableAddress } from './model.js';
 import { GROUP_VARIABLE_SHAPE, PROJECT_VARIABLE_SHAPE } from './shape.js';
 import { VARIABLE_FIELDS_COMPARED, liveField } from './plan.js';
 
@@ -98,7 +98,7 @@ function part(container: 'projects' | 'groups'): TerraformPart {
       if (typeof current[owner] !== 'string' || typeof current.key !== 'string') return { newState: current, diagnostics: [] };
       const r = await door.read(async (ctx) => {
         try {
-          return (await listCiVariables(ctx.client, { container, ref: current[owner] as string })).find((l) => l.key === current.key && l.environment_scope === scopeOf(current)) ?? null;
+          return (await listVariables(ctx.client, apiOwner({ container, ref: current[owner] as string }))).find((l) => l.key === current.key && l.environment_scope === scopeOf(current)) ?? null;
         } catch (err) {
           if (err instanceof ApiError) return `Cannot read the variables of ${owner} ${String(current[owner])}: ${err.message}`;
           throw err;
@@ -119,7 +119,7 @@ function part(container: 'projects' | 'groups'): TerraformPart {
       const m = /^(.+):([A-Za-z0-9_]+)(?::([^:]+))?$/.exec(id);
       if (!m) return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: `Give ${owner}:KEY or ${owner}:KEY:SCOPE, e.g. platform/app:DEPLOY_KEY:production.` }] };
       const [, ref, key, scope = '*'] = m as unknown as [string, string, string, string | undefined];
-      const r = await door.read(async (ctx) => (await listCiVariables(ctx.client, { container, ref })).find((l) => l.key === key && l.environment_scope === scope));
+      const r = await door.read(async (ctx) => (await listVariables(ctx.client, apiOwner({ container, ref }))).find((l) => l.key === key && l.environment_scope === scope));
       const live = r.value;
       if (!live) return { newState: null, diagnostics: r.diagnostics.length > 0 ? r.diagnostics : [{ severity: 'error', summary: `${owner} ${ref} has no variable ${key} in scope ${scope}`, detail: `GET /${container}/${ref}/variables` }] };
       const state: Record<string, CtyValue> = { id: `${ref}:${key}:${scope}`, [owner]: ref, key, environment_scope: scope, value: null, write_only_revision: 'none', masked_and_hidden: live.hidden === true || live.value === null };
