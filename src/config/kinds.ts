@@ -85,6 +85,24 @@ export interface KindConfig<D = unknown> {
   resolve(raw: Readonly<Record<string, unknown>>, at: ResolveAt, ctx: Ctx): D | undefined;
   /** Checks across instances, after every instance is resolved (e.g. two tokens writing one file). */
   check?(instances: readonly DesiredInstance[], ctx: Ctx): void;
+  /**
+   * What this kind's part of `instance` writes on an instance that another kind could write too (a
+   * CI/CD variable: a `variables:` entry, a token's `ci_variable` sink). The checks stage refuses one
+   * thing claimed by two kinds, located at both; a kind checks its own duplicates itself.
+   */
+  claims?(instance: DesiredInstance): readonly InstanceClaim[];
+}
+
+/** One thing on an instance a kind writes (`KindConfig.claims`). */
+export interface InstanceClaim {
+  /** What it is, in words every kind that writes such things builds alike (`ciVariableClaim`, src/catalogue/ci-variables.ts). */
+  readonly id: string;
+  /** Where the configuration declares it. */
+  readonly pointer: string;
+  /** How people read it: `project platform/app variable DEPLOY_KEY (scope production)`. */
+  readonly what: string;
+  /** How the kind declares it, for the message: `a variables: entry`, `a token's ci_variable sink`. */
+  readonly as: string;
 }
 
 /** The configuration's JSON Schema for a set of kinds, compiled: what the schema pass runs. */

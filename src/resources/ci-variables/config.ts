@@ -14,16 +14,19 @@ import {
   VARIABLE_KEY_PATTERN,
   VARIABLE_TYPES,
   VARIABLE_VALUE_MAX,
+  ciVariableClaim,
   maskRuleText,
   maskable,
 } from '../../catalogue/ci-variables.js';
 import type { VariableType } from '../../catalogue/ci-variables.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
+import type { InstanceClaim, KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
+import type { DesiredInstance } from '../../config/model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { KindPointer } from '../../config/pointer.js';
 import { obj, push } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import type { DesiredVariable, VariableFields, VariablesOwner } from './model.js';
+import { describeVariable, ownerNoun, variablesOf } from './model.js';
 import { variableSchema, variableScopeSchema, variablesProperties } from './schema.js';
 
 /**
@@ -198,4 +201,11 @@ function schema(): KindSchema {
 }
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const CI_VARIABLES_CONFIG: KindConfig = { kind: 'ci_variable', pointers: VARIABLE_POINTERS, mount: { container: ['projects', 'groups'], keys: ['variables', 'prune_variables'] }, schema, resolve: resolveOwner };
+export const CI_VARIABLES_CONFIG: KindConfig = { kind: 'cicd_variable', pointers: VARIABLE_POINTERS, mount: { container: ['projects', 'groups'], keys: ['variables', 'prune_variables'] }, schema, resolve: resolveOwner, claims };
+
+/** Every declared variable, as the one thing on the instance it writes (`KindConfig.claims`). */
+function claims(instance: DesiredInstance): InstanceClaim[] {
+  return variablesOf(instance).flatMap((o) =>
+    o.variables.map((v) => ({ id: ciVariableClaim(instance.name, ownerNoun(o), o.ref, v.key, v.scope), pointer: v.pointer, what: describeVariable(o, v.key, v.scope), as: 'a variables: entry' })),
+  );
+}

@@ -41,7 +41,7 @@ function fields(v: CiVariable): Record<string, unknown> {
 }
 
 export const ciVariablesExporter: ResourceExporter<Options> = {
-  kind: 'ci_variable',
+  kind: 'cicd_variable',
   flags: [
     { name: 'variables-project', type: 'string', multiple: true, arg: 'PROJECT', help: "export this project's CI/CD variables (repeatable; values as ${env:…} placeholders)" },
     { name: 'variables-group', type: 'string', multiple: true, arg: 'GROUP', help: "export this group's CI/CD variables (repeatable; values as ${env:…} placeholders)" },

@@ -6,7 +6,7 @@
 import type { VariableType } from '../../catalogue/ci-variables.js';
 import type { DesiredInstance } from '../../config/model.js';
 
-export const KIND = 'ci_variable';
+export const KIND = 'cicd_variable';
 
 /** One variable: a key in one environment scope, every field as sent (the service's defaults filled in). */
 export interface DesiredVariable {

@@ -12,7 +12,7 @@ const words = {
 function shape(container: 'projects' | 'groups'): TerraformResourceShape {
   const owner = container === 'projects' ? 'project' : 'group';
   return {
-    kind: 'ci_variable',
+    kind: 'cicd_variable',
     type: `plumb_${owner}_variable`,
     definition: 'ci_variable_scope',
     keyPath: [container, `{${owner}}`, 'variables', '{key}', 'scopes', '{environment_scope}'],

@@ -71,7 +71,7 @@ describe('CI/CD variables (variables: of a project or a group)', () => {
     wd.write('plumb.yaml', config(emu!.url));
 
     const first = await planJson(wd);
-    const created = first.changes.filter((c) => c.kind === 'ci_variable');
+    const created = first.changes.filter((c) => c.kind === 'cicd_variable');
     expect(created.map((c) => [c.address, c.action])).toEqual([
       ['local.group["platform"].variable["GROUP_VAR"]', 'create'],
       ['local.project["platform/site"].variable["API_URL"].scope["production"]', 'create'],
@@ -217,4 +217,41 @@ instances:
     expect(emu!.state.projectByRef('platform/infra/config')!.variables).toEqual([]);
     expect((await planJson(wd)).changes).toEqual([]);
   });
+
+  it('a variable declared both under variables: and as a token\'s ci_variable sink is an error at validate, located at both', async () => {
+    const wd = workdir({ PLUMB_TOKEN: ADMIN });
+    wd.write(
+      'plumb.yaml',
+      `version: 1
+instances:
+  local:
+    url: https://code.example.test
+    token_env: PLUMB_TOKEN
+    projects:
+      platform/site:
+        variables:
+          DEPLOY_TOKEN: {value: literal-value-123}
+    groups:
+      platform:
+        access_tokens:
+          deployer:
+            scopes: [read_api]
+            rotation: {lifetime_days: 30}
+            sink:
+              ci_variable: {project: Platform/Site, key: DEPLOY_TOKEN}
+`,
+    );
+    const r = await wd.run(['validate', '--json']);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { diagnostics: { code: string; summary: string; line?: number; related?: { message: string; line?: number }[] }[] };
+    const twice = doc.diagnostics.filter((d) => d.code === 'PLUMB_CLAIMED_TWICE');
+    expect(twice).toHaveLength(1);
+    expect(twice[0]!.summary).toContain('project platform/site variable DEPLOY_TOKEN is declared twice');
+    expect([twice[0]!.line, twice[0]!.related?.[0]?.line]).toEqual([9, 17]);
+    // Another scope is another variable.
+    wd.write('plumb.yaml', wd.read('plumb.yaml').replace('key: DEPLOY_TOKEN}', 'key: DEPLOY_TOKEN, environment_scope: production}'));
+    const other = await wd.run(['validate', '--json']);
+    expect((JSON.parse(other.stdout) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code)).not.toContain('PLUMB_CLAIMED_TWICE');
+  });
 });
+

@@ -59,6 +59,6 @@ describe('plumb export of CI/CD variables', () => {
     expect(p.code, p.stderr).toBe(0);
     const plan = JSON.parse(p.stdout) as Plan;
     // The hidden variable cannot be compared without a fingerprint: only its value is sent again.
-    expect(plan.changes.filter((c) => c.kind === 'ci_variable').map((c) => [c.address, c.reasons])).toEqual([['local.group["platform"].variable["SECRET_FILE"]', ['variable-value-not-comparable']]]);
+    expect(plan.changes.filter((c) => c.kind === 'cicd_variable').map((c) => [c.address, c.reasons])).toEqual([['local.group["platform"].variable["SECRET_FILE"]', ['variable-value-not-comparable']]]);
   });
 });
