@@ -164,6 +164,13 @@ describe('CI/CD variables (variables: of a project or a group)', () => {
     expect(p.stdout + p.stderr).toContain('PLUMB_CI_VARIABLE_UNMASKABLE');
     expect(p.stdout + p.stderr).toContain('plumb.yaml:9:19');
     expect(emu!.requests.some((r) => r.method !== 'GET')).toBe(false);
+
+    // Only the value may be interpolated, and never from a credential.
+    wd.write('plumb.yaml', head(emu!.url) + `    projects:\n      platform/site:\n        variables:\n          A: {value: "\${env:PLUMB_TOKEN}"}\n          B: {value: x, description: "\${env:WEAK}"}\n`);
+    const refused = await wd.run(['validate'], { WEAK: weak });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toMatch(/PLUMB_INTERPOLATION_CREDENTIAL[^\n]*\n\s+--> plumb\.yaml:9:/);
+    expect(refused.stdout + refused.stderr).toMatch(/PLUMB_INTERPOLATION_NOT_ALLOWED[^\n]*\n\s+--> plumb\.yaml:10:/);
   });
 
   it('a masked_and_hidden variable: created hidden, compared through the fingerprint in the state, its value sent again when none is recorded', async () => {
