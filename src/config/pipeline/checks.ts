@@ -43,6 +43,8 @@ export function checkConfig(config: DesiredConfig, kinds: readonly KindConfig[],
  */
 function checkClaims(config: DesiredConfig, kinds: readonly KindConfig[], ctx: Ctx): void {
   const first = new Map<string, { kind: string; claim: InstanceClaim }>();
+  // The instances share one map (resolve.ts): what is claimed, by which kind.
+  const claimed = config.instances[0]?.claims as Map<string, string> | undefined;
   for (const k of kinds) {
     if (!k.claims) continue;
     for (const instance of config.instances) {
@@ -50,6 +52,7 @@ function checkClaims(config: DesiredConfig, kinds: readonly KindConfig[], ctx: C
         const earlier = first.get(c.id);
         if (!earlier) {
           first.set(c.id, { kind: k.kind, claim: c });
+          claimed?.set(c.id, k.kind);
           continue;
         }
         if (earlier.kind === k.kind) continue;

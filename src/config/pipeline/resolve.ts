@@ -101,6 +101,8 @@ function holdsPemCertificate(file: string): boolean {
 
 export function resolveConfig(data: Record<string, unknown>, kinds: readonly KindConfig[], ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
+  /** One map for every instance (DesiredInstance.claims), filled by the checks stage. */
+  const claims = new Map<string, string>();
   const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(obj(data.instances))) {
     const p = joinPointer('/instances', name);
@@ -146,6 +148,7 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
       });
     }
     const { resources, containers } = resolveKinds(name, inst, p, kinds, ctx);
+    // Filled by the checks stage (./checks.ts), once every instance is resolved.
     const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), ctx);
     instances.push({
       name,
@@ -157,6 +160,7 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
       allowInsecureHttp: inst.allow_insecure_http === true,
       settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
       allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), ctx),
+      claims,
       ...(lock && { lock }),
       resources,
       containers,

@@ -10,6 +10,7 @@ import { listVariables } from '../../api/variables.js';
 import type { CiVariable } from '../../api/variables.js';
 import { ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.js';
 import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../engine/fingerprint.js';
+import { ciVariableClaim } from '../../catalogue/ci-variables.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
@@ -119,6 +120,9 @@ export async function planOwner(ctx: InstanceContext, owner: VariablesOwner): Pr
     const declared = new Set(owner.variables.map((v) => liveKey(v.key, v.scope)));
     for (const l of live) {
       if (declared.has(liveKey(l.key, l.environment_scope))) continue;
+      // Written by another kind (a token's ci_variable sink): not this kind's to delete.
+      const other = ctx.instance.claims?.get(ciVariableClaim(inst, ownerNoun(owner), owner.ref, l.key, l.environment_scope));
+      if (other !== undefined && other !== KIND) continue;
       const address = variableAddress(inst, owner, l.key, l.environment_scope);
       if (!ctx.targets.targeted(address)) continue;
       out.changes.push({

@@ -135,6 +135,33 @@ describe('CI/CD variables (variables: of a project or a group)', () => {
     expect(emu!.state.projectByRef('platform/nopages')!.variables.map((v) => v.key)).toEqual(['OTHER', 'NEW']);
   });
 
+  it('prune_variables leaves alone a variable a token\'s ci_variable sink writes', async () => {
+    const seed: EmulatorSeed = { ...SEED, projects: SEED.projects!.map((p) => (p.path_with_namespace === 'platform/empty' ? { ...p, variables: [{ key: 'DEPLOY_TOKEN', value: 'written-by-the-sink-1', masked: true, protected: true, raw: true }, { key: 'OLD', value: 'old' }] } : p)) };
+    const wd = await start(seed);
+    wd.write(
+      'plumb.yaml',
+      head(emu!.url) +
+        `    projects:
+      platform/empty:
+        prune_variables: true
+        variables:
+          KEEP: {value: kept}
+    groups:
+      platform:
+        access_tokens:
+          deployer:
+            scopes: [read_api]
+            rotation: {lifetime_days: 30}
+            sink: {ci_variable: {project: platform/empty, key: DEPLOY_TOKEN}}
+`,
+    );
+    const plan = await planJson(wd);
+    expect(plan.changes.filter((c) => c.kind === 'cicd_variable').map((c) => [c.address, c.action])).toEqual([
+      ['local.project["platform/empty"].variable["KEEP"]', 'create'],
+      ['local.project["platform/empty"].variable["OLD"]', 'delete'],
+    ]);
+  });
+
   it('validation errors are located: a key, a scope, a masked literal value (at validate); a masked secret value (at plan)', async () => {
     const wd = await start();
     wd.write(
