@@ -46,8 +46,8 @@ export function kindMentions(root = ROOT): Record<string, string[]> {
   };
   const byFolder = new Map(Object.values(FOLDERS).map((f) => [f, namesOf(f)]));
   for (const [kind, folder] of Object.entries(FOLDERS)) {
-    const type = BUILT_IN_CONFIG_KINDS.terraformShapes.find((r) => r.kind === kind)?.type;
-    const terms = [`'${kind}'`, `"${kind}"`, `resources/${folder}/`, `./${folder}/`, ...(type ? [type] : [])];
+    const types = BUILT_IN_CONFIG_KINDS.terraformShapes.filter((r) => r.kind === kind).map((r) => r.type);
+    const terms = [`'${kind}'`, `"${kind}"`, `resources/${folder}/`, `./${folder}/`, ...types];
     const names = [...byFolder.get(folder)!].filter((n) => n.length >= 5 && [...byFolder.entries()].every(([f, other]) => f === folder || !other.has(n)));
     const words = names.length > 0 ? new RegExp(`\\b(${names.join('|')})\\b`) : undefined;
     out[kind] = all.filter((f) => !f.startsWith(`resources/${folder}/`)).filter((f) => {

@@ -10,7 +10,7 @@
  */
 import { App, TerraformStack } from 'cdktf';
 import type { Construct } from 'constructs';
-import { applicationSettings, groupAccessToken, projectPages, protectedBranch, provider, repositoryFile } from 'plumb-gitops/cdktf';
+import { applicationSettings, groupAccessToken, groupVariable, projectPages, projectVariable, protectedBranch, provider, repositoryFile } from 'plumb-gitops/cdktf';
 
 /** A path relative to the directory of cdktf.json (two levels up from this file), made absolute. */
 const fromApp = (rel: string) => decodeURIComponent(new URL(`../../${rel}`, import.meta.url).pathname);
@@ -104,6 +104,21 @@ class LocalInstance extends TerraformStack {
       pushAccessLevel: 'no_access',
       mergeAccessLevel: 'maintainer',
     });
+    // examples/plumb/variables.yaml: one resource per key and environment scope. A secret value
+    // comes from a sensitive TerraformVariable (docs/cdktf.md#secrets); these are literal.
+    new groupVariable.GroupVariable(this, 'registry-mirror', {
+      group: 'platform',
+      key: 'REGISTRY_MIRROR',
+      environmentScope: '*',
+      value: 'mirror.example.test',
+      description: 'pulled by every project of the group',
+    });
+    const variable = (id: string, key: string, environmentScope: string, rest: Omit<projectVariable.ProjectVariableConfig, 'project' | 'key' | 'environmentScope'>) =>
+      new projectVariable.ProjectVariable(this, id, { project: instanceConfig, key, environmentScope, ...rest });
+    variable('plumb-instance', 'PLUMB_INSTANCE', '*', { value: 'local' });
+    variable('api-url-production', 'API_URL', 'production', { value: 'https://api.example.test', protected: true });
+    variable('api-url-staging', 'API_URL', 'staging', { value: 'https://staging.api.example.test' });
+    variable('signing-key-id', 'SIGNING_KEY_ID', '*', { value: 'example-key-0001', masked: true, protected: true });
   }
 }
 

@@ -8,6 +8,7 @@
  * nothing here logs or returns it in an error.
  */
 import type { ApiClient } from './client.js';
+import { ApiInvalidResponseError } from './errors.js';
 import { apiPath } from './path.js';
 import type { ApiPath, PathParam } from './path.js';
 
@@ -47,27 +48,53 @@ const root = (o: VariableOwner): ApiPath => (o.kind === 'project' ? apiPath`/pro
 const one = (o: VariableOwner, key: string): ApiPath => (o.kind === 'project' ? apiPath`/projects/${o.ref}/variables/${key}` : apiPath`/groups/${o.ref}/variables/${key}`);
 const inScope = (scope: string) => ({ filter: { environment_scope: scope } });
 
-/** Every variable of the owner, all pages (one list serves every variable plumb checks there). */
+/** Every variable of the owner, all pages (one list serves every variable plumb checks there), each answer checked. */
 export async function listVariables(client: ApiClient, owner: VariableOwner): Promise<CiVariable[]> {
-  const { items } = await client.listAll<CiVariable>({ path: root(owner) });
-  return items;
+  const path = root(owner);
+  const { items } = await client.listAll<unknown>({ path }, { concurrent: true });
+  return items.map((v) => asVariable('GET', path, 200, v));
 }
 
 export async function getVariable(client: ApiClient, owner: VariableOwner, key: string, scope: string): Promise<CiVariable> {
-  return (await client.request<CiVariable>({ method: 'GET', path: one(owner, key), query: inScope(scope) })).body;
+  const path = one(owner, key);
+  const res = await client.request<unknown>({ method: 'GET', path, query: inScope(scope) });
+  return asVariable('GET', path, res.status, res.body);
 }
 
 /** Creates `key` in `props.environment_scope` (400 "has already been taken" when it exists there). */
 export async function createVariable(client: ApiClient, owner: VariableOwner, key: string, props: CiVariableProps): Promise<CiVariable> {
-  return (await client.request<CiVariable>({ method: 'POST', path: root(owner), body: { key, ...props } })).body;
+  const path = root(owner);
+  const res = await client.request<unknown>({ method: 'POST', path, body: { key, ...props } });
+  return asVariable('POST', path, res.status, res.body);
 }
 
 /** Updates the variable `key` of `scope` with the fields given. Safe to repeat (a PUT). */
 export async function updateVariable(client: ApiClient, owner: VariableOwner, key: string, scope: string, props: CiVariableProps): Promise<CiVariable> {
   const { masked_and_hidden: _notOnUpdate, ...body } = props;
-  return (await client.request<CiVariable>({ method: 'PUT', path: one(owner, key), query: inScope(scope), body, idempotent: true })).body;
+  const path = one(owner, key);
+  const res = await client.request<unknown>({ method: 'PUT', path, query: inScope(scope), body, idempotent: true });
+  return asVariable('PUT', path, res.status, res.body);
 }
 
 export async function deleteVariable(client: ApiClient, owner: VariableOwner, key: string, scope: string): Promise<void> {
   await client.request({ method: 'DELETE', path: one(owner, key), query: inScope(scope) });
+}
+
+/** An answer that is a variable, or `ApiInvalidResponseError` (its value never quoted). */
+function asVariable(method: string, path: ApiPath, status: number, body: unknown): CiVariable {
+  const o = body as Partial<CiVariable> | null;
+  if (typeof o !== 'object' || o === null || typeof o.key !== 'string' || typeof o.environment_scope !== 'string' || !(typeof o.value === 'string' || o.value === null)) {
+    throw ApiInvalidResponseError.lacking(method, path, status, 'a CI/CD variable');
+  }
+  return {
+    key: o.key,
+    value: o.value,
+    variable_type: o.variable_type === 'file' ? 'file' : 'env_var',
+    protected: o.protected === true,
+    masked: o.masked === true,
+    ...(typeof o.hidden === 'boolean' && { hidden: o.hidden }),
+    raw: o.raw === true,
+    environment_scope: o.environment_scope,
+    description: typeof o.description === 'string' ? o.description : null,
+  };
 }

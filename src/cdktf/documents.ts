@@ -12,8 +12,8 @@ import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
-import { isSecretSetting } from '../catalogue/index.js';
-import { splitPointer } from '../config/pointer.js';
+import { interpolationAllowed } from '../config/places.js';
+import type { KindPointer } from '../config/pointer.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
 /** One synthesized stack. */
@@ -72,20 +72,25 @@ interface Resource {
   readonly trace?: readonly string[];
   /** The stack's Terraform variables (`variable` of cdk.tf.json), by name. */
   readonly variables: Readonly<Record<string, Json>>;
+  /** The kinds' places: where a secret may come from outside the configuration (`KindPointer.interpolation`). */
+  readonly places: readonly KindPointer[];
 }
 
 /** A Terraform reference or expression inside a string: `${…}`, but not plumb's own `${env:…}`/`${file:…}` nor the escape `$${`. */
 const EXPRESSION = /(?<!\$)\$\{(?!env:|file:)([^}]*)\}/g;
 const REFERENCE = /^(plumb_[a-z_]+)\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_]+|\[0\])+)$/;
 
-/** `shapes`: the Terraform resources to read (the registry's kinds', `ConfigKinds.terraformShapes`). */
-export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[]): StackDocuments {
+/**
+ * `shapes`: the Terraform resources to read (the registry's kinds', `ConfigKinds.terraformShapes`);
+ * `places`: the kinds' places (`ConfigKinds.pointers`), which say where a secret may be read.
+ */
+export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[], places: readonly KindPointer[]): StackDocuments {
   const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [] };
-  for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes);
+  for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes, places);
   return out;
 }
 
-function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments, shapes: readonly TerraformResourceShape[]): void {
+function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments, shapes: readonly TerraformResourceShape[], places: readonly KindPointer[]): void {
   const types = shapes.map((r) => r.type);
   const resources = new Map<string, Resource>();
   for (const [type, byName] of Object.entries(isObject(stack.json.resource) ? stack.json.resource : {})) {
@@ -114,7 +119,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
       const own = isObject(body['//']) ? body['//'].plumb_stack_trace : undefined;
       const rawTrace = Array.isArray(meta.stackTrace) ? meta.stackTrace : Array.isArray(own) ? own : undefined;
       const trace = rawTrace?.filter((l): l is string => typeof l === 'string');
-      resources.set(`${type}.${name}`, { stack: stack.name, type, shape, name, body, constructPath, trace, variables: isObject(stack.json.variable) ? stack.json.variable : {} });
+      resources.set(`${type}.${name}`, { stack: stack.name, type, shape, name, body, constructPath, trace, variables: isObject(stack.json.variable) ? stack.json.variable : {}, places });
     }
   }
   for (const [type, byName] of Object.entries(isObject(stack.json.data) ? stack.json.data : {})) {
@@ -264,10 +269,10 @@ function resolveAll(v: Json, pointer: string, r: Resource, resources: ReadonlyMa
  */
 function secretVariable(name: string, value: string, pointer: string, r: Resource, refuse: (expr: string, why: string, suggestion: string) => Json): Json {
   const expr = `var.${name}`;
-  // Where the value sits in plumb's document: instances/<name>/settings/<a secret setting>.
-  const at = splitPointer(pointer);
-  if (at.length !== 4 || at[2] !== 'settings' || !isSecretSetting(at[3]!) || value !== `\${${expr}}`) {
-    return refuse(expr, 'plumb reads a Terraform variable only as the whole value of a secret setting', 'compute the value in TypeScript; a secret setting (captchaPrivateKey, …) may be a sensitive TerraformVariable (docs/cdktf.md#secrets)');
+  // Where the value sits in plumb's document: a place where the kinds read a secret from outside
+  // the configuration (`${env:…}` in YAML: a secret setting, a file's content, a CI/CD variable's value).
+  if (!interpolationAllowed(pointer, r.places) || value !== `\${${expr}}`) {
+    return refuse(expr, "plumb reads a Terraform variable only as the whole value of a secret setting, a file's content or a CI/CD variable's value", 'compute the value in TypeScript; a secret setting (captchaPrivateKey, …) or a CI/CD variable\'s value may be a sensitive TerraformVariable (docs/cdktf.md#secrets)');
   }
   const decl = r.variables[name];
   if (!isObject(decl)) return refuse(expr, `the stack declares no variable "${name}"`, `declare it: new TerraformVariable(stack, '${name}', { type: 'string', sensitive: true })`);

@@ -306,7 +306,7 @@ function readStacks(outdir: string): SynthesizedStack[] | Omit<Diagnostic, 'seve
 /** Synthesized stacks → the validated configuration, with construct paths as the documents' names. */
 export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, opts: ValidateOptions): ConfigResult {
   const cwd = opts.cwd ?? process.cwd();
-  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds.terraformShapes);
+  const mapped = stackDocuments(stacks, appDir, cwd, opts.kinds.terraformShapes, opts.kinds.pointers);
   // The documents are data already: they enter the pipeline at the parse stage's output.
   const roots: FileRoots = { root: opts.root ?? configRoot(appDir, cwd), secretRoots: secretRootsFrom(opts.env ?? process.env) };
   const sources = mergeConfig(parsedDocuments(mapped.documents, roots), mergeOptions(opts));

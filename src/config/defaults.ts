@@ -8,6 +8,7 @@ import type { PendingDiagnostic } from './loading.js';
 import type { LocationIndex } from './locations.js';
 import type { SecretRegistry } from './secrets.js';
 import type { KindConfig } from './kinds.js';
+import { mountContainers } from './kinds.js';
 
 /**
  * Where an instance's value came from when `defaults:` declares it: `inherited` (the instance does
@@ -63,8 +64,8 @@ function instanceSpec(kinds: readonly KindConfig[]): { readonly spec: MergeSpec;
   const keys: Record<string, MergeSpec> = {};
   const containers: Record<string, Record<string, MergeSpec>> = {};
   for (const k of kinds) {
-    const into = k.mount.container ? (containers[k.mount.container] ??= {}) : keys;
-    for (const key of k.mount.keys) into[key] = k.mount.whole?.includes(key) ? 'unit' : EACH_UNIT;
+    const under = mountContainers(k.mount);
+    for (const into of under.length === 0 ? [keys] : under.map((c) => (containers[c] ??= {}))) for (const key of k.mount.keys) into[key] = k.mount.whole?.includes(key) ? 'unit' : EACH_UNIT;
   }
   for (const [c, under] of Object.entries(containers)) keys[c] = { each: { keys: under, each: 'unit' } };
   return { spec: { keys }, sections: Object.keys(keys) };

@@ -5,6 +5,7 @@
  */
 import { CONTAINERS } from '../catalogue/containers.js';
 import type { KindConfig } from './kinds.js';
+import { mountContainers, mountedUnder } from './kinds.js';
 
 export interface JsonSchemaNode {
   definitions?: Record<string, JsonSchemaNode>;
@@ -69,20 +70,20 @@ function kindPlaces(root: JsonSchemaNode, key: string, start: JsonSchemaNode | u
  */
 export function keyPlaces(root: JsonSchemaNode, kinds: readonly KindConfig[]): Place[] {
   const instance = entryOf(root, deref(root, root.properties?.instances));
-  const own = Object.keys(instance?.properties ?? {}).filter((k) => !kinds.some((c) => c.mount.keys.includes(k) || c.mount.container === k));
+  const own = Object.keys(instance?.properties ?? {}).filter((k) => !kinds.some((c) => c.mount.keys.includes(k) || (mountContainers(c.mount) as readonly string[]).includes(k)));
   const places: Place[] = [
     { node: root, where: 'to the top level of the file' },
     { node: instance, where: `directly under an instance${own.length > 0 ? ` (next to ${own.slice(0, 2).join(' and ')})` : ''}` },
   ];
-  const containers = [...new Set(kinds.flatMap((c) => (c.mount.container ? [c.mount.container] : [])))];
+  const containers = [...new Set(kinds.flatMap((c) => mountContainers(c.mount)))];
   for (const c of containers) {
-    const opened = kinds.filter((k) => k.mount.container === c).map((k) => k.mount.keys[0]!);
+    const opened = kinds.filter((k) => mountedUnder(k.mount, c)).map((k) => k.mount.keys[0]!);
     places.push({ node: entryOf(root, deref(root, instance?.properties?.[c])), where: `under a ${CONTAINERS[c].noun} (next to ${opened.length > 1 ? `${opened.slice(0, -1).join(', ')} and ${opened.at(-1)!}` : opened.join('')})` });
   }
   for (const k of kinds) {
-    const holder = k.mount.container ? entryOf(root, deref(root, instance?.properties?.[k.mount.container])) : instance;
-    const owner = k.mount.container ? `a ${CONTAINERS[k.mount.container].noun}` : 'an instance';
-    for (const key of k.mount.keys) places.push(...kindPlaces(root, key, deref(root, holder?.properties?.[key]), owner));
+    const under = mountContainers(k.mount);
+    const holders = under.length === 0 ? [{ holder: instance, owner: 'an instance' }] : under.map((c) => ({ holder: entryOf(root, deref(root, instance?.properties?.[c])), owner: `a ${CONTAINERS[c].noun}` }));
+    for (const { holder, owner } of holders) for (const key of k.mount.keys) places.push(...kindPlaces(root, key, deref(root, holder?.properties?.[key]), owner));
   }
   return places;
 }

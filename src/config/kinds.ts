@@ -24,7 +24,12 @@ export type JsonSchema = Record<string, unknown>;
  * kinds live under it; a key belongs to one kind.
  */
 export interface KindMount {
-  readonly container?: ContainerName;
+  /**
+   * The container it lives under, or several: a kind whose keys mean the same under a group and
+   * under a project (CI/CD variables) mounts under both, and is resolved once per entry of each
+   * (`ResolveAt.container` says which).
+   */
+  readonly container?: ContainerName | readonly ContainerName[];
   readonly keys: readonly string[];
   /**
    * Of `keys`, those whose value is one unit for `defaults:` and selectors: inherited or overridden
@@ -39,6 +44,17 @@ export function wholeKeys(kinds: readonly KindConfig[]): ReadonlySet<string> {
   return new Set(kinds.flatMap((k) => k.mount.whole ?? []));
 }
 
+/** The containers a mount lives under (none: directly under an instance). */
+export function mountContainers(mount: KindMount): readonly ContainerName[] {
+  const c = mount.container;
+  return c === undefined ? [] : typeof c === 'string' ? [c] : c;
+}
+
+/** Whether a mount lives under container `c`. */
+export function mountedUnder(mount: KindMount, c: ContainerName): boolean {
+  return mountContainers(mount).includes(c);
+}
+
 /** The entry a kind's part is resolved in: the instance, or one container entry (a group, a project). */
 export interface ResolveAt {
   /** The JSON pointer of the object holding the kind's keys (the instance or the container entry). */
@@ -47,6 +63,8 @@ export interface ResolveAt {
   readonly instance: string;
   /** Under a container: the entry's reference as written (a full path or a numeric id). */
   readonly ref?: string;
+  /** Under a container: which one (a kind mounted under several tells them apart by it). */
+  readonly container?: ContainerName;
 }
 
 /** A kind's JSON Schema fragment, mounted by src/schema/build.ts. */
@@ -83,6 +101,24 @@ export interface KindConfig<D = unknown> {
    * with its one-line meaning: `allow_risky` accepts them as it accepts those.
    */
   readonly risks?: Readonly<Record<string, string>>;
+  /**
+   * What this kind's part of `instance` writes on an instance that another kind could write too (a
+   * CI/CD variable: a `variables:` entry, a token's `ci_variable` sink). The checks stage refuses one
+   * thing claimed by two kinds, located at both; a kind checks its own duplicates itself.
+   */
+  claims?(instance: DesiredInstance): readonly InstanceClaim[];
+}
+
+/** One thing on an instance a kind writes (`KindConfig.claims`). */
+export interface InstanceClaim {
+  /** What it is, in words every kind that writes such things builds alike (`ciVariableClaim`, src/catalogue/ci-variables.ts). */
+  readonly id: string;
+  /** Where the configuration declares it. */
+  readonly pointer: string;
+  /** How people read it: `project platform/app variable DEPLOY_KEY (scope production)`. */
+  readonly what: string;
+  /** How the kind declares it, for the message: `a variables: entry`, `a token's ci_variable sink`. */
+  readonly as: string;
 }
 
 /** The configuration's JSON Schema for a set of kinds, compiled: what the schema pass runs. */

@@ -50,6 +50,13 @@ export interface DesiredInstance {
   readonly resources: ReadonlyMap<string, unknown>;
   /** The entries of each container (`groups`, `projects`) under which some kind declares something. */
   readonly containers: ReadonlyMap<string, readonly DesiredContainer[]>;
+  /**
+   * What the kinds write on the instances of this configuration that another kind could write too
+   * (`KindConfig.claims`: a CI/CD variable), id → the kind that declares it; filled by the checks
+   * stage, one map shared by every instance (a token's sink may write on another instance). A kind
+   * leaves alone what another kind claims (the variables kind does not prune a token's variable).
+   */
+  readonly claims?: ReadonlyMap<string, string>;
 }
 
 export interface DesiredConfig {

@@ -190,6 +190,20 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_PAGES_DOMAINS_UNREADABLE: "A project's Pages domains could not be listed for the expiry horizon (--expiring-within); its certificates and domains are not in it.",
   PLUMB_PAGES_FIELD_NOT_RETURNED: 'The instance does not return a declared Pages field (primary_domain before 17.8); plumb leaves it alone.',
 
+  // CI/CD variables (the cicd_variable kind)
+  PLUMB_CI_VARIABLE_KEY_INVALID: "A CI/CD variable's key has a character other than letters, digits and _, or is longer than 255 characters (the service refuses it).",
+  PLUMB_CI_VARIABLE_SCOPE_INVALID: "A CI/CD variable's environment scope is empty, too long, or has a character the service refuses.",
+  PLUMB_CI_VARIABLE_SHAPE: 'A CI/CD variable is declared with neither value: nor scopes:, with fields beside scopes:, or hidden and unmasked at once.',
+  PLUMB_CI_VARIABLE_UNMASKABLE: "A masked CI/CD variable's value breaks the service's masking rules (at validate for a literal value, at plan for a secret one; the value is never shown).",
+  PLUMB_CI_VARIABLE_VALUE_TOO_LONG: "A CI/CD variable's value is longer than the service allows (10,000 characters).",
+  PLUMB_CI_VARIABLE_PRUNE_ALL: 'prune_variables is on for a project or group that declares no variable: apply deletes all of its variables.',
+  PLUMB_CI_VARIABLE_OWNER_NOT_FOUND: "The project or group of declared CI/CD variables does not exist, or plumb's token cannot see it.",
+  PLUMB_CI_VARIABLE_FORBIDDEN: "plumb's token may not manage the CI/CD variables there (Maintainer of a project, Owner of a group, or an administrator; the api scope).",
+  PLUMB_CI_VARIABLE_REJECTED: 'The instance refused a CI/CD variable write (its message names the field); nothing was changed by that request.',
+  PLUMB_CI_VARIABLE_NOT_AS_SENT: 'After a CI/CD variable write, the instance does not hold what was sent.',
+
+  PLUMB_CLAIMED_TWICE: 'One thing on an instance is declared by two kinds (a CI/CD variable under variables: and as a token\'s ci_variable sink): each apply would overwrite the other\'s value.',
+
   // Plans and apply
   PLUMB_DEFAULTS_SHAPE: 'The `defaults:` block is not a mapping of settings, groups and projects (a connection field or another key is shared there).',
   PLUMB_TARGET_MATCHES_NOTHING: 'No declared resource matches the `--target` addresses given to plan, apply or drift.',

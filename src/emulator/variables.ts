@@ -2,7 +2,8 @@
  * CI/CD variables of projects and groups, as the real v4 API has them (lib/api/ci/variables.rb,
  * lib/api/group_variables.rb; the models Ci::Variable and Ci::GroupVariable with the concerns
  * HasVariable, Maskable and HidableVariable): list (paginated), get, create, update and delete,
- * one key allowed once per environment scope. docs/emulator.md#cicd-variables.
+ * one key allowed once per environment scope. docs/emulator.md#cicd-variables. The rules themselves
+ * (key, masking, scope) are data in src/catalogue/ci-variables.ts, which plumb's variables kind reads too.
  */
 import { findGroup, findProject, requireCaller, type Caller } from './auth.js';
 import { apiError, forbidden, json, noContent, notFound, paramErrors, validationErrors, type ApiResponse, type Params } from './http.js';
@@ -10,6 +11,16 @@ import { paginate, type PageRequest } from './pagination.js';
 import { boolParam, enumParam, stringParam } from './params.js';
 import type { EmulatorState, GroupRecord, ProjectRecord, VariableRecord } from './state.js';
 import type { SeedVariable } from './types.js';
+import {
+  ENVIRONMENT_SCOPE_MAX,
+  ENVIRONMENT_SCOPE_MESSAGE,
+  ENVIRONMENT_SCOPE_PATTERN,
+  VARIABLE_KEY_MAX,
+  VARIABLE_KEY_PATTERN,
+  VARIABLE_TYPES,
+  VARIABLE_VALUE_MAX,
+  maskable,
+} from '../catalogue/ci-variables.js';
 
 export interface VariableCtx {
   readonly state: EmulatorState;
@@ -18,19 +29,6 @@ export interface VariableCtx {
   readonly page: PageRequest;
 }
 
-export const VARIABLE_TYPES = ['env_var', 'file'] as const;
-/** HasVariable: `key` presence, at most 255 characters, this alphabet. */
-export const KEY_PATTERN = /^[a-zA-Z0-9_]+$/;
-export const KEY_MAX = 255;
-/** The documented limit on a variable's value, in characters. */
-export const VALUE_MAX = 10_000;
-/** Maskable::REGEX (masked and expanded): at least 8 characters of the Base64 alphabet plus `@:.~`. */
-export const MASK_REGEX = /^[a-zA-Z0-9_+=/@:.~-]{8,}$/;
-/** Maskable::MASK_AND_RAW_REGEX (masked and raw): at least 8 characters, none of them whitespace (Ruby's `\S`). */
-export const MASK_AND_RAW_REGEX = /^[^ \t\r\n\f\v]{8,}$/;
-/** Gitlab::Regex.environment_scope_regex and its message. */
-const SCOPE_PATTERN = /^[a-zA-Z0-9_/${}. *-]+$/;
-const SCOPE_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces";
 export const AMBIGUOUS = "There are multiple variables with provided parameters. Please use 'filter[environment_scope]'";
 
 type Owner = { kind: 'project'; record: ProjectRecord } | { kind: 'group'; record: GroupRecord };
@@ -61,15 +59,15 @@ export function variableErrors(v: VariableRecord, siblings: readonly VariableRec
   };
   if (v.key === '') add('key', "can't be blank");
   else {
-    if (v.key.length > KEY_MAX) add('key', `is too long (maximum is ${KEY_MAX} characters)`);
-    if (!KEY_PATTERN.test(v.key)) add('key', "can contain only letters, digits and '_'.");
+    if (v.key.length > VARIABLE_KEY_MAX) add('key', `is too long (maximum is ${VARIABLE_KEY_MAX} characters)`);
+    if (!VARIABLE_KEY_PATTERN.test(v.key)) add('key', "can contain only letters, digits and '_'.");
   }
-  if (v.value.length > VALUE_MAX) add('value', `is too long (maximum is ${VALUE_MAX} characters)`);
-  if (v.masked && !(v.raw ? MASK_AND_RAW_REGEX : MASK_REGEX).test(v.value)) add('value', 'is invalid');
+  if (v.value.length > VARIABLE_VALUE_MAX) add('value', `is too long (maximum is ${VARIABLE_VALUE_MAX} characters)`);
+  if (v.masked && !maskable(v.value, v.raw)) add('value', 'is invalid');
   if (v.environmentScope === '') add('environment_scope', "can't be blank");
   else {
-    if (v.environmentScope.length > 255) add('environment_scope', 'is too long (maximum is 255 characters)');
-    if (!SCOPE_PATTERN.test(v.environmentScope)) add('environment_scope', SCOPE_MESSAGE);
+    if (v.environmentScope.length > ENVIRONMENT_SCOPE_MAX) add('environment_scope', `is too long (maximum is ${ENVIRONMENT_SCOPE_MAX} characters)`);
+    if (!ENVIRONMENT_SCOPE_PATTERN.test(v.environmentScope)) add('environment_scope', ENVIRONMENT_SCOPE_MESSAGE);
   }
   if (siblings.some((o) => o.key === v.key && o.environmentScope === v.environmentScope)) add('key', `(${v.key}) has already been taken`);
   return errors;

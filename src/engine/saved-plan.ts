@@ -87,7 +87,7 @@ export function planClock(plan: Pick<Plan, 'today' | 'createdAt'>): Date {
 }
 
 /** A salted fingerprint's random parts, replaced so two plans of one value compare equal. */
-function withoutSalts(value: unknown): unknown {
+export function withoutSalts(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutSalts);
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;

@@ -25,9 +25,10 @@ import { groupAccessTokensKind } from './group-access-tokens/index.js';
 import { pagesKind } from './pages/index.js';
 import { repositoryFilesKind } from './repository-files/index.js';
 import { protectedBranchesKind } from './protected-branches/index.js';
+import { ciVariablesKind } from './ci-variables/index.js';
 
 /** Every kind, in the order a plan lists and apply executes them. */
-export const KIND_ENTRIES: readonly KindEntry[] = [settingsKind, groupAccessTokensKind, protectedBranchesKind, repositoryFilesKind, pagesKind];
+export const KIND_ENTRIES: readonly KindEntry[] = [settingsKind, groupAccessTokensKind, protectedBranchesKind, repositoryFilesKind, pagesKind, ciVariablesKind];
 
 /** What only a build (or `withKinds`, at run time) makes for a registry's kinds; absent: the ones generated for the built-in kinds. */
 export interface BuiltSchemas {
@@ -41,7 +42,7 @@ export function configKinds(entries: readonly KindEntry[], built: BuiltSchemas =
   return {
     configs: entries.map((m) => m.config),
     pointers: entries.flatMap((m) => m.config.pointers),
-    terraformShapes: entries.flatMap((m) => (m.terraformShape ? [m.terraformShape] : [])),
+    terraformShapes: entries.flatMap((m) => (m.terraformShape === undefined ? [] : [m.terraformShape].flat())),
     ...(built.schema && { schema: built.schema }),
   };
 }
@@ -78,7 +79,7 @@ export interface KindSet extends ConfigKinds {
 /** The registry of `entries`, each kind's runtime loaded. */
 export async function loadKinds(entries: readonly KindEntry[], built: BuiltSchemas = {}): Promise<KindSet> {
   const modules: KindModule[] = await Promise.all(entries.map(async ({ load, ...entry }) => ({ ...entry, ...(await load()) })));
-  const terraformParts = modules.flatMap((m) => (m.terraform ? [m.terraform] : []));
+  const terraformParts = modules.flatMap((m) => (m.terraform === undefined ? [] : [m.terraform].flat()));
   return {
     ...configKinds(entries, built),
     modules,

@@ -45,8 +45,12 @@ export interface KindEntry<P = unknown> {
   readonly ownCodes?: Readonly<Record<string, string>>;
   /** The sections of the state file it keeps (`StateStore.section`), when it remembers anything. */
   readonly stateSlots?: readonly string[];
-  /** Its Terraform resource's type and address (`./shape.ts`), when the provider serves one. */
-  readonly terraformShape?: TerraformResourceShape;
+  /**
+   * Its Terraform resource's type and address (`./shape.ts`), when the provider serves one; or
+   * several, when one kind is several Terraform resources (one for a project's, one for a group's
+   * declarations), each with its part in `terraform`.
+   */
+  readonly terraformShape?: TerraformResourceShape | readonly TerraformResourceShape[];
   /** Its runtime parts, loaded when a door first needs them (`import('./runtime.js')`). */
   load(): Promise<KindRuntime<P>>;
 }
@@ -57,8 +61,8 @@ export interface KindRuntime<P = unknown> {
   readonly provider: ResourceProvider<P>;
   /** Its part of `plumb export`, when it has one. */
   readonly exporter?: ResourceExporter;
-  /** Its Terraform resource, when the provider serves one (its `shape` is the entry's `terraformShape`). */
-  readonly terraform?: TerraformPart;
+  /** Its Terraform resource, when the provider serves one (its `shape` is the entry's `terraformShape`), or one per shape. */
+  readonly terraform?: TerraformPart | readonly TerraformPart[];
 }
 
 /** A kind, whole: its entry with its runtime loaded (what a loaded `KindSet` holds). */

@@ -9,6 +9,7 @@
 import { CONTAINERS } from '../catalogue/containers.js';
 import type { ContainerName } from '../catalogue/containers.js';
 import type { KindConfig, JsonSchema } from '../config/kinds.js';
+import { mountContainers, mountedUnder } from '../config/kinds.js';
 
 export type { JsonSchema } from '../config/kinds.js';
 
@@ -23,19 +24,19 @@ function containerSchema(c: ContainerName, kinds: readonly KindConfig[]): JsonSc
   return {
     type: 'object',
     additionalProperties: false,
-    properties: Object.assign({}, ...kinds.filter((k) => k.mount.container === c).map((k) => k.schema().properties)) as JsonSchema,
+    properties: Object.assign({}, ...kinds.filter((k) => mountedUnder(k.mount, c)).map((k) => k.schema().properties)) as JsonSchema,
   };
 }
 
 /** The containers the kinds mount under, in the order they first appear in the registry. */
 function containersOf(kinds: readonly KindConfig[]): ContainerName[] {
-  return [...new Set(kinds.flatMap((k) => (k.mount.container ? [k.mount.container] : [])))];
+  return [...new Set(kinds.flatMap((k) => mountContainers(k.mount)))];
 }
 
 /** What the kinds put directly under an instance: their top-level keys, then one map per container. */
 function kindProperties(kinds: readonly KindConfig[], defaults: boolean): JsonSchema {
   const out: JsonSchema = {};
-  for (const k of kinds.filter((x) => !x.mount.container)) {
+  for (const k of kinds.filter((x) => mountContainers(x.mount).length === 0)) {
     const s = k.schema();
     Object.assign(out, defaults ? (s.defaults ?? s.properties) : s.properties);
   }
@@ -49,8 +50,7 @@ function kindProperties(kinds: readonly KindConfig[], defaults: boolean): JsonSc
 function definitions(kinds: readonly KindConfig[]): JsonSchema {
   const out: JsonSchema = { instance: instanceSchema(kinds) };
   for (const k of kinds) {
-    const c = k.mount.container;
-    if (c && !(definitionOf(c) in out)) out[definitionOf(c)] = containerSchema(c, kinds);
+    for (const c of mountContainers(k.mount)) if (!(definitionOf(c) in out)) out[definitionOf(c)] = containerSchema(c, kinds);
     Object.assign(out, k.schema().definitions ?? {});
   }
   return out;

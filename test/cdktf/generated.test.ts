@@ -28,8 +28,8 @@ function files(dir: string): string[] {
 }
 
 describe('the Terraform provider schema', () => {
-  it('has the provider block and the four resource types', () => {
-    expect(Object.keys(plumb.resource_schemas).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_protected_branch', 'plumb_repository_file']);
+  it('has the provider block and the resource types', () => {
+    expect(Object.keys(plumb.resource_schemas).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_group_variable', 'plumb_project_pages', 'plumb_project_variable', 'plumb_protected_branch', 'plumb_repository_file']);
     const provider = plumb.provider.block.attributes;
     expect(provider.url?.required).toBe(true);
     expect(provider.token_env?.required).toBe(true);

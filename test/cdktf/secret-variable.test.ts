@@ -61,6 +61,23 @@ describe('a secret setting from a TerraformVariable, read by plumb\'s CDKTF read
     expect(why[3]).toEqual([expect.stringContaining('only as the whole value of a secret setting')]);
     expect(why[4]).toEqual([expect.stringContaining('only as the whole value of a secret setting')]);
   });
+
+  it('takes a sensitive variable as a CI/CD variable\'s value too (a place where a secret may be read), and refuses it in the variable\'s description', () => {
+    const withVariable = (fields: Record<string, unknown>) => ({
+      name: 'prod',
+      json: {
+        variable: { captcha_key: { type: 'string', sensitive: true } },
+        provider: { plumb: [{ url: 'https://code.example.com', token_env: 'PLUMB_TOKEN' }] },
+        resource: { plumb_project_variable: { deploy: { '//': { metadata: { path: 'prod/deploy' } }, project: 'platform/app', key: 'DEPLOY_KEY', environment_scope: 'production', ...fields } } },
+      },
+    });
+    const ok = fromStacks([withVariable({ value: '${var.captcha_key}', masked: true })], dir, { cwd: dir, env, today: TODAY });
+    expect(ok.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(ok.sources.secrets.redact(`x ${SECRET} x`)).not.toContain(SECRET);
+    const refused = fromStacks([withVariable({ value: 'literal-value-1', description: '${var.captcha_key}' })], dir, { cwd: dir, env, today: TODAY });
+    expect(JSON.stringify(refused.config ?? null)).not.toContain(SECRET);
+    expect(refused.diagnostics.filter((d) => d.code === 'PLUMB_CDKTF_REFERENCE').map((d) => d.summary)).toEqual([expect.stringContaining("only as the whole value of a secret setting, a file's content or a CI/CD variable's value")]);
+  });
 });
 
 const terraform = onPath('terraform');

@@ -493,10 +493,10 @@ describe('bad input that used to get through (issue 8)', () => {
   it('says where a misplaced key belongs instead of "remove it"', () => {
     const r = load({ 'plumb.yaml': HEAD + '    prune_access_tokens: true\n    signup_enabled: false\n' });
     const [prune, signup] = r.diagnostics.filter((d) => d.code === 'PLUMB_UNKNOWN_KEY');
-    expect(prune?.suggestion).toBe('move it under a group (next to access_tokens)');
+    expect(prune?.suggestion).toBe('move it under a group (next to access_tokens and variables)');
     expect(signup?.suggestion).toBe('move it under `settings:` of the instance: it is an application setting');
     const under = load({ 'plumb.yaml': settings('      prune_access_tokens: true\n') });
-    expect(only(under.diagnostics, 'PLUMB_UNKNOWN_SETTING').suggestion).toBe('move it under a group (next to access_tokens)');
+    expect(only(under.diagnostics, 'PLUMB_UNKNOWN_SETTING').suggestion).toBe('move it under a group (next to access_tokens and variables)');
   });
 
   it("uses plumb's own words, not the schema library's, and pins the error on the exact key", () => {

@@ -142,10 +142,10 @@ describe('the go-plugin handshake', () => {
 });
 
 describe('schema', () => {
-  it('lists the four resource types, the settings data source and the group listings in GetMetadata', async () => {
+  it('lists the resource types, the settings data source and the group listings in GetMetadata', async () => {
     const r = await p.call<{ resources: { type_name: string }[]; data_sources: { type_name: string }[] }>('GetMetadata');
     expect(r.data_sources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_groups', 'plumb_projects']);
-    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_project_pages', 'plumb_protected_branch', 'plumb_repository_file']);
+    expect(r.resources.map((x) => x.type_name).sort()).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_group_variable', 'plumb_project_pages', 'plumb_project_variable', 'plumb_protected_branch', 'plumb_repository_file']);
   });
 
   it('serves every current setting of the catalogue, with secret settings write-only and sensitive', async () => {

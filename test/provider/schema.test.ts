@@ -80,10 +80,12 @@ describe('the served schema', () => {
         // The three edits: write-only secret settings (described for Terraform), every other setting
         // and what a Pages import reads optional and computed (an imported value kept where the
         // configuration is silent), and
-        // token_env's default under Terraform.
+        // token_env's default under Terraform; a CI/CD variable's value, write-only.
         const expected =
           name === SETTINGS_TYPE && isSecretSetting(a)
             ? { ...ga, sensitive: true, write_only: true, description: expect.stringContaining('write-only (Terraform 1.11+)') }
+            : (name === 'plumb_project_variable' || name === 'plumb_group_variable') && a === 'value'
+              ? { ...ga, sensitive: true, write_only: true }
             : (name === SETTINGS_TYPE || (name === 'plumb_project_pages' && a !== 'allow_unpublish')) && ga.optional
               ? { ...ga, computed: true }
               : name === 'provider' && a === 'token_env'
@@ -106,6 +108,8 @@ describe('the served schema', () => {
       plumb_repository_file: 'repository-file',
       plumb_project_pages: 'project-pages',
       plumb_protected_branch: 'protected-branch',
+      plumb_project_variable: 'project-variable',
+      plumb_group_variable: 'group-variable',
     };
     for (const [name, , srv] of pairs) {
       const src = readFileSync(path.join(root, 'src/generated/cdktf', dirs[name]!, 'index.ts'), 'utf8');

@@ -776,7 +776,7 @@ describe.runIf(cli)('the CDKTF example synthesized and applied by terraform', { 
     expect(init.code, init.out).toBe(0);
     const apply = await run(cli!, [`-chdir=${stack}`, 'apply', '-input=false', '-no-color', '-auto-approve'], app);
     expect(apply.code, apply.out).toBe(0);
-    expect(apply.out).toContain('Apply complete! Resources: 8 added');
+    expect(apply.out).toContain('Apply complete! Resources: 13 added');
     const again = await run(cli!, [`-chdir=${stack}`, 'plan', '-input=false', '-no-color', '-detailed-exitcode'], app);
     expect(again.code, again.out).toBe(0);
     // No second state beside the stack's (issue 21 defect 8): plumb's memory is in Terraform's state.

@@ -23,13 +23,15 @@ describe('where a misplaced key belongs', () => {
     expect(where).toEqual(
       expect.arrayContaining([
         'directly under an instance (next to url and token_env)',
-        'under a group (next to access_tokens)',
-        'under a project (next to protected_branches, files and pages)',
+        'under a group (next to access_tokens and variables)',
+        'under a project (next to protected_branches, files, pages and variables)',
         'under `protected_branches.<name>:` of a project',
         'under `access_tokens.<name>.rotation:` of a group',
         'under `access_tokens.<name>.sink:` of a group',
         'under `files.<name>:` of a project',
         'under `pages:` of a project',
+        'under `variables.<name>:` of a project',
+        'under `variables.<name>.scopes.<name>:` of a group',
       ]),
     );
   });

@@ -23,9 +23,12 @@ describe('the kinds registry', () => {
       expect(m.provider.kind).toBe(m.kind);
       expect(m.config.kind).toBe(m.kind);
       if (m.exporter) expect(m.exporter.kind).toBe(m.kind);
-      if (m.terraformShape) expect(m.terraformShape.kind).toBe(m.kind);
-      // The Terraform part reads its shape from its own folder: the same object the entry carries.
-      if (m.terraform) expect(m.terraform.shape).toBe(m.terraformShape);
+      const shapes = m.terraformShape === undefined ? [] : [m.terraformShape].flat();
+      for (const shape of shapes) expect(shape.kind).toBe(m.kind);
+      // Each Terraform part reads its shape from its own folder: the same object the entry carries, one part per shape.
+      const parts = m.terraform === undefined ? [] : [m.terraform].flat();
+      expect(parts.map((t) => t.shape)).toEqual(shapes);
+      parts.forEach((t, i) => expect(t.shape).toBe(shapes[i]));
     }
   });
 
@@ -50,7 +53,7 @@ describe('the kinds registry', () => {
     expect(BUILT_IN_KINDS.configs).toEqual(BUILT_IN_CONFIG_KINDS.configs);
     expect(BUILT_IN_KINDS.pointers).toEqual(BUILT_IN_CONFIG_KINDS.pointers);
     expect(BUILT_IN_KINDS.terraformShapes).toEqual(BUILT_IN_CONFIG_KINDS.terraformShapes);
-    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_protected_branch', 'plumb_repository_file', 'plumb_project_pages']);
+    expect(BUILT_IN_KINDS.terraformShapes.map((s) => s.type)).toEqual(['plumb_application_settings', 'plumb_group_access_token', 'plumb_protected_branch', 'plumb_repository_file', 'plumb_project_pages', 'plumb_project_variable', 'plumb_group_variable']);
     expect(configKinds(KIND_ENTRIES)).toEqual(BUILT_IN_CONFIG_KINDS);
     expect(BUILT_IN_KINDS.schema).toBeUndefined();
     // What withKinds compiles for a registry is the schema the build generates, for the same kinds.

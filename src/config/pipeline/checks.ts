@@ -7,9 +7,9 @@
  */
 import type { Diagnostic } from '../../diagnostics/index.js';
 import { hasErrors } from '../../diagnostics/index.js';
-import { protectedFiles } from '../resolve-context.js';
+import { at, protectedFiles, push } from '../resolve-context.js';
 import type { Ctx } from '../resolve-context.js';
-import type { KindConfig } from '../kinds.js';
+import type { InstanceClaim, KindConfig } from '../kinds.js';
 import { splitPointer } from '../pointer.js';
 import type { LoadedSources } from '../load.js';
 import type { DesiredConfig } from '../model.js';
@@ -19,6 +19,7 @@ import type { ConfigResult } from '../validate.js';
 export function checkConfig(config: DesiredConfig, kinds: readonly KindConfig[], ctx: Ctx, fromLoader: number): ConfigResult {
   const { sources, diagnostics } = ctx;
   for (const k of kinds) k.check?.(config.instances, ctx);
+  checkClaims(config, kinds, ctx);
   if (config.instances.length === 0 && !hasErrors(diagnostics)) {
     diagnostics.push({
       severity: 'warning',
@@ -33,6 +34,40 @@ export function checkConfig(config: DesiredConfig, kinds: readonly KindConfig[],
   if (sources.defaults.size > 0) diagnostics.splice(0, diagnostics.length, ...withDefaultsOrigins(diagnostics, sources));
   if (hasErrors(diagnostics)) return { diagnostics, sources };
   return { config, diagnostics, sources, protectedFiles: protectedFiles(ctx) };
+}
+
+/**
+ * One thing on an instance written by two kinds (a CI/CD variable declared under `variables:` and
+ * as a token's `ci_variable` sink): each apply would overwrite what the other wrote. Located at the
+ * second declaration, naming the first.
+ */
+function checkClaims(config: DesiredConfig, kinds: readonly KindConfig[], ctx: Ctx): void {
+  const first = new Map<string, { kind: string; claim: InstanceClaim }>();
+  // The instances share one map (resolve.ts): what is claimed, by which kind.
+  const claimed = config.instances[0]?.claims as Map<string, string> | undefined;
+  for (const k of kinds) {
+    if (!k.claims) continue;
+    for (const instance of config.instances) {
+      for (const c of k.claims(instance)) {
+        const earlier = first.get(c.id);
+        if (!earlier) {
+          first.set(c.id, { kind: k.kind, claim: c });
+          claimed?.set(c.id, k.kind);
+          continue;
+        }
+        if (earlier.kind === k.kind) continue;
+        push(ctx, {
+          severity: 'error',
+          code: 'PLUMB_CLAIMED_TWICE',
+          summary: `${c.what} is declared twice: as ${c.as} and as ${earlier.claim.as}`,
+          detail: 'plumb would write it from both declarations, each apply overwriting what the other wrote.',
+          suggestion: `keep one: remove ${c.as}, or ${earlier.claim.as}`,
+          pointer: c.pointer,
+          related: [{ message: `also declared as ${earlier.claim.as} here`, ...(at(ctx, earlier.claim.pointer) && { location: at(ctx, earlier.claim.pointer)! }) }],
+        });
+      }
+    }
+  }
 }
 
 /**

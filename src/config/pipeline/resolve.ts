@@ -15,6 +15,7 @@ import { resolveInstanceLock } from '../instance-lock.js';
 import { at, checkRef, obj, push, relativeToFile } from '../resolve-context.js';
 import type { Ctx } from '../resolve-context.js';
 import type { KindConfig } from '../kinds.js';
+import { mountContainers, mountedUnder } from '../kinds.js';
 import { CONTAINERS, CONTAINER_NAMES } from '../../catalogue/containers.js';
 import { joinPointer } from '../pointer.js';
 import type { DesiredConfig, DesiredContainer, DesiredInstance } from '../model.js';
@@ -100,6 +101,8 @@ function holdsPemCertificate(file: string): boolean {
 
 export function resolveConfig(data: Record<string, unknown>, kinds: readonly KindConfig[], ctx: Ctx): DesiredConfig {
   const instances: DesiredInstance[] = [];
+  /** One map for every instance (DesiredInstance.claims), filled by the checks stage. */
+  const claims = new Map<string, string>();
   const urls = new Map<string, string>();
   for (const [name, raw] of Object.entries(obj(data.instances))) {
     const p = joinPointer('/instances', name);
@@ -145,6 +148,7 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
       });
     }
     const { resources, containers } = resolveKinds(name, inst, p, kinds, ctx);
+    // Filled by the checks stage (./checks.ts), once every instance is resolved.
     const lock = resolveInstanceLock(inst.lock, joinPointer(p, 'lock'), ctx);
     instances.push({
       name,
@@ -156,6 +160,7 @@ export function resolveConfig(data: Record<string, unknown>, kinds: readonly Kin
       allowInsecureHttp: inst.allow_insecure_http === true,
       settingsVerifySeconds: typeof inst.settings_verify_seconds === 'number' ? inst.settings_verify_seconds : 90,
       allowRisky: resolveAllowRisky(inst.allow_risky, joinPointer(p, 'allow_risky'), kinds, ctx),
+      claims,
       ...(lock && { lock }),
       resources,
       containers,
@@ -215,13 +220,13 @@ function resolveKinds(
   const resources = new Map<string, unknown>();
   const containers = new Map<string, DesiredContainer[]>();
   const has = (raw: Record<string, unknown>, k: KindConfig) => k.mount.keys.some((key) => raw[key] !== undefined);
-  for (const k of kinds.filter((x) => !x.mount.container)) {
+  for (const k of kinds.filter((x) => mountContainers(x.mount).length === 0)) {
     if (!has(inst, k)) continue;
     const part = k.resolve(inst, { pointer: p, instance: name }, ctx);
     if (part !== undefined) resources.set(k.kind, part);
   }
   for (const c of CONTAINER_NAMES) {
-    const under = kinds.filter((x) => x.mount.container === c);
+    const under = kinds.filter((x) => mountedUnder(x.mount, c));
     const held: DesiredContainer[] = [];
     for (const [ref, raw] of Object.entries(obj(inst[c]))) {
       const cp = joinPointer(p, c, ref);
@@ -229,7 +234,7 @@ function resolveKinds(
       const entry = obj(raw);
       let holds = false;
       for (const k of under.filter((x) => has(entry, x))) {
-        const part = k.resolve(entry, { pointer: cp, instance: name, ref }, ctx);
+        const part = k.resolve(entry, { pointer: cp, instance: name, ref, container: c }, ctx);
         if (part === undefined) continue;
         // Appended in place: copying the list per entry was quadratic (3,000 selector matches).
         const list = resources.get(k.kind) as unknown[] | undefined;

@@ -7,6 +7,8 @@ export * as groupAccessToken from './group-access-token/index.js';
 export * as protectedBranch from './protected-branch/index.js';
 export * as repositoryFile from './repository-file/index.js';
 export * as projectPages from './project-pages/index.js';
+export * as projectVariable from './project-variable/index.js';
+export * as groupVariable from './group-variable/index.js';
 export * as dataPlumbProjects from './data-plumb-projects/index.js';
 export * as dataPlumbGroups from './data-plumb-groups/index.js';
 export * as provider from './provider/index.js';

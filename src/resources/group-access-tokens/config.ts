@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
-import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
+import type { InstanceClaim, KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
+import { ciVariableClaim } from '../../catalogue/ci-variables.js';
 import type { DesiredInstance, DesiredValue } from '../../config/model.js';
 import type { CiVariableSink, DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
 import { groupsOf } from './model.js';
@@ -452,7 +453,21 @@ function isRealDate(d: string): boolean {
 
 
 /** This kind's configuration side, carried by its registry entry (./index.ts). */
-export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, mount: { container: 'groups', keys: ['access_tokens', 'prune_access_tokens'] }, schema, resolve, check };
+export const TOKEN_CONFIG: KindConfig = { kind: 'group_access_token', pointers: TOKEN_POINTERS, mount: { container: 'groups', keys: ['access_tokens', 'prune_access_tokens'] }, schema, resolve, check, claims };
+
+/** Each ci_variable sink, as the CI/CD variable it writes (on its own instance, or the one it names): `KindConfig.claims`. */
+function claims(instance: DesiredInstance): InstanceClaim[] {
+  return groupsOf(instance).flatMap((g) =>
+    g.accessTokens.flatMap((t) =>
+      t.sinks.flatMap((s): InstanceClaim[] => {
+        if (s.kind !== 'ci_variable') return [];
+        const owner = s.project !== undefined ? 'project' : 'group';
+        const ref = (s.project ?? s.group)!;
+        return [{ id: ciVariableClaim(s.instance ?? instance.name, owner, ref, s.key, s.environmentScope), pointer: s.pointer ?? t.pointer, what: `${owner} ${ref} variable ${s.key}${s.environmentScope === '*' ? '' : ` (scope ${s.environmentScope})`}`, as: `the ci_variable sink of token "${t.name}"` }];
+      }),
+    ),
+  );
+}
 
 /** A group's tokens; a group that declares none and does not prune is not managed (undefined). */
 function resolve(raw: Readonly<Record<string, unknown>>, where: ResolveAt, ctx: Ctx): DesiredGroup | undefined {

@@ -1,6 +1,7 @@
 /** The group access tokens' JSON Schema fragment: a token, its sink, and their keys under a group. */
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
 import type { JsonSchema } from '../../config/kinds.js';
+import { VARIABLE_KEY_SCHEMA_PATTERN } from '../../catalogue/ci-variables.js';
 
 const ROLE_NAMES = Object.values(ACCESS_LEVELS) as readonly string[];
 const ACCESS_LEVEL_VALUES = Object.keys(ACCESS_LEVELS).map(Number);
@@ -84,7 +85,6 @@ function sinkSchema(): JsonSchema {
 }
 
 /** The variable key alphabet and length of the service (`HasVariable`). */
-export const VARIABLE_KEY_PATTERN = '^[A-Za-z0-9_]{1,255}$';
 
 function ciVariableSchema(): JsonSchema {
   return {
@@ -95,7 +95,7 @@ function ciVariableSchema(): JsonSchema {
     properties: {
       project: { type: 'string', minLength: 1, description: 'The project (full path or numeric id) whose variable receives the secret; or `group`.' },
       group: { type: 'string', minLength: 1, description: 'The group (full path or numeric id) whose variable receives the secret; or `project`.' },
-      key: { type: 'string', pattern: VARIABLE_KEY_PATTERN, description: 'The variable key: letters, digits and _, at most 255 characters.' },
+      key: { type: 'string', pattern: VARIABLE_KEY_SCHEMA_PATTERN, description: 'The variable key: letters, digits and _, at most 255 characters.' },
       protected: { type: 'boolean', default: true, description: 'Only pipelines of protected branches and tags see it.' },
       masked: { type: 'boolean', default: true, description: 'Masked in job logs. An api-scoped token delivered unmasked is a risky change (allow_risky: unmasked-token-variable).' },
       hidden: { type: 'boolean', default: false, description: 'Masked and hidden: the service never shows the value again, so the delivery cannot be read back (delivered, not verifiable).' },
