@@ -327,7 +327,7 @@ describe('group selectors', () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('Blocked (left out of this plan; apply carries out the rest and exits 1):');
     expect(human.stdout).toContain('⊘ local.group["teams/b"] (selector teams/**): PLUMB_TOKEN_SINK_UNUSABLE');
-    expect(human.stdout).toMatch(/error\[PLUMB_TOKEN_SINK_UNUSABLE\]: Token "ci" cannot receive its secret: the sink's directory .*secrets\/teams\/b\/ci does not exist \(plumb\.yaml:12:\d+\)/);
+    expect(human.stdout).toMatch(/error\[PLUMB_TOKEN_SINK_UNUSABLE\]: Token "ci" cannot receive its secret in file secrets\/teams\/b\/ci\/ci\.token: the sink's directory .*secrets\/teams\/b\/ci does not exist \(plumb\.yaml:12:\d+\)/);
     expect(human.stdout).not.toContain('cannot be applied');
     expect(t.wd.read('plan.md')).toContain('⊘ `local.group["teams/b"]` (selector `teams/**`): `PLUMB_TOKEN_SINK_UNUSABLE`');
     const saved = JSON.parse(t.wd.read('plan.json'));
