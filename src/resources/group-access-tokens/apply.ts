@@ -17,7 +17,7 @@ import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { TokenPayload } from './payload.js';
-import { isActive, liveState } from './identity.js';
+import { isActive, liveState, overlapText, revokeDueAt } from './identity.js';
 import { confirmList, env, findDeclared, groupParam, sharedList, sinkCheckCache, tokenListKey, tokenState } from './shared.js';
 
 /** Whether a failed create/rotate may still have happened on the instance (so: look, never repeat). */
@@ -79,6 +79,8 @@ class TokenApply {
         return this.#rotate(declared!, before);
       case 'replace':
         return this.#replace(declared!, before);
+      case 'overlap':
+        return this.#overlap(declared!, before);
       case 'delete':
         return this.#delete(before);
     }
@@ -228,17 +230,129 @@ class TokenApply {
     );
   }
 
+  /**
+   * A rotation with an overlap window (docs/tokens.md#overlap-window): the successor is created
+   * (never the `rotate` call, which revokes the predecessor at once), delivered to every sink, and
+   * only then the predecessor's revocation is recorded as due `overlapHours` from now. A successor
+   * that cannot be delivered is revoked again: the predecessor, untouched, still works everywhere.
+   */
+  async #overlap(t: DesiredAccessToken, before: GroupAccessToken[]): Promise<ApplyResponse> {
+    const p = this.#p;
+    const old = before.find((x) => x.id === p.tokenId);
+    if (!old || !isActive(old)) {
+      return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; no successor was created`, 'run `plumb plan` again');
+    }
+    const retiring = new Set((this.#slot()?.retiring ?? []).map((r) => r.id));
+    const pending = this.#revokePendingIds();
+    const others = before.filter((x) => x.name === p.name && isActive(x) && x.id !== old.id && !retiring.has(x.id) && !pending.has(x.id));
+    if (others.length > 0) {
+      return this.#fail(
+        'PLUMB_PLAN_STALE',
+        `Another active token named "${p.name}" exists now (id ${others.map((x) => x.id).join(', ')}); it appeared after the plan was made`,
+        'run `plumb plan` again; no successor was created',
+      );
+    }
+    // Written ahead as a replacement's: if plumb ends before the successor is delivered, the next
+    // plan revokes the second active token nobody holds and keeps the predecessor.
+    await this.#intend('replace', old.id);
+    const issued = await this.#issueSuccessor(before, old, retiring);
+    if (!('token' in issued)) return issued;
+    this.#ctx.secrets.add(issued.token);
+    this.#record(withIssued(issued));
+    this.#notes.push(`created successor id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
+    const delivered = await this.#deliver(t, issued);
+    if (!delivered) {
+      // Nothing depends on the successor: revoke it, and the predecessor stays what every sink holds.
+      const revoked = await this.#revoke(issued.id);
+      if (revoked) this.#notIssued();
+      else this.#remember({ id: issued.id, name: p.name, kind: 'revoke-pending' });
+      return this.#stop(
+        'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
+        `The secret of the successor of "${p.name}" (id ${issued.id}) could not be delivered; ${revoked ? 'the successor was revoked again' : 'revoking the successor failed'}`,
+        `State now: id ${old.id} (the predecessor) is active and unchanged, and its secret still works wherever it was delivered; id ${issued.id} ${revoked ? 'is revoked' : `could not be revoked and is noted in ${this.#ctx.state.file}: the next plan revokes it`}. The next plan rotates "${p.name}" again.`,
+        'fix the sink named above and run `plumb apply` again',
+      );
+    }
+    const due = revokeDueAt(this.#ctx.now, p.overlapHours!);
+    const kept = (this.#slot()?.retiring ?? []).filter((r) => r.id !== old.id);
+    this.#updateSlot({ retiring: [...kept, { id: old.id, due }] });
+    // Two active tokens of one name are told apart by this entry alone: written before apply goes on.
+    await this.#ctx.state.saveSoon();
+    this.#notes.push(`id ${old.id} stays active for the overlap (${overlapText(p.overlapHours!)}); its revocation is due on ${due.slice(0, 16).replace('T', ' ')} UTC (the first apply after it revokes it)`);
+    return this.#done();
+  }
+
+  /**
+   * Creates an overlap rotation's successor. A create is safe to repeat (unlike a rotation): after
+   * an answer that may be lost, the group is listed again; a token of the name that the list made
+   * before the create did not show (so: created after the request began), neither the predecessor
+   * nor a retiring one, is an orphan whose secret nobody holds: it is revoked and the create sent
+   * again (at most three creates in all). Returns the successor, or the change's failed response.
+   */
+  async #issueSuccessor(before: readonly GroupAccessToken[], old: GroupAccessToken, retiring: ReadonlySet<number>): Promise<NewGroupAccessToken | ApplyResponse> {
+    const p = this.#p;
+    const known = new Set(before.map((x) => x.id));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
+      } catch (err) {
+        const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
+        if (!mayHaveActed(err)) {
+          this.#notIssued();
+          return this.#fail(err instanceof ApiError ? err.code : 'PLUMB_INTERNAL', `Creating the successor of "${p.name}" failed: ${what}; the instance did not issue a token`, `id ${old.id} is active and unchanged; fix the cause and run \`plumb apply\` again`);
+        }
+        let after: GroupAccessToken[];
+        try {
+          after = await this.#list();
+        } catch {
+          this.#updateSlot({ unknown: { op: 'replace', tokenId: old.id, at: this.#ctx.now.toISOString() } });
+          return this.#unknownOutcome(`Creating the successor of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out`);
+        }
+        const orphans = after.filter((x) => x.name === p.name && isActive(x) && !known.has(x.id) && x.id !== old.id && !retiring.has(x.id));
+        for (const o of orphans) {
+          known.add(o.id);
+          if (!(await this.#revoke(o.id))) {
+            this.#remember({ id: o.id, name: p.name, kind: 'revoke-pending' });
+            this.#notIssued();
+            return this.#stop(
+              'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+              `Creating the successor of "${p.name}" lost its answer (${what}); the instance had created id ${o.id}, whose secret nobody holds, and revoking it failed`,
+              `State now: id ${old.id} (the predecessor) is active and unchanged; id ${o.id} is noted in ${this.#ctx.state.file} and the next plan revokes it. No other create was sent.`,
+              'run `plumb apply` again',
+            );
+          }
+        }
+        this.#notes.push(
+          orphans.length > 0
+            ? `the answer to the successor's create was lost (${what}); the instance had created id ${orphans.map((o) => o.id).join(', ')}, whose secret nobody holds: revoked, and the create sent again`
+            : `the successor's create failed (${what}) and the list shows it did not happen; the create was sent again`,
+        );
+        if (attempt >= 3) {
+          this.#notIssued();
+          return this.#stop(
+            err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
+            `Creating the successor of "${p.name}" failed ${attempt} times (last: ${what})`,
+            `State now: id ${old.id} (the predecessor) is active and unchanged; no successor is active.`,
+            'run `plumb apply` again',
+          );
+        }
+      }
+    }
+  }
+
   async #delete(before: GroupAccessToken[]): Promise<ApplyResponse> {
     const p = this.#p;
     const target = before.find((x) => x.id === p.tokenId);
     if (!target || !isActive(target)) {
       this.#forget(p.tokenId!);
+      this.#retired(p.tokenId!);
       this.#notes.push(`token id ${p.tokenId} is already ${target ? liveState(target) : 'gone'}; nothing to revoke`);
       return this.#done();
     }
     const revoked = await this.#revoke(target.id);
     if (revoked) {
       this.#forget(target.id);
+      this.#retired(target.id);
       this.#notes.push(revoked === 'revoked' ? `revoked id ${target.id}` : `id ${target.id} was already revoked (outside plumb, or by a concurrent run)`);
       return this.#done();
     }
@@ -565,6 +679,14 @@ class TokenApply {
   /** The issue did not happen (refused before the instance acted, or a fresh list shows nothing issued). */
   #notIssued(): void {
     this.#updateSlot({ unknown: this.#prior });
+  }
+
+  /** An overlap's predecessor is revoked: its entry in the slot has served its purpose. */
+  #retired(id: number): void {
+    const retiring = this.#slot()?.retiring;
+    if (!retiring?.some((r) => r.id === id)) return;
+    const left = retiring.filter((r) => r.id !== id);
+    this.#updateSlot({ retiring: left.length > 0 ? left : undefined });
   }
 
   #forget(id: number): void {

@@ -26,6 +26,7 @@ export const TOKEN_REASONS = {
   superseded: 'it was replaced by a new token and its revocation did not finish',
   'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
   'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
+  'overlap-ended': 'its successor reached every sink and the overlap window has passed',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** The kind's registry entry: what every door asks of it (src/resources/kind.ts). */

@@ -25,7 +25,15 @@ export interface DesiredAccessToken {
   readonly accessLevel: number;
   /** Fixed expiry (YYYY-MM-DD), or undefined with a rotation policy. */
   readonly expiresAt?: string;
-  readonly rotation?: { readonly lifetimeDays: number; readonly rotateBeforeDays: number };
+  readonly rotation?: {
+    readonly lifetimeDays: number;
+    readonly rotateBeforeDays: number;
+    /**
+     * `rotation.overlap` in hours: rotate by creating a successor and revoke the predecessor this
+     * long after the successor reached every sink (docs/tokens.md#overlap-window). Absent: `rotate`.
+     */
+    readonly overlapHours?: number;
+  };
   readonly sink?: TokenSink;
   /** plumb's own credential: rotated through `self`. */
   readonly self: boolean;

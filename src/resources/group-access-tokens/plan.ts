@@ -19,7 +19,7 @@ import { revocationRisks } from './risks.js';
 import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
-import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
+import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, overlapText, revokeDueAt, rotationReason } from './identity.js';
 import type { Identity } from './identity.js';
 import { changeFingerprint, env, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
@@ -364,9 +364,10 @@ function planDeclared(
     heldId: slot?.held ?? slot?.unknown?.tokenId,
     expiry: newExpiry(t, ctx.today),
   };
-  const orphans = orphansOf(s, revokePending);
+  const retiring = planRetiring(s, claimed);
+  const orphans = orphansOf(s, revokePending, retiring);
   planOrphans(s, orphans, claimed);
-  const id = identify(t, live, orphans.length > 0 ? new Set([...revokePending, ...orphans.map((o) => o.id)]) : revokePending);
+  const id = identify(t, live, orphans.length > 0 || retiring.size > 0 ? new Set([...revokePending, ...retiring, ...orphans.map((o) => o.id)]) : revokePending);
   if (!identityUsable(s, id, claimed)) return;
   if (id.kind === 'absent') {
     planAbsent(s, id);
@@ -379,9 +380,67 @@ function planDeclared(
  * A replacement created without its answer leaves a second active token nobody holds: that one
  * is revoked, and the held one stays the declaration.
  */
-function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>): GroupAccessToken[] {
+function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>, retiring: ReadonlySet<number>): GroupAccessToken[] {
   if (s.slot?.unknown?.op !== 'replace' || !s.live.some((x) => x.id === s.heldId && isActive(x))) return [];
-  return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id));
+  return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id) && !retiring.has(x.id));
+}
+
+/** A due time as plans show it: `2026-03-03 12:00 UTC`. */
+const dueShown = (due: string): string => `${due.slice(0, 10)} ${due.slice(11, 16)} UTC`;
+
+/**
+ * The predecessors of an overlap rotation (`retiring` in the token's slot, docs/tokens.md#overlap-window):
+ * still active, they are not the declaration. Once due, apply revokes them (a change shown in the
+ * plan); before, plan and drift note when. The state file is untrusted: an entry is honoured only
+ * for an active token of the declaration's name that is not the one its sinks hold (the slot is the
+ * declaration's own, so a token of another group or name is never touched). Returns their ids.
+ */
+function planRetiring(s: DeclaredToken, claimed: Set<number>): Set<number> {
+  const { ctx, g, t, live, slot, out } = s;
+  const ids = new Set<number>();
+  for (const r of slot?.retiring ?? []) {
+    const tok = live.find((x) => x.id === r.id);
+    if (!tok || !isActive(tok)) continue; // expired or revoked meanwhile: nothing left to do
+    if (tok.name !== t.name || r.id === slot?.held) {
+      out.diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'warning',
+          code: 'PLUMB_STATE_ENTRY_IGNORED',
+          summary: ctx.secrets.redact(
+            `The state file ${ctx.state.file} holds an entry plumb ignores: token_slots of "${t.name}" asks to revoke id ${r.id}, ${tok.name !== t.name ? `which is named "${tok.name}"` : 'the token whose secret its sinks hold'}`,
+          ),
+          detail: `plumb revokes the predecessor of an overlap rotation only when it is an active token of the declared name that the sinks no longer hold (section of instance ${ctx.instance.url}); the file may have been edited.`,
+          suggestion: 'remove the entry from the state file, or leave it: it is never acted on',
+          address: s.address,
+          pointer: t.pointer,
+        }),
+      );
+      continue;
+    }
+    ids.add(r.id);
+    claimed.add(r.id);
+    const address = undeclaredAddress(ctx.instance, g.ref, tok);
+    const holder = slot?.held !== undefined ? `; its successor id ${slot.held} holds the sinks` : '';
+    if (Date.parse(r.due) > ctx.now.getTime()) {
+      out.drift.push({ address, instance: ctx.instance.name, kind: 'group_access_token', summary: `revoke of id ${r.id} due on ${dueShown(r.due)} (overlap of token "${t.name}"${holder}); the first apply after that revokes it`, attributes: [], informational: true });
+      continue;
+    }
+    out.changes.push({
+      ...s.base,
+      address,
+      action: 'delete',
+      reasons: ['overlap-ended'],
+      attributes: [
+        { name: 'name', before: tok.name },
+        { name: 'id', before: tok.id },
+        { name: 'expires_at', before: tok.expires_at },
+      ],
+      payload: { group: g.ref, name: t.name, op: 'delete', tokenId: tok.id } satisfies TokenPayload,
+      liveFingerprint: changeFingerprint(live, t.name, tok.id),
+    });
+    out.drift.push({ address, instance: ctx.instance.name, kind: 'group_access_token', summary: `revoke of id ${r.id} due on ${dueShown(r.due)} (overlap of token "${t.name}"${holder}): the overlap has passed; apply revokes it`, attributes: [] });
+  }
+  return ids;
 }
 
 function planOrphans(s: DeclaredToken, orphans: readonly GroupAccessToken[], claimed: Set<number>): void {
@@ -598,6 +657,13 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
  */
 function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
   const { ctx, g, t, expiry } = s;
+  // An overlap keeps the predecessor alive for consumers that still hold it: only when the sinks
+  // hold it (a renewal on schedule); a secret nobody received has no consumer to wait for.
+  const overlap = t.self || (reason !== 'expiring-soon' && reason !== 'expiry-changed') ? undefined : t.rotation?.overlapHours;
+  if (overlap !== undefined) {
+    planOverlap(s, L, reason, overlap, fp);
+    return;
+  }
   const byReplacement = !t.self && runsAsGroupToken(ctx.instance);
   s.out.changes.push({
     ...s.base,
@@ -619,6 +685,38 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
   });
   // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
   declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+}
+
+/**
+ * A rotation with an overlap window (docs/tokens.md#overlap-window): apply creates the successor
+ * (same name, scopes, role, description), delivers it to every sink, and records the predecessor's
+ * revocation as due `overlap` after; the first apply after that revokes it.
+ */
+function planOverlap(s: DeclaredToken, L: GroupAccessToken, reason: Reason, overlap: number, fp: string): void {
+  const { ctx, g, t, expiry } = s;
+  const due = dueShown(revokeDueAt(ctx.now, overlap));
+  s.out.changes.push({
+    ...s.base,
+    action: 'rotate',
+    reasons: [reason],
+    attributes: [
+      ...replacedAttributes(t, L),
+      { name: 'id', before: L.id, after: KNOWN_AFTER },
+      { name: 'expires_at', before: L.expires_at, after: expiry },
+      tokenShown(true),
+      sinkKept(t),
+      { name: 'overlap', after: overlapText(overlap) },
+      { name: 'revoke_old_on', after: `id ${L.id} on ${due} (the first apply after it)` },
+      { name: 'rotated_by', after: 'successor (created and delivered before the predecessor is revoked)' },
+    ],
+    payload: { group: g.ref, name: t.name, op: 'overlap', tokenId: L.id, create: createProps(s), overlapHours: overlap } satisfies TokenPayload,
+    liveFingerprint: fp,
+  });
+  declaredDrift(
+    s,
+    `${renewalSummary(s, L, reason).replace(/; apply rotates it$/, '')}; apply creates its successor and delivers it, and id ${L.id} stays active until ${due} (overlap ${overlapText(overlap)})`,
+    reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : [],
+  );
 }
 
 /** Why the token is renewed, for the drift report. */

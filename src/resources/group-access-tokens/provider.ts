@@ -28,6 +28,7 @@ import { parseTokenPayload } from './payload.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { changeFingerprint, managesTokens, sharedList, tokenAddress } from './shared.js';
 import { planTokens } from './plan.js';
+import { overlapText } from './identity.js';
 import { applyTokenChange } from './apply.js';
 
 export { tokenAddress, tokenListKey } from './shared.js';
@@ -69,7 +70,7 @@ export function describeTokenPayload(instance: string, p: TokenPayload): Payload
       { name: 'expires_at', after: c.expires_at, required: true },
     ];
   };
-  const cosmetic = ['token', 'sink', 'rotated_by'];
+  const cosmetic = ['token', 'sink', 'rotated_by', 'revoke_old_on'];
   switch (p.op) {
     case 'none':
       return { addresses: [at], action: 'no-op', attributes: [] };
@@ -77,6 +78,13 @@ export function describeTokenPayload(instance: string, p: TokenPayload): Payload
       return { addresses: [at], action: 'create', attributes: created(p.create!), cosmetic };
     case 'replace':
       return { addresses: [at], action: 'replace', attributes: [...created(p.create!), { name: 'id', before: p.tokenId, required: true }], cosmetic };
+    case 'overlap':
+      return {
+        addresses: [at],
+        action: 'rotate',
+        attributes: [...created(p.create!), { name: 'id', before: p.tokenId, required: true }, { name: 'overlap', after: overlapText(p.overlapHours!), required: true }],
+        cosmetic,
+      };
     case 'rotate':
       return {
         addresses: [at],

@@ -25,6 +25,18 @@ export interface TokenSlot {
   };
   /** Tokens plumb itself revoked after their secret could not be delivered (not "revoked outside plumb"). */
   readonly revokedByPlumb?: readonly number[];
+  /**
+   * Predecessors of an overlap rotation (docs/tokens.md#overlap-window): still active, their
+   * revocation due at `due` (ISO date-time), written once the successor reached every sink. The
+   * first apply at or after `due` revokes them; until then they are not the declaration.
+   */
+  readonly retiring?: readonly RetiringToken[];
+}
+
+export interface RetiringToken {
+  readonly id: number;
+  /** ISO date-time: revoked by the first apply at or after it. */
+  readonly due: string;
 }
 
 export function tokenSlotKey(group: string, name: string): string {
@@ -90,7 +102,7 @@ export class TokenState {
     const key = tokenSlotKey(group, name);
     const slot = this.#store.section<unknown>(instanceUrl, 'token_slots')?.[key];
     if (slot === undefined || isSlot(slot)) return slot;
-    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb)`);
+    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb, retiring)`);
     return undefined;
   }
 
@@ -123,6 +135,7 @@ function isSlot(v: unknown): v is TokenSlot {
   if (!isObject(v)) return false;
   if (v.held !== undefined && !isId(v.held)) return false;
   if (v.revokedByPlumb !== undefined && !(Array.isArray(v.revokedByPlumb) && v.revokedByPlumb.every(isId))) return false;
+  if (v.retiring !== undefined && !(Array.isArray(v.retiring) && v.retiring.every((r) => isObject(r) && isId(r.id) && typeof r.due === 'string' && !Number.isNaN(Date.parse(r.due))))) return false;
   if (v.unknown !== undefined) {
     const u = v.unknown;
     if (!isObject(u) || !['create', 'rotate', 'replace'].includes(u.op as string) || typeof u.at !== 'string' || !(u.tokenId === undefined || isId(u.tokenId))) return false;
