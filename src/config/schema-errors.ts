@@ -176,7 +176,7 @@ const badForm: Mapper = (e, _ctx, where) => ({ code: 'PLUMB_STRING_FORMAT', summ
 
 const badSink: Mapper = (_e, _ctx, where) => ({
   code: 'PLUMB_SINK_INVALID',
-  summary: `${where} must name exactly one of file, command or stdout`,
+  summary: `${where} must name exactly one of file, command, stdout or ci_variable`,
   suggestion: 'keep one way of delivering the secret, e.g. `sink: {file: secrets/deployer.token}`',
 });
 

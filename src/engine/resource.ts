@@ -84,6 +84,12 @@ export interface InstanceContext {
    * module-level map.
    */
   readonly memo: SessionMemo;
+  /**
+   * Another instance of this configuration, as this session opened it (its URL pin, its
+   * credential), or undefined when it is not open in this run: for a kind whose resource reaches
+   * across instances (a token's ci_variable sink on `instance: NAME`). Never a client for any other URL.
+   */
+  readonly peer?: (name: string) => InstanceContext | undefined;
 }
 
 /** The expiry horizon's window (`--expiring-within 30d`). */

@@ -209,6 +209,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       ...(opts.showContent && opts.showPrivateContent && { showPrivateContent: true }),
       ...(opts.stdout && { stdout: opts.stdout }),
       memo: memo.open(instance.name),
+      peer: (name: string) => contexts.get(name),
       ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
       ...(opts.readOnly && { readOnly: true }),
     });

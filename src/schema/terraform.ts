@@ -30,7 +30,7 @@ export interface TfAttribute {
 
 export interface TfBlock {
   attributes: Record<string, TfAttribute>;
-  block_types?: Record<string, { nesting_mode: 'list'; max_items: 1; block: TfBlock }>;
+  block_types?: Record<string, { nesting_mode: 'list'; max_items?: 1; block: TfBlock }>;
   description: string;
   description_kind: 'plain';
 }
@@ -96,6 +96,12 @@ function blockOf(schema: JsonSchema, opts: { description: string; required?: rea
     const description = opts.words?.[place] ?? describe(raw, opts.descriptions?.[name]);
     if (raw.properties) {
       blockTypes[name] = { nesting_mode: 'list', max_items: 1, block: blockOf(raw, { description, ...(opts.words && { words: opts.words, at: place }) }) };
+      continue;
+    }
+    // A list of objects with known keys (a token's `sinks`): a repeatable nested block.
+    const items = raw.items as JsonSchema | undefined;
+    if (raw.type === 'array' && items?.properties) {
+      blockTypes[name] = { nesting_mode: 'list', block: blockOf(items, { description, ...(opts.words && { words: opts.words, at: place }) }) };
       continue;
     }
     attributes[name] = {

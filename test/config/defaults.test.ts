@@ -142,7 +142,7 @@ instances:
 `;
     const ok = load({ 'plumb.yaml': shared('"secrets/{instance}-ci.token"'), 'secrets/README': '' });
     expect(ok.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const sinks = ok.config!.instances.map((i) => groupsOf(i)[0]!.accessTokens[0]!.sink);
+    const sinks = ok.config!.instances.map((i) => groupsOf(i)[0]!.accessTokens[0]!.sinks[0]);
     expect(sinks.map((x) => (x?.kind === 'file' ? x.path.split('/').pop() : x))).toEqual(['prod-ci.token', 'staging-ci.token']);
     const clash = load({ 'plumb.yaml': shared('secrets/ci.token'), 'secrets/README': '' });
     const d = clash.diagnostics.find((x) => x.code === 'PLUMB_TOKEN_SINK_SHARED')!;

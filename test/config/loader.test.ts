@@ -82,7 +82,7 @@ describe('merging a directory of files', () => {
     const deployer = groupsOf(inst!).find((g) => g.ref === 'platform/infra')?.accessTokens.find((t) => t.name === 'ci-deployer');
     expect(deployer).toMatchObject({ scopes: ['api'], accessLevel: 40, expiresAt: '2027-01-31', self: false });
     // A file sink is relative to the YAML file that declares it (teams/), not to the working directory.
-    expect(deployer?.sink).toMatchObject({ kind: 'file', path: path.join(dir, 'split-configuration/secrets/ci-deployer.token') });
+    expect(deployer?.sinks[0]).toMatchObject({ kind: 'file', path: path.join(dir, 'split-configuration/secrets/ci-deployer.token') });
   });
 
   it('lets a partner setting in one file satisfy a flag in another', () => {

@@ -14,7 +14,10 @@ import type { PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
-import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, SinkError } from './sinks.js';
+import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, describeSink, SinkError } from './sinks.js';
+import type { DeliverOptions, SinkProblem } from './sinks.js';
+import type { DeliveredVariable } from './sink-ci-variable.js';
+import { variableSinkId } from './variable-address.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { TokenPayload } from './payload.js';
 import { isActive, liveState, overlapText, revokeDueAt } from './identity.js';
@@ -38,6 +41,17 @@ const withIssued = (issued: NewGroupAccessToken) => (list: readonly GroupAccessT
 
 /** The list with a token this run revoked (or rotated: the old token is revoked by it), as the instance lists it now. */
 const withRevoked = (id: number) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => list.map((x) => (x.id === id ? { ...x, active: false, revoked: true } : x));
+
+/**
+ * The client a ci_variable sink is delivered with: the token's instance's, or the sink's
+ * `instance:`'s as this session opened it (its URL pin and credential). Never another URL.
+ */
+function variableClient(ctx: InstanceContext, name: string | undefined) {
+  if (name === undefined || name === ctx.instance.name) return ctx.client;
+  const peer = ctx.peer?.(name);
+  if (!peer) throw new SinkError(`instance "${name}" is not open in this run`);
+  return peer.client;
+}
 
 /** Applies one change: a `TokenApply` per change, its notes and diagnostics its own. */
 export function applyTokenChange(ctx: InstanceContext, change: ResourceChange, payload: TokenPayload): Promise<ApplyResponse> {
@@ -65,9 +79,18 @@ class TokenApply {
     if (p.op === 'none') return this.#done();
     if (p.op !== 'delete') {
       declared = findDeclared(this.#ctx.instance, p.group, p.name);
-      const problem = declared ? checkSink(declared.sink, env(this.#ctx), sinkCheckCache(this.#ctx)) : { summary: 'it is no longer declared', suggestion: 'make a new plan', key: 'file' as const };
+      let problem: SinkProblem | undefined = declared ? undefined : { summary: 'it is no longer declared', suggestion: 'make a new plan', key: 'file' as const };
+      let at = declared?.pointer;
+      if (declared && declared.sinks.length === 0) problem = checkSink(undefined, env(this.#ctx));
+      for (const sink of declared?.sinks ?? []) {
+        problem = checkSink(sink, env(this.#ctx), sinkCheckCache(this.#ctx));
+        if (problem) {
+          at = sink.pointer ? joinPointer(sink.pointer, problem.key) : at;
+          break;
+        }
+      }
       if (problem || !declared) {
-        return this.#fail('PLUMB_TOKEN_SINK_UNUSABLE', `Token "${p.name}" cannot receive its secret: ${problem?.summary}; nothing was requested`, problem?.suggestion, declared?.pointer);
+        return this.#fail('PLUMB_TOKEN_SINK_UNUSABLE', `Token "${p.name}" cannot receive its secret: ${problem?.summary}; nothing was requested`, problem?.suggestion, at);
       }
     }
     const before = await this.#before();
@@ -571,33 +594,66 @@ class TokenApply {
     this.#ctx.memo.reads?.update?.(tokenListKey(this.#p.group), change);
   }
 
-  /** Delivers, reporting failure as a diagnostic; returns whether the secret arrived. */
+  /**
+   * Delivers the new secret to every sink of the token (at once), each confirmed where it can be
+   * (deliverSecret's receipt). Each failed sink is a diagnostic located at that sink's line; when
+   * some sinks received the secret and others did not, a second diagnostic says which, so nobody
+   * takes "failed" for "nothing changed". Returns whether every sink received it.
+   */
   async #deliver(t: DesiredAccessToken, issued: NewGroupAccessToken): Promise<boolean> {
     const ctx = this.#ctx;
     const raw = env(ctx).PLUMB_SINK_TIMEOUT_SECONDS;
     const timeoutMs = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : DEFAULT_SINK_TIMEOUT_MS;
-    try {
-      const note = await deliverSecret(
-        t.sink!,
-        { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token },
-        { env: env(ctx), stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)), timeoutMs, hideEnv: [ctx.instance.tokenEnv] },
-      );
-      this.#notes.push(note);
-      this.#updateSlot({ held: issued.id, unknown: undefined, revokedByPlumb: undefined });
+    const delivery = { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token };
+    const opts: DeliverOptions = {
+      env: env(ctx),
+      stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)),
+      timeoutMs,
+      hideEnv: [ctx.instance.tokenEnv],
+      variables: { clientFor: (name) => variableClient(ctx, name) },
+    };
+    const outcomes = await Promise.all(
+      t.sinks.map(async (sink) => {
+        try {
+          return { sink, receipt: await deliverSecret(sink, delivery, opts) };
+        } catch (err) {
+          return { sink, error: ctx.secrets.redact(err instanceof Error ? err.message : String(err)) };
+        }
+      }),
+    );
+    const failed = outcomes.filter((o) => o.error !== undefined);
+    const reached = outcomes.filter((o) => o.receipt !== undefined);
+    for (const o of reached) this.#notes.push(o.receipt!.note);
+    if (failed.length === 0 && t.sinks.length > 0) {
+      const delivered: Record<string, DeliveredVariable> = {};
+      for (const o of reached) if (o.sink.kind === 'ci_variable' && o.receipt!.record) delivered[variableSinkId(ctx.instance.name, o.sink)] = o.receipt!.record;
+      this.#updateSlot({ held: issued.id, unknown: undefined, revokedByPlumb: undefined, delivered: Object.keys(delivered).length > 0 ? delivered : undefined });
       return true;
-    } catch (err) {
-      const message = ctx.secrets.redact(err instanceof SinkError ? err.message : err instanceof Error ? err.message : String(err));
+    }
+    for (const o of failed) {
       this.#diagnostics.push(
         planDiagnostic(ctx, {
           severity: 'error',
           code: 'PLUMB_SINK_FAILED',
-          summary: `Delivering the secret of "${t.name}" (id ${issued.id}) failed: ${message}`,
+          summary: `Delivering the secret of "${t.name}" (id ${issued.id}) to ${describeSink(o.sink)} failed: ${o.error}`,
           address: this.#change.address,
-          pointer: t.sink ? joinPointer(t.pointer, 'sink') : t.pointer,
+          pointer: o.sink.pointer ?? t.pointer,
         }),
       );
-      return false;
     }
+    if (reached.length > 0) {
+      this.#diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SINK_PARTIAL',
+          summary: `The new secret of "${t.name}" (id ${issued.id}) reached ${reached.map((o) => describeSink(o.sink)).join(', ')} but not ${failed.map((o) => describeSink(o.sink)).join(', ')}`,
+          detail: 'The sinks that received it hold the new secret; the others hold what they held before.',
+          address: this.#change.address,
+          pointer: t.pointer,
+        }),
+      );
+    }
+    return false;
   }
 
   /**

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ACCESS_LEVELS, GROUP_TOKEN_SCOPES } from '../../catalogue/index.js';
 import type { KindConfig, KindSchema, ResolveAt } from '../../config/kinds.js';
 import type { DesiredInstance, DesiredValue } from '../../config/model.js';
-import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
+import type { CiVariableSink, DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
 import { groupsOf } from './model.js';
 import { accessTokenSchema, groupTokenProperties } from './schema.js';
 import { joinPointer, splitPointer } from '../../config/pointer.js';
@@ -15,6 +15,7 @@ import { at, obj, outsideRoot, protectedFile, protectedFiles, push, relativeToFi
 import type { Ctx } from '../../config/resolve-context.js';
 import { closestMatch } from '../../util/suggest.js';
 import { overlapHours, overlapText } from './identity.js';
+import { describeVariable, variableSinkId } from './variable-address.js';
 
 /** Each token is defined in one place only. */
 export const TOKEN_POINTERS: readonly KindPointer[] = [
@@ -57,7 +58,8 @@ export function resolveGroup(ref: string, raw: Record<string, unknown>, p: strin
  * overwrite each other's secret.
  */
 export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ctx: Ctx): void {
-  const files = new Map<string, { token: DesiredAccessToken; instance: string }>();
+  const files = new Map<string, { token: DesiredAccessToken; instance: string; pointer: string }>();
+  const variables = new Map<string, { token: DesiredAccessToken; pointer: string }>();
   let guarded: Map<string, string> | undefined;
   for (const inst of instances) {
     const selfTokens = groupsOf(inst).flatMap((g) => g.accessTokens.filter((t) => t.self));
@@ -75,52 +77,101 @@ export function checkTokenSinksAndSelf(instances: readonly DesiredInstance[], ct
     }
     for (const g of groupsOf(inst)) {
       for (const t of g.accessTokens) {
-        if (t.sink?.kind !== 'file') continue;
-        const outside = ctx.sinkRoot !== undefined ? outsideRoot(t.sink.path, ctx.sinkRoot) : undefined;
-        if (outside) {
-          push(ctx, {
-            severity: 'error',
-            code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
-            summary: `Token "${t.name}" would write its secret outside the configuration root: ${outside}`,
-            detail: 'Under Terraform a sink file (from the configuration or from an import id) must lie inside the configuration root, the Git work tree holding the working directory (else that directory), like every other local file the configuration names.',
-            suggestion: 'write the path relative to the working directory, inside it, e.g. `secrets/NAME.token` (and ignore secrets/ in Git); deliver elsewhere with `sink { command = [...] }`',
-            pointer: joinPointer(t.pointer, 'sink', 'file'),
-          });
-          continue;
+        for (const sink of t.sinks) {
+          if (sink.kind === 'ci_variable') checkVariableSink(t, sink, inst, instances, variables, ctx);
+          if (sink.kind === 'file') checkFileSink(t, sink, inst);
         }
-        const over = protectedFile(t.sink.path, (guarded ??= protectedFiles(ctx)));
-        if (over) {
-          push(ctx, {
-            severity: 'error',
-            code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
-            summary: `Token "${t.name}" would write its secret over ${over}`,
-            detail: 'apply writes the secret into the sink file: over committed configuration, a file plumb publishes, or Git\'s own files, where the next commit, plan or clone would carry it.',
-            suggestion: 'deliver the secret into a file of its own outside the configuration and .git/, e.g. `sink: {file: secrets/NAME.token}` (and ignore secrets/ in Git)',
-            pointer: joinPointer(t.pointer, 'sink', 'file'),
-          });
-          continue;
-        }
-        const seen = files.get(t.sink.path);
-        if (seen) {
-          const first = seen.token;
-          const across = seen.instance !== inst.name;
-          // Two groups (a selector's matches, whose sink is one line): each named by its group.
-          const groupOf = (p: string) => splitPointer(p)[3] ?? '';
-          const inGroups = !across && groupOf(first.pointer) !== groupOf(t.pointer);
-          const name = (n: string, i: string, p: string) => (across ? `"${n}" of instance "${i}"` : inGroups ? `"${n}" of group "${groupOf(p)}"` : `"${n}"`);
-          push(ctx, {
-            severity: 'error',
-            code: 'PLUMB_TOKEN_SINK_SHARED',
-            summary: `Tokens ${name(first.name, seen.instance, first.pointer)} and ${name(t.name, inst.name, t.pointer)} deliver their secrets into the same file`,
-            detail: 'The second secret would overwrite the first, and the first token would be unusable.',
-            suggestion: across ? 'give each token its own file: in a token shared through defaults, `{instance}` in the path is the instance\'s name (file: "secrets/{instance}-ci.token", quoted)' : inGroups ? 'give each token its own file: in a token of a selector, `{group}` in the path is the group\'s full path (file: "secrets/{group}/ci.token", quoted)' : 'give each token its own file',
-            pointer: joinPointer(t.pointer, 'sink', 'file'),
-            related: [{ message: `${name(first.name, seen.instance, first.pointer)} writes it here`, location: at(ctx, joinPointer(first.pointer, 'sink', 'file')) }],
-          });
-        } else files.set(t.sink.path, { token: t, instance: inst.name });
       }
     }
   }
+
+  function checkFileSink(t: DesiredAccessToken, sink: Extract<TokenSink, { kind: 'file' }>, inst: DesiredInstance): void {
+    const sp = sink.pointer ?? joinPointer(t.pointer, 'sink');
+    const outside = ctx.sinkRoot !== undefined ? outsideRoot(sink.path, ctx.sinkRoot) : undefined;
+    if (outside) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
+        summary: `Token "${t.name}" would write its secret outside the configuration root: ${outside}`,
+        detail: 'Under Terraform a sink file (from the configuration or from an import id) must lie inside the configuration root, the Git work tree holding the working directory (else that directory), like every other local file the configuration names.',
+        suggestion: 'write the path relative to the working directory, inside it, e.g. `secrets/NAME.token` (and ignore secrets/ in Git); deliver elsewhere with `sink { command = [...] }`',
+        pointer: joinPointer(sp, 'file'),
+      });
+      return;
+    }
+    const over = protectedFile(sink.path, (guarded ??= protectedFiles(ctx)));
+    if (over) {
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SINK_FORBIDDEN',
+        summary: `Token "${t.name}" would write its secret over ${over}`,
+        detail: 'apply writes the secret into the sink file: over committed configuration, a file plumb publishes, or Git\'s own files, where the next commit, plan or clone would carry it.',
+        suggestion: 'deliver the secret into a file of its own outside the configuration and .git/, e.g. `sink: {file: secrets/NAME.token}` (and ignore secrets/ in Git)',
+        pointer: joinPointer(sp, 'file'),
+      });
+      return;
+    }
+    const seen = files.get(sink.path);
+    if (seen) {
+      const first = seen.token;
+      const across = seen.instance !== inst.name;
+      // Two groups (a selector's matches, whose sink is one line): each named by its group.
+      const groupOf = (p: string) => splitPointer(p)[3] ?? '';
+      const inGroups = !across && groupOf(first.pointer) !== groupOf(t.pointer);
+      const name = (n: string, i: string, p: string) => (across ? `"${n}" of instance "${i}"` : inGroups ? `"${n}" of group "${groupOf(p)}"` : `"${n}"`);
+      push(ctx, {
+        severity: 'error',
+        code: 'PLUMB_TOKEN_SINK_SHARED',
+        summary: `Tokens ${name(first.name, seen.instance, first.pointer)} and ${name(t.name, inst.name, t.pointer)} deliver their secrets into the same file`,
+        detail: 'The second secret would overwrite the first, and the first token would be unusable.',
+        suggestion: across ? 'give each token its own file: in a token shared through defaults, `{instance}` in the path is the instance\'s name (file: "secrets/{instance}-ci.token", quoted)' : inGroups ? 'give each token its own file: in a token of a selector, `{group}` in the path is the group\'s full path (file: "secrets/{group}/ci.token", quoted)' : 'give each token its own file',
+        pointer: joinPointer(sp, 'file'),
+        related: [{ message: `${name(first.name, seen.instance, first.pointer)} writes it here`, location: at(ctx, joinPointer(seen.pointer, 'file')) }],
+      });
+    } else files.set(sink.path, { token: t, instance: inst.name, pointer: sp });
+  }
+}
+
+/**
+ * A ci_variable sink on another instance names one the configuration declares (its URL pin and
+ * credential are the only ones plumb will send there); two sinks never deliver into one variable
+ * (the second secret would overwrite the first).
+ */
+function checkVariableSink(
+  t: DesiredAccessToken,
+  sink: CiVariableSink,
+  inst: DesiredInstance,
+  instances: readonly DesiredInstance[],
+  variables: Map<string, { token: DesiredAccessToken; pointer: string }>,
+  ctx: Ctx,
+): void {
+  const sp = sink.pointer ?? joinPointer(t.pointer, 'sink');
+  if (sink.instance !== undefined && !instances.some((i) => i.name === sink.instance)) {
+    const names = instances.map((i) => i.name);
+    const guess = closestMatch(sink.instance, names);
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SINK_INSTANCE_UNKNOWN',
+      summary: `The ci_variable sink of token "${t.name}" names instance "${sink.instance}", which the configuration does not declare`,
+      detail: 'A sink on another instance is reached only with that instance\'s own URL pin and credential, so the instance must be declared in this configuration.',
+      suggestion: guess ? `did you mean "${guess}"?` : `declare the instance under instances:, or use one of: ${names.join(', ')}`,
+      pointer: joinPointer(sp, 'ci_variable', 'instance'),
+    });
+    return;
+  }
+  const id = variableSinkId(inst.name, sink);
+  const seen = variables.get(id);
+  if (seen) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SINK_VARIABLE_SHARED',
+      summary: `Tokens "${seen.token.name}" and "${t.name}" deliver into the same CI/CD variable ${describeVariable(inst.name, sink)}`,
+      detail: 'The second secret would overwrite the first one in the variable.',
+      suggestion: 'give each sink its own key (or environment_scope)',
+      pointer: joinPointer(sp, 'ci_variable', 'key'),
+      related: [{ message: `"${seen.token.name}" delivers there`, location: at(ctx, joinPointer(seen.pointer, 'ci_variable', 'key')) }],
+    });
+  } else variables.set(id, { token: t, pointer: sp });
 }
 
 /**
@@ -247,35 +298,7 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
     rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before, ...(overlap !== undefined && { overlapHours: overlap }) };
     if (overlap !== undefined) checkOverlap(name, raw, overlap, before, p, ctx);
   }
-  let sink: TokenSink | undefined;
-  const s = obj(raw.sink);
-  // `{instance}`: the instance's name, so a token declared once in `defaults:` gets a file per instance.
-  if (typeof s.file === 'string') {
-    const abs = relativeToFile(ctx, joinPointer(p, 'sink', 'file'), s.file.replaceAll('{instance}', splitPointer(p)[1] ?? ''));
-    sink = { kind: 'file', path: abs, shown: path.relative(ctx.cwd, abs).split(path.sep).join('/') || '.' };
-  }
-  else if (Array.isArray(s.command) && s.command.length > 0) {
-    // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
-    // a bare name is looked up on PATH when the plan is made.
-    const cp = joinPointer(p, 'sink', 'command');
-    const cwd = relativeToFile(ctx, cp, '.');
-    const argv = s.command.map(String);
-    const program = argv[0]!;
-    if (program.includes('/') && !path.isAbsolute(program)) argv[0] = relativeToFile(ctx, cp, program);
-    sink = { kind: 'command', argv, cwd };
-  }
-  else if (s.stdout === true) sink = { kind: 'stdout' };
-  if (raw.sink === undefined) {
-    push(ctx, {
-      severity: 'error',
-      code: 'PLUMB_TOKEN_SINK_MISSING',
-      summary: `Token "${name}" has no sink for its secret`,
-      detail: 'The instance shows a token secret exactly once, when it is created or rotated; plumb must know where to deliver it before it asks for one.',
-      suggestion: 'add `sink: {file: secrets/NAME.token}`, `sink: {command: [...]}` or `sink: {stdout: true}`',
-      pointer: p,
-      on: 'key',
-    });
-  }
+  const sinks = resolveSinks(name, raw, p, ctx);
   const self = raw.self === true;
   if (self && !scopes.includes('api') && !scopes.includes('self_rotate')) {
     push(ctx, {
@@ -308,7 +331,7 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
     accessLevel: level ?? 40,
     expiresAt,
     rotation,
-    sink,
+    sinks,
     self,
   };
 }
@@ -340,6 +363,118 @@ function checkOverlap(name: string, raw: Record<string, unknown>, hours: number,
       pointer,
     });
   }
+}
+
+/**
+ * The token's sinks: `sink:` (one) or `sinks: [...]` (several), each with its own pointer. Both at
+ * once is an error at the second key; neither is the missing-sink error.
+ */
+function resolveSinks(name: string, raw: Record<string, unknown>, p: string, ctx: Ctx): TokenSink[] {
+  if (raw.sink !== undefined && raw.sinks !== undefined) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SINKS_BOTH',
+      summary: `Token "${name}" has both \`sink:\` and \`sinks:\``,
+      detail: '`sink:` is the one-sink form, `sinks: [...]` the list; plumb will not guess which one you mean.',
+      suggestion: 'move the `sink:` mapping into the `sinks:` list, or keep only one of them',
+      pointer: joinPointer(p, 'sinks'),
+      on: 'key',
+    });
+    return [];
+  }
+  if (raw.sink === undefined && raw.sinks === undefined) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_SINK_MISSING',
+      summary: `Token "${name}" has no sink for its secret`,
+      detail: 'The instance shows a token secret exactly once, when it is created or rotated; plumb must know where to deliver it before it asks for one.',
+      suggestion: 'add `sink: {file: secrets/NAME.token}`, `sink: {command: [...]}`, `sink: {stdout: true}` or `sink: {ci_variable: {project: PATH, key: KEY}}`',
+      pointer: p,
+      on: 'key',
+    });
+    return [];
+  }
+  const places = raw.sink !== undefined ? [{ value: raw.sink, pointer: joinPointer(p, 'sink') }] : (Array.isArray(raw.sinks) ? raw.sinks : []).map((value, i) => ({ value, pointer: joinPointer(p, 'sinks', i) }));
+  const out: TokenSink[] = [];
+  for (const place of places) {
+    const sink = resolveSink(obj(place.value), place.pointer, p, ctx);
+    if (sink) out.push(sink);
+  }
+  return out;
+}
+
+/** One sink mapping; shape errors are the schema's, so an unusable mapping is simply left out. */
+function resolveSink(s: Record<string, unknown>, sp: string, tokenPointer: string, ctx: Ctx): TokenSink | undefined {
+  // `{instance}`: the instance's name, so a token declared once in `defaults:` gets a file per instance.
+  if (typeof s.file === 'string') {
+    const abs = relativeToFile(ctx, joinPointer(sp, 'file'), s.file.replaceAll('{instance}', splitPointer(tokenPointer)[1] ?? ''));
+    return { kind: 'file', path: abs, shown: path.relative(ctx.cwd, abs).split(path.sep).join('/') || '.', pointer: sp };
+  }
+  if (Array.isArray(s.command) && s.command.length > 0) {
+    // A program written as a path (`./hooks/store.sh`) is relative to the YAML file, like file sinks;
+    // a bare name is looked up on PATH when the plan is made.
+    const cp = joinPointer(sp, 'command');
+    const cwd = relativeToFile(ctx, cp, '.');
+    const argv = s.command.map(String);
+    const program = argv[0]!;
+    if (program.includes('/') && !path.isAbsolute(program)) argv[0] = relativeToFile(ctx, cp, program);
+    return { kind: 'command', argv, cwd, pointer: sp };
+  }
+  if (s.stdout === true) return { kind: 'stdout', pointer: sp };
+  if (s.ci_variable !== undefined) return resolveCiVariable(obj(s.ci_variable), joinPointer(sp, 'ci_variable'), sp, ctx);
+  return undefined;
+}
+
+function resolveCiVariable(v: Record<string, unknown>, vp: string, sp: string, ctx: Ctx): CiVariableSink | undefined {
+  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const bool = (k: string, dflt: boolean): boolean => (typeof v[k] === 'boolean' ? (v[k] as boolean) : dflt);
+  const project = str('project');
+  const group = str('group');
+  if ((project === undefined) === (group === undefined)) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SINK_VARIABLE_OWNER',
+      summary: project === undefined ? 'A ci_variable sink names neither a project nor a group' : 'A ci_variable sink names both a project and a group',
+      detail: 'A CI/CD variable belongs to exactly one project or one group.',
+      suggestion: 'write `project: GROUP/PROJECT` or `group: GROUP` (one of them)',
+      pointer: project !== undefined && group !== undefined ? joinPointer(vp, 'group') : vp,
+      on: 'key',
+    });
+    return undefined;
+  }
+  const key = str('key');
+  if (key === undefined || !/^[A-Za-z0-9_]{1,255}$/.test(key)) return undefined; // the schema reports it
+  const hidden = bool('hidden', false);
+  const masked = bool('masked', true);
+  if (hidden && !masked) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_SINK_VARIABLE_MASK',
+      summary: `The ci_variable sink ${key} is hidden but not masked`,
+      detail: 'The service makes a hidden variable masked too ("masked and hidden"), and refuses to unmask it later.',
+      suggestion: 'remove `masked: false`, or `hidden: true`',
+      pointer: joinPointer(vp, 'masked'),
+    });
+    return undefined;
+  }
+  const variableType = str('variable_type') === 'file' ? 'file' : 'env_var';
+  const description = str('description');
+  const instance = str('instance');
+  return {
+    kind: 'ci_variable',
+    ...(project !== undefined && { project }),
+    ...(group !== undefined && { group }),
+    key,
+    protected: bool('protected', true),
+    masked,
+    hidden,
+    raw: bool('raw', true),
+    environmentScope: str('environment_scope') ?? '*',
+    variableType,
+    ...(description !== undefined && { description }),
+    ...(instance !== undefined && { instance }),
+    pointer: sp,
+  };
 }
 
 function isRealDate(d: string): boolean {

@@ -7,7 +7,8 @@
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
 import { ApiError } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
-import type { DesiredAccessToken, DesiredGroup } from './model.js';
+import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
+import { checkVariableSink } from './sink-ci-variable.js';
 import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -36,26 +37,44 @@ export async function planTokens(ctx: InstanceContext): Promise<PlanResponse> {
   // A plan checks afresh; apply reuses what the plan found moments before.
   const checked = freshSinkChecks(ctx);
   // A report's plan is never applied: nothing is issued, so no sink needs to exist where it runs.
-  for (const g of ctx.readOnly ? [] : groups) {
+  // A ci_variable sink is checked against its instance (one list of each project's or group's
+  // variables, which the drift comparison reuses), all at once.
+  const variableChecks: Promise<void>[] = [];
+  for (const g of groups) {
     for (const t of g.accessTokens) {
       // A token no target selects is neither issued nor checked.
-      if (!ctx.targets.targeted(tokenAddress(ctx.instance, g.ref, t.name))) continue;
-      const problem = checkSink(t.sink, env(ctx), checked);
-      if (!problem) continue;
-      unusable.add(g);
-      sinkErrors.push(
-        planDiagnostic(ctx, {
-          severity: 'error',
-          code: 'PLUMB_TOKEN_SINK_UNUSABLE',
-          summary: `Token "${t.name}" cannot receive its secret: ${problem.summary}`,
-          detail: `${problem.detail ? problem.detail + ' ' : ''}The instance shows a new token's secret once; plumb checks every sink before it asks for anything, so nothing was requested.`,
-          suggestion: problem.suggestion,
-          address: tokenAddress(ctx.instance, g.ref, t.name),
-          pointer: t.sink ? joinPointer(t.pointer, 'sink', problem.key) : t.pointer,
-        }),
-      );
+      const address = tokenAddress(ctx.instance, g.ref, t.name);
+      if (!ctx.targets.targeted(address)) continue;
+      const unusableSink = (sink: TokenSink | undefined, problem: { summary: string; detail?: string; suggestion: string; key: string }, code: 'PLUMB_TOKEN_SINK_UNUSABLE' | 'PLUMB_SINK_VARIABLE_UNUSABLE'): void => {
+        unusable.add(g);
+        sinkErrors.push(
+          planDiagnostic(ctx, {
+            severity: 'error',
+            code,
+            summary: `Token "${t.name}" cannot receive its secret${sink ? ` in ${describeSink(sink)}` : ''}: ${problem.summary}`,
+            detail: `${problem.detail ? problem.detail + ' ' : ''}The instance shows a new token's secret once; plumb checks every sink before it asks for anything, so nothing was requested.`,
+            suggestion: problem.suggestion,
+            address,
+            pointer: sink?.pointer ? joinPointer(sink.pointer, ...(sink.kind === 'ci_variable' ? ['ci_variable'] : []), problem.key) : t.pointer,
+          }),
+        );
+      };
+      if (!ctx.readOnly && t.sinks.length === 0) unusableSink(undefined, checkSink(undefined, env(ctx), checked)!, 'PLUMB_TOKEN_SINK_UNUSABLE');
+      for (const sink of t.sinks) {
+        if (sink.kind === 'ci_variable') {
+          variableChecks.push(
+            checkVariableSink(ctx, sink).then((r) => {
+              if (r.problem && !ctx.readOnly) unusableSink(sink, r.problem, 'PLUMB_SINK_VARIABLE_UNUSABLE');
+            }),
+          );
+          continue;
+        }
+        const problem = ctx.readOnly ? undefined : checkSink(sink, env(ctx), checked);
+        if (problem) unusableSink(sink, problem, 'PLUMB_TOKEN_SINK_UNUSABLE');
+      }
     }
   }
+  await Promise.all(variableChecks);
   const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
   const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
   const changes = perGroup.flatMap((r) => r.changes);
@@ -474,8 +493,8 @@ function declaredDrift(s: DeclaredToken, summary: string, attributes: AttributeC
   s.out.drift.push({ address: s.address, instance: s.ctx.instance.name, kind: 'group_access_token', summary, attributes });
 }
 
-const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: 'sink', after: describeSink(t.sink!) });
-const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: describeSink(t.sink!) });
+const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: t.sinks.length === 1 ? 'sink' : 'sinks', after: t.sinks.length === 1 ? describeSink(t.sinks[0]!) : t.sinks.map(describeSink) });
+const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: sinkShown(t).after });
 const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
 
 /** What creating (or replacing) the token sends. */

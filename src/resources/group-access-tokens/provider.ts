@@ -47,7 +47,7 @@ export const groupAccessTokensProvider: ResourceProvider<TokenPayload> = {
 
   /** With a `sink: {stdout: true}` token, standard output carries only the issued secrets (one JSON line each). */
   writesStdout(instance) {
-    return groupsOf(instance).some((g) => g.accessTokens.some((t) => t.sink?.kind === 'stdout'));
+    return groupsOf(instance).some((g) => g.accessTokens.some((t) => t.sinks.some((s) => s.kind === 'stdout')));
   },
 
   async liveFingerprint(ctx, _change, p) {

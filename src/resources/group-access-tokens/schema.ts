@@ -59,6 +59,12 @@ export function accessTokenSchema(): JsonSchema {
         },
       },
       sink: sinkSchema(),
+      sinks: {
+        type: 'array',
+        minItems: 1,
+        items: sinkSchema(),
+        description: 'Several places the secret of a newly issued token is delivered, each as `sink` takes it (use `sink` or `sinks`, not both).',
+      },
       self: { type: 'boolean', description: "This token is plumb's own credential; it rotates through the `self` keyword." },
     },
   };
@@ -67,7 +73,7 @@ export function accessTokenSchema(): JsonSchema {
 function sinkSchema(): JsonSchema {
   return {
     type: 'object',
-    description: 'Where the secret of a newly issued token is delivered (exactly one of file, command, stdout).',
+    description: 'Where the secret of a newly issued token is delivered (exactly one of file, command, stdout, ci_variable).',
     additionalProperties: false,
     minProperties: 1,
     maxProperties: 1,
@@ -81,6 +87,32 @@ function sinkSchema(): JsonSchema {
           'Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.',
       },
       stdout: { const: true, description: 'Print one JSON line with the secret on standard output (the apply report then goes to standard error).' },
+      ci_variable: ciVariableSchema(),
+    },
+  };
+}
+
+/** The variable key alphabet and length of the service (`HasVariable`). */
+export const VARIABLE_KEY_PATTERN = '^[A-Za-z0-9_]{1,255}$';
+
+function ciVariableSchema(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'A CI/CD variable of a project or a group, created or updated with the secret and read back (docs/tokens.md, "Delivering to CI/CD variables").',
+    additionalProperties: false,
+    required: ['key'],
+    properties: {
+      project: { type: 'string', minLength: 1, description: 'The project (full path or numeric id) whose variable receives the secret; or `group`.' },
+      group: { type: 'string', minLength: 1, description: 'The group (full path or numeric id) whose variable receives the secret; or `project`.' },
+      key: { type: 'string', pattern: VARIABLE_KEY_PATTERN, description: 'The variable key: letters, digits and _, at most 255 characters.' },
+      protected: { type: 'boolean', default: true, description: 'Only pipelines of protected branches and tags see it.' },
+      masked: { type: 'boolean', default: true, description: 'Masked in job logs. An api-scoped token delivered unmasked is a risky change (allow_risky: unmasked-token-variable).' },
+      hidden: { type: 'boolean', default: false, description: 'Masked and hidden: the service never shows the value again, so the delivery cannot be read back (delivered, not verifiable).' },
+      raw: { type: 'boolean', default: true, description: 'The value is not expanded in jobs.' },
+      environment_scope: { type: 'string', minLength: 1, default: '*', description: 'The environments the variable applies to.' },
+      variable_type: { enum: ['env_var', 'file'], default: 'env_var', description: 'An environment variable, or a file whose path the variable holds.' },
+      description: { type: 'string', description: 'The variable\'s description.' },
+      instance: { type: 'string', minLength: 1, description: 'Another instance of this configuration (its name) holding the variable; its URL pin and its credential apply.' },
     },
   };
 }

@@ -1,8 +1,19 @@
 /**
  * Secret delivery for issued group access tokens. The instance shows a token's secret exactly once
  * (in the create or rotate response), so plumb must know, before it asks for one, that it can put
- * the secret somewhere: `checkSink` runs at plan time, before any request; `deliverSecret` runs
- * right after the instance answered, and returns only once the secret is durably delivered.
+ * the secret somewhere: `checkSink` runs at plan time, before any request (a ci_variable sink is
+ * checked against the instance too: ./sink-ci-variable.ts `checkVariableSinks`); `deliverSecret`
+ * runs right after the instance answered, and returns only once the secret is durably delivered,
+ * with a receipt saying whether plumb could confirm it.
+ *
+ * The delivery interface (what the apply, with or without an overlap window, calls):
+ *
+ *     deliverSecret(sink, delivery, opts) → Promise<DeliveryReceipt>   // throws SinkError
+ *
+ * A receipt is `verified` when plumb read the secret back from where it went and compared it by
+ * fingerprint (a file re-read, a visible CI/CD variable), `unverifiable` when it cannot (a hidden
+ * variable, a command, standard output): "delivered, not verifiable". A ci_variable receipt carries
+ * what the state records for drift (`record`): a salted fingerprint of the value and the metadata.
  *
  * Invariants:
  * - The secret never appears in argv, in an environment variable, in an error message or in a log
@@ -18,6 +29,10 @@ import path from 'node:path';
 import type { TokenSink } from './model.js';
 import { removeOrphanTemps, writeFileAtomic } from '../../util/write-file.js';
 import { PlumbError } from '../../diagnostics/error.js';
+import type { ApiClient } from '../../api/client.js';
+import { describeVariable } from './variable-address.js';
+import { deliverToVariable } from './sink-ci-variable.js';
+import type { DeliveredVariable } from './sink-ci-variable.js';
 
 /** Why a sink cannot be used, found before any request. */
 export interface SinkProblem {
@@ -25,7 +40,7 @@ export interface SinkProblem {
   readonly detail?: string;
   readonly suggestion: string;
   /** The key under `sink` the problem is about (`file`, `command`), to locate the diagnostic. */
-  readonly key: 'file' | 'command' | 'stdout';
+  readonly key: 'file' | 'command' | 'stdout' | 'ci_variable';
 }
 
 /** What a sink receives besides the secret itself. */
@@ -45,6 +60,27 @@ export interface DeliverOptions {
   readonly timeoutMs?: number;
   /** Environment variables a command sink must not inherit (plumb's own credential). */
   readonly hideEnv?: readonly string[];
+  /**
+   * The API client of an instance of this configuration for a ci_variable sink: `undefined` the
+   * token's own instance, else the sink's `instance:` (that instance's URL pin and credential; never
+   * another URL). Without it a ci_variable sink fails (SinkError).
+   */
+  readonly variables?: VariableAccess;
+}
+
+/** How a ci_variable delivery reaches an instance (./sink-ci-variable.ts). */
+export interface VariableAccess {
+  readonly clientFor: (instance: string | undefined) => ApiClient;
+}
+
+/** What one delivery achieved. Never holds the secret. */
+export interface DeliveryReceipt {
+  /** `verified`: read back and compared by fingerprint; `unverifiable`: delivered, not verifiable. */
+  readonly status: 'verified' | 'unverifiable';
+  /** Where the secret went, for the apply report (e.g. `secret written to secrets/ci.token (mode 0600)`). */
+  readonly note: string;
+  /** For the state (ci_variable sinks): what was written, to detect a variable deleted or edited by hand. */
+  readonly record?: DeliveredVariable;
 }
 
 /** Delivery failed: the secret did not (verifiably) reach the sink. The message holds no secret. */
@@ -60,6 +96,8 @@ export const DEFAULT_SINK_TIMEOUT_MS = 30_000;
 /** Human description of a sink, for plans and reports (never the secret). */
 export function describeSink(sink: TokenSink): string {
   switch (sink.kind) {
+    case 'ci_variable':
+      return describeVariable(undefined, sink);
     case 'file':
       return `file ${sink.shown ?? sink.path}`;
     case 'command':
@@ -82,6 +120,7 @@ export function checkSink(sink: TokenSink | undefined, env: NodeJS.ProcessEnv, c
   }
   switch (sink.kind) {
     case 'stdout':
+    case 'ci_variable': // checked against the instance: checkVariableSinks
       return undefined;
     case 'file': {
       const dir = path.dirname(sink.path);
@@ -160,20 +199,23 @@ export function resolveProgram(program: string, env: NodeJS.ProcessEnv): string 
 }
 
 /**
- * Delivers one secret and returns a short note saying where it went. Throws SinkError when the
- * secret did not verifiably arrive.
+ * Delivers one secret and says what it achieved. Throws SinkError when the secret did not arrive
+ * (or a read-back shows something else than what was written).
  */
-export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverOptions): Promise<string> {
+export async function deliverSecret(sink: TokenSink, d: Delivery, opts: DeliverOptions): Promise<DeliveryReceipt> {
   switch (sink.kind) {
     case 'file':
       await writeSecretFile(sink.path, d.token);
-      return `secret written to ${sink.shown ?? sink.path} (mode 0600)`;
+      return { status: 'verified', note: `secret written to ${sink.shown ?? sink.path} (mode 0600)` };
     case 'stdout':
       opts.stdout(JSON.stringify({ group: d.group, name: d.name, id: d.id, expires_at: d.expiresAt, token: d.token }) + '\n');
-      return 'secret printed on standard output';
+      return { status: 'unverifiable', note: 'secret printed on standard output (delivered, not verifiable)' };
     case 'command':
       await runCommandSink(sink, d, opts);
-      return `secret handed to ${path.basename(sink.argv[0]!)} on standard input`;
+      return { status: 'unverifiable', note: `secret handed to ${path.basename(sink.argv[0]!)} on standard input (delivered, not verifiable)` };
+    case 'ci_variable':
+      if (!opts.variables) throw new SinkError(`${describeSink(sink)}: no API client to deliver with`);
+      return deliverToVariable(sink, d.token, opts.variables.clientFor(sink.instance));
   }
 }
 

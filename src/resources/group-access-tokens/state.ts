@@ -5,6 +5,7 @@
  * versions, kept so existing state files still read.
  */
 import type { StateStore } from '../../engine/state.js';
+import type { DeliveredVariable } from './sink-ci-variable.js';
 
 /**
  * What plumb knows about one declared token beyond the live list: whose secret its sink holds, and
@@ -25,6 +26,13 @@ export interface TokenSlot {
   };
   /** Tokens plumb itself revoked after their secret could not be delivered (not "revoked outside plumb"). */
   readonly revokedByPlumb?: readonly number[];
+  /**
+   * The CI/CD variables the held secret was delivered to, by `variableSinkId` (instance, owner, key,
+   * scope): a salted fingerprint of the value and the metadata written, never the value. A later
+   * plan compares the live variables with it (drift) and the declared sinks with its keys (a sink
+   * added, moved or removed).
+   */
+  readonly delivered?: Readonly<Record<string, DeliveredVariable>>;
   /**
    * Predecessors of an overlap rotation (docs/tokens.md#overlap-window): still active, their
    * revocation due at `due` (ISO date-time), written once the successor reached every sink. The
@@ -102,7 +110,7 @@ export class TokenState {
     const key = tokenSlotKey(group, name);
     const slot = this.#store.section<unknown>(instanceUrl, 'token_slots')?.[key];
     if (slot === undefined || isSlot(slot)) return slot;
-    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb, retiring)`);
+    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb, delivered, retiring)`);
     return undefined;
   }
 
@@ -131,10 +139,24 @@ function isNote(v: unknown): v is TokenNote {
   );
 }
 
+function isDelivered(v: unknown): v is DeliveredVariable {
+  if (!isObject(v) || !isObject(v.fingerprint) || !isObject(v.meta)) return false;
+  const m = v.meta;
+  return (
+    typeof v.fingerprint.salt === 'string' &&
+    typeof v.fingerprint.hash === 'string' &&
+    ['protected', 'masked', 'hidden', 'raw'].every((k) => typeof m[k] === 'boolean') &&
+    (m.variable_type === 'env_var' || m.variable_type === 'file') &&
+    typeof m.environment_scope === 'string' &&
+    (m.description === undefined || typeof m.description === 'string')
+  );
+}
+
 function isSlot(v: unknown): v is TokenSlot {
   if (!isObject(v)) return false;
   if (v.held !== undefined && !isId(v.held)) return false;
   if (v.revokedByPlumb !== undefined && !(Array.isArray(v.revokedByPlumb) && v.revokedByPlumb.every(isId))) return false;
+  if (v.delivered !== undefined && !(isObject(v.delivered) && Object.values(v.delivered).every(isDelivered))) return false;
   if (v.retiring !== undefined && !(Array.isArray(v.retiring) && v.retiring.every((r) => isObject(r) && isId(r.id) && typeof r.due === 'string' && !Number.isNaN(Date.parse(r.due))))) return false;
   if (v.unknown !== undefined) {
     const u = v.unknown;

@@ -38,7 +38,7 @@ const declared = (over: Partial<DesiredAccessToken> = {}): DesiredAccessToken =>
   scopes: ['read_api'],
   accessLevel: 30,
   rotation: { lifetimeDays: 60, rotateBeforeDays: 7 },
-  sink: { kind: 'stdout' },
+  sinks: [{ kind: 'stdout' }],
   self: false,
   ...over,
 });
@@ -136,8 +136,8 @@ ${extraGroups}`,
   it('resolves a command written as a relative path against the YAML file, and leaves a bare name for PATH', () => {
     const r = validate('          a: {scopes: [api], expires_at: 2026-06-01, sink: {command: [./hooks/store.sh, x]}}\n          b: {scopes: [api], expires_at: 2026-06-01, sink: {command: [vault, put]}}');
     const [a, b] = groupsOf(r.config!.instances[0]!)[0]!.accessTokens;
-    expect(a!.sink).toMatchObject({ kind: 'command', argv: [expect.stringMatching(/plumb-rules-[^/]+\/hooks\/store\.sh$/), 'x'] });
-    expect(b!.sink).toMatchObject({ kind: 'command', argv: ['vault', 'put'] });
+    expect(a!.sinks[0]).toMatchObject({ kind: 'command', argv: [expect.stringMatching(/plumb-rules-[^/]+\/hooks\/store\.sh$/), 'x'] });
+    expect(b!.sinks[0]).toMatchObject({ kind: 'command', argv: ['vault', 'put'] });
     expect(codes(validate('          a: {scopes: [api], expires_at: 2026-06-01, sink: {command: [""]}}'))).toContain('PLUMB_STRING_FORMAT');
   });
 });

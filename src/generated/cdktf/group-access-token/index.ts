@@ -52,6 +52,10 @@ export interface GroupAccessTokenConfig extends cdktf.TerraformMetaArguments {
   * sink block
   */
   readonly sink?: GroupAccessTokenSink;
+  /**
+  * sinks block
+  */
+  readonly sinks?: GroupAccessTokenSinks[] | cdktf.IResolvable;
 }
 export interface GroupAccessTokenRotation {
   /**
@@ -200,6 +204,417 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
     return this._overlap;
   }
 }
+export interface GroupAccessTokenSinkCiVariable {
+  /**
+  * The project (full path or numeric id) whose variable receives the secret; or `group`. Not empty.
+  */
+  readonly project?: string;
+  /**
+  * The group (full path or numeric id) whose variable receives the secret; or `project`. Not empty.
+  */
+  readonly group?: string;
+  /**
+  * The variable key: letters, digits and _, at most 255 characters. Matches ^[A-Za-z0-9_]{1,255}$.
+  */
+  readonly key: string;
+  /**
+  * Only pipelines of protected branches and tags see it. Default: true.
+  */
+  readonly protected?: boolean | cdktf.IResolvable;
+  /**
+  * Masked in job logs. An api-scoped token delivered unmasked is a risky change (allow_risky: unmasked-token-variable). Default: true.
+  */
+  readonly masked?: boolean | cdktf.IResolvable;
+  /**
+  * Masked and hidden: the service never shows the value again, so the delivery cannot be read back (delivered, not verifiable). Default: false.
+  */
+  readonly hidden?: boolean | cdktf.IResolvable;
+  /**
+  * The value is not expanded in jobs. Default: true.
+  */
+  readonly raw?: boolean | cdktf.IResolvable;
+  /**
+  * The environments the variable applies to. Not empty. Default: "*".
+  */
+  readonly environmentScope?: string;
+  /**
+  * An environment variable, or a file whose path the variable holds. One of: env_var, file. Default: "env_var".
+  */
+  readonly variableType?: string;
+  /**
+  * The variable's description.
+  */
+  readonly description?: string;
+  /**
+  * Another instance of this configuration (its name) holding the variable; its URL pin and its credential apply. Not empty.
+  */
+  readonly instance?: string;
+}
+
+export function groupAccessTokenSinkCiVariableToTerraform(struct?: GroupAccessTokenSinkCiVariableOutputReference | GroupAccessTokenSinkCiVariable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    project: cdktf.stringToTerraform(struct!.project),
+    group: cdktf.stringToTerraform(struct!.group),
+    key: cdktf.stringToTerraform(struct!.key),
+    protected: cdktf.booleanToTerraform(struct!.protected),
+    masked: cdktf.booleanToTerraform(struct!.masked),
+    hidden: cdktf.booleanToTerraform(struct!.hidden),
+    raw: cdktf.booleanToTerraform(struct!.raw),
+    environment_scope: cdktf.stringToTerraform(struct!.environmentScope),
+    variable_type: cdktf.stringToTerraform(struct!.variableType),
+    description: cdktf.stringToTerraform(struct!.description),
+    instance: cdktf.stringToTerraform(struct!.instance),
+  }
+}
+
+
+export function groupAccessTokenSinkCiVariableToHclTerraform(struct?: GroupAccessTokenSinkCiVariableOutputReference | GroupAccessTokenSinkCiVariable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    project: {
+      value: cdktf.stringToHclTerraform(struct!.project),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    group: {
+      value: cdktf.stringToHclTerraform(struct!.group),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    key: {
+      value: cdktf.stringToHclTerraform(struct!.key),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    protected: {
+      value: cdktf.booleanToHclTerraform(struct!.protected),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    masked: {
+      value: cdktf.booleanToHclTerraform(struct!.masked),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    hidden: {
+      value: cdktf.booleanToHclTerraform(struct!.hidden),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    raw: {
+      value: cdktf.booleanToHclTerraform(struct!.raw),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    environment_scope: {
+      value: cdktf.stringToHclTerraform(struct!.environmentScope),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    variable_type: {
+      value: cdktf.stringToHclTerraform(struct!.variableType),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    description: {
+      value: cdktf.stringToHclTerraform(struct!.description),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    instance: {
+      value: cdktf.stringToHclTerraform(struct!.instance),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class GroupAccessTokenSinkCiVariableOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): GroupAccessTokenSinkCiVariable | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._project !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.project = this._project;
+    }
+    if (this._group !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.group = this._group;
+    }
+    if (this._key !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.key = this._key;
+    }
+    if (this._protected !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.protected = this._protected;
+    }
+    if (this._masked !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.masked = this._masked;
+    }
+    if (this._hidden !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.hidden = this._hidden;
+    }
+    if (this._raw !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.raw = this._raw;
+    }
+    if (this._environmentScope !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.environmentScope = this._environmentScope;
+    }
+    if (this._variableType !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.variableType = this._variableType;
+    }
+    if (this._description !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.description = this._description;
+    }
+    if (this._instance !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.instance = this._instance;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: GroupAccessTokenSinkCiVariable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._project = undefined;
+      this._group = undefined;
+      this._key = undefined;
+      this._protected = undefined;
+      this._masked = undefined;
+      this._hidden = undefined;
+      this._raw = undefined;
+      this._environmentScope = undefined;
+      this._variableType = undefined;
+      this._description = undefined;
+      this._instance = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._project = value.project;
+      this._group = value.group;
+      this._key = value.key;
+      this._protected = value.protected;
+      this._masked = value.masked;
+      this._hidden = value.hidden;
+      this._raw = value.raw;
+      this._environmentScope = value.environmentScope;
+      this._variableType = value.variableType;
+      this._description = value.description;
+      this._instance = value.instance;
+    }
+  }
+
+  // project - computed: false, optional: true, required: false
+  private _project?: string; 
+  public get project() {
+    return this.getStringAttribute('project');
+  }
+  public set project(value: string) {
+    this._project = value;
+  }
+  public resetProject() {
+    this._project = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get projectInput() {
+    return this._project;
+  }
+
+  // group - computed: false, optional: true, required: false
+  private _group?: string; 
+  public get group() {
+    return this.getStringAttribute('group');
+  }
+  public set group(value: string) {
+    this._group = value;
+  }
+  public resetGroup() {
+    this._group = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get groupInput() {
+    return this._group;
+  }
+
+  // key - computed: false, optional: false, required: true
+  private _key?: string; 
+  public get key() {
+    return this.getStringAttribute('key');
+  }
+  public set key(value: string) {
+    this._key = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get keyInput() {
+    return this._key;
+  }
+
+  // protected - computed: false, optional: true, required: false
+  private _protected?: boolean | cdktf.IResolvable; 
+  public get protected() {
+    return this.getBooleanAttribute('protected');
+  }
+  public set protected(value: boolean | cdktf.IResolvable) {
+    this._protected = value;
+  }
+  public resetProtected() {
+    this._protected = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get protectedInput() {
+    return this._protected;
+  }
+
+  // masked - computed: false, optional: true, required: false
+  private _masked?: boolean | cdktf.IResolvable; 
+  public get masked() {
+    return this.getBooleanAttribute('masked');
+  }
+  public set masked(value: boolean | cdktf.IResolvable) {
+    this._masked = value;
+  }
+  public resetMasked() {
+    this._masked = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get maskedInput() {
+    return this._masked;
+  }
+
+  // hidden - computed: false, optional: true, required: false
+  private _hidden?: boolean | cdktf.IResolvable; 
+  public get hidden() {
+    return this.getBooleanAttribute('hidden');
+  }
+  public set hidden(value: boolean | cdktf.IResolvable) {
+    this._hidden = value;
+  }
+  public resetHidden() {
+    this._hidden = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get hiddenInput() {
+    return this._hidden;
+  }
+
+  // raw - computed: false, optional: true, required: false
+  private _raw?: boolean | cdktf.IResolvable; 
+  public get raw() {
+    return this.getBooleanAttribute('raw');
+  }
+  public set raw(value: boolean | cdktf.IResolvable) {
+    this._raw = value;
+  }
+  public resetRaw() {
+    this._raw = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get rawInput() {
+    return this._raw;
+  }
+
+  // environment_scope - computed: false, optional: true, required: false
+  private _environmentScope?: string; 
+  public get environmentScope() {
+    return this.getStringAttribute('environment_scope');
+  }
+  public set environmentScope(value: string) {
+    this._environmentScope = value;
+  }
+  public resetEnvironmentScope() {
+    this._environmentScope = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get environmentScopeInput() {
+    return this._environmentScope;
+  }
+
+  // variable_type - computed: false, optional: true, required: false
+  private _variableType?: string; 
+  public get variableType() {
+    return this.getStringAttribute('variable_type');
+  }
+  public set variableType(value: string) {
+    this._variableType = value;
+  }
+  public resetVariableType() {
+    this._variableType = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get variableTypeInput() {
+    return this._variableType;
+  }
+
+  // description - computed: false, optional: true, required: false
+  private _description?: string; 
+  public get description() {
+    return this.getStringAttribute('description');
+  }
+  public set description(value: string) {
+    this._description = value;
+  }
+  public resetDescription() {
+    this._description = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get descriptionInput() {
+    return this._description;
+  }
+
+  // instance - computed: false, optional: true, required: false
+  private _instance?: string; 
+  public get instance() {
+    return this.getStringAttribute('instance');
+  }
+  public set instance(value: string) {
+    this._instance = value;
+  }
+  public resetInstance() {
+    this._instance = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get instanceInput() {
+    return this._instance;
+  }
+}
 export interface GroupAccessTokenSink {
   /**
   * Written atomically with mode 0600; the directory must exist. Not empty.
@@ -213,6 +628,10 @@ export interface GroupAccessTokenSink {
   * Print one JSON line with the secret on standard output (the apply report then goes to standard error).
   */
   readonly stdout?: boolean | cdktf.IResolvable;
+  /**
+  * ci_variable block
+  */
+  readonly ciVariable?: GroupAccessTokenSinkCiVariable;
 }
 
 export function groupAccessTokenSinkToTerraform(struct?: GroupAccessTokenSinkOutputReference | GroupAccessTokenSink): any {
@@ -224,6 +643,7 @@ export function groupAccessTokenSinkToTerraform(struct?: GroupAccessTokenSinkOut
     file: cdktf.stringToTerraform(struct!.file),
     command: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.command),
     stdout: cdktf.booleanToTerraform(struct!.stdout),
+    ci_variable: groupAccessTokenSinkCiVariableToTerraform(struct!.ciVariable),
   }
 }
 
@@ -251,6 +671,12 @@ export function groupAccessTokenSinkToHclTerraform(struct?: GroupAccessTokenSink
       isBlock: false,
       type: "simple",
       storageClassType: "boolean",
+    },
+    ci_variable: {
+      value: groupAccessTokenSinkCiVariableToHclTerraform(struct!.ciVariable),
+      isBlock: true,
+      type: "list",
+      storageClassType: "GroupAccessTokenSinkCiVariableList",
     },
   };
 
@@ -284,6 +710,10 @@ export class GroupAccessTokenSinkOutputReference extends cdktf.ComplexObject {
       hasAnyValues = true;
       internalValueResult.stdout = this._stdout;
     }
+    if (this._ciVariable?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.ciVariable = this._ciVariable?.internalValue;
+    }
     return hasAnyValues ? internalValueResult : undefined;
   }
 
@@ -293,12 +723,14 @@ export class GroupAccessTokenSinkOutputReference extends cdktf.ComplexObject {
       this._file = undefined;
       this._command = undefined;
       this._stdout = undefined;
+      this._ciVariable.internalValue = undefined;
     }
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this._file = value.file;
       this._command = value.command;
       this._stdout = value.stdout;
+      this._ciVariable.internalValue = value.ciVariable;
     }
   }
 
@@ -348,6 +780,648 @@ export class GroupAccessTokenSinkOutputReference extends cdktf.ComplexObject {
   // Temporarily expose input value. Use with caution.
   public get stdoutInput() {
     return this._stdout;
+  }
+
+  // ci_variable - computed: false, optional: true, required: false
+  private _ciVariable = new GroupAccessTokenSinkCiVariableOutputReference(this, "ci_variable");
+  public get ciVariable() {
+    return this._ciVariable;
+  }
+  public putCiVariable(value: GroupAccessTokenSinkCiVariable) {
+    this._ciVariable.internalValue = value;
+  }
+  public resetCiVariable() {
+    this._ciVariable.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get ciVariableInput() {
+    return this._ciVariable.internalValue;
+  }
+}
+export interface GroupAccessTokenSinksCiVariable {
+  /**
+  * The project (full path or numeric id) whose variable receives the secret; or `group`. Not empty.
+  */
+  readonly project?: string;
+  /**
+  * The group (full path or numeric id) whose variable receives the secret; or `project`. Not empty.
+  */
+  readonly group?: string;
+  /**
+  * The variable key: letters, digits and _, at most 255 characters. Matches ^[A-Za-z0-9_]{1,255}$.
+  */
+  readonly key: string;
+  /**
+  * Only pipelines of protected branches and tags see it. Default: true.
+  */
+  readonly protected?: boolean | cdktf.IResolvable;
+  /**
+  * Masked in job logs. An api-scoped token delivered unmasked is a risky change (allow_risky: unmasked-token-variable). Default: true.
+  */
+  readonly masked?: boolean | cdktf.IResolvable;
+  /**
+  * Masked and hidden: the service never shows the value again, so the delivery cannot be read back (delivered, not verifiable). Default: false.
+  */
+  readonly hidden?: boolean | cdktf.IResolvable;
+  /**
+  * The value is not expanded in jobs. Default: true.
+  */
+  readonly raw?: boolean | cdktf.IResolvable;
+  /**
+  * The environments the variable applies to. Not empty. Default: "*".
+  */
+  readonly environmentScope?: string;
+  /**
+  * An environment variable, or a file whose path the variable holds. One of: env_var, file. Default: "env_var".
+  */
+  readonly variableType?: string;
+  /**
+  * The variable's description.
+  */
+  readonly description?: string;
+  /**
+  * Another instance of this configuration (its name) holding the variable; its URL pin and its credential apply. Not empty.
+  */
+  readonly instance?: string;
+}
+
+export function groupAccessTokenSinksCiVariableToTerraform(struct?: GroupAccessTokenSinksCiVariableOutputReference | GroupAccessTokenSinksCiVariable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    project: cdktf.stringToTerraform(struct!.project),
+    group: cdktf.stringToTerraform(struct!.group),
+    key: cdktf.stringToTerraform(struct!.key),
+    protected: cdktf.booleanToTerraform(struct!.protected),
+    masked: cdktf.booleanToTerraform(struct!.masked),
+    hidden: cdktf.booleanToTerraform(struct!.hidden),
+    raw: cdktf.booleanToTerraform(struct!.raw),
+    environment_scope: cdktf.stringToTerraform(struct!.environmentScope),
+    variable_type: cdktf.stringToTerraform(struct!.variableType),
+    description: cdktf.stringToTerraform(struct!.description),
+    instance: cdktf.stringToTerraform(struct!.instance),
+  }
+}
+
+
+export function groupAccessTokenSinksCiVariableToHclTerraform(struct?: GroupAccessTokenSinksCiVariableOutputReference | GroupAccessTokenSinksCiVariable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    project: {
+      value: cdktf.stringToHclTerraform(struct!.project),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    group: {
+      value: cdktf.stringToHclTerraform(struct!.group),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    key: {
+      value: cdktf.stringToHclTerraform(struct!.key),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    protected: {
+      value: cdktf.booleanToHclTerraform(struct!.protected),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    masked: {
+      value: cdktf.booleanToHclTerraform(struct!.masked),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    hidden: {
+      value: cdktf.booleanToHclTerraform(struct!.hidden),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    raw: {
+      value: cdktf.booleanToHclTerraform(struct!.raw),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    environment_scope: {
+      value: cdktf.stringToHclTerraform(struct!.environmentScope),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    variable_type: {
+      value: cdktf.stringToHclTerraform(struct!.variableType),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    description: {
+      value: cdktf.stringToHclTerraform(struct!.description),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    instance: {
+      value: cdktf.stringToHclTerraform(struct!.instance),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class GroupAccessTokenSinksCiVariableOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): GroupAccessTokenSinksCiVariable | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._project !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.project = this._project;
+    }
+    if (this._group !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.group = this._group;
+    }
+    if (this._key !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.key = this._key;
+    }
+    if (this._protected !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.protected = this._protected;
+    }
+    if (this._masked !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.masked = this._masked;
+    }
+    if (this._hidden !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.hidden = this._hidden;
+    }
+    if (this._raw !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.raw = this._raw;
+    }
+    if (this._environmentScope !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.environmentScope = this._environmentScope;
+    }
+    if (this._variableType !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.variableType = this._variableType;
+    }
+    if (this._description !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.description = this._description;
+    }
+    if (this._instance !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.instance = this._instance;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: GroupAccessTokenSinksCiVariable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._project = undefined;
+      this._group = undefined;
+      this._key = undefined;
+      this._protected = undefined;
+      this._masked = undefined;
+      this._hidden = undefined;
+      this._raw = undefined;
+      this._environmentScope = undefined;
+      this._variableType = undefined;
+      this._description = undefined;
+      this._instance = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._project = value.project;
+      this._group = value.group;
+      this._key = value.key;
+      this._protected = value.protected;
+      this._masked = value.masked;
+      this._hidden = value.hidden;
+      this._raw = value.raw;
+      this._environmentScope = value.environmentScope;
+      this._variableType = value.variableType;
+      this._description = value.description;
+      this._instance = value.instance;
+    }
+  }
+
+  // project - computed: false, optional: true, required: false
+  private _project?: string; 
+  public get project() {
+    return this.getStringAttribute('project');
+  }
+  public set project(value: string) {
+    this._project = value;
+  }
+  public resetProject() {
+    this._project = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get projectInput() {
+    return this._project;
+  }
+
+  // group - computed: false, optional: true, required: false
+  private _group?: string; 
+  public get group() {
+    return this.getStringAttribute('group');
+  }
+  public set group(value: string) {
+    this._group = value;
+  }
+  public resetGroup() {
+    this._group = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get groupInput() {
+    return this._group;
+  }
+
+  // key - computed: false, optional: false, required: true
+  private _key?: string; 
+  public get key() {
+    return this.getStringAttribute('key');
+  }
+  public set key(value: string) {
+    this._key = value;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get keyInput() {
+    return this._key;
+  }
+
+  // protected - computed: false, optional: true, required: false
+  private _protected?: boolean | cdktf.IResolvable; 
+  public get protected() {
+    return this.getBooleanAttribute('protected');
+  }
+  public set protected(value: boolean | cdktf.IResolvable) {
+    this._protected = value;
+  }
+  public resetProtected() {
+    this._protected = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get protectedInput() {
+    return this._protected;
+  }
+
+  // masked - computed: false, optional: true, required: false
+  private _masked?: boolean | cdktf.IResolvable; 
+  public get masked() {
+    return this.getBooleanAttribute('masked');
+  }
+  public set masked(value: boolean | cdktf.IResolvable) {
+    this._masked = value;
+  }
+  public resetMasked() {
+    this._masked = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get maskedInput() {
+    return this._masked;
+  }
+
+  // hidden - computed: false, optional: true, required: false
+  private _hidden?: boolean | cdktf.IResolvable; 
+  public get hidden() {
+    return this.getBooleanAttribute('hidden');
+  }
+  public set hidden(value: boolean | cdktf.IResolvable) {
+    this._hidden = value;
+  }
+  public resetHidden() {
+    this._hidden = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get hiddenInput() {
+    return this._hidden;
+  }
+
+  // raw - computed: false, optional: true, required: false
+  private _raw?: boolean | cdktf.IResolvable; 
+  public get raw() {
+    return this.getBooleanAttribute('raw');
+  }
+  public set raw(value: boolean | cdktf.IResolvable) {
+    this._raw = value;
+  }
+  public resetRaw() {
+    this._raw = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get rawInput() {
+    return this._raw;
+  }
+
+  // environment_scope - computed: false, optional: true, required: false
+  private _environmentScope?: string; 
+  public get environmentScope() {
+    return this.getStringAttribute('environment_scope');
+  }
+  public set environmentScope(value: string) {
+    this._environmentScope = value;
+  }
+  public resetEnvironmentScope() {
+    this._environmentScope = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get environmentScopeInput() {
+    return this._environmentScope;
+  }
+
+  // variable_type - computed: false, optional: true, required: false
+  private _variableType?: string; 
+  public get variableType() {
+    return this.getStringAttribute('variable_type');
+  }
+  public set variableType(value: string) {
+    this._variableType = value;
+  }
+  public resetVariableType() {
+    this._variableType = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get variableTypeInput() {
+    return this._variableType;
+  }
+
+  // description - computed: false, optional: true, required: false
+  private _description?: string; 
+  public get description() {
+    return this.getStringAttribute('description');
+  }
+  public set description(value: string) {
+    this._description = value;
+  }
+  public resetDescription() {
+    this._description = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get descriptionInput() {
+    return this._description;
+  }
+
+  // instance - computed: false, optional: true, required: false
+  private _instance?: string; 
+  public get instance() {
+    return this.getStringAttribute('instance');
+  }
+  public set instance(value: string) {
+    this._instance = value;
+  }
+  public resetInstance() {
+    this._instance = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get instanceInput() {
+    return this._instance;
+  }
+}
+export interface GroupAccessTokenSinks {
+  /**
+  * Written atomically with mode 0600; the directory must exist. Not empty.
+  */
+  readonly file?: string;
+  /**
+  * Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.
+  */
+  readonly command?: string[];
+  /**
+  * Print one JSON line with the secret on standard output (the apply report then goes to standard error).
+  */
+  readonly stdout?: boolean | cdktf.IResolvable;
+  /**
+  * ci_variable block
+  */
+  readonly ciVariable?: GroupAccessTokenSinksCiVariable;
+}
+
+export function groupAccessTokenSinksToTerraform(struct?: GroupAccessTokenSinks | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    file: cdktf.stringToTerraform(struct!.file),
+    command: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.command),
+    stdout: cdktf.booleanToTerraform(struct!.stdout),
+    ci_variable: groupAccessTokenSinksCiVariableToTerraform(struct!.ciVariable),
+  }
+}
+
+
+export function groupAccessTokenSinksToHclTerraform(struct?: GroupAccessTokenSinks | cdktf.IResolvable): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    file: {
+      value: cdktf.stringToHclTerraform(struct!.file),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    command: {
+      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.command),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+    stdout: {
+      value: cdktf.booleanToHclTerraform(struct!.stdout),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    ci_variable: {
+      value: groupAccessTokenSinksCiVariableToHclTerraform(struct!.ciVariable),
+      isBlock: true,
+      type: "list",
+      storageClassType: "GroupAccessTokenSinksCiVariableList",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class GroupAccessTokenSinksOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+  private resolvableValue?: cdktf.IResolvable;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param complexObjectIndex the index of this item in the list
+  * @param complexObjectIsFromSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string, complexObjectIndex: number, complexObjectIsFromSet: boolean) {
+    super(terraformResource, terraformAttribute, complexObjectIsFromSet, complexObjectIndex);
+  }
+
+  public get internalValue(): GroupAccessTokenSinks | cdktf.IResolvable | undefined {
+    if (this.resolvableValue) {
+      return this.resolvableValue;
+    }
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._file !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.file = this._file;
+    }
+    if (this._command !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.command = this._command;
+    }
+    if (this._stdout !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.stdout = this._stdout;
+    }
+    if (this._ciVariable?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.ciVariable = this._ciVariable?.internalValue;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: GroupAccessTokenSinks | cdktf.IResolvable | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this.resolvableValue = undefined;
+      this._file = undefined;
+      this._command = undefined;
+      this._stdout = undefined;
+      this._ciVariable.internalValue = undefined;
+    }
+    else if (cdktf.Tokenization.isResolvable(value)) {
+      this.isEmptyObject = false;
+      this.resolvableValue = value;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this.resolvableValue = undefined;
+      this._file = value.file;
+      this._command = value.command;
+      this._stdout = value.stdout;
+      this._ciVariable.internalValue = value.ciVariable;
+    }
+  }
+
+  // file - computed: false, optional: true, required: false
+  private _file?: string; 
+  public get file() {
+    return this.getStringAttribute('file');
+  }
+  public set file(value: string) {
+    this._file = value;
+  }
+  public resetFile() {
+    this._file = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get fileInput() {
+    return this._file;
+  }
+
+  // command - computed: false, optional: true, required: false
+  private _command?: string[]; 
+  public get command() {
+    return this.getListAttribute('command');
+  }
+  public set command(value: string[]) {
+    this._command = value;
+  }
+  public resetCommand() {
+    this._command = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get commandInput() {
+    return this._command;
+  }
+
+  // stdout - computed: false, optional: true, required: false
+  private _stdout?: boolean | cdktf.IResolvable; 
+  public get stdout() {
+    return this.getBooleanAttribute('stdout');
+  }
+  public set stdout(value: boolean | cdktf.IResolvable) {
+    this._stdout = value;
+  }
+  public resetStdout() {
+    this._stdout = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get stdoutInput() {
+    return this._stdout;
+  }
+
+  // ci_variable - computed: false, optional: true, required: false
+  private _ciVariable = new GroupAccessTokenSinksCiVariableOutputReference(this, "ci_variable");
+  public get ciVariable() {
+    return this._ciVariable;
+  }
+  public putCiVariable(value: GroupAccessTokenSinksCiVariable) {
+    this._ciVariable.internalValue = value;
+  }
+  public resetCiVariable() {
+    this._ciVariable.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get ciVariableInput() {
+    return this._ciVariable.internalValue;
+  }
+}
+
+export class GroupAccessTokenSinksList extends cdktf.ComplexList {
+  public internalValue? : GroupAccessTokenSinks[] | cdktf.IResolvable
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  * @param wrapsSet whether the list is wrapping a set (will add tolist() to be able to access an item via an index)
+  */
+  constructor(protected terraformResource: cdktf.IInterpolatingParent, protected terraformAttribute: string, protected wrapsSet: boolean) {
+    super(terraformResource, terraformAttribute, wrapsSet)
+  }
+
+  /**
+  * @param index the index of the item to return
+  */
+  public get(index: number): GroupAccessTokenSinksOutputReference {
+    return new GroupAccessTokenSinksOutputReference(this.terraformResource, this.terraformAttribute, index, this.wrapsSet);
   }
 }
 
@@ -416,6 +1490,7 @@ export class GroupAccessToken extends cdktf.TerraformResource {
     this._self = config.selfAttribute;
     this._rotation.internalValue = config.rotation;
     this._sink.internalValue = config.sink;
+    this._sinks.internalValue = config.sinks;
   }
 
   // ==========
@@ -573,6 +1648,22 @@ export class GroupAccessToken extends cdktf.TerraformResource {
     return this._sink.internalValue;
   }
 
+  // sinks - computed: false, optional: true, required: false
+  private _sinks = new GroupAccessTokenSinksList(this, "sinks", false);
+  public get sinks() {
+    return this._sinks;
+  }
+  public putSinks(value: GroupAccessTokenSinks[] | cdktf.IResolvable) {
+    this._sinks.internalValue = value;
+  }
+  public resetSinks() {
+    this._sinks.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get sinksInput() {
+    return this._sinks.internalValue;
+  }
+
   // =========
   // SYNTHESIS
   // =========
@@ -589,6 +1680,7 @@ export class GroupAccessToken extends cdktf.TerraformResource {
       self: cdktf.booleanToTerraform(this._self),
       rotation: groupAccessTokenRotationToTerraform(this._rotation.internalValue),
       sink: groupAccessTokenSinkToTerraform(this._sink.internalValue),
+      sinks: cdktf.listMapper(groupAccessTokenSinksToTerraform, true)(this._sinks.internalValue),
     };
   }
 
@@ -653,6 +1745,12 @@ export class GroupAccessToken extends cdktf.TerraformResource {
         isBlock: true,
         type: "list",
         storageClassType: "GroupAccessTokenSinkList",
+      },
+      sinks: {
+        value: cdktf.listMapperHcl(groupAccessTokenSinksToHclTerraform, true)(this._sinks.internalValue),
+        isBlock: true,
+        type: "list",
+        storageClassType: "GroupAccessTokenSinksList",
       },
     };
 
