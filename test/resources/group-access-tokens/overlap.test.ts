@@ -7,7 +7,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
+import { ADMIN_TOKEN, BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
 import type { Harness } from './helpers.js';
 import { Api } from '../../helpers/emulator.js';
 
@@ -31,18 +31,36 @@ const OVERLAP = { lifetime_days: 30, rotate_before_days: 7, overlap: '2d' };
 const ROTATE = /\/access_tokens\/\d+\/rotate$/;
 const CREATE = /^\/groups\/[^/]+\/access_tokens$/;
 
+/** A CI/CD variable's value as the instance returns it (the sinks are masked, not hidden). */
+async function variable(owner: 'projects' | 'groups', ref: string): Promise<string | undefined> {
+  const r = await new Api(h.emu).get(`/${owner}/${encodeURIComponent(ref)}/variables/DEPLOY_TOKEN`, { token: ADMIN_TOKEN });
+  return r.status === 200 ? (r.body as { value: string }).value : undefined;
+}
+
 /** The predecessor's secret still authenticates (a read with it answers 200). */
 async function works(secret: string): Promise<boolean> {
   return (await new Api(h.emu).get('/groups/platform', { token: secret })).status === 200;
 }
 
 describe('rotation with an overlap window', () => {
-  it('creates and delivers the successor, keeps the predecessor working for the overlap, then revokes it; the plan is then empty', async () => {
-    h = await harness();
-    h.config({ platform: { tokens: { deploy: { scopes: ['read_api'], rotation: OVERLAP } } } });
+  it('creates and delivers the successor to two CI/CD variables, keeps the predecessor working for the overlap, then revokes it; the plan is then empty', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    h.config({
+      platform: {
+        tokens: {
+          deploy: {
+            scopes: ['read_api'],
+            rotation: OVERLAP,
+            sinks: '[{ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}, {ci_variable: {group: platform, key: DEPLOY_TOKEN}}]',
+          },
+        },
+      },
+    });
     expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
-    const first = h.tokenInSink('deploy')!;
-    const firstSecret = h.sinkValue('deploy')!;
+    const firstSecret = (await variable('projects', 'platform/app'))!;
+    expect(await variable('groups', 'platform')).toBe(firstSecret);
+    const first = h.emu.state.tokenByValue(firstSecret)!;
+    expect(first.name).toBe('deploy');
     expect(first.expiresAt).toBe(addDays(BASE_DAY, 30));
 
     // Inside the rotation window: a rotation, by successor, shown with its overlap and the revocation's date.
@@ -59,7 +77,9 @@ describe('rotation with an overlap window', () => {
     const r = await h.run(['apply', '--auto-approve']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(h.count('POST', ROTATE)).toBe(0); // never the rotate call
-    const second = h.tokenInSink('deploy')!;
+    const secondSecret = (await variable('projects', 'platform/app'))!;
+    expect(await variable('groups', 'platform')).toBe(secondSecret); // both variables, read back
+    const second = h.emu.state.tokenByValue(secondSecret)!;
     expect(second.id).not.toBe(first.id);
     expect(second.name).toBe('deploy');
     expect(second.scopes).toEqual(['read_api']);
@@ -118,6 +138,28 @@ describe('rotation with an overlap window', () => {
     expect(orphans).toHaveLength(1);
     expect(orphans[0]!.revoked).toBe(true);
     expect((await h.run(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('revokes the successor when a variable write is refused: the predecessor is untouched, the variable keeps its secret, apply exits 1 naming the sink', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    h.config({ platform: { tokens: { deploy: { rotation: OVERLAP, sinks: '[{ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}]' } } } });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldSecret = (await variable('projects', 'platform/app'))!;
+    const old = h.emu.state.tokenByValue(oldSecret)!;
+    h.setToday(addDays(BASE_DAY, 24));
+    h.addFault({ method: 'PUT', path: /\/projects\/[^/]+\/variables\/DEPLOY_TOKEN$/, action: { kind: 'status', status: 403 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toContain('PLUMB_TOKEN_SECRET_NOT_DELIVERED');
+    expect(out).toMatch(/ci_variable platform\/app DEPLOY_TOKEN/);
+    expect(out).toContain('the successor was revoked again');
+    expect(h.active('platform', 'deploy').map((t) => t.id)).toEqual([old.id]);
+    const successor = h.emu.state.tokens.find((t) => t.kind === 'group' && t.name === 'deploy' && t.id !== old.id)!;
+    expect(successor.revoked).toBe(true);
+    expect(await variable('projects', 'platform/app')).toBe(oldSecret);
+    expect(await works(oldSecret)).toBe(true);
+    expect(readFileSync(path.join(h.wd.dir, '.plumb/state.json'), 'utf8')).not.toContain('"retiring"');
   });
 
   it('revokes the successor when its delivery fails: the predecessor is untouched and apply exits 1 naming the sink', async () => {
