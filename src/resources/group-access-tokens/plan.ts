@@ -217,8 +217,11 @@ function tokenExpiry(ctx: InstanceContext, g: DesiredGroup, live: readonly Group
   const byId = new Map<number, ResourceChange>();
   for (const c of changes) if (typeof c.payload.tokenId === 'number' && c.action !== 'delete') byId.set(c.payload.tokenId, c);
   const out: ExpiryEntry[] = [];
+  // An overlap's predecessor is revoked before it expires (its successor holds the sinks): not a warning.
+  const state = tokenState(ctx);
+  const retiring = new Map(g.accessTokens.flatMap((d) => (state.tokenSlot(ctx.instance.url, g.ref, d.name)?.retiring ?? []).map((r) => [r.id, d.name] as const)));
   for (const t of live) {
-    if (!isActive(t) || t.expires_at === null || t.expires_at > until) continue;
+    if (!isActive(t) || t.expires_at === null || t.expires_at > until || retiring.get(t.id) === t.name) continue;
     const change = byId.get(t.id);
     const declared = change ? g.accessTokens.find((d) => d.name === change.payload.name) : undefined;
     const daysLeft = daysBetween(ctx.today, t.expires_at);

@@ -102,6 +102,8 @@ describe('rotation with an overlap window', () => {
     const drift = await h.run(['drift']);
     expect(drift.code).toBe(0);
     expect(drift.stdout).toContain(`revoke of id ${first.id} due on ${addDays(BASE_DAY, 26)} 12:00 UTC`);
+    // The predecessor expires within 10 days, but it is revoked before: not an expiry warning.
+    expect((await h.run(['drift', '--expiring-within', '10d'])).code).toBe(0);
     const md = await h.run(['plan', '--markdown', 'plan.md']);
     expect(md.code).toBe(0);
     expect(readFileSync(path.join(h.wd.dir, 'plan.md'), 'utf8')).toContain(`revoke of id ${first.id} due on`);
