@@ -11,7 +11,7 @@
 //   create, PUT and GET per token: ceil((200 + 3 × 1,000) ÷ 8) × 20 ms).
 //
 // `PLUMB_BENCH_SMOKE=1` (bench/lib.js): 4 groups × 2 tokens, once. `node bench/overlap.js` runs
-// this row alone.
+// this row alone; PLUMB_BENCH_PROFILE=DIR writes plumb's CPU profiles, PLUMB_BENCH_GROUPS=N scales it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,10 @@ const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
 const CONCURRENCY = 8;
 const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
+/** A directory: plumb's processes write CPU profiles there (node --cpu-prof). */
+const PROFILE = process.env.PLUMB_BENCH_PROFILE;
+/** Scale for a quick look: PLUMB_BENCH_GROUPS groups (of 5 tokens). */
+const GROUPS = Number(process.env.PLUMB_BENCH_GROUPS ?? scale(200, 4));
 const TODAY = '2026-03-01';
 const LIFETIME = 60;
 const addDays = (date, days) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
@@ -91,7 +95,7 @@ async function measure(emu, w, baseline) {
       cmd = [path.join(root, 'bench/baseline.js'), path.join(dir, 'job.json')];
     } else {
       writeFileSync(path.join(dir, 'plumb.yaml'), w.yaml.replace('URL', url));
-      cmd = [path.join(root, 'bin/plumb.js'), 'apply', '--auto-approve', '--now', ROTATE_DAY, '--concurrency', String(CONCURRENCY)];
+      cmd = [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), path.join(root, 'bin/plumb.js'), 'apply', '--auto-approve', '--now', ROTATE_DAY, '--concurrency', String(CONCURRENCY)];
     }
     await emu.resetRequests();
     const r = await run(cmd, dir);
@@ -105,7 +109,7 @@ async function measure(emu, w, baseline) {
 export async function overlapBenchmarks() {
   const emu = await remoteEmulator();
   try {
-    const w = workload(scale(200, 4), scale(5, 2));
+    const w = workload(GROUPS, scale(5, 2));
     const p = [];
     const b = [];
     for (let i = 0; i < RUNS; i++) {
