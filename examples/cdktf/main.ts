@@ -49,7 +49,10 @@ class LocalInstance extends TerraformStack {
       scopes: ['api'],
       accessLevel: 'maintainer',
       rotation: { lifetimeDays: 90, rotateBeforeDays: 14 },
-      sink: { file: fromApp('examples/secrets/ci-deployer.token') },
+      sinks: [
+        { file: fromApp('examples/secrets/ci-deployer.token') },
+        { ciVariable: { project: 'platform/infra/instance-config', key: 'CI_DEPLOYER_TOKEN', description: 'Deploys from CI; rotated by plumb' } },
+      ],
     });
 
     // examples/plumb/pages.yaml

@@ -30,8 +30,9 @@ resource "plumb_application_settings" "this" {
   restricted_visibility_levels      = ["public"]
 }
 
-# The token's secret goes to the sink file (mode 0600), never to Terraform's state. plumb rotates
-# it 14 days before it expires: the new secret is delivered before the old token stops working.
+# The token's secret goes to its sinks (a file with mode 0600, a CI/CD variable read back after
+# each write), never to Terraform's state. plumb rotates it 14 days before it expires: the new
+# secret is delivered before the old token stops working.
 resource "plumb_group_access_token" "ci" {
   group        = "platform"
   name         = "terraform-ci"
@@ -42,8 +43,14 @@ resource "plumb_group_access_token" "ci" {
     lifetime_days      = 90
     rotate_before_days = 14
   }
-  sink {
+  sinks {
     file = "secrets/terraform-ci.token"
+  }
+  sinks {
+    ci_variable {
+      project = "platform/infra/instance-config"
+      key     = "TERRAFORM_CI_TOKEN"
+    }
   }
 }
 

@@ -14,6 +14,7 @@ export const RISKS = {
   'two-factor-without-grace': 'requiring two-factor authentication with a grace period of 0 hours',
   'prune-own-credential': "pruning (or superseding) a group access token that is the credential plumb runs with",
   'large-change-set': 'more changes to one instance than --max-changes (default 100) in one apply: a mistake would reach all of them at once',
+  'unmasked-token-variable': 'delivering the secret of a token with the api scope into a CI/CD variable that is not masked (job logs can show it)',
   'selector-match-count-changed': 'a selector matching more than 10% and more than 5 objects more or fewer than at the last apply (--max-match-change): a group moved, or a pattern now reaches what it did not',
 } as const satisfies Record<string, string>;
 

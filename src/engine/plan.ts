@@ -121,6 +121,18 @@ export interface ResourceChange {
   readonly diff?: string;
   /** How apply orders this change among the others; absent: it may run at any time. */
   readonly order?: ChangeOrder;
+  /**
+   * Cosmetic: every delivery of a new secret this change makes (a token's sinks), in words, e.g.
+   * `ci_variable platform/app DEPLOY_TOKEN (protected, masked)`; and sinks it stops delivering to
+   * (`stop`). Never a value.
+   */
+  readonly deliveries?: readonly Delivery[];
+}
+
+/** One place a change delivers a new secret to (`deliver`), or no longer delivers to (`stop`). Cosmetic. */
+export interface Delivery {
+  readonly action: 'deliver' | 'stop';
+  readonly to: string;
 }
 
 /**

@@ -130,6 +130,7 @@ const COMPARED: readonly { readonly key: keyof ResourceChange; readonly what: st
   { key: 'selector', what: 'selector' },
   { key: 'order', what: 'ordering' },
   { key: 'diff', what: 'content diff' },
+  { key: 'deliveries', what: 'deliveries' },
 ];
 
 function edited(address: string, summary: string, detail?: string): PlanDiagnostic {

@@ -32,7 +32,7 @@ export type PlanItem = { readonly change: ResourceChange } | { readonly group: C
 
 /** What two changes of one group share: everything shown but the address. */
 function groupKey(c: ResourceChange, template: string): string {
-  return JSON.stringify([template, c.instance, c.kind, c.action, c.reasons, c.origin ?? null, c.attributes, c.diff ?? null, c.selector ?? null]);
+  return JSON.stringify([template, c.instance, c.kind, c.action, c.reasons, c.origin ?? null, c.attributes, c.diff ?? null, c.selector ?? null, c.deliveries ?? null]);
 }
 
 /**

@@ -4,7 +4,7 @@
  * Reads only the public JSON plan.
  */
 import { destroyOptIn, lockChanged } from '../engine/plan.js';
-import type { Action, AttributeChange, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
+import type { Action, AttributeChange, Delivery, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
@@ -74,6 +74,11 @@ function attrText(a: AttributeChange, action: Action): string {
   return `      ~ ${a.name} = ${before} -> ${after}`;
 }
 
+/** `+ deliver to ci_variable platform/app DEPLOY_TOKEN (protected, masked)`; `- stop delivering to …`. */
+function deliveryLine(d: Delivery): string {
+  return d.action === 'deliver' ? `      + deliver to ${d.to}` : `      - stop delivering to ${d.to}`;
+}
+
 export function renderChange(c: ResourceChange, color: boolean, reasons: ReasonTexts): string {
   const paint = (s: string) => (color ? `\u001b[${COLOR[c.action]}m${s}\u001b[0m` : s);
   const why = reasonWords(c, reasons).join('; ');
@@ -82,6 +87,7 @@ export function renderChange(c: ResourceChange, color: boolean, reasons: ReasonT
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
   lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(c.address)} {`)));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
+  for (const d of c.deliveries ?? []) lines.push(paint(clean(deliveryLine(d))));
   if (c.diff) for (const l of c.diff.split('\n')) lines.push(clean(`      ${l}`));
   lines.push('    }');
   return lines.join('\n');
@@ -102,6 +108,7 @@ export function renderGroup(g: ChangeGroup, color: boolean, reasons: ReasonTexts
   if (c.origin) lines.push(clean(`  # ${originNote(c.origin)}`));
   lines.push(paint(clean(`  ${SYMBOL[c.action] ?? '?'} ${c.kind} ${JSON.stringify(g.template)} {`)));
   for (const a of c.attributes) lines.push(paint(attrLine(a, c.action)));
+  for (const d of c.deliveries ?? []) lines.push(paint(clean(deliveryLine(d))));
   if (c.diff) for (const l of c.diff.split('\n')) lines.push(clean(`      ${l}`));
   lines.push('    }');
   return lines.join('\n');

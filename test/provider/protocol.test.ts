@@ -226,7 +226,7 @@ describe('validation with plumb\'s offline checks', () => {
   it('does not serve stdout in a token\'s sink block, whose secret would end in Terraform\'s log: Terraform refuses it as an unsupported argument', async () => {
     const t = types.plumb_group_access_token!;
     const sink = (t as readonly [string, Record<string, CtyType>])[1].sink as readonly [string, readonly [string, Record<string, CtyType>]];
-    expect(Object.keys(sink[1][1]).sort()).toEqual(['command', 'file']);
+    expect(Object.keys(sink[1][1]).sort()).toEqual(['ci_variable', 'command', 'file']);
   });
 
   it('refuses to configure with a URL known only after apply, naming the attribute', async () => {
@@ -750,7 +750,7 @@ instances:
     expect((tokenState as Record<string, CtyValue>).expires_at).toBe('2099-01-01');
     // What terraform plan -generate-config-out writes from that state, plus the sink the instance
     // cannot tell: only the sink is a change (role, scopes and expiry are not).
-    const sink: CtyValue = [{ file: 'adopted.token', command: null }];
+    const sink: CtyValue = [{ file: 'adopted.token', command: null, ci_variable: null }];
     const generated = Object.fromEntries(Object.entries(tokenState as Record<string, CtyValue>).map(([k, v]) => [k, ['token_id', 'token_expires_at'].includes(k) ? null : k === 'sink' ? sink : v])) as Record<string, CtyValue>;
     const again = await plan('plumb_group_access_token', tokenState, generated);
     expect(errors(again.diagnostics).map((d) => d.summary)).toEqual([]);
@@ -794,7 +794,7 @@ instances:
 
     const token = await importOne('plumb_group_access_token', 'adopt:out-of-band');
     expect(token.access_level).toBe('developer');
-    const sink: CtyValue = [{ file: 'numeric.token', command: null }];
+    const sink: CtyValue = [{ file: 'numeric.token', command: null, ci_variable: null }];
     const planned = (await planOver('plumb_group_access_token', token, { group: 'adopt', name: 'out-of-band', scopes: token.scopes!, access_level: '30', expires_at: token.expires_at!, rotation: [], sink })) as Record<string, CtyValue>;
     expect(planned).toEqual({ ...token, sink });
   });
@@ -998,7 +998,7 @@ instances:
     expect(errors(carried.diagnostics)).toEqual([]);
     expect(carried.diagnostics.map((d) => d.summary)).not.toContain('Imported without a sink');
     const state = (await read('plumb_group_access_token', undv(carried.imported_resources[0]!.state, t))) as Record<string, CtyValue>;
-    expect(state.sink).toEqual([{ file: 'carried/oob.token', command: null }]);
+    expect(state.sink).toEqual([{ file: 'carried/oob.token', command: null, ci_variable: null }]);
     // What the configuration says (as -generate-config-out writes it): no change.
     const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: state.scopes!, access_level: 'developer', expires_at: state.expires_at!, rotation: [], sink: [{ file: 'carried/oob.token', command: null }] });
     const again = await plan('plumb_group_access_token', state, config);
@@ -1007,7 +1007,7 @@ instances:
     // A command sink, as a JSON list.
     const command = await importAs('adopt:out-of-band;sink_command=["/bin/sh","-c","cat > /dev/null"]');
     expect(errors(command.diagnostics)).toEqual([]);
-    expect((undv(command.imported_resources[0]!.state, t) as Record<string, CtyValue>).sink).toEqual([{ file: null, command: ['/bin/sh', '-c', 'cat > /dev/null'] }]);
+    expect((undv(command.imported_resources[0]!.state, t) as Record<string, CtyValue>).sink).toEqual([{ file: null, command: ['/bin/sh', '-c', 'cat > /dev/null'], ci_variable: null }]);
     // The sink is checked as in a configuration, before it enters state: a directory that does not exist.
     const nowhere = await importAs('adopt:out-of-band;sink_file=no-such-dir/oob.token');
     expect(nowhere.imported_resources).toEqual([]);

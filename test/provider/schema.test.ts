@@ -71,8 +71,9 @@ describe('the served schema', () => {
   it('is the generated schema: every generated attribute and block served unchanged but for the listed edits, and the provider\'s own attributes only beside them', () => {
     expect(Object.keys(served.resource_schemas)).toEqual(Object.keys(g.resource_schemas));
     for (const [name, gen, srv] of pairs) {
-      // The one edit of a block: a token's sink has no stdout under Terraform.
-      const hidden = (bt: TfJsonSchema['block']['block_types']) => (name === 'plumb_group_access_token' && bt?.sink ? { ...bt, sink: { ...bt.sink, block: { ...bt.sink.block, attributes: Object.fromEntries(Object.entries(bt.sink.block.attributes ?? {}).filter(([k]) => k !== 'stdout')) } } } : bt);
+      // The one edit of a block: a token's sink (and each of its sinks) has no stdout under Terraform.
+      const noStdout = (b: NonNullable<TfJsonSchema['block']['block_types']>[string]) => ({ ...b, block: { ...b.block, attributes: Object.fromEntries(Object.entries(b.block.attributes ?? {}).filter(([k]) => k !== 'stdout')) } });
+      const hidden = (bt: TfJsonSchema['block']['block_types']) => (name === 'plumb_group_access_token' && bt?.sink && bt.sinks ? { ...bt, sink: noStdout(bt.sink), sinks: noStdout(bt.sinks) } : bt);
       expect(srv.block.block_types, name).toEqual(hidden(gen.block.block_types));
       for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
         const sa = srv.block.attributes?.[a];

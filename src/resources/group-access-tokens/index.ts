@@ -27,6 +27,10 @@ export const TOKEN_REASONS = {
   'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
   'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
   'overlap-ended': 'its successor reached every sink and the overlap window has passed',
+  'sink-added': 'a sink was added: plumb keeps no secret, so it issues a fresh one for every sink',
+  'sink-changed': 'a sink moved or changed: plumb keeps no secret, so it issues a fresh one for every sink',
+  'sink-removed': 'a sink was removed: a fresh secret makes the one left there stop working',
+  'sink-drifted': 'a sink drifted (deleted or edited outside plumb): a fresh secret is delivered to every sink',
 } as const satisfies Partial<Record<Reason, string>>;
 
 /** The kind's registry entry: what every door asks of it (src/resources/kind.ts). */

@@ -9,6 +9,8 @@ import { ApiError } from '../../api/errors.js';
 import { getGroupRef } from '../../api/namespaces.js';
 import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
 import { checkVariableSink } from './sink-ci-variable.js';
+import { deliveriesOf, sinkStatuses, unmaskedRisks } from './plan-sinks.js';
+import type { SinkStatus } from './plan-sinks.js';
 import { groupsOf } from './model.js';
 import { MASK } from '../../config/secrets.js';
 import { joinPointer } from '../../config/pointer.js';
@@ -22,7 +24,7 @@ import type { TokenNote, TokenSlot } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, overlapText, revokeDueAt, rotationReason } from './identity.js';
 import type { Identity } from './identity.js';
-import { changeFingerprint, env, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
+import { changeFingerprint, env, findDeclared, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
 const KNOWN_AFTER = '(known after apply)';
 
@@ -83,6 +85,12 @@ export async function planTokens(ctx: InstanceContext): Promise<PlanResponse> {
   const others = changes.filter((c) => !self.includes(c));
   const after = others.filter((c) => c.action !== 'no-op').map((c) => c.address);
   const risks = await revocationRisks(ctx, changes.filter((c) => ctx.targets.targeted(c.address)), (c) => (typeof c.payload.tokenId === 'number' ? c.payload.tokenId : undefined));
+  // A change that issues a secret into an unmasked variable of an api token (plan-sinks.ts).
+  for (const c of changes) {
+    if (!['create', 'rotate', 'replace'].includes(c.action) || !ctx.targets.targeted(c.address)) continue;
+    const t = findDeclared(ctx.instance, String(c.payload.group), String(c.payload.name));
+    if (t && c.address === tokenAddress(ctx.instance, String(c.payload.group), t.name)) risks.push(...unmaskedRisks(ctx, t, c.address));
+  }
   return {
     risks,
     changes: [...others, ...self.map((c) => (c.action === 'no-op' || after.length === 0 ? c : { ...c, order: { after } }))],
@@ -161,9 +169,10 @@ async function planGroup(ctx: InstanceContext, g: DesiredGroup): Promise<PlanRes
   }
 
   const { notes, revokePending } = trustedNotes(ctx, g, live, out);
+  const sinks = await sinkStatuses(ctx, g, (t) => tokenState(ctx).tokenSlot(instance.url, g.ref, t.name));
   const claimed = new Set<number>();
   const ordered = [...g.accessTokens.filter((t) => !t.self), ...g.accessTokens.filter((t) => t.self)];
-  for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out);
+  for (const t of ordered) planDeclared(ctx, g, t, live, notes, revokePending, claimed, out, sinks.get(t.name));
 
   for (const t of live) {
     if (!isActive(t) || claimed.has(t.id)) continue;
@@ -358,6 +367,8 @@ interface DeclaredToken {
   readonly heldId: number | undefined;
   /** The expiry a new or rotated token gets. */
   readonly expiry: string;
+  /** How the token's ci_variable sinks compare with its last delivery (plan-sinks.ts). */
+  readonly sinks: SinkStatus | undefined;
 }
 
 function planDeclared(
@@ -369,6 +380,7 @@ function planDeclared(
   revokePending: ReadonlySet<number>,
   claimed: Set<number>,
   out: PlanResponse,
+  sinks: SinkStatus | undefined,
 ): void {
   const { instance } = ctx;
   const address = tokenAddress(instance, g.ref, t.name);
@@ -385,6 +397,7 @@ function planDeclared(
     slot,
     heldId: slot?.held ?? slot?.unknown?.tokenId,
     expiry: newExpiry(t, ctx.today),
+    sinks,
   };
   const retiring = planRetiring(s, claimed);
   const orphans = orphansOf(s, revokePending, retiring);
@@ -600,6 +613,7 @@ function planAbsent(s: DeclaredToken, id: Extract<Identity, { kind: 'absent' }>)
     ],
     payload: { group: g.ref, name: t.name, op: 'create', create: createProps(s) } satisfies TokenPayload,
     liveFingerprint: changeFingerprint(s.live, t.name, undefined),
+    deliveries: deliveriesOf(t, s.sinks),
   });
   if (id.previous) {
     declaredDrift(
@@ -644,7 +658,8 @@ function planFound(s: DeclaredToken, L: GroupAccessToken, notes: ReadonlyMap<num
     planReplace(s, L, diffs, lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : undefined, fp);
     return;
   }
-  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : rotationReason(t, L, s.ctx.today);
+  const reason: Reason | undefined = lost ? 'secret-not-received' : mismatch ? 'sink-holds-other-token' : (rotationReason(t, L, s.ctx.today) ?? s.sinks?.reason);
+  for (const line of s.sinks?.lines ?? []) declaredDrift(s, line);
   if (!reason) {
     s.out.changes.push({ ...s.base, action: 'no-op', reasons: [], attributes: [], payload: { group: s.g.ref, name: t.name, op: 'none', tokenId: L.id } satisfies TokenPayload, liveFingerprint: fp });
     return;
@@ -668,6 +683,7 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
     ],
     payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s), ...(t.self && { self: true }) } satisfies TokenPayload,
     liveFingerprint: fp,
+    deliveries: deliveriesOf(t, s.sinks),
   });
   declaredDrift(s, `token "${t.name}" (id ${L.id}) differs from the configuration; apply replaces it`, diffs.map((d) => ({ name: d.name, before: d.before, after: d.after })));
 }
@@ -677,11 +693,15 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
  * lets one rotate only itself, 401 otherwise), renewed by replacement (create, deliver, then
  * revoke the old one).
  */
+/** The renewals a token with `rotation.overlap` makes by successor (docs/tokens.md#overlap-window). */
+const OVERLAP_REASONS: ReadonlySet<Reason> = new Set(['expiring-soon', 'expiry-changed', 'sink-added', 'sink-changed', 'sink-drifted', 'sink-removed']);
+
 function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
   const { ctx, g, t, expiry } = s;
   // An overlap keeps the predecessor alive for consumers that still hold it: only when the sinks
-  // hold it (a renewal on schedule); a secret nobody received has no consumer to wait for.
-  const overlap = t.self || (reason !== 'expiring-soon' && reason !== 'expiry-changed') ? undefined : t.rotation?.overlapHours;
+  // hold it (on schedule, or a fresh secret for sinks added, moved, drifted or removed); a secret
+  // nobody received has no consumer to wait for.
+  const overlap = t.self || !OVERLAP_REASONS.has(reason) ? undefined : t.rotation?.overlapHours;
   if (overlap !== undefined) {
     planOverlap(s, L, reason, overlap, fp);
     return;
@@ -704,9 +724,13 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
       ? ({ group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s) } satisfies TokenPayload)
       : ({ group: g.ref, name: t.name, op: 'rotate', tokenId: L.id, expiresAt: expiry, ...(t.self && { self: true }) } satisfies TokenPayload),
     liveFingerprint: fp,
+    deliveries: deliveriesOf(t, s.sinks),
   });
-  // Only a changed expiry is a difference from the configuration; the other reasons are explained by the summary.
-  declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+  // Only a changed expiry is a difference from the configuration; the other reasons are explained
+  // by the summary (a sink's reason by the sink's own drift lines, planFound).
+  if (!reason.startsWith('sink-') || reason === 'sink-holds-other-token') {
+    declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
+  }
 }
 
 /**

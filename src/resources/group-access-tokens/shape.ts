@@ -12,5 +12,8 @@ export const TOKEN_SHAPE: TerraformResourceShape = {
     { name: 'name', description: 'The token name: its identity among the group\'s active tokens.' },
   ],
   fields: GROUP_ACCESS_TOKEN_FIELDS,
-  terraformWords: { 'sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.' },
+  terraformWords: {
+    'sink.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.',
+    'sinks.command': 'Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.',
+  },
 };

@@ -44,18 +44,30 @@ function tokenDocument(t: TfObject, h: DocumentHelpers): Record<string, unknown>
   if (h.known(t.self)) out.self = t.self;
   if (typeof t.id === 'number') out.id = t.id;
   const s = h.one(t.sink);
-  if (s) {
-    const doc: Record<string, unknown> = {};
-    if (typeof s.file === 'string') doc.file = h.literal(path.resolve(h.cwd, s.file));
-    if (Array.isArray(s.command)) {
-      const argv = (s.command as CtyValue[]).filter((a): a is string => typeof a === 'string');
-      // A relative program path means the working directory, not the temporary document's.
-      doc.command = h.literal(argv.map((a, i) => (i === 0 && a.includes('/') ? path.resolve(h.cwd, a) : a)));
-    }
-    if (s.stdout === true) doc.stdout = true;
-    out.sink = doc;
+  if (s) out.sink = sinkDocument(s, h);
+  if (Array.isArray(t.sinks) && t.sinks.length > 0) {
+    out.sinks = (t.sinks as CtyValue[]).flatMap((x) => (x && typeof x === 'object' && !Array.isArray(x) ? [sinkDocument(x as TfObject, h)] : []));
   }
   return out;
+}
+
+/** One `sink` block (or one of `sinks`) as plumb's configuration writes it. */
+function sinkDocument(s: TfObject, h: DocumentHelpers): Record<string, unknown> {
+  const doc: Record<string, unknown> = {};
+  if (typeof s.file === 'string') doc.file = h.literal(path.resolve(h.cwd, s.file));
+  if (Array.isArray(s.command)) {
+    const argv = (s.command as CtyValue[]).filter((a): a is string => typeof a === 'string');
+    // A relative program path means the working directory, not the temporary document's.
+    doc.command = h.literal(argv.map((a, i) => (i === 0 && a.includes('/') ? path.resolve(h.cwd, a) : a)));
+  }
+  if (s.stdout === true) doc.stdout = true;
+  const v = h.one(s.ci_variable);
+  if (v) {
+    const variable: Record<string, unknown> = {};
+    for (const [k, value] of Object.entries(v)) if (value !== null && value !== undefined && h.known(value)) variable[k] = typeof value === 'string' ? h.literal(value) : value;
+    doc.ci_variable = variable;
+  }
+  return doc;
 }
 
 /**
@@ -203,17 +215,23 @@ export const groupAccessTokenTerraform: TerraformPart = {
 
   // A stdout sink's secret would go to Terraform's log: not served, so Terraform refuses it as an
   // unsupported argument (and `validate` below refuses it from a caller that sends it anyway).
-  hidden: { sink: ['stdout'] },
+  hidden: { sink: ['stdout'], sinks: ['stdout'] },
 
   validate(config) {
-    const sink = Array.isArray(config.sink) ? (config.sink as CtyValue[])[0] : undefined;
-    if (!sink || typeof sink !== 'object' || Array.isArray(sink) || (sink as TfObject).stdout !== true) return [];
-    return [{
-      severity: 'error',
-      summary: 'A token sink cannot be stdout under Terraform',
-      detail: `The provider's standard output goes to Terraform's log, so the secret would be lost, or written to a debug log.\nhelp: use sink = { file = "..." } or sink = { command = [...] } (${'PLUMB_TF_SINK_STDOUT' satisfies DiagnosticCode})`,
-      path: [{ attribute: 'sink' }, { index: 0 }, { attribute: 'stdout' }],
-    }];
+    const out: PlanResult['diagnostics'] = [];
+    for (const block of ['sink', 'sinks'] as const) {
+      const list = Array.isArray(config[block]) ? (config[block] as CtyValue[]) : [];
+      list.forEach((sink, index) => {
+        if (!sink || typeof sink !== 'object' || Array.isArray(sink) || (sink as TfObject).stdout !== true) return;
+        out.push({
+          severity: 'error',
+          summary: 'A token sink cannot be stdout under Terraform',
+          detail: `The provider's standard output goes to Terraform's log, so the secret would be lost, or written to a debug log.\nhelp: use sink = { file = "..." }, sink = { command = [...] } or sink { ci_variable { ... } } (${'PLUMB_TF_SINK_STDOUT' satisfies DiagnosticCode})`,
+          path: [{ attribute: block }, { index }, { attribute: 'stdout' }],
+        });
+      });
+    }
+    return out;
   },
 
   async plan(door, prior, proposed, config): Promise<PlanResult> {
@@ -351,6 +369,7 @@ export const groupAccessTokenTerraform: TerraformPart = {
       expires_at: live.expires_at ?? null,
       rotation: [],
       sink: sink ? [sink] : [],
+      sinks: [],
       self: null,
       token_id: live.id,
       token_expires_at: live.expires_at,

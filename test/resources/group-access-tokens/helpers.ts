@@ -34,7 +34,7 @@ export interface TokenSpec {
   readonly rotation?: { readonly lifetime_days: number; readonly rotate_before_days?: number; readonly overlap?: string };
   /** Raw YAML of the sink mapping; default: a file sink `secrets/<name>.token`. */
   readonly sink?: string;
-  /** Raw YAML of a `sinks:` list (flow style), instead of `sink`. */
+  /** Raw YAML (flow style) of a `sinks:` list, instead of `sink`. */
   readonly sinks?: string;
   readonly self?: boolean;
   readonly id?: number;
@@ -123,7 +123,7 @@ export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: E
             const overlap = 'overlap' in r && r.overlap !== undefined ? `, overlap: ${r.overlap}` : '';
             lines.push(`            rotation: {lifetime_days: ${r.lifetime_days}${r.rotate_before_days !== undefined ? `, rotate_before_days: ${r.rotate_before_days}` : ''}${overlap}}`);
           }
-          const sink = t.sinks !== undefined ? '' : (t.sink ?? `{file: secrets/${name}.token}`);
+          const sink = t.sink ?? `{file: secrets/${name}.token}`;
           lines.push(t.sinks !== undefined ? `            sinks: ${t.sinks}` : `            sink: ${sink}`);
           if (t.self) lines.push('            self: true');
           const file = /^\{file: (.+)\}$/.exec(sink)?.[1];

@@ -1215,7 +1215,7 @@ export interface GroupAccessTokenSinks {
   */
   readonly file?: string;
   /**
-  * Program and arguments (a program on PATH, or a path relative to this YAML file); receives the secret on standard input.
+  * Program and arguments (a program on PATH, or a path relative to the working directory); receives the secret on standard input.
   */
   readonly command?: string[];
   /**
