@@ -164,6 +164,27 @@ describe('rotation with an overlap window', () => {
     expect(readFileSync(path.join(h.wd.dir, '.plumb/state.json'), 'utf8')).not.toContain('"retiring"');
   });
 
+  it('issues the fresh secret a drifted sink needs by successor too: the predecessor keeps working for the other consumers', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    h.config({ platform: { tokens: { deploy: { rotation: OVERLAP, sinks: '[{ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}, {ci_variable: {group: platform, key: DEPLOY_TOKEN}}]' } } } });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldSecret = (await variable('groups', 'platform'))!;
+    const old = h.emu.state.tokenByValue(oldSecret)!;
+    expect((await new Api(h.emu).delete('/projects/platform%2Fapp/variables/DEPLOY_TOKEN', { token: ADMIN_TOKEN })).status).toBe(204);
+    const plan = await planJson();
+    const c = plan.changes.find((x) => x.address.endsWith('access_token["deploy"]'))!;
+    expect(c.action).toBe('rotate');
+    expect(c.reasons).toEqual(['sink-drifted']);
+    expect(c.attributes.find((a) => a.name === 'overlap')?.after).toBe('2d');
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const fresh = (await variable('projects', 'platform/app'))!;
+    expect(await variable('groups', 'platform')).toBe(fresh);
+    expect(fresh).not.toBe(oldSecret);
+    expect(h.active('platform', 'deploy').map((t) => t.id)).toContain(old.id);
+    expect(await works(oldSecret)).toBe(true);
+    expect((await h.run(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('revokes the successor when its delivery fails: the predecessor is untouched and apply exits 1 naming the sink', async () => {
     h = await harness({ groups: [{ full_path: 'platform', access_tokens: [seedToken('deploy', 'seeded-deploy-000001', { id: 7, expires_at: addDays(BASE_DAY, 3) })] }] });
     h.wd.write('refuse.sh', '#!/bin/sh\necho "vault is sealed" >&2\nexit 3\n');
