@@ -740,7 +740,10 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
  */
 function planOverlap(s: DeclaredToken, L: GroupAccessToken, reason: Reason, overlap: number, fp: string): void {
   const { ctx, g, t, expiry } = s;
-  const due = dueShown(revokeDueAt(ctx.now, overlap));
+  // The plan's day, not its clock: a saved plan shows the same when apply checks it again (apply
+  // records the exact time from its own clock).
+  const about = revokeDueAt(new Date(`${ctx.today}T00:00:00Z`), overlap).slice(0, 10);
+  const due = `${overlapText(overlap)} after the successor reached every sink (about ${about})`;
   s.out.changes.push({
     ...s.base,
     action: 'rotate',
@@ -752,7 +755,7 @@ function planOverlap(s: DeclaredToken, L: GroupAccessToken, reason: Reason, over
       tokenShown(true),
       sinkKept(t),
       { name: 'overlap', after: overlapText(overlap) },
-      { name: 'revoke_old_on', after: `id ${L.id} on ${due} (the first apply after it)` },
+      { name: 'revoke_old_on', after: `id ${L.id}, ${due}; the first apply after that revokes it` },
       { name: 'rotated_by', after: 'successor (created and delivered before the predecessor is revoked)' },
     ],
     payload: { group: g.ref, name: t.name, op: 'overlap', tokenId: L.id, create: createProps(s), overlapHours: overlap } satisfies TokenPayload,
@@ -760,7 +763,7 @@ function planOverlap(s: DeclaredToken, L: GroupAccessToken, reason: Reason, over
   });
   declaredDrift(
     s,
-    `${renewalSummary(s, L, reason).replace(/; apply rotates it$/, '')}; apply creates its successor and delivers it, and id ${L.id} stays active until ${due} (overlap ${overlapText(overlap)})`,
+    `${renewalSummary(s, L, reason).replace(/; apply rotates it$/, '')}; apply creates its successor and delivers it, and id ${L.id} stays active ${due}`,
     reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : [],
   );
 }

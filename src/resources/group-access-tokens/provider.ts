@@ -70,7 +70,8 @@ export function describeTokenPayload(instance: string, p: TokenPayload): Payload
       { name: 'expires_at', after: c.expires_at, required: true },
     ];
   };
-  const cosmetic = ['token', 'sink', 'rotated_by', 'revoke_old_on'];
+  // The sinks are read again from the configuration at apply (`sink` one, `sinks` several): shown, never sent.
+  const cosmetic = ['token', 'sink', 'sinks', 'rotated_by', 'revoke_old_on'];
   switch (p.op) {
     case 'none':
       return { addresses: [at], action: 'no-op', attributes: [] };

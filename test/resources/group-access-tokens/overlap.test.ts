@@ -70,11 +70,16 @@ describe('rotation with an overlap window', () => {
     expect(c.action).toBe('rotate');
     expect(c.reasons).toEqual(['expiring-soon']);
     expect(c.attributes.find((a) => a.name === 'overlap')?.after).toBe('2d');
-    expect(c.attributes.find((a) => a.name === 'revoke_old_on')?.after).toBe(`id ${first.id} on ${addDays(BASE_DAY, 26)} 12:00 UTC (the first apply after it)`);
+    expect(c.attributes.find((a) => a.name === 'revoke_old_on')?.after).toBe(`id ${first.id}, 2d after the successor reached every sink (about ${addDays(BASE_DAY, 26)}); the first apply after that revokes it`);
     const human = await h.run(['plan']);
     expect(human.stdout).toContain('overlap');
 
-    const r = await h.run(['apply', '--auto-approve']);
+    // Through a saved plan: its payload says what it shows (plumb show checks), and apply carries it out.
+    expect((await h.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const shown = await h.run(['show', 'plan.json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('revoke_old_on');
+    const r = await h.run(['apply', 'plan.json']);
     expect(r.code, r.stderr + r.stdout).toBe(0);
     expect(h.count('POST', ROTATE)).toBe(0); // never the rotate call
     const secondSecret = (await variable('projects', 'platform/app'))!;
