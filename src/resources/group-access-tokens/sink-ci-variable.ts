@@ -17,7 +17,7 @@ import { ApiError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import { createVariable, deleteVariable, getVariable, listVariables, updateVariable } from '../../api/variables.js';
 import type { CiVariable, CiVariableProps, VariableOwner } from '../../api/variables.js';
-import { fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
+import { fingerprintIssued, matchesFingerprint } from '../../engine/fingerprint.js';
 import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { InstanceContext } from '../../engine/resource.js';
 import { credentialOf } from '../../engine/risks.js';
@@ -39,7 +39,7 @@ export interface VariableMeta {
 
 /** What the state keeps of one delivery to a variable: never the value. */
 export interface DeliveredVariable {
-  /** Salted scrypt fingerprint of the value written (engine/fingerprint.ts). */
+  /** Salted fingerprint of the value written (engine/fingerprint.ts, `fingerprintIssued`). */
   readonly fingerprint: SecretFingerprint;
   readonly meta: VariableMeta;
 }
@@ -111,7 +111,7 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
     environment_scope: meta.environment_scope,
     ...(meta.description !== undefined && { description: meta.description }),
   };
-  const fingerprint = fingerprintSecret(secret);
+  const fp = fingerprintIssued(secret);
   try {
     const written = await updateVariable(client, owner, sink.key, sink.environmentScope, props);
     if ((written.hidden === true) !== sink.hidden) {
@@ -134,7 +134,6 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
   }
   const differs = metaDifferences(meta, liveMeta(back, meta));
   if (differs.length > 0) throw new VariableSinkError(`${where}: written, but the variable read back differs in ${differs.join(', ')}`);
-  const fp = await fingerprint;
   const record: DeliveredVariable = { fingerprint: fp, meta };
   if (back.value === null || back.hidden === true) return { status: 'unverifiable', note: `secret delivered to ${where} (hidden: delivered, not verifiable)`, record };
   // Compared with the secret in hand, not through the slow fingerprint (kept for the state only):

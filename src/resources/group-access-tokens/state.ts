@@ -145,6 +145,7 @@ function isDelivered(v: unknown): v is DeliveredVariable {
   return (
     typeof v.fingerprint.salt === 'string' &&
     typeof v.fingerprint.hash === 'string' &&
+    (v.fingerprint.kind === undefined || v.fingerprint.kind === 'sha256') &&
     ['protected', 'masked', 'hidden', 'raw'].every((k) => typeof m[k] === 'boolean') &&
     (m.variable_type === 'env_var' || m.variable_type === 'file') &&
     typeof m.environment_scope === 'string' &&
