@@ -126,11 +126,11 @@ export interface ResourceChange {
    * `ci_variable platform/app DEPLOY_TOKEN (protected, masked)`; and sinks it stops delivering to
    * (`stop`). Never a value.
    */
-  readonly deliveries?: readonly Delivery[];
+  readonly deliveries?: readonly PlannedDelivery[];
 }
 
 /** One place a change delivers a new secret to (`deliver`), or no longer delivers to (`stop`). Cosmetic. */
-export interface Delivery {
+export interface PlannedDelivery {
   readonly action: 'deliver' | 'stop';
   readonly to: string;
 }
@@ -513,6 +513,9 @@ function changeProblem(data: unknown): string | undefined {
   if (!attributesOk(c.attributes)) return `(${String(c.address)}) lacks its attributes list, or an attribute lacks its name`;
   if (!optional(c, ['pointer', 'diff', 'selector'], 'string')) return `(${String(c.address)}) has a pointer, diff or selector that is not a string`;
   if (typeof c.payload !== 'object' || c.payload === null || Array.isArray(c.payload)) return `(${String(c.address)}) lacks its payload`;
+  if (c.deliveries !== undefined && !(Array.isArray(c.deliveries) && c.deliveries.every((d) => isObject(d) && (d.action === 'deliver' || d.action === 'stop') && typeof d.to === 'string'))) {
+    return `(${String(c.address)}) has deliveries that are not a list of {action, to}`;
+  }
   if (c.order !== undefined) {
     const o = c.order as Record<string, unknown> | null;
     const list = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));

@@ -4,7 +4,7 @@
  * Reads only the public JSON plan.
  */
 import { destroyOptIn, lockChanged } from '../engine/plan.js';
-import type { Action, AttributeChange, Delivery, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
+import type { Action, AttributeChange, PlannedDelivery, LockLocation, Plan, PlanDiagnostic, PlanRisk, Reason, ResourceChange, ValueOrigin } from '../engine/plan.js';
 import { clean } from './escape.js';
 import { count, groupBlocked, groupChanges, groupExtent, someNames, templateSummary } from './groups.js';
 import type { ChangeGroup, PlanItem } from './groups.js';
@@ -75,7 +75,7 @@ function attrText(a: AttributeChange, action: Action): string {
 }
 
 /** `+ deliver to ci_variable platform/app DEPLOY_TOKEN (protected, masked)`; `- stop delivering to …`. */
-function deliveryLine(d: Delivery): string {
+function deliveryLine(d: PlannedDelivery): string {
   return d.action === 'deliver' ? `      + deliver to ${d.to}` : `      - stop delivering to ${d.to}`;
 }
 

@@ -157,6 +157,21 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect(leaks).toEqual([]);
   });
 
+  it('plans a rotation when the token\'s CI/CD variable sink was edited by hand, and the apply delivers a fresh secret to both sinks', async () => {
+    const variable = () => emu.state.projectByRef('platform/infra/instance-config')!.variables.find((v) => v.key === 'TERRAFORM_CI_TOKEN')!;
+    const before = variable().value;
+    variable().value = 'edited-by-hand-0001';
+    const plan = await tf('plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(plan.code, plan.out).toBe(2);
+    expect(plan.out).toMatch(/plumb will rotate the token "terraform-ci" of platform \(sink-drifted\)/);
+    expect(plan.out).toContain('Plan: 0 to add, 1 to change, 0 to destroy');
+    expect((await tf('apply', '-input=false', '-no-color', '-auto-approve')).code).toBe(0);
+    const secret = readFileSync(path.join(dir, 'secrets/terraform-ci.token'), 'utf8').trim();
+    expect(secret).not.toBe(before);
+    expect(variable().value).toBe(secret);
+    expect((await tf('plan', '-input=false', '-no-color', '-detailed-exitcode')).code).toBe(0);
+  });
+
   it('detects out-of-band changes of a setting, a file and Pages on refresh and converges again', async () => {
     await fetch(`${emu.url}/api/v4/application/settings?two_factor_grace_period=12`, { method: 'PUT', headers: { 'PRIVATE-TOKEN': ADMIN } });
     expect((await api(CODEOWNERS, { method: 'PUT', body: JSON.stringify({ branch: 'main', content: '* @someone-else\n', commit_message: 'push' }) })).status).toBe(200);

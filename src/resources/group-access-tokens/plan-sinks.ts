@@ -7,7 +7,7 @@
  * plumb never keeps a secret, so a sink that needs the secret again (added, moved, drifted) gets a
  * fresh one: the token is rotated for it, with its own reason, whatever its rotation date says.
  */
-import type { Delivery, PlanRisk } from '../../engine/plan.js';
+import type { PlannedDelivery, PlanRisk } from '../../engine/plan.js';
 import type { InstanceContext } from '../../engine/resource.js';
 import { flagRisk } from '../../engine/risks.js';
 import type { DesiredAccessToken, DesiredGroup, TokenSink } from './model.js';
@@ -33,8 +33,8 @@ export function sinkWords(sink: TokenSink): string {
 }
 
 /** What a change that issues a new secret delivers, and the recorded variables it stops delivering to. */
-export function deliveriesOf(t: DesiredAccessToken, status: SinkStatus | undefined): Delivery[] {
-  return [...t.sinks.map((s): Delivery => ({ action: 'deliver', to: sinkWords(s) })), ...(status?.removed ?? []).map((to): Delivery => ({ action: 'stop', to: `${to} (left as it is; its secret stops working when the old token is revoked)` }))];
+export function deliveriesOf(t: DesiredAccessToken, status: SinkStatus | undefined): PlannedDelivery[] {
+  return [...t.sinks.map((s): PlannedDelivery => ({ action: 'deliver', to: sinkWords(s) })), ...(status?.removed ?? []).map((to): PlannedDelivery => ({ action: 'stop', to: `${to} (left as it is; its secret stops working when the old token is revoked)` }))];
 }
 
 /** `["local","project:platform/app","KEY","*"]` → `ci_variable platform/app KEY`. */

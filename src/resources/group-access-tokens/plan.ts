@@ -77,6 +77,8 @@ export async function planTokens(ctx: InstanceContext): Promise<PlanResponse> {
     }
   }
   await Promise.all(variableChecks);
+  // The checks of variable sinks finish in any order: the errors are listed in configuration order.
+  sinkErrors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   const { distinct, diagnostics: duplicates } = await distinctGroups(ctx, groups);
   const perGroup = await Promise.all(distinct.filter((g) => !unusable.has(g)).map((g) => planGroup(ctx, g)));
   const changes = perGroup.flatMap((r) => r.changes);

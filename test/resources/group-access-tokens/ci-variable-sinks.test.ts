@@ -65,7 +65,20 @@ describe('ci_variable sinks', () => {
 
     const again = await hh.run(['plan', '--detailed-exitcode']);
     expect(again.code, again.stdout + again.stderr).toBe(0);
-    expectNoSecretIn(hh, plan.stdout, plan.stderr, apply.stdout, apply.stderr, again.stdout, again.stderr);
+    const json = await hh.run(['plan', '--json']);
+    const drift = await hh.run(['drift', '--json']);
+    expectNoSecretIn(hh, plan.stdout, plan.stderr, apply.stdout, apply.stderr, again.stdout, again.stderr, json.stdout, json.stderr, drift.stdout, drift.stderr);
+  });
+
+  it('applies a saved plan that delivers to a variable (its deliveries are part of what apply checks)', async () => {
+    const hh = await start();
+    hh.config({ platform: { tokens: { deployer: { sinks: TWO_SINKS } } } });
+    expect((await hh.run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(hh.wd.read('plan.json')) as { changes: { deliveries?: { action: string; to: string }[] }[] };
+    expect(saved.changes[0]!.deliveries).toHaveLength(2);
+    const apply = await hh.run(['apply', 'plan.json', '--auto-approve']);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(tokenIn(hh, 'group', 'platform', 'GROUP_DEPLOY_TOKEN')?.name).toBe('deployer');
   });
 
   it('updates an existing variable of that key and scope in place (PUT), and leaves the same key of another scope alone', async () => {
@@ -304,6 +317,36 @@ describe('ci_variable sinks on another instance', () => {
     } finally {
       await backup.close();
     }
+  });
+});
+
+describe('ci_variable sinks: hidden variables and selectors', () => {
+  it('delivers into a hidden variable, says it cannot be read back, and still notices its flags edited by hand', async () => {
+    const hh = await start();
+    hh.config({ platform: { tokens: { deployer: { sink: `{ci_variable: {project: ${PROJECT}, key: DEPLOY_TOKEN, hidden: true}}` } } } });
+    const apply = await hh.run(['apply', '--auto-approve']);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout + apply.stderr).toContain(`secret delivered to ci_variable ${PROJECT} DEPLOY_TOKEN (hidden: delivered, not verifiable)`);
+    const v = variable(hh, 'project', PROJECT, 'DEPLOY_TOKEN')!;
+    expect(v).toMatchObject({ hidden: true, masked: true, protected: true });
+    expect(hh.emu.state.tokenByValue(v.value)?.name).toBe('deployer');
+    expect((await hh.run(['plan', '--detailed-exitcode'])).code).toBe(0);
+    v.protected = false;
+    const drift = await hh.run(['drift']);
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain(`ci_variable ${PROJECT} DEPLOY_TOKEN (sink of token "deployer") was edited outside plumb (protected)`);
+  });
+
+  it('replaces {group} in a sink of a group selector: each matched group\'s token goes into that group\'s own variable', async () => {
+    const hh = await start({ groups: [{ full_path: 'platform' }, { full_path: 'teams' }, { full_path: 'teams/a' }, { full_path: 'teams/b' }] });
+    hh.config({ 'teams/*': { tokens: { ci: { sink: '{ci_variable: {group: "{group}", key: CI_TOKEN}}' } } } });
+    const apply = await hh.run(['apply', '--auto-approve']);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    for (const g of ['teams/a', 'teams/b']) {
+      const [active] = hh.active(g, 'ci');
+      expect(tokenIn(hh, 'group', g, 'CI_TOKEN')?.id, g).toBe(active!.id);
+    }
+    expect((await hh.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 });
 
