@@ -136,8 +136,7 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
   if (differs.length > 0) throw new VariableSinkError(`${where}: written, but the variable read back differs in ${differs.join(', ')}`);
   const record: DeliveredVariable = { fingerprint: fp, meta };
   if (back.value === null || back.hidden === true) return { status: 'unverifiable', note: `secret delivered to ${where} (hidden: delivered, not verifiable)`, record };
-  // Compared with the secret in hand, not through the slow fingerprint (kept for the state only):
-  // one scrypt per delivery instead of two (bench/overlap.js: a thousand deliveries).
+  // Compared with the secret in hand; the fingerprint is what the state keeps.
   if (!sameValue(back.value, secret)) throw new VariableSinkError(`${where}: written, but the value read back is not the secret plumb wrote`);
   return { status: 'verified', note: `secret delivered to ${where}, read back and confirmed`, record };
 }
