@@ -12,12 +12,11 @@
 //
 // `PLUMB_BENCH_SMOKE=1` (bench/lib.js): 4 groups × 2 tokens, once. `node bench/overlap.js` runs
 // this row alone; PLUMB_BENCH_PROFILE=DIR writes plumb's CPU profiles, PLUMB_BENCH_GROUPS=N scales it.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, scale } from './lib.js';
-import { remoteEmulator } from './wire.js';
+import { remoteEmulator, run } from './wire.js';
 
 const ADMIN = 'bench-admin-token-0123456789';
 const LATENCY_MS = 20;
@@ -71,18 +70,6 @@ function workload(groups, tokens) {
     },
     groups,
   };
-}
-
-function run(args, cwd) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH, PLUMB_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out.length < 4e6 ? (out += d) : undefined));
-    child.stderr.on('data', (d) => (out.length < 4e6 ? (out += d) : undefined));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve({ ms: performance.now() - t0, out }) : reject(new Error(`node ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`))));
-  });
 }
 
 async function measure(emu, w, baseline) {
