@@ -20,27 +20,12 @@ import type { DeliveredVariable } from './sink-ci-variable.js';
 import { variableSinkId } from './variable-address.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { TokenPayload } from './payload.js';
-import { isActive, liveState, overlapText, revokeDueAt } from './identity.js';
+import { isActive, liveState } from './identity.js';
+import { issueMayHaveActed, withIssued, withRevoked } from './apply-steps.js';
+import { applyOverlap } from './apply-overlap.js';
+import type { OverlapSteps } from './apply-overlap.js';
 import { confirmList, env, findDeclared, groupParam, sharedList, sinkCheckCache, tokenListKey, tokenState } from './shared.js';
 
-/** Whether a failed create/rotate may still have happened on the instance (so: look, never repeat). */
-function mayHaveActed(err: unknown): boolean {
-  if (!(err instanceof ApiError)) return true;
-  if (err.code === 'PLUMB_API_INVALID_RESPONSE') return true; // a success status without the secret
-  return err.status === undefined || err.status >= 500;
-}
-
-/** A token as a list shows it: the secret an issue returned is never kept (lists are shared and cached). */
-function listed(issued: NewGroupAccessToken): GroupAccessToken {
-  const { token: _secret, ...token } = issued;
-  return token;
-}
-
-/** The list with a token this run issued (created, or the new token of a rotation). */
-const withIssued = (issued: NewGroupAccessToken) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => [...list.filter((x) => x.id !== issued.id), listed(issued)];
-
-/** The list with a token this run revoked (or rotated: the old token is revoked by it), as the instance lists it now. */
-const withRevoked = (id: number) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => list.map((x) => (x.id === id ? { ...x, active: false, revoked: true } : x));
 
 /**
  * The client a ci_variable sink is delivered with: the token's instance's, or the sink's
@@ -103,7 +88,7 @@ class TokenApply {
       case 'replace':
         return this.#replace(declared!, before);
       case 'overlap':
-        return this.#overlap(declared!, before);
+        return applyOverlap(this.#steps(), declared!, before);
       case 'delete':
         return this.#delete(before);
     }
@@ -253,114 +238,29 @@ class TokenApply {
     );
   }
 
-  /**
-   * A rotation with an overlap window (docs/tokens.md#overlap-window): the successor is created
-   * (never the `rotate` call, which revokes the predecessor at once), delivered to every sink, and
-   * only then the predecessor's revocation is recorded as due `overlapHours` from now. A successor
-   * that cannot be delivered is revoked again: the predecessor, untouched, still works everywhere.
-   */
-  async #overlap(t: DesiredAccessToken, before: GroupAccessToken[]): Promise<ApplyResponse> {
-    const p = this.#p;
-    const old = before.find((x) => x.id === p.tokenId);
-    if (!old || !isActive(old)) {
-      return this.#fail('PLUMB_PLAN_STALE', `Token "${p.name}" (id ${p.tokenId}) is ${old ? liveState(old) : 'gone'} now; no successor was created`, 'run `plumb plan` again');
-    }
-    const retiring = new Set((this.#slot()?.retiring ?? []).map((r) => r.id));
-    const pending = this.#revokePendingIds();
-    const others = before.filter((x) => x.name === p.name && isActive(x) && x.id !== old.id && !retiring.has(x.id) && !pending.has(x.id));
-    if (others.length > 0) {
-      return this.#fail(
-        'PLUMB_PLAN_STALE',
-        `Another active token named "${p.name}" exists now (id ${others.map((x) => x.id).join(', ')}); it appeared after the plan was made`,
-        'run `plumb plan` again; no successor was created',
-      );
-    }
-    // Written ahead as a replacement's: if plumb ends before the successor is delivered, the next
-    // plan revokes the second active token nobody holds and keeps the predecessor.
-    await this.#intend('replace', old.id);
-    const issued = await this.#issueSuccessor(before, old, retiring);
-    if (!('token' in issued)) return issued;
-    this.#ctx.secrets.add(issued.token);
-    this.#record(withIssued(issued));
-    this.#notes.push(`created successor id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
-    const delivered = await this.#deliver(t, issued);
-    if (!delivered) {
-      // Nothing depends on the successor: revoke it, and the predecessor stays what every sink holds.
-      const revoked = await this.#revoke(issued.id);
-      if (revoked) this.#notIssued();
-      else this.#remember({ id: issued.id, name: p.name, kind: 'revoke-pending' });
-      return this.#stop(
-        'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
-        `The secret of the successor of "${p.name}" (id ${issued.id}) could not be delivered; ${revoked ? 'the successor was revoked again' : 'revoking the successor failed'}`,
-        `State now: id ${old.id} (the predecessor) is active and unchanged, and its secret still works wherever it was delivered; id ${issued.id} ${revoked ? 'is revoked' : `could not be revoked and is noted in ${this.#ctx.state.file}: the next plan revokes it`}. The next plan rotates "${p.name}" again.`,
-        'fix the sink named above and run `plumb apply` again',
-      );
-    }
-    const due = revokeDueAt(this.#ctx.now, p.overlapHours!);
-    const kept = (this.#slot()?.retiring ?? []).filter((r) => r.id !== old.id);
-    this.#updateSlot({ retiring: [...kept, { id: old.id, due }] });
-    // Two active tokens of one name are told apart by this entry alone: written before apply goes on.
-    await this.#ctx.state.saveSoon();
-    this.#notes.push(`id ${old.id} stays active for the overlap (${overlapText(p.overlapHours!)}); its revocation is due on ${due.slice(0, 16).replace('T', ' ')} UTC (the first apply after it revokes it)`);
-    return this.#done();
-  }
-
-  /**
-   * Creates an overlap rotation's successor. A create is safe to repeat (unlike a rotation): after
-   * an answer that may be lost, the group is listed again; a token of the name that the list made
-   * before the create did not show (so: created after the request began), neither the predecessor
-   * nor a retiring one, is an orphan whose secret nobody holds: it is revoked and the create sent
-   * again (at most three creates in all). Returns the successor, or the change's failed response.
-   */
-  async #issueSuccessor(before: readonly GroupAccessToken[], old: GroupAccessToken, retiring: ReadonlySet<number>): Promise<NewGroupAccessToken | ApplyResponse> {
-    const p = this.#p;
-    const known = new Set(before.map((x) => x.id));
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await createGroupAccessToken(this.#ctx.client, this.#g, this.#createProps());
-      } catch (err) {
-        const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
-        if (!mayHaveActed(err)) {
-          this.#notIssued();
-          return this.#fail(err instanceof ApiError ? err.code : 'PLUMB_INTERNAL', `Creating the successor of "${p.name}" failed: ${what}; the instance did not issue a token`, `id ${old.id} is active and unchanged; fix the cause and run \`plumb apply\` again`);
-        }
-        let after: GroupAccessToken[];
-        try {
-          after = await this.#list();
-        } catch {
-          this.#updateSlot({ unknown: { op: 'replace', tokenId: old.id, at: this.#ctx.now.toISOString() } });
-          return this.#unknownOutcome(`Creating the successor of "${p.name}" ended without a clear answer (${what}), and the group could not be listed to find out`);
-        }
-        const orphans = after.filter((x) => x.name === p.name && isActive(x) && !known.has(x.id) && x.id !== old.id && !retiring.has(x.id));
-        for (const o of orphans) {
-          known.add(o.id);
-          if (!(await this.#revoke(o.id))) {
-            this.#remember({ id: o.id, name: p.name, kind: 'revoke-pending' });
-            this.#notIssued();
-            return this.#stop(
-              'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-              `Creating the successor of "${p.name}" lost its answer (${what}); the instance had created id ${o.id}, whose secret nobody holds, and revoking it failed`,
-              `State now: id ${old.id} (the predecessor) is active and unchanged; id ${o.id} is noted in ${this.#ctx.state.file} and the next plan revokes it. No other create was sent.`,
-              'run `plumb apply` again',
-            );
-          }
-        }
-        this.#notes.push(
-          orphans.length > 0
-            ? `the answer to the successor's create was lost (${what}); the instance had created id ${orphans.map((o) => o.id).join(', ')}, whose secret nobody holds: revoked, and the create sent again`
-            : `the successor's create failed (${what}) and the list shows it did not happen; the create was sent again`,
-        );
-        if (attempt >= 3) {
-          this.#notIssued();
-          return this.#stop(
-            err instanceof ApiError ? err.code : 'PLUMB_TOKEN_OUTCOME_UNKNOWN',
-            `Creating the successor of "${p.name}" failed ${attempt} times (last: ${what})`,
-            `State now: id ${old.id} (the predecessor) is active and unchanged; no successor is active.`,
-            'run `plumb apply` again',
-          );
-        }
-      }
-    }
+  /** What an overlap rotation (apply-overlap.ts) uses of this change. */
+  #steps(): OverlapSteps {
+    return {
+      ctx: this.#ctx,
+      p: this.#p,
+      g: this.#g,
+      notes: this.#notes,
+      slot: () => this.#slot(),
+      updateSlot: (u) => this.#updateSlot(u),
+      revokePendingIds: () => this.#revokePendingIds(),
+      intend: (op, id) => this.#intend(op, id),
+      notIssued: () => this.#notIssued(),
+      createProps: () => this.#createProps(),
+      record: (c) => this.#record(c),
+      list: () => this.#list(),
+      deliver: (t, issued) => this.#deliver(t, issued),
+      revoke: (id) => this.#revoke(id),
+      remember: (n) => this.#remember(n),
+      unknownOutcome: (s) => this.#unknownOutcome(s),
+      done: () => this.#done(),
+      fail: (...a) => this.#fail(...a),
+      stop: (...a) => this.#stop(...a),
+    };
   }
 
   async #delete(before: GroupAccessToken[]): Promise<ApplyResponse> {
@@ -434,7 +334,7 @@ class TokenApply {
         return this.#familyRevoked(p.tokenId!, undefined, `the rotation of id ${p.tokenId} was refused (${what}) because the token had been rotated meanwhile, and no token named "${p.name}" is active now`);
       }
     }
-    if (!mayHaveActed(err)) {
+    if (!issueMayHaveActed(err)) {
       this.#notIssued();
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
@@ -506,7 +406,7 @@ class TokenApply {
   async #afterFailedSelfRotate(err: unknown, target: GroupAccessToken): Promise<ApplyResponse> {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
-    if (!mayHaveActed(err)) {
+    if (!issueMayHaveActed(err)) {
       this.#notIssued();
       const notCredential = err instanceof ApiError && (err.status === 405 || err.status === 401 || err.status === 403);
       return this.#fail(
@@ -675,7 +575,7 @@ class TokenApply {
           this.#record(withRevoked(id));
           return attempt === 1 ? 'already-revoked' : 'revoked';
         }
-        refused = !mayHaveActed(err);
+        refused = !issueMayHaveActed(err);
       }
       try {
         const t = (await this.#list()).find((x) => x.id === id);

@@ -22,8 +22,8 @@ import { revocationRisks } from './risks.js';
 import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
-import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, overlapText, revokeDueAt, rotationReason } from './identity.js';
-import type { Identity } from './identity.js';
+import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason, type Identity } from './identity.js';
+import { overlapOf, planOverlap, planRetiring, retiringNames } from './plan-overlap.js';
 import { changeFingerprint, env, findDeclared, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
 const KNOWN_AFTER = '(known after apply)';
@@ -228,9 +228,7 @@ function tokenExpiry(ctx: InstanceContext, g: DesiredGroup, live: readonly Group
   const byId = new Map<number, ResourceChange>();
   for (const c of changes) if (typeof c.payload.tokenId === 'number' && c.action !== 'delete') byId.set(c.payload.tokenId, c);
   const out: ExpiryEntry[] = [];
-  // An overlap's predecessor is revoked before it expires (its successor holds the sinks): not a warning.
-  const state = tokenState(ctx);
-  const retiring = new Map(g.accessTokens.flatMap((d) => (state.tokenSlot(ctx.instance.url, g.ref, d.name)?.retiring ?? []).map((r) => [r.id, d.name] as const)));
+  const retiring = retiringNames(ctx, g);
   for (const t of live) {
     if (!isActive(t) || t.expires_at === null || t.expires_at > until || retiring.get(t.id) === t.name) continue;
     const change = byId.get(t.id);
@@ -420,64 +418,6 @@ function planDeclared(
 function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>, retiring: ReadonlySet<number>): GroupAccessToken[] {
   if (s.slot?.unknown?.op !== 'replace' || !s.live.some((x) => x.id === s.heldId && isActive(x))) return [];
   return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id) && !retiring.has(x.id));
-}
-
-/** A due time as plans show it: `2026-03-03 12:00 UTC`. */
-const dueShown = (due: string): string => `${due.slice(0, 10)} ${due.slice(11, 16)} UTC`;
-
-/**
- * The predecessors of an overlap rotation (`retiring` in the token's slot, docs/tokens.md#overlap-window):
- * still active, they are not the declaration. Once due, apply revokes them (a change shown in the
- * plan); before, plan and drift note when. The state file is untrusted: an entry is honoured only
- * for an active token of the declaration's name that is not the one its sinks hold (the slot is the
- * declaration's own, so a token of another group or name is never touched). Returns their ids.
- */
-function planRetiring(s: DeclaredToken, claimed: Set<number>): Set<number> {
-  const { ctx, g, t, live, slot, out } = s;
-  const ids = new Set<number>();
-  for (const r of slot?.retiring ?? []) {
-    const tok = live.find((x) => x.id === r.id);
-    if (!tok || !isActive(tok)) continue; // expired or revoked meanwhile: nothing left to do
-    if (tok.name !== t.name || r.id === slot?.held) {
-      out.diagnostics.push(
-        planDiagnostic(ctx, {
-          severity: 'warning',
-          code: 'PLUMB_STATE_ENTRY_IGNORED',
-          summary: ctx.secrets.redact(
-            `The state file ${ctx.state.file} holds an entry plumb ignores: token_slots of "${t.name}" asks to revoke id ${r.id}, ${tok.name !== t.name ? `which is named "${tok.name}"` : 'the token whose secret its sinks hold'}`,
-          ),
-          detail: `plumb revokes the predecessor of an overlap rotation only when it is an active token of the declared name that the sinks no longer hold (section of instance ${ctx.instance.url}); the file may have been edited.`,
-          suggestion: 'remove the entry from the state file, or leave it: it is never acted on',
-          address: s.address,
-          pointer: t.pointer,
-        }),
-      );
-      continue;
-    }
-    ids.add(r.id);
-    claimed.add(r.id);
-    const address = undeclaredAddress(ctx.instance, g.ref, tok);
-    const holder = slot?.held !== undefined ? `; its successor id ${slot.held} holds the sinks` : '';
-    if (Date.parse(r.due) > ctx.now.getTime()) {
-      out.drift.push({ address, instance: ctx.instance.name, kind: 'group_access_token', summary: `revoke of id ${r.id} due on ${dueShown(r.due)} (overlap of token "${t.name}"${holder}); the first apply after that revokes it`, attributes: [], informational: true });
-      continue;
-    }
-    out.changes.push({
-      ...s.base,
-      address,
-      action: 'delete',
-      reasons: ['overlap-ended'],
-      attributes: [
-        { name: 'name', before: tok.name },
-        { name: 'id', before: tok.id },
-        { name: 'expires_at', before: tok.expires_at },
-      ],
-      payload: { group: g.ref, name: t.name, op: 'delete', tokenId: tok.id } satisfies TokenPayload,
-      liveFingerprint: changeFingerprint(live, t.name, tok.id),
-    });
-    out.drift.push({ address, instance: ctx.instance.name, kind: 'group_access_token', summary: `revoke of id ${r.id} due on ${dueShown(r.due)} (overlap of token "${t.name}"${holder}): the overlap has passed; apply revokes it`, attributes: [] });
-  }
-  return ids;
 }
 
 function planOrphans(s: DeclaredToken, orphans: readonly GroupAccessToken[], claimed: Set<number>): void {
@@ -695,17 +635,12 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
  * lets one rotate only itself, 401 otherwise), renewed by replacement (create, deliver, then
  * revoke the old one).
  */
-/** The renewals a token with `rotation.overlap` makes by successor (docs/tokens.md#overlap-window). */
-const OVERLAP_REASONS: ReadonlySet<Reason> = new Set(['expiring-soon', 'expiry-changed', 'sink-added', 'sink-changed', 'sink-drifted', 'sink-removed']);
-
 function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
   const { ctx, g, t, expiry } = s;
-  // An overlap keeps the predecessor alive for consumers that still hold it: only when the sinks
-  // hold it (on schedule, or a fresh secret for sinks added, moved, drifted or removed); a secret
-  // nobody received has no consumer to wait for.
-  const overlap = t.self || !OVERLAP_REASONS.has(reason) ? undefined : t.rotation?.overlapHours;
+  const overlap = overlapOf(t, reason);
   if (overlap !== undefined) {
-    planOverlap(s, L, reason, overlap, fp);
+    const kept = [...replacedAttributes(t, L), { name: 'id', before: L.id, after: KNOWN_AFTER }, { name: 'expires_at', before: L.expires_at, after: expiry }, tokenShown(true), sinkKept(t)];
+    planOverlap(s, L, reason, overlap, fp, { attributes: kept, create: createProps(s), summary: renewalSummary(s, L, reason) });
     return;
   }
   const byReplacement = !t.self && runsAsGroupToken(ctx.instance);
@@ -733,41 +668,6 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
   if (!reason.startsWith('sink-') || reason === 'sink-holds-other-token') {
     declaredDrift(s, renewalSummary(s, L, reason), reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : []);
   }
-}
-
-/**
- * A rotation with an overlap window (docs/tokens.md#overlap-window): apply creates the successor
- * (same name, scopes, role, description), delivers it to every sink, and records the predecessor's
- * revocation as due `overlap` after; the first apply after that revokes it.
- */
-function planOverlap(s: DeclaredToken, L: GroupAccessToken, reason: Reason, overlap: number, fp: string): void {
-  const { ctx, g, t, expiry } = s;
-  // The plan's day, not its clock: a saved plan shows the same when apply checks it again (apply
-  // records the exact time from its own clock).
-  const about = revokeDueAt(new Date(`${ctx.today}T00:00:00Z`), overlap).slice(0, 10);
-  const due = `${overlapText(overlap)} after the successor reached every sink (about ${about})`;
-  s.out.changes.push({
-    ...s.base,
-    action: 'rotate',
-    reasons: [reason],
-    attributes: [
-      ...replacedAttributes(t, L),
-      { name: 'id', before: L.id, after: KNOWN_AFTER },
-      { name: 'expires_at', before: L.expires_at, after: expiry },
-      tokenShown(true),
-      sinkKept(t),
-      { name: 'overlap', after: overlapText(overlap) },
-      { name: 'revoke_old_on', after: `id ${L.id}, ${due}; the first apply after that revokes it` },
-      { name: 'rotated_by', after: 'successor (created and delivered before the predecessor is revoked)' },
-    ],
-    payload: { group: g.ref, name: t.name, op: 'overlap', tokenId: L.id, create: createProps(s), overlapHours: overlap } satisfies TokenPayload,
-    liveFingerprint: fp,
-  });
-  declaredDrift(
-    s,
-    `${renewalSummary(s, L, reason).replace(/; apply rotates it$/, '')}; apply creates its successor and delivers it, and id ${L.id} stays active ${due}`,
-    reason === 'expiry-changed' && L.expires_at !== expiry ? [{ name: 'expires_at', before: L.expires_at, after: expiry }] : [],
-  );
 }
 
 /** Why the token is renewed, for the drift report. */

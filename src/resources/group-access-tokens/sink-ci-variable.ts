@@ -83,7 +83,7 @@ export function metaDifferences(a: VariableMeta, b: VariableMeta): string[] {
 }
 
 /** Constant-time equality of two strings (through their sha256, so the lengths do not show). */
-function sameValue(a: string, b: string): boolean {
+function sameSecretValue(a: string, b: string): boolean {
   const digest = (v: string) => createHash('sha256').update(v).digest();
   return timingSafeEqual(digest(a), digest(b));
 }
@@ -137,7 +137,7 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
   const record: DeliveredVariable = { fingerprint: fp, meta };
   if (back.value === null || back.hidden === true) return { status: 'unverifiable', note: `secret delivered to ${where} (hidden: delivered, not verifiable)`, record };
   // Compared with the secret in hand; the fingerprint is what the state keeps.
-  if (!sameValue(back.value, secret)) throw new VariableSinkError(`${where}: written, but the value read back is not the secret plumb wrote`);
+  if (!sameSecretValue(back.value, secret)) throw new VariableSinkError(`${where}: written, but the value read back is not the secret plumb wrote`);
   return { status: 'verified', note: `secret delivered to ${where}, read back and confirmed`, record };
 }
 
