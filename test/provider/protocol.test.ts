@@ -795,7 +795,7 @@ instances:
     const token = await importOne('plumb_group_access_token', 'adopt:out-of-band');
     expect(token.access_level).toBe('developer');
     const sink: CtyValue = [{ file: 'numeric.token', command: null, ci_variable: null }];
-    const planned = (await planOver('plumb_group_access_token', token, { group: 'adopt', name: 'out-of-band', scopes: token.scopes!, access_level: '30', expires_at: token.expires_at!, rotation: [], sink })) as Record<string, CtyValue>;
+    const planned = (await planOver('plumb_group_access_token', token, { group: 'adopt', name: 'out-of-band', scopes: token.scopes!, access_level: '30', expires_at: token.expires_at!, rotation: [], sink, sinks: [] })) as Record<string, CtyValue>;
     expect(planned).toEqual({ ...token, sink });
   });
 
@@ -1000,7 +1000,7 @@ instances:
     const state = (await read('plumb_group_access_token', undv(carried.imported_resources[0]!.state, t))) as Record<string, CtyValue>;
     expect(state.sink).toEqual([{ file: 'carried/oob.token', command: null, ci_variable: null }]);
     // What the configuration says (as -generate-config-out writes it): no change.
-    const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: state.scopes!, access_level: 'developer', expires_at: state.expires_at!, rotation: [], sink: [{ file: 'carried/oob.token', command: null }] });
+    const config = objectOf(t, { group: 'adopt', name: 'out-of-band', scopes: state.scopes!, access_level: 'developer', expires_at: state.expires_at!, rotation: [], sink: [{ file: 'carried/oob.token', command: null }], sinks: [] });
     const again = await plan('plumb_group_access_token', state, config);
     expect(errors(again.diagnostics)).toEqual([]);
     expect(again.planned).toEqual(state);

@@ -17,6 +17,7 @@ import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, describeSink, SinkError } from './sinks.js';
 import type { DeliverOptions, SinkProblem } from './sinks.js';
 import type { DeliveredVariable } from './sink-ci-variable.js';
+import { forgetVariableList } from './sink-ci-variable.js';
 import { variableSinkId } from './variable-address.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { TokenPayload } from './payload.js';
@@ -521,6 +522,7 @@ class TokenApply {
         }
       }),
     );
+    for (const sink of t.sinks) if (sink.kind === 'ci_variable') forgetVariableList(ctx, sink);
     const failed = outcomes.filter((o) => o.error !== undefined);
     const reached = outcomes.filter((o) => o.receipt !== undefined);
     for (const o of reached) this.#notes.push(o.receipt!.note);

@@ -451,8 +451,9 @@ function declaredDrift(s: DeclaredToken, summary: string, attributes: AttributeC
   s.out.drift.push({ address: s.address, instance: s.ctx.instance.name, kind: 'group_access_token', summary, attributes });
 }
 
-const sinkShown = (t: DesiredAccessToken): AttributeChange => ({ name: t.sinks.length === 1 ? 'sink' : 'sinks', after: t.sinks.length === 1 ? describeSink(t.sinks[0]!) : t.sinks.map(describeSink) });
-const sinkKept = (t: DesiredAccessToken): AttributeChange => ({ ...sinkShown(t), before: sinkShown(t).after });
+/** The one sink as an attribute (as before sinks were a list); several are shown by the change's deliveries only. */
+const sinkShown = (t: DesiredAccessToken): AttributeChange[] => (t.sinks.length === 1 ? [{ name: 'sink', after: describeSink(t.sinks[0]!) }] : []);
+const sinkKept = (t: DesiredAccessToken): AttributeChange[] => sinkShown(t).map((a) => ({ ...a, before: a.after }));
 const tokenShown = (before: boolean): AttributeChange => ({ name: 'token', ...(before && { before: MASK }), after: MASK, sensitive: true });
 
 /** What creating (or replacing) the token sends. */
@@ -551,7 +552,7 @@ function planAbsent(s: DeclaredToken, id: Extract<Identity, { kind: 'absent' }>)
       { name: 'access_level', after: t.accessLevel },
       { name: 'expires_at', after: s.expiry },
       tokenShown(false),
-      sinkShown(t),
+      ...sinkShown(t),
     ],
     payload: { group: g.ref, name: t.name, op: 'create', create: createProps(s) } satisfies TokenPayload,
     liveFingerprint: changeFingerprint(s.live, t.name, undefined),
@@ -621,7 +622,7 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
       { name: 'id', before: L.id, after: KNOWN_AFTER },
       { name: 'expires_at', before: L.expires_at, after: s.expiry },
       tokenShown(true),
-      sinkKept(t),
+      ...sinkKept(t),
     ],
     payload: { group: g.ref, name: t.name, op: 'replace', tokenId: L.id, create: createProps(s), ...(t.self && { self: true }) } satisfies TokenPayload,
     liveFingerprint: fp,
@@ -653,7 +654,7 @@ function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: 
       { name: 'id', before: L.id, after: KNOWN_AFTER },
       { name: 'expires_at', before: L.expires_at, after: expiry },
       tokenShown(true),
-      sinkKept(t),
+      ...sinkKept(t),
       ...(t.self ? [{ name: 'rotated_by', after: "self (plumb's own credential)" }] : []),
       ...(byReplacement ? [{ name: 'rotated_by', after: 'replacement (plumb runs as a group access token, which may rotate only itself)' }] : []),
     ],

@@ -169,6 +169,13 @@ export function variableList(ctx: InstanceContext, owner: VariableOwner): Promis
   return list;
 }
 
+/** Forgets the session's list of the sink's owner after a write to it (a later read lists afresh). */
+export function forgetVariableList(ctx: InstanceContext, sink: CiVariableSink): void {
+  const target = sinkContext(ctx, sink);
+  if (!target) return;
+  target.memo.session.own('group_access_token:variable-lists', () => new Map<string, Promise<CiVariable[]>>()).delete(ownerKey(target, variableOwnerOf(sink)));
+}
+
 /** A problem with a ci_variable sink found before any write. */
 export interface VariableSinkProblem {
   readonly summary: string;
