@@ -4,7 +4,7 @@
  * (`planRetiring`: a note before, a revocation after).
  */
 import type { GroupAccessToken } from '../../api/group-access-tokens.js';
-import type { AttributeChange, Reason, ResourceChange } from '../../engine/plan.js';
+import type { AttributeChange, PlannedDelivery, Reason, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import type { DesiredAccessToken, DesiredGroup } from './model.js';
@@ -32,6 +32,8 @@ export interface RenewalParts {
   readonly create: NewTokenProps;
   /** Why it is renewed, for the drift report. */
   readonly summary: string;
+  /** Where the new secret goes (plan-sinks.ts, `deliveriesOf`). */
+  readonly deliveries: readonly PlannedDelivery[];
 }
 
 /** The renewals a token with `rotation.overlap` makes by successor (docs/tokens.md#overlap-window). */
@@ -118,6 +120,7 @@ export function planOverlap(s: DeclaredParts, L: GroupAccessToken, reason: Reaso
     ],
     payload: { group: g.ref, name: t.name, op: 'overlap', tokenId: L.id, create: made.create, overlapHours: overlap } satisfies TokenPayload,
     liveFingerprint: fp,
+    deliveries: made.deliveries,
   });
   const expiry = made.create.expires_at;
   s.out.drift.push({

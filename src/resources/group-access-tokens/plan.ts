@@ -639,11 +639,8 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
 function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
   const { ctx, g, t, expiry } = s;
   const overlap = overlapOf(t, reason);
-  if (overlap !== undefined) {
-    const kept = [...replacedAttributes(t, L), { name: 'id', before: L.id, after: KNOWN_AFTER }, { name: 'expires_at', before: L.expires_at, after: expiry }, tokenShown(true), sinkKept(t)];
-    planOverlap(s, L, reason, overlap, fp, { attributes: kept, create: createProps(s), summary: renewalSummary(s, L, reason) });
-    return;
-  }
+  const kept = [...replacedAttributes(t, L), { name: 'id', before: L.id, after: KNOWN_AFTER }, { name: 'expires_at', before: L.expires_at, after: expiry }, tokenShown(true), ...sinkKept(t)];
+  if (overlap !== undefined) return planOverlap(s, L, reason, overlap, fp, { attributes: kept, create: createProps(s), summary: renewalSummary(s, L, reason), deliveries: deliveriesOf(t, s.sinks) });
   const byReplacement = !t.self && runsAsGroupToken(ctx.instance);
   s.out.changes.push({
     ...s.base,

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 interface JsonPlan {
-  changes: { address: string; action: string; reasons: string[]; attributes: { name: string; before?: unknown; after?: unknown }[] }[];
+  changes: { address: string; action: string; reasons: string[]; attributes: { name: string; before?: unknown; after?: unknown }[]; deliveries?: { action: string; to: string }[] }[];
   drift: { address: string; summary: string; informational?: boolean }[];
   diagnostics: { code: string; severity: string; summary: string; file?: string; line?: number }[];
 }
@@ -70,6 +70,7 @@ describe('rotation with an overlap window', () => {
     expect(c.action).toBe('rotate');
     expect(c.reasons).toEqual(['expiring-soon']);
     expect(c.attributes.find((a) => a.name === 'overlap')?.after).toBe('2d');
+    expect(c.deliveries?.map((d) => d.to)).toEqual(['ci_variable platform/app DEPLOY_TOKEN (protected, masked)', 'ci_variable group platform DEPLOY_TOKEN (protected, masked)']);
     expect(c.attributes.find((a) => a.name === 'revoke_old_on')?.after).toBe(`id ${first.id}, 2d after the successor reached every sink (about ${addDays(BASE_DAY, 26)}); the first apply after that revokes it`);
     const human = await h.run(['plan']);
     expect(human.stdout).toContain('overlap');
