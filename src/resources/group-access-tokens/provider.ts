@@ -19,7 +19,9 @@
  *
  * The folder: `plan.ts` plans, `apply.ts` applies one change, `shared.ts` holds what both share
  * (addresses, the state file's sections, the session's token lists, confirming lists and sink
- * checks, kept in `ctx.memo.session`); this file is the provider the engine calls.
+ * checks, kept in `ctx.memo.session`); `plan-overlap.ts` and `apply-overlap.ts` are the overlap
+ * window (a rotation by successor, the predecessor revoked after it); this file is the provider the
+ * engine calls.
  */
 import { groupsOf } from './model.js';
 import type { PayloadMeaning, ResourceProvider } from '../../engine/resource.js';
