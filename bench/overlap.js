@@ -109,7 +109,8 @@ export async function overlapBenchmarks() {
     const minimal = w.groups + 3 * w.count;
     const floor = floorMs(minimal);
     const methods = Object.entries(plumb.byMethod).map(([m, n]) => `${n} ${m}`).join(', ');
-    const applied = new RegExp(`${w.count} applied, 0 failed`).test(plumb.out);
+    // Exit 0 (run rejects otherwise), one create and one variable write per token, nothing refused.
+    const applied = plumb.byMethod.POST === w.count && plumb.byMethod.PUT === w.count && plumb.failed === 0;
     const N = w.count.toLocaleString('en');
     return [
       {
@@ -117,9 +118,9 @@ export async function overlapBenchmarks() {
         measured:
           `${plumb.ms.toFixed(0)} ms (runs ${p.map((x) => (x.ms / floor).toFixed(2)).join(', ')}× floor); ${plumb.requests} req (${methods})${plumb.failed ? `, ${plumb.failed} failed` : ''}; ` +
           `floor of the ${minimal.toLocaleString('en')} minimal requests ${floor} ms (${(plumb.ms / floor).toFixed(2)}×); avg ${plumb.avgInFlight.toFixed(1)} in flight; ` +
-          `baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline); all applied: ${applied ? 'yes' : 'NO'}`,
+          `baseline ${baseline.ms.toFixed(0)} ms, ${baseline.requests} req (${(baseline.ms / floor).toFixed(2)}× floor; plumb ${vsBaseline.toFixed(2)}× baseline); one create and one variable write per token, none refused: ${applied ? 'yes' : 'NO'}`,
         target: `≤ 1.3× floor (${w.groups} token lists + ${N} creates + ${N} PUT + ${N} GET)`,
-        ok: plumb.ms <= 1.3 * floor && plumb.failed === 0 && baseline.failed === 0 && applied && plumb.byMethod.POST === w.count,
+        ok: plumb.ms <= 1.3 * floor && baseline.failed === 0 && applied,
       },
     ];
   } finally {

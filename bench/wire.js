@@ -69,7 +69,7 @@ export async function remoteEmulator() {
   };
 }
 
-/** Runs `node args…` in `cwd`; resolves with the wall time (ms), the time the process started (epoch ms) and its output (the last MB). */
+/** Runs `node args…` in `cwd`; resolves with the wall time (ms), the time the process started (epoch ms) and its output (its first MB). */
 export function run(args, cwd, { ok = [0] } = {}) {
   return new Promise((resolve, reject) => {
     const startedAt = performance.timeOrigin + performance.now();
