@@ -10,7 +10,8 @@
 // list per group, then its rotations), settings (GET, PUT, GET), files-plan (a HEAD per file),
 // files-apply (a HEAD per file, then a PUT of its new content against the commit the HEAD named, or
 // a POST of it when the HEAD found no file), files-commit (a HEAD per file, then one POST of a commit
-// per project with an action per file, guarded by the commit each HEAD named), report (`plumb report --expiring-within`'s reads: a
+// per project with an action per file, guarded by the commit each HEAD named), overlap (a token list and a variable list per group,
+// then per token a create, a PUT of its CI/CD variable and a GET reading it back), report (`plumb report --expiring-within`'s reads: a
 // token list per group, then per project its Pages settings and its Pages domains), files-mr (delivery
 // by merge request: the open merge requests from `sourceBranch` in one instance-wide listing, a HEAD
 // per file on `branch`, then per project one commit of its files on `sourceBranch`, made from
@@ -83,12 +84,27 @@ async function projectFiles(project) {
 const g = (group) => `/groups/${encodeURIComponent(group)}/access_tokens`;
 
 async function group(grp) {
-  const live = await call('GET', `${g(grp.path)}?per_page=100`);
+  // overlap: the group's variables are listed too, as plumb's plan checks the sinks.
+  const [live] = await Promise.all([call('GET', `${g(grp.path)}?per_page=100`), ...(job.mode === 'overlap' ? [call('GET', `/groups/${encodeURIComponent(grp.path)}/variables?per_page=100`)] : [])]);
   if (job.mode === 'create') {
     await Promise.all(
       grp.tokens.map(async (t) => {
         const issued = await call('POST', g(grp.path), { name: t.name, scopes: job.scopes, access_level: job.accessLevel, expires_at: job.expiresAt });
         writeFileSync(path.join(job.sinkDir, `${grp.path}-${t.name}.token`), issued.token, { mode: 0o600 });
+      }),
+    );
+  } else if (job.mode === 'overlap') {
+    // A rotation with an overlap window (bench/overlap.js): the successor created, written into the
+    // group's CI/CD variable of the token, read back and compared; the predecessor left active.
+    const vars = `/groups/${encodeURIComponent(grp.path)}/variables`;
+    await Promise.all(
+      grp.tokens.map(async (t) => {
+        if (!live.some((x) => x.name === t.name && x.active)) throw new Error(`no active token ${t.name} in ${grp.path}`);
+        const issued = await call('POST', g(grp.path), { name: t.name, scopes: job.scopes, access_level: job.accessLevel, expires_at: job.expiresAt });
+        const at = `${vars}/${t.key}?filter%5Benvironment_scope%5D=*`;
+        await call('PUT', at, { value: issued.token, variable_type: 'env_var', protected: true, masked: true, raw: true, environment_scope: '*' });
+        const back = await call('GET', at);
+        if (back.value !== issued.token) throw new Error(`${grp.path} ${t.key}: the value read back is not the one written`);
       }),
     );
   } else if (job.mode === 'rotate') {

@@ -55,6 +55,7 @@ const sections = [
   ['targets', async () => (await import('./targets.js')).targetBenchmarks()],
   ['discovery', async () => (await import('./discovery.js')).discoveryBenchmarks()],
   ['fleet', async () => (await import('./fleet.js')).fleetBenchmarks()],
+  ['overlap', async () => (await import('./overlap.js')).overlapBenchmarks()],
   ['html', async () => (await import('./html.js')).htmlBenchmarks()],
   ['emulator', async () => (await import('./emulator.js')).emulatorBenchmarks()],
   ['soak', async () => (await import('./soak.js')).soakBenchmarks()],

@@ -69,7 +69,7 @@ export async function remoteEmulator() {
   };
 }
 
-/** Runs `node args…` in `cwd`; resolves with the wall time (ms) and the time the process started (epoch ms). */
+/** Runs `node args…` in `cwd`; resolves with the wall time (ms), the time the process started (epoch ms) and its output (its first MB). */
 export function run(args, cwd, { ok = [0] } = {}) {
   return new Promise((resolve, reject) => {
     const startedAt = performance.timeOrigin + performance.now();
@@ -81,7 +81,7 @@ export function run(args, cwd, { ok = [0] } = {}) {
     child.on('error', reject);
     child.on('exit', (code) => {
       const ms = performance.now() - t0;
-      if (ok.includes(code)) resolve({ ms, startedAt });
+      if (ok.includes(code)) resolve({ ms, startedAt, out });
       else reject(new Error(`node ${args.join(' ')} exited ${code}:\n${out.slice(-3000)}`));
     });
   });

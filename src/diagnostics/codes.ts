@@ -127,6 +127,7 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_TOKEN_NAME_EMPTY: 'A token is declared with an empty name.',
   PLUMB_TOKEN_EXPIRES_IN_PAST: "A token's expires_at is not after today.",
   PLUMB_TOKEN_ROTATION_WINDOW: 'rotate_before_days is not smaller than lifetime_days.',
+  PLUMB_TOKEN_OVERLAP: "rotation.overlap is not shorter than rotate_before_days, or is set on plumb's own credential (`self: true`).",
   PLUMB_TOKEN_SINK_MISSING: 'A token has no sink to deliver its secret to.',
   PLUMB_SINK_INVALID: 'A sink names none or more than one of file, command, stdout and ci_variable.',
   PLUMB_TOKEN_SINKS_BOTH: 'A token has both `sink:` and `sinks:`.',

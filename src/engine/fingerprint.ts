@@ -14,6 +14,8 @@ export function stateFingerprint(value: unknown): string {
 export interface SecretFingerprint {
   readonly salt: string;
   readonly hash: string;
+  /** `sha256`: a secret the instance issued (`fingerprintIssued`); absent: scrypt. */
+  readonly kind?: 'sha256';
 }
 
 const SCRYPT = { N: 4096, r: 8, p: 1 } as const;
@@ -25,8 +27,21 @@ export function fingerprintSecret(value: string, salt = randomBytes(16).toString
   });
 }
 
+/**
+ * The fingerprint of a secret the instance issued (a token secret: at least 120 random bits), kept
+ * where its value was delivered: salted sha256. Slowing a brute-force search matters for a value
+ * someone chose (a write-only setting, a password); for a random value of that size the search is
+ * out of reach at any speed, and scrypt would cost every delivery and every drift check ~10 ms of
+ * CPU (a thousand tokens: seconds). docs/security.md, "CI/CD variable sinks".
+ */
+export function fingerprintIssued(value: string, salt = randomBytes(16).toString('base64')): SecretFingerprint {
+  return { kind: 'sha256', salt, hash: sha256Salted(value, salt) };
+}
+
+const sha256Salted = (value: string, salt: string): string => createHash('sha256').update(Buffer.from(salt, 'base64')).update(value).digest('base64');
+
 export async function matchesFingerprint(value: string, fp: SecretFingerprint): Promise<boolean> {
-  const again = Buffer.from((await fingerprintSecret(value, fp.salt)).hash, 'base64');
+  const again = Buffer.from(fp.kind === 'sha256' ? sha256Salted(value, fp.salt) : (await fingerprintSecret(value, fp.salt)).hash, 'base64');
   const want = Buffer.from(fp.hash, 'base64');
   return again.length === want.length && timingSafeEqual(again, want);
 }

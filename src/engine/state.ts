@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
-import { checkWritable, errnoText, writeFileAtomicSync } from '../util/write-file.js';
+import { checkWritable, errnoText, writeFileAtomic, writeFileAtomicSync } from '../util/write-file.js';
 import { PlumbError } from '../diagnostics/error.js';
 
 /**
@@ -100,27 +100,44 @@ export class StateStore {
     this.#dirty = true;
   }
 
+  /** The next group write, shared by every caller until it starts. */
   #soon: Promise<void> | undefined;
+  /** The group write in flight (at most one). */
+  #writing: Promise<void> | undefined;
+  /** Counts the writes started; an asynchronous write renames only if none started after it. */
+  #generation = 0;
 
   /**
    * Saves once for every caller until the write happens (a group commit): the write-ahead notes of
-   * many changes in progress at once cost one write, not one each. Resolves when the file holds
-   * what the callers recorded; rejects when it could not be written.
+   * many changes in progress at once cost one write, not one each. The write is asynchronous (the
+   * fsync does not hold up the requests of other changes) and one at a time: callers that come
+   * while one is in flight share the next. Resolves when the file holds what the callers recorded
+   * (by this write, or by a synchronous `save` that started after it, which then drops it); rejects
+   * when it could not be written.
    */
   saveSoon(): Promise<void> {
     this.#dirty = true;
-    this.#soon ??= new Promise<void>((resolve, reject) =>
-      setImmediate(() => {
-        this.#soon = undefined;
-        try {
-          this.save();
-          resolve();
-        } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
-        }
-      }),
-    );
+    this.#soon ??= (async () => {
+      await this.#writing?.catch(() => {});
+      await new Promise<void>((r) => setImmediate(r));
+      this.#soon = undefined;
+      const write = this.#saveAsync();
+      this.#writing = write;
+      try {
+        await write;
+      } finally {
+        if (this.#writing === write) this.#writing = undefined;
+      }
+    })();
     return this.#soon;
+  }
+
+  async #saveAsync(): Promise<void> {
+    this.#dirty = false;
+    if (this.#memory) return;
+    const generation = ++this.#generation;
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    await writeFileAtomic(this.file, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600, beforeRename: () => this.#generation === generation });
   }
 
   /** Writes the file if anything changed since the last write. */
@@ -132,6 +149,7 @@ export class StateStore {
   save(): void {
     this.#dirty = false;
     if (this.#memory) return;
+    this.#generation++;
     mkdirSync(path.dirname(this.file), { recursive: true });
     writeFileAtomicSync(this.file, JSON.stringify(this.#data, null, 2) + '\n', { mode: 0o600 });
   }

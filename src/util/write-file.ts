@@ -20,6 +20,16 @@ export interface WriteOptions {
   readonly mode?: number;
 }
 
+export interface AsyncWriteOptions extends WriteOptions {
+  /**
+   * Asked once the temp file is durable, right before the rename: false drops the write (the temp
+   * file is removed, the target left as it is). The answer and the rename happen in one turn of the
+   * event loop, so no synchronous write of the same file can come between them (StateStore's group
+   * commit: a newer synchronous save makes an older write in flight moot).
+   */
+  readonly beforeRename?: () => boolean;
+}
+
 /** The temp name next to `file`: hidden, unpredictable, recognisable. */
 function tempName(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.plumb-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
@@ -61,7 +71,7 @@ function running(pid: number): boolean {
 }
 
 /** Atomic, durable replace of `file` (see the module comment). Asynchronous; directory fsyncs are shared. */
-export async function writeFileAtomic(file: string, content: string | Uint8Array, opts: WriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array, opts: AsyncWriteOptions = {}): Promise<void> {
   const tmp = tempName(file);
   let handle: FileHandle | undefined;
   try {
@@ -70,7 +80,13 @@ export async function writeFileAtomic(file: string, content: string | Uint8Array
     await handle.sync();
     await handle.close();
     handle = undefined;
-    await rename(tmp, file);
+    if (opts.beforeRename) {
+      if (!opts.beforeRename()) {
+        await unlink(tmp);
+        return;
+      }
+      renameSync(tmp, file);
+    } else await rename(tmp, file);
   } catch (err) {
     await handle?.close().catch(() => {});
     await unlink(tmp).catch(() => {}); // not created, or already renamed

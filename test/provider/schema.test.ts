@@ -71,9 +71,10 @@ describe('the served schema', () => {
   it('is the generated schema: every generated attribute and block served unchanged but for the listed edits, and the provider\'s own attributes only beside them', () => {
     expect(Object.keys(served.resource_schemas)).toEqual(Object.keys(g.resource_schemas));
     for (const [name, gen, srv] of pairs) {
-      // The one edit of a block: a token's sink (and each of its sinks) has no stdout under Terraform.
-      const noStdout = (b: NonNullable<TfJsonSchema['block']['block_types']>[string]) => ({ ...b, block: { ...b.block, attributes: Object.fromEntries(Object.entries(b.block.attributes ?? {}).filter(([k]) => k !== 'stdout')) } });
-      const hidden = (bt: TfJsonSchema['block']['block_types']) => (name === 'plumb_group_access_token' && bt?.sink && bt.sinks ? { ...bt, sink: noStdout(bt.sink), sinks: noStdout(bt.sinks) } : bt);
+      // The edits of blocks: a token's sink (and each of its sinks) has no stdout under Terraform, and its rotation no overlap.
+      const without = (b: NonNullable<TfJsonSchema['block']['block_types']>[string], key: string) => ({ ...b, block: { ...b.block, attributes: Object.fromEntries(Object.entries(b.block.attributes ?? {}).filter(([k]) => k !== key)) } });
+      const hidden = (bt: TfJsonSchema['block']['block_types']) =>
+        name === 'plumb_group_access_token' && bt?.sink && bt.sinks && bt.rotation ? { ...bt, sink: without(bt.sink, 'stdout'), sinks: without(bt.sinks, 'stdout'), rotation: without(bt.rotation, 'overlap') } : bt;
       expect(srv.block.block_types, name).toEqual(hidden(gen.block.block_types));
       for (const [a, ga] of Object.entries(gen.block.attributes ?? {})) {
         const sa = srv.block.attributes?.[a];
@@ -166,6 +167,8 @@ describe('descriptions written for Terraform users', () => {
     expect(s.resource_schemas.plumb_repository_file!.block.attributes!.source!.description).toMatch(/relative to the working directory/);
     expect(s.provider.block.attributes!.allow_risky!.description).toMatch(/error at plan/);
     expect(Object.keys(s.resource_schemas.plumb_group_access_token!.block.block_types!.sink!.block.attributes ?? {})).not.toContain('stdout');
+    // The predecessor's revocation after an overlap is a change Terraform would never apply.
+    expect(Object.keys(s.resource_schemas.plumb_group_access_token!.block.block_types!.rotation!.block.attributes ?? {})).not.toContain('overlap');
     const key = s.resource_schemas[SETTINGS_TYPE]!.block.attributes!.captcha_private_key!;
     expect(key.description).toMatch(/write-only/i);
     expect(key.description).toMatch(/ephemeral/);

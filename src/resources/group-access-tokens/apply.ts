@@ -22,26 +22,11 @@ import { variableSinkId } from './variable-address.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { TokenPayload } from './payload.js';
 import { isActive, liveState } from './identity.js';
+import { issueMayHaveActed, withIssued, withRevoked } from './apply-steps.js';
+import { applyOverlap } from './apply-overlap.js';
+import type { OverlapSteps } from './apply-overlap.js';
 import { confirmList, env, findDeclared, groupParam, sharedList, sinkCheckCache, tokenListKey, tokenState } from './shared.js';
 
-/** Whether a failed create/rotate may still have happened on the instance (so: look, never repeat). */
-function mayHaveActed(err: unknown): boolean {
-  if (!(err instanceof ApiError)) return true;
-  if (err.code === 'PLUMB_API_INVALID_RESPONSE') return true; // a success status without the secret
-  return err.status === undefined || err.status >= 500;
-}
-
-/** A token as a list shows it: the secret an issue returned is never kept (lists are shared and cached). */
-function listed(issued: NewGroupAccessToken): GroupAccessToken {
-  const { token: _secret, ...token } = issued;
-  return token;
-}
-
-/** The list with a token this run issued (created, or the new token of a rotation). */
-const withIssued = (issued: NewGroupAccessToken) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => [...list.filter((x) => x.id !== issued.id), listed(issued)];
-
-/** The list with a token this run revoked (or rotated: the old token is revoked by it), as the instance lists it now. */
-const withRevoked = (id: number) => (list: readonly GroupAccessToken[]): GroupAccessToken[] => list.map((x) => (x.id === id ? { ...x, active: false, revoked: true } : x));
 
 /**
  * The client a ci_variable sink is delivered with: the token's instance's, or the sink's
@@ -103,6 +88,8 @@ class TokenApply {
         return this.#rotate(declared!, before);
       case 'replace':
         return this.#replace(declared!, before);
+      case 'overlap':
+        return applyOverlap(this.#steps(), declared!, before);
       case 'delete':
         return this.#delete(before);
     }
@@ -252,17 +239,44 @@ class TokenApply {
     );
   }
 
+  /** What an overlap rotation (apply-overlap.ts) uses of this change. */
+  #steps(): OverlapSteps {
+    return {
+      ctx: this.#ctx,
+      p: this.#p,
+      g: this.#g,
+      notes: this.#notes,
+      slot: () => this.#slot(),
+      updateSlot: (u) => this.#updateSlot(u),
+      revokePendingIds: () => this.#revokePendingIds(),
+      intend: (op, id) => this.#intend(op, id),
+      notIssued: () => this.#notIssued(),
+      createProps: () => this.#createProps(),
+      record: (c) => this.#record(c),
+      list: () => this.#list(),
+      deliver: (t, issued) => this.#deliver(t, issued),
+      revoke: (id) => this.#revoke(id),
+      remember: (n) => this.#remember(n),
+      unknownOutcome: (s) => this.#unknownOutcome(s),
+      done: () => this.#done(),
+      fail: (...a) => this.#fail(...a),
+      stop: (...a) => this.#stop(...a),
+    };
+  }
+
   async #delete(before: GroupAccessToken[]): Promise<ApplyResponse> {
     const p = this.#p;
     const target = before.find((x) => x.id === p.tokenId);
     if (!target || !isActive(target)) {
       this.#forget(p.tokenId!);
+      this.#retired(p.tokenId!);
       this.#notes.push(`token id ${p.tokenId} is already ${target ? liveState(target) : 'gone'}; nothing to revoke`);
       return this.#done();
     }
     const revoked = await this.#revoke(target.id);
     if (revoked) {
       this.#forget(target.id);
+      this.#retired(target.id);
       this.#notes.push(revoked === 'revoked' ? `revoked id ${target.id}` : `id ${target.id} was already revoked (outside plumb, or by a concurrent run)`);
       return this.#done();
     }
@@ -321,7 +335,7 @@ class TokenApply {
         return this.#familyRevoked(p.tokenId!, undefined, `the rotation of id ${p.tokenId} was refused (${what}) because the token had been rotated meanwhile, and no token named "${p.name}" is active now`);
       }
     }
-    if (!mayHaveActed(err)) {
+    if (!issueMayHaveActed(err)) {
       this.#notIssued();
       const suggestion =
         err instanceof ApiError && err.code === 'PLUMB_API_BAD_REQUEST'
@@ -393,7 +407,7 @@ class TokenApply {
   async #afterFailedSelfRotate(err: unknown, target: GroupAccessToken): Promise<ApplyResponse> {
     const p = this.#p;
     const what = err instanceof Error ? this.#ctx.secrets.redact(err.message) : String(err);
-    if (!mayHaveActed(err)) {
+    if (!issueMayHaveActed(err)) {
       this.#notIssued();
       const notCredential = err instanceof ApiError && (err.status === 405 || err.status === 401 || err.status === 403);
       return this.#fail(
@@ -563,7 +577,7 @@ class TokenApply {
           this.#record(withRevoked(id));
           return attempt === 1 ? 'already-revoked' : 'revoked';
         }
-        refused = !mayHaveActed(err);
+        refused = !issueMayHaveActed(err);
       }
       try {
         const t = (await this.#list()).find((x) => x.id === id);
@@ -623,6 +637,14 @@ class TokenApply {
   /** The issue did not happen (refused before the instance acted, or a fresh list shows nothing issued). */
   #notIssued(): void {
     this.#updateSlot({ unknown: this.#prior });
+  }
+
+  /** An overlap's predecessor is revoked: its entry in the slot has served its purpose. */
+  #retired(id: number): void {
+    const retiring = this.#slot()?.retiring;
+    if (!retiring?.some((r) => r.id === id)) return;
+    const left = retiring.filter((r) => r.id !== id);
+    this.#updateSlot({ retiring: left.length > 0 ? left : undefined });
   }
 
   #forget(id: number): void {

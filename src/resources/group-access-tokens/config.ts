@@ -15,6 +15,7 @@ import type { KindPointer } from '../../config/pointer.js';
 import { at, obj, outsideRoot, protectedFile, protectedFiles, push, relativeToFile } from '../../config/resolve-context.js';
 import type { Ctx } from '../../config/resolve-context.js';
 import { closestMatch } from '../../util/suggest.js';
+import { overlapHours, overlapText } from './identity.js';
 import { describeVariable, variableSinkId } from './variable-address.js';
 
 /** Each token is defined in one place only. */
@@ -294,7 +295,9 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
         pointer: joinPointer(p, 'rotation', rot.rotate_before_days === undefined ? 'lifetime_days' : 'rotate_before_days'),
       });
     }
-    rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before };
+    const overlap = typeof rot.overlap === 'string' ? overlapHours(rot.overlap) : undefined;
+    rotation = { lifetimeDays: rot.lifetime_days, rotateBeforeDays: before, ...(overlap !== undefined && { overlapHours: overlap }) };
+    if (overlap !== undefined) checkOverlap(name, raw, overlap, before, p, ctx);
   }
   const sinks = resolveSinks(name, raw, p, ctx);
   const self = raw.self === true;
@@ -332,6 +335,35 @@ function resolveToken(name: string, raw: Record<string, unknown>, p: string, ctx
     sinks,
     self,
   };
+}
+
+/**
+ * `rotation.overlap` (docs/tokens.md#overlap-window): the predecessor lives on for the overlap after
+ * its successor was delivered, so the overlap must end before it expires. It is rotated at the
+ * latest `rotate_before_days` before its expiry (earlier when apply runs daily), so the overlap must
+ * be shorter than `rotate_before_days`. plumb's own credential rotates through `self`, which
+ * revokes the old secret at once: no overlap there.
+ */
+function checkOverlap(name: string, raw: Record<string, unknown>, hours: number, beforeDays: number, p: string, ctx: Ctx): void {
+  const pointer = joinPointer(p, 'rotation', 'overlap');
+  if (raw.self === true) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_OVERLAP',
+      summary: `Token "${name}" is plumb's own credential, which rotates through \`self\`: the old secret is revoked at once, so it cannot have an overlap`,
+      suggestion: 'remove rotation.overlap from this token',
+      pointer,
+    });
+  } else if (hours >= beforeDays * 24) {
+    push(ctx, {
+      severity: 'error',
+      code: 'PLUMB_TOKEN_OVERLAP',
+      summary: `rotation.overlap (${overlapText(hours)}) of token "${name}" must be shorter than rotate_before_days (${beforeDays} day(s))`,
+      detail: 'plumb rotates the token when it expires within rotate_before_days; the old token must outlive the overlap, or it expires before its revocation is due.',
+      suggestion: `shorten the overlap (e.g. ${overlapText(Math.max(1, Math.floor((beforeDays * 24) / 2)))}) or lengthen rotate_before_days`,
+      pointer,
+    });
+  }
 }
 
 /**

@@ -47,6 +47,22 @@ export function addDays(date: string, days: number): string {
   return out;
 }
 
+/** Hours of a `rotation.overlap` (`2d`, `12h`; the schema's OVERLAP_PATTERN); undefined when it is not one. */
+export function overlapHours(text: string): number | undefined {
+  const m = /^([1-9]\d{0,4})([hd])$/.exec(text);
+  return m ? Number(m[1]) * (m[2] === 'd' ? 24 : 1) : undefined;
+}
+
+/** An overlap as the configuration writes it: `2d`, `12h`. */
+export function overlapText(hours: number): string {
+  return hours % 24 === 0 ? `${hours / 24}d` : `${hours}h`;
+}
+
+/** When the predecessor of a successor delivered at `now` is due for revocation (ISO date-time). */
+export function revokeDueAt(now: Date, hours: number): string {
+  return new Date(now.getTime() + hours * 3_600_000).toISOString();
+}
+
 export function sameScopes(a: readonly string[], b: readonly string[]): boolean {
   const x = [...new Set(a)].sort();
   const y = [...new Set(b)].sort();

@@ -26,6 +26,7 @@ export const TOKEN_REASONS = {
   superseded: 'it was replaced by a new token and its revocation did not finish',
   'sink-holds-other-token': 'its sink holds the secret of another token than the active one',
   'revoked-by-plumb': 'plumb revoked it after its secret could not be delivered',
+  'overlap-ended': 'its successor reached every sink and the overlap window has passed',
   'sink-added': 'a sink was added: plumb keeps no secret, so it issues a fresh one for every sink',
   'sink-changed': 'a sink moved or changed: plumb keeps no secret, so it issues a fresh one for every sink',
   'sink-removed': 'a sink was removed: a fresh secret makes the one left there stop working',

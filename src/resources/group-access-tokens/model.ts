@@ -60,7 +60,15 @@ export interface DesiredAccessToken {
   readonly accessLevel: number;
   /** Fixed expiry (YYYY-MM-DD), or undefined with a rotation policy. */
   readonly expiresAt?: string;
-  readonly rotation?: { readonly lifetimeDays: number; readonly rotateBeforeDays: number };
+  readonly rotation?: {
+    readonly lifetimeDays: number;
+    readonly rotateBeforeDays: number;
+    /**
+     * `rotation.overlap` in hours: rotate by creating a successor and revoke the predecessor this
+     * long after the successor reached every sink (docs/tokens.md#overlap-window). Absent: `rotate`.
+     */
+    readonly overlapHours?: number;
+  };
   /**
    * Every place the secret of a newly issued token is delivered, in configuration order (`sink:`
    * is the one-sink form, `sinks: [...]` the list). Empty only in a configuration that failed to

@@ -1,10 +1,13 @@
 /** What apply needs for one group access token: the plan's payload of this kind. */
 import { PayloadError, number, oneOf, optionalBoolean, optionalNumber, optionalString, record, string, stringArray } from '../../engine/payload.js';
 
-/** `none` is the payload of a no-op change (never applied). */
-export type Op = 'create' | 'rotate' | 'replace' | 'delete' | 'none';
+/**
+ * `none` is the payload of a no-op change (never applied). `overlap` is a rotation with an overlap
+ * window: the successor is created and delivered, the predecessor's revocation recorded as due.
+ */
+export type Op = 'create' | 'rotate' | 'replace' | 'overlap' | 'delete' | 'none';
 
-const OPS: readonly Op[] = ['create', 'rotate', 'replace', 'delete', 'none'];
+const OPS: readonly Op[] = ['create', 'rotate', 'replace', 'overlap', 'delete', 'none'];
 
 /** Properties of a token to create. */
 export type NewTokenProps = {
@@ -24,8 +27,10 @@ export type TokenPayload = {
   readonly tokenId?: number;
   /** Rotate through `self` with plumb's own credential. */
   readonly self?: boolean;
-  /** Properties of the token to create (create, replace). */
+  /** Properties of the token to create (create, replace, overlap). */
   readonly create?: NewTokenProps;
+  /** overlap: hours from the successor's delivery until the predecessor (`tokenId`) is revoked. */
+  readonly overlapHours?: number;
   /** Expiry of the rotated token. */
   readonly expiresAt?: string;
 };
@@ -46,7 +51,9 @@ export function parseTokenPayload(raw: unknown): TokenPayload {
       access_level: number(c, 'access_level', 'payload.create.access_level'),
       expires_at: string(c, 'expires_at', 'payload.create.expires_at'),
     };
-  } else if (op === 'create' || op === 'replace') throw new PayloadError(`payload.create is missing for a ${op}`);
+  } else if (op === 'create' || op === 'replace' || op === 'overlap') throw new PayloadError(`payload.create is missing for a ${op}`);
+  const overlapHours = optionalNumber(p, 'overlapHours', 'payload.overlapHours');
+  if (op === 'overlap' && (overlapHours === undefined || !Number.isInteger(overlapHours) || overlapHours < 1)) throw new PayloadError('payload.overlapHours must be a positive whole number of hours for an overlap');
   const self = optionalBoolean(p, 'self', 'payload.self');
   const expiresAt = optionalString(p, 'expiresAt', 'payload.expiresAt');
   return {
@@ -57,5 +64,6 @@ export function parseTokenPayload(raw: unknown): TokenPayload {
     ...(self !== undefined && { self }),
     ...(create && { create }),
     ...(expiresAt !== undefined && { expiresAt }),
+    ...(op === 'overlap' && { overlapHours }),
   };
 }

@@ -22,8 +22,8 @@ import { revocationRisks } from './risks.js';
 import { credentialOf } from '../../engine/risks.js';
 import type { TokenNote, TokenSlot } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
-import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason } from './identity.js';
-import type { Identity } from './identity.js';
+import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason, type Identity } from './identity.js';
+import { overlapOf, planOverlap, planRetiring, retiringNames } from './plan-overlap.js';
 import { changeFingerprint, env, findDeclared, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
 const KNOWN_AFTER = '(known after apply)';
@@ -228,8 +228,9 @@ function tokenExpiry(ctx: InstanceContext, g: DesiredGroup, live: readonly Group
   const byId = new Map<number, ResourceChange>();
   for (const c of changes) if (typeof c.payload.tokenId === 'number' && c.action !== 'delete') byId.set(c.payload.tokenId, c);
   const out: ExpiryEntry[] = [];
+  const retiring = retiringNames(ctx, g);
   for (const t of live) {
-    if (!isActive(t) || t.expires_at === null || t.expires_at > until) continue;
+    if (!isActive(t) || t.expires_at === null || t.expires_at > until || retiring.get(t.id) === t.name) continue;
     const change = byId.get(t.id);
     const declared = change ? g.accessTokens.find((d) => d.name === change.payload.name) : undefined;
     const daysLeft = daysBetween(ctx.today, t.expires_at);
@@ -398,9 +399,10 @@ function planDeclared(
     expiry: newExpiry(t, ctx.today),
     sinks,
   };
-  const orphans = orphansOf(s, revokePending);
+  const retiring = planRetiring(s, claimed);
+  const orphans = orphansOf(s, revokePending, retiring);
   planOrphans(s, orphans, claimed);
-  const id = identify(t, live, orphans.length > 0 ? new Set([...revokePending, ...orphans.map((o) => o.id)]) : revokePending);
+  const id = identify(t, live, orphans.length > 0 || retiring.size > 0 ? new Set([...revokePending, ...retiring, ...orphans.map((o) => o.id)]) : revokePending);
   if (!identityUsable(s, id, claimed)) return;
   if (id.kind === 'absent') {
     planAbsent(s, id);
@@ -413,9 +415,9 @@ function planDeclared(
  * A replacement created without its answer leaves a second active token nobody holds: that one
  * is revoked, and the held one stays the declaration.
  */
-function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>): GroupAccessToken[] {
+function orphansOf(s: DeclaredToken, revokePending: ReadonlySet<number>, retiring: ReadonlySet<number>): GroupAccessToken[] {
   if (s.slot?.unknown?.op !== 'replace' || !s.live.some((x) => x.id === s.heldId && isActive(x))) return [];
-  return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id));
+  return s.live.filter((x) => x.name === s.t.name && isActive(x) && x.id !== s.heldId && !revokePending.has(x.id) && !retiring.has(x.id));
 }
 
 function planOrphans(s: DeclaredToken, orphans: readonly GroupAccessToken[], claimed: Set<number>): void {
@@ -636,6 +638,9 @@ function planReplace(s: DeclaredToken, L: GroupAccessToken, diffs: ReturnType<ty
  */
 function planRenewal(s: DeclaredToken, L: GroupAccessToken, reason: Reason, fp: string): void {
   const { ctx, g, t, expiry } = s;
+  const overlap = overlapOf(t, reason);
+  const kept = [...replacedAttributes(t, L), { name: 'id', before: L.id, after: KNOWN_AFTER }, { name: 'expires_at', before: L.expires_at, after: expiry }, tokenShown(true), ...sinkKept(t)];
+  if (overlap !== undefined) return planOverlap(s, L, reason, overlap, fp, { attributes: kept, create: createProps(s), summary: renewalSummary(s, L, reason), deliveries: deliveriesOf(t, s.sinks) });
   const byReplacement = !t.self && runsAsGroupToken(ctx.instance);
   s.out.changes.push({
     ...s.base,

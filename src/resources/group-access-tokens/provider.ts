@@ -19,7 +19,9 @@
  *
  * The folder: `plan.ts` plans, `apply.ts` applies one change, `shared.ts` holds what both share
  * (addresses, the state file's sections, the session's token lists, confirming lists and sink
- * checks, kept in `ctx.memo.session`); this file is the provider the engine calls.
+ * checks, kept in `ctx.memo.session`); `plan-overlap.ts` and `apply-overlap.ts` are the overlap
+ * window (a rotation by successor, the predecessor revoked after it); this file is the provider the
+ * engine calls.
  */
 import { groupsOf } from './model.js';
 import type { PayloadMeaning, ResourceProvider } from '../../engine/resource.js';
@@ -28,6 +30,7 @@ import { parseTokenPayload } from './payload.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { changeFingerprint, managesTokens, sharedList, tokenAddress } from './shared.js';
 import { planTokens } from './plan.js';
+import { overlapText } from './identity.js';
 import { applyTokenChange } from './apply.js';
 
 export { tokenAddress, tokenListKey } from './shared.js';
@@ -69,7 +72,8 @@ export function describeTokenPayload(instance: string, p: TokenPayload): Payload
       { name: 'expires_at', after: c.expires_at, required: true },
     ];
   };
-  const cosmetic = ['token', 'sink', 'rotated_by'];
+  // The sinks are read again from the configuration at apply (`sink` one, `sinks` several): shown, never sent.
+  const cosmetic = ['token', 'sink', 'sinks', 'rotated_by', 'revoke_old_on'];
   switch (p.op) {
     case 'none':
       return { addresses: [at], action: 'no-op', attributes: [] };
@@ -77,6 +81,13 @@ export function describeTokenPayload(instance: string, p: TokenPayload): Payload
       return { addresses: [at], action: 'create', attributes: created(p.create!), cosmetic };
     case 'replace':
       return { addresses: [at], action: 'replace', attributes: [...created(p.create!), { name: 'id', before: p.tokenId, required: true }], cosmetic };
+    case 'overlap':
+      return {
+        addresses: [at],
+        action: 'rotate',
+        attributes: [...created(p.create!), { name: 'id', before: p.tokenId, required: true }, { name: 'overlap', after: overlapText(p.overlapHours!), required: true }],
+        cosmetic,
+      };
     case 'rotate':
       return {
         addresses: [at],

@@ -6,6 +6,8 @@ import { VARIABLE_KEY_SCHEMA_PATTERN } from '../../catalogue/ci-variables.js';
 const ROLE_NAMES = Object.values(ACCESS_LEVELS) as readonly string[];
 const ACCESS_LEVEL_VALUES = Object.keys(ACCESS_LEVELS).map(Number);
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+/** `rotation.overlap`: whole hours or days (config.ts reads it with `overlapHours`). */
+export const OVERLAP_PATTERN = '^[1-9][0-9]{0,4}[hd]$';
 
 export function accessTokenSchema(): JsonSchema {
   return {
@@ -47,6 +49,13 @@ export function accessTokenSchema(): JsonSchema {
             maximum: 399,
             default: 7,
             description: 'Rotate when the token expires within this many days.',
+          },
+          overlap: {
+            type: 'string',
+            pattern: OVERLAP_PATTERN,
+            description:
+              'Rotate with an overlap window (`2d`, `12h`): create the successor, deliver it to every sink, and revoke the predecessor on the first apply this long after; shorter than rotate_before_days.',
+            examples: ['2d', '12h'],
           },
         },
       },

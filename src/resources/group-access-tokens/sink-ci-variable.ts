@@ -12,11 +12,12 @@
  * - One list of an owner's variables serves every check and drift comparison of that owner in a
  *   session (`variableList`); a write forgets it.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/client.js';
 import { createVariable, deleteVariable, getVariable, listVariables, updateVariable } from '../../api/variables.js';
 import type { CiVariable, CiVariableProps, VariableOwner } from '../../api/variables.js';
-import { fingerprintSecret, matchesFingerprint } from '../../engine/fingerprint.js';
+import { fingerprintIssued, matchesFingerprint } from '../../engine/fingerprint.js';
 import type { SecretFingerprint } from '../../engine/fingerprint.js';
 import type { InstanceContext } from '../../engine/resource.js';
 import { credentialOf } from '../../engine/risks.js';
@@ -38,7 +39,7 @@ export interface VariableMeta {
 
 /** What the state keeps of one delivery to a variable: never the value. */
 export interface DeliveredVariable {
-  /** Salted scrypt fingerprint of the value written (engine/fingerprint.ts). */
+  /** Salted fingerprint of the value written (engine/fingerprint.ts, `fingerprintIssued`). */
   readonly fingerprint: SecretFingerprint;
   readonly meta: VariableMeta;
 }
@@ -81,6 +82,12 @@ export function metaDifferences(a: VariableMeta, b: VariableMeta): string[] {
   return [...keys].filter((k) => a[k] !== b[k]).sort();
 }
 
+/** Constant-time equality of two strings (through their sha256, so the lengths do not show). */
+function sameSecretValue(a: string, b: string): boolean {
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
 const why = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
@@ -104,7 +111,7 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
     environment_scope: meta.environment_scope,
     ...(meta.description !== undefined && { description: meta.description }),
   };
-  const fingerprint = fingerprintSecret(secret);
+  const fp = fingerprintIssued(secret);
   try {
     const written = await updateVariable(client, owner, sink.key, sink.environmentScope, props);
     if ((written.hidden === true) !== sink.hidden) {
@@ -127,10 +134,10 @@ export async function deliverToVariable(sink: CiVariableSink, secret: string, cl
   }
   const differs = metaDifferences(meta, liveMeta(back, meta));
   if (differs.length > 0) throw new VariableSinkError(`${where}: written, but the variable read back differs in ${differs.join(', ')}`);
-  const fp = await fingerprint;
   const record: DeliveredVariable = { fingerprint: fp, meta };
   if (back.value === null || back.hidden === true) return { status: 'unverifiable', note: `secret delivered to ${where} (hidden: delivered, not verifiable)`, record };
-  if (!(await matchesFingerprint(back.value, fp))) throw new VariableSinkError(`${where}: written, but the value read back is not the secret plumb wrote`);
+  // Compared with the secret in hand; the fingerprint is what the state keeps.
+  if (!sameSecretValue(back.value, secret)) throw new VariableSinkError(`${where}: written, but the value read back is not the secret plumb wrote`);
   return { status: 'verified', note: `secret delivered to ${where}, read back and confirmed`, record };
 }
 

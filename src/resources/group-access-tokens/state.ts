@@ -33,6 +33,18 @@ export interface TokenSlot {
    * added, moved or removed).
    */
   readonly delivered?: Readonly<Record<string, DeliveredVariable>>;
+  /**
+   * Predecessors of an overlap rotation (docs/tokens.md#overlap-window): still active, their
+   * revocation due at `due` (ISO date-time), written once the successor reached every sink. The
+   * first apply at or after `due` revokes them; until then they are not the declaration.
+   */
+  readonly retiring?: readonly RetiringToken[];
+}
+
+export interface RetiringToken {
+  readonly id: number;
+  /** ISO date-time: revoked by the first apply at or after it. */
+  readonly due: string;
 }
 
 export function tokenSlotKey(group: string, name: string): string {
@@ -98,7 +110,7 @@ export class TokenState {
     const key = tokenSlotKey(group, name);
     const slot = this.#store.section<unknown>(instanceUrl, 'token_slots')?.[key];
     if (slot === undefined || isSlot(slot)) return slot;
-    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb, delivered)`);
+    rejected.push(`token_slots[${JSON.stringify(key)}] is not a token slot (held, unknown, revokedByPlumb, delivered, retiring)`);
     return undefined;
   }
 
@@ -133,6 +145,7 @@ function isDelivered(v: unknown): v is DeliveredVariable {
   return (
     typeof v.fingerprint.salt === 'string' &&
     typeof v.fingerprint.hash === 'string' &&
+    (v.fingerprint.kind === undefined || v.fingerprint.kind === 'sha256') &&
     ['protected', 'masked', 'hidden', 'raw'].every((k) => typeof m[k] === 'boolean') &&
     (m.variable_type === 'env_var' || m.variable_type === 'file') &&
     typeof m.environment_scope === 'string' &&
@@ -145,6 +158,7 @@ function isSlot(v: unknown): v is TokenSlot {
   if (v.held !== undefined && !isId(v.held)) return false;
   if (v.revokedByPlumb !== undefined && !(Array.isArray(v.revokedByPlumb) && v.revokedByPlumb.every(isId))) return false;
   if (v.delivered !== undefined && !(isObject(v.delivered) && Object.values(v.delivered).every(isDelivered))) return false;
+  if (v.retiring !== undefined && !(Array.isArray(v.retiring) && v.retiring.every((r) => isObject(r) && isId(r.id) && typeof r.due === 'string' && !Number.isNaN(Date.parse(r.due))))) return false;
   if (v.unknown !== undefined) {
     const u = v.unknown;
     if (!isObject(u) || !['create', 'rotate', 'replace'].includes(u.op as string) || typeof u.at !== 'string' || !(u.tokenId === undefined || isId(u.tokenId))) return false;

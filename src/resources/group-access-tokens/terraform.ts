@@ -215,7 +215,9 @@ export const groupAccessTokenTerraform: TerraformPart = {
 
   // A stdout sink's secret would go to Terraform's log: not served, so Terraform refuses it as an
   // unsupported argument (and `validate` below refuses it from a caller that sends it anyway).
-  hidden: { sink: ['stdout'], sinks: ['stdout'] },
+  // rotation.overlap is not served either: Terraform applies this resource's change only, and the
+  // predecessor's revocation after the overlap is a change of its own (docs/tokens.md#overlap-window).
+  hidden: { sink: ['stdout'], sinks: ['stdout'], rotation: ['overlap'] },
 
   validate(config) {
     const out: PlanResult['diagnostics'] = [];

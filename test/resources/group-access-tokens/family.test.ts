@@ -60,7 +60,9 @@ describe('a rotation repeated by another apply', () => {
     // plumb's rotation waits while "another apply" rotates id 7 first.
     h.addFault({ method: 'POST', path: `${LIST}/7/rotate`, nth: 1, action: { kind: 'latency', ms: 1500 } });
     const run = h.run(['apply', '--auto-approve']);
-    await until(() => h.emu.requests.filter((q) => q.method === 'GET' && q.path === LIST).length >= 2);
+    // Both lists answered and plumb's rotation in flight (held by the latency): it was written to the
+    // state file first, asynchronously, so "the lists answered" alone does not mean it was sent.
+    await until(() => h.emu.requests.filter((q) => q.method === 'GET' && q.path === LIST).length >= 2 && h.emu.inFlight >= 1);
     expect(await rotateOutside(7)).toBe(200);
     const r = await run;
     expect(r.code).toBe(1);

@@ -31,7 +31,7 @@ export interface TokenSpec {
   readonly access_level?: number | string;
   readonly description?: string;
   readonly expires_at?: string;
-  readonly rotation?: { readonly lifetime_days: number; readonly rotate_before_days?: number };
+  readonly rotation?: { readonly lifetime_days: number; readonly rotate_before_days?: number; readonly overlap?: string };
   /** Raw YAML of the sink mapping; default: a file sink `secrets/<name>.token`. */
   readonly sink?: string;
   /** Raw YAML (flow style) of a `sinks:` list, instead of `sink`. */
@@ -120,7 +120,8 @@ export async function harness(opts: { groups?: EmulatorSeed['groups']; users?: E
           if (t.expires_at) lines.push(`            expires_at: ${t.expires_at}`);
           else {
             const r = t.rotation ?? { lifetime_days: 60, rotate_before_days: 7 };
-            lines.push(`            rotation: {lifetime_days: ${r.lifetime_days}${r.rotate_before_days !== undefined ? `, rotate_before_days: ${r.rotate_before_days}` : ''}}`);
+            const overlap = 'overlap' in r && r.overlap !== undefined ? `, overlap: ${r.overlap}` : '';
+            lines.push(`            rotation: {lifetime_days: ${r.lifetime_days}${r.rotate_before_days !== undefined ? `, rotate_before_days: ${r.rotate_before_days}` : ''}${overlap}}`);
           }
           const sink = t.sink ?? `{file: secrets/${name}.token}`;
           lines.push(t.sinks !== undefined ? `            sinks: ${t.sinks}` : `            sink: ${sink}`);

@@ -66,6 +66,10 @@ export interface GroupAccessTokenRotation {
   * Rotate when the token expires within this many days. From 1 to 399. Default: 7.
   */
   readonly rotateBeforeDays?: number;
+  /**
+  * Rotate with an overlap window (`2d`, `12h`): create the successor, deliver it to every sink, and revoke the predecessor on the first apply this long after; shorter than rotate_before_days. Matches ^[1-9][0-9]{0,4}[hd]$.
+  */
+  readonly overlap?: string;
 }
 
 export function groupAccessTokenRotationToTerraform(struct?: GroupAccessTokenRotationOutputReference | GroupAccessTokenRotation): any {
@@ -76,6 +80,7 @@ export function groupAccessTokenRotationToTerraform(struct?: GroupAccessTokenRot
   return {
     lifetime_days: cdktf.numberToTerraform(struct!.lifetimeDays),
     rotate_before_days: cdktf.numberToTerraform(struct!.rotateBeforeDays),
+    overlap: cdktf.stringToTerraform(struct!.overlap),
   }
 }
 
@@ -97,6 +102,12 @@ export function groupAccessTokenRotationToHclTerraform(struct?: GroupAccessToken
       isBlock: false,
       type: "simple",
       storageClassType: "number",
+    },
+    overlap: {
+      value: cdktf.stringToHclTerraform(struct!.overlap),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
     },
   };
 
@@ -126,6 +137,10 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
       hasAnyValues = true;
       internalValueResult.rotateBeforeDays = this._rotateBeforeDays;
     }
+    if (this._overlap !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.overlap = this._overlap;
+    }
     return hasAnyValues ? internalValueResult : undefined;
   }
 
@@ -134,11 +149,13 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
       this.isEmptyObject = false;
       this._lifetimeDays = undefined;
       this._rotateBeforeDays = undefined;
+      this._overlap = undefined;
     }
     else {
       this.isEmptyObject = Object.keys(value).length === 0;
       this._lifetimeDays = value.lifetimeDays;
       this._rotateBeforeDays = value.rotateBeforeDays;
+      this._overlap = value.overlap;
     }
   }
 
@@ -169,6 +186,22 @@ export class GroupAccessTokenRotationOutputReference extends cdktf.ComplexObject
   // Temporarily expose input value. Use with caution.
   public get rotateBeforeDaysInput() {
     return this._rotateBeforeDays;
+  }
+
+  // overlap - computed: false, optional: true, required: false
+  private _overlap?: string; 
+  public get overlap() {
+    return this.getStringAttribute('overlap');
+  }
+  public set overlap(value: string) {
+    this._overlap = value;
+  }
+  public resetOverlap() {
+    this._overlap = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get overlapInput() {
+    return this._overlap;
   }
 }
 export interface GroupAccessTokenSinkCiVariable {
