@@ -114,6 +114,22 @@ export interface PlanResponse {
   readonly expiring?: ExpiryEntry[];
 }
 
+/**
+ * One response from the responses of a kind's parts (a response per project, group or owner, planned
+ * concurrently): their changes, drift, diagnostics, risks and expiring entries in the parts' order,
+ * after `first` (diagnostics found before the parts were planned, e.g. a project declared twice).
+ */
+export function mergePlanResponses(parts: readonly PlanResponse[], first: readonly PlanDiagnostic[] = []): PlanResponse {
+  const expiring = parts.flatMap((r) => r.expiring ?? []);
+  return {
+    changes: parts.flatMap((r) => r.changes),
+    drift: parts.flatMap((r) => r.drift),
+    diagnostics: [...first, ...parts.flatMap((r) => r.diagnostics)],
+    risks: parts.flatMap((r) => r.risks ?? []),
+    ...(parts.some((r) => r.expiring) && { expiring }),
+  };
+}
+
 export interface ApplyResponse {
   /** Set when the change was carried out (possibly with warnings). */
   readonly applied: boolean;

@@ -13,7 +13,7 @@ import { fingerprintSecret, matchesFingerprint, stateFingerprint } from '../../e
 import { ciVariableClaim } from '../../catalogue/ci-variables.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, Reason, ResourceChange } from '../../engine/plan.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
-import { planDiagnostic } from '../../engine/resource.js';
+import { mergePlanResponses, planDiagnostic } from '../../engine/resource.js';
 import { valueProblem } from './config.js';
 import { KIND, apiOwner, describeVariable, ownerAddress, ownerNoun, variableAddress, variablesOf } from './model.js';
 import type { DesiredVariable, VariableFields, VariablesOwner } from './model.js';
@@ -231,9 +231,5 @@ function fieldsShown(f: VariableFields): AttributeChange[] {
 
 export async function planVariables(ctx: InstanceContext): Promise<PlanResponse> {
   const perOwner = await Promise.all(variablesOf(ctx.instance).map((o) => planOwner(ctx, o)));
-  return {
-    changes: perOwner.flatMap((r) => r.changes),
-    drift: perOwner.flatMap((r) => r.drift),
-    diagnostics: perOwner.flatMap((r) => r.diagnostics),
-  };
+  return mergePlanResponses(perOwner);
 }

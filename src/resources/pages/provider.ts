@@ -22,7 +22,7 @@ import { joinPointer } from '../../config/pointer.js';
 import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, ExpiryEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
-import { daysUntil, planDiagnostic } from '../../engine/resource.js';
+import { daysUntil, mergePlanResponses, planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { getProjectRef } from '../../api/namespaces.js';
 import { parsePagesPayload } from './payload.js';
@@ -384,13 +384,8 @@ export const pagesProvider: ResourceProvider<PagesPayload> = {
     // A project declared under two names (id and path) is planned under neither.
     const { distinct, diagnostics: duplicates } = await distinctProjects(ctx, selected, 'Pages', (p) => p.pages.pointer);
     const perProject = await Promise.all(distinct.map((p) => planProject(ctx, p)));
-    return {
-      changes: perProject.flatMap((r) => r.changes),
-      drift: perProject.flatMap((r) => r.drift),
-      diagnostics: [...duplicates, ...perProject.flatMap((r) => r.diagnostics)],
-      risks: perProject.flatMap((r) => r.risks),
-      ...(ctx.expiring && { expiring: perProject.flatMap((r) => r.expiring) }),
-    };
+    const merged = mergePlanResponses(perProject, duplicates);
+    return ctx.expiring ? { ...merged, expiring: merged.expiring ?? [] } : merged;
   },
 
   parsePayload: parsePagesPayload,

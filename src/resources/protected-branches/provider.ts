@@ -18,7 +18,7 @@ import { joinPointer } from '../../config/pointer.js';
 import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, DescribedAttribute, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
-import { planDiagnostic } from '../../engine/resource.js';
+import { mergePlanResponses, planDiagnostic } from '../../engine/resource.js';
 import { flagRisk } from '../../engine/risks.js';
 import { distinctProjects } from '../../engine/same-project.js';
 import { createRule, deleteRule, listRules, updateRule } from './api.js';
@@ -333,12 +333,7 @@ export const protectedBranchesProvider: ResourceProvider<ProtectedBranchPayload>
     // A project declared under two names (id and path) is planned under neither.
     const { distinct, diagnostics: duplicates } = await distinctProjects(ctx, selected, 'protected branches', pointerOfProject);
     const perProject = await Promise.all(distinct.map((p) => planProject(ctx, p)));
-    return {
-      changes: perProject.flatMap((r) => r.changes),
-      drift: perProject.flatMap((r) => r.drift),
-      diagnostics: [...duplicates, ...perProject.flatMap((r) => r.diagnostics)],
-      risks: perProject.flatMap((r) => r.risks),
-    };
+    return mergePlanResponses(perProject, duplicates);
   },
 
   parsePayload: parseProtectedBranchPayload,
