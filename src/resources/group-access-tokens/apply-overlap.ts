@@ -2,8 +2,9 @@
  * Applying a rotation with an overlap window (docs/tokens.md#overlap-window): the successor is
  * created (never the `rotate` call), delivered to every sink, and only then the predecessor's
  * revocation recorded as due; a lost create answer is settled by revoking the orphan and creating
- * again. The steps it shares with every token change (write-ahead note, delivery, revocation, the
- * report) are the change's own (apply.ts, `OverlapSteps`).
+ * again. A delivery that fails puts back every sink already written (./sink-restore.ts) before
+ * the successor is revoked. The steps it shares with every token change (write-ahead note,
+ * delivery, revocation, the report) are the change's own (apply.ts, `OverlapSteps`).
  */
 import { createGroupAccessToken } from '../../api/group-access-tokens.js';
 import type { GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
