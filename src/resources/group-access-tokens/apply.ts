@@ -534,7 +534,8 @@ class TokenApply {
     };
     let outcomes: Outcome[];
     let priors: Map<TokenSink, Prior> | undefined;
-    if (!rollback) outcomes = await Promise.all(t.sinks.map(deliverOne));
+    // One sink: nothing else is written before it could fail, so there is nothing to take or put back.
+    if (!rollback || t.sinks.length < 2) outcomes = await Promise.all(t.sinks.map(deliverOne));
     else {
       const taken = await Promise.all(t.sinks.map(async (s) => [s, await takePrior(s, clientFor, ctx.secrets)] as const));
       priors = new Map(taken);
