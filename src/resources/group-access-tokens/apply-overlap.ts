@@ -2,8 +2,9 @@
  * Applying a rotation with an overlap window (docs/tokens.md#overlap-window): the successor is
  * created (never the `rotate` call), delivered to every sink, and only then the predecessor's
  * revocation recorded as due; a lost create answer is settled by revoking the orphan and creating
- * again. The steps it shares with every token change (write-ahead note, delivery, revocation, the
- * report) are the change's own (apply.ts, `OverlapSteps`).
+ * again. A delivery that fails puts back every sink already written (./sink-restore.ts) before
+ * the successor is revoked. The steps it shares with every token change (write-ahead note,
+ * delivery, revocation, the report) are the change's own (apply.ts, `OverlapSteps`).
  */
 import { createGroupAccessToken } from '../../api/group-access-tokens.js';
 import type { GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
@@ -31,7 +32,10 @@ export interface OverlapSteps {
   createProps(): Parameters<typeof createGroupAccessToken>[2];
   record(change: (list: GroupAccessToken[]) => GroupAccessToken[]): void;
   list(): Promise<GroupAccessToken[]>;
+  /** Delivers to every sink; after a failure, the sinks already written are put back (`rollback`). */
   deliver(t: DesiredAccessToken, issued: NewGroupAccessToken): Promise<boolean>;
+  /** After a failed `deliver`: the sinks put back (read back), and those that hold the successor's secret. */
+  rollback(): { readonly restored: readonly string[]; readonly unrestored: readonly string[] };
   revoke(id: number): Promise<false | 'revoked' | 'already-revoked'>;
   remember(n: Omit<TokenNote, 'group' | 'at'>): void;
   unknownOutcome(summary: string): ApplyResponse;
@@ -72,14 +76,18 @@ export async function applyOverlap(a: OverlapSteps, t: DesiredAccessToken, befor
   a.notes.push(`created successor id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
   const delivered = await a.deliver(t, issued);
   if (!delivered) {
-    // Nothing depends on the successor: revoke it, and the predecessor stays what every sink holds.
+    // Every sink already written was put back (a.rollback()); nothing depends on the successor now:
+    // revoke it, and the predecessor stays what the sinks hold.
+    const { restored, unrestored } = a.rollback();
     const revoked = await a.revoke(issued.id);
     if (revoked) a.notIssued();
     else a.remember({ id: issued.id, name: p.name, kind: 'revoke-pending' });
+    const back = restored.length > 0 ? ` The other sinks were restored to what they held before, and read back: ${restored.join(', ')}.` : '';
+    const lost = unrestored.length > 0 ? ` ${unrestored.join(', ')} ${unrestored.length === 1 ? 'holds' : 'hold'} a revoked secret: the next apply delivers a fresh one.` : '';
     return a.stop(
       'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
       `The secret of the successor of "${p.name}" (id ${issued.id}) could not be delivered; ${revoked ? 'the successor was revoked again' : 'revoking the successor failed'}`,
-      `State now: id ${old.id} (the predecessor) is active and unchanged, and its secret still works wherever it was delivered; id ${issued.id} ${revoked ? 'is revoked' : `could not be revoked and is noted in ${a.ctx.state.file}: the next plan revokes it`}. The next plan rotates "${p.name}" again.`,
+      `State now: id ${old.id} (the predecessor) is active and unchanged, and its secret still works wherever it was delivered; id ${issued.id} ${revoked ? 'is revoked' : `could not be revoked and is noted in ${a.ctx.state.file}: the next plan revokes it`}.${back}${lost} The next plan rotates "${p.name}" again.`,
       'fix the sink named above and run `plumb apply` again',
     );
   }

@@ -8,14 +8,16 @@ import { createGroupAccessToken, revokeGroupAccessToken, rotateGroupAccessToken 
 import type { AccessLevel, GroupAccessToken, NewGroupAccessToken } from '../../api/group-access-tokens.js';
 import { ApiAmbiguousError, ApiError, describeReason } from '../../api/errors.js';
 import type { PathParam } from '../../api/path.js';
-import type { DesiredAccessToken } from './model.js';
+import type { DesiredAccessToken, TokenSink } from './model.js';
 import { joinPointer } from '../../config/pointer.js';
 import type { PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, describeSink, SinkError } from './sinks.js';
-import type { DeliverOptions, SinkProblem } from './sinks.js';
+import type { DeliverOptions, DeliveryReceipt, SinkProblem } from './sinks.js';
+import { restorePrior, takePrior } from './sink-restore.js';
+import type { Prior } from './sink-restore.js';
 import type { DeliveredVariable } from './sink-ci-variable.js';
 import { forgetVariableList } from './sink-ci-variable.js';
 import { variableSinkId } from './variable-address.js';
@@ -254,7 +256,8 @@ class TokenApply {
       createProps: () => this.#createProps(),
       record: (c) => this.#record(c),
       list: () => this.#list(),
-      deliver: (t, issued) => this.#deliver(t, issued),
+      deliver: (t, issued) => this.#deliver(t, issued, true),
+      rollback: () => this.#rollback,
       revoke: (id) => this.#revoke(id),
       remember: (n) => this.#remember(n),
       unknownOutcome: (s) => this.#unknownOutcome(s),
@@ -500,28 +503,54 @@ class TokenApply {
    * (deliverSecret's receipt). Each failed sink is a diagnostic located at that sink's line; when
    * some sinks received the secret and others did not, a second diagnostic says which, so nobody
    * takes "failed" for "nothing changed". Returns whether every sink received it.
+   *
+   * With `rollback` (an overlap rotation, whose predecessor every sink still holds): what each sink
+   * holds is taken first (./sink-restore.ts, memory only), the sinks that can be put back are
+   * delivered at once, and only when they all succeeded the others (a hidden variable, a command,
+   * standard output), one at a time in the declared order, standard output last. When a delivery
+   * fails, every sink already written is put back and read back before this returns (`#rollback`
+   * says which were and which could not be); the caller then revokes the successor.
    */
-  async #deliver(t: DesiredAccessToken, issued: NewGroupAccessToken): Promise<boolean> {
+  async #deliver(t: DesiredAccessToken, issued: NewGroupAccessToken, rollback = false): Promise<boolean> {
     const ctx = this.#ctx;
     const raw = env(ctx).PLUMB_SINK_TIMEOUT_SECONDS;
     const timeoutMs = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : DEFAULT_SINK_TIMEOUT_MS;
     const delivery = { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token };
+    const clientFor = (name: string | undefined) => variableClient(ctx, name);
     const opts: DeliverOptions = {
       env: env(ctx),
       stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)),
       timeoutMs,
       hideEnv: [ctx.instance.tokenEnv],
-      variables: { clientFor: (name) => variableClient(ctx, name) },
+      variables: { clientFor },
     };
-    const outcomes = await Promise.all(
-      t.sinks.map(async (sink) => {
-        try {
-          return { sink, receipt: await deliverSecret(sink, delivery, opts) };
-        } catch (err) {
-          return { sink, error: ctx.secrets.redact(err instanceof Error ? err.message : String(err)) };
+    type Outcome = { sink: TokenSink; receipt?: DeliveryReceipt; error?: string };
+    const deliverOne = async (sink: TokenSink): Promise<Outcome> => {
+      try {
+        return { sink, receipt: await deliverSecret(sink, delivery, opts) };
+      } catch (err) {
+        return { sink, error: ctx.secrets.redact(err instanceof Error ? err.message : String(err)) };
+      }
+    };
+    let outcomes: Outcome[];
+    let priors: Map<TokenSink, Prior> | undefined;
+    // One sink: nothing else is written before it could fail, so there is nothing to take or put back.
+    if (!rollback || t.sinks.length < 2) outcomes = await Promise.all(t.sinks.map(deliverOne));
+    else {
+      const taken = await Promise.all(t.sinks.map(async (s) => [s, await takePrior(s, clientFor, ctx.secrets)] as const));
+      priors = new Map(taken);
+      const first = taken.filter(([, p]) => p.kind !== 'unrestorable').map(([s]) => s);
+      const last = taken.filter(([, p]) => p.kind === 'unrestorable').map(([s]) => s);
+      last.sort((a, b) => Number(a.kind === 'stdout') - Number(b.kind === 'stdout'));
+      outcomes = await Promise.all(first.map(deliverOne));
+      if (outcomes.every((o) => o.error === undefined)) {
+        for (const sink of last) {
+          const o = await deliverOne(sink);
+          outcomes.push(o);
+          if (o.error !== undefined) break;
         }
-      }),
-    );
+      }
+    }
     for (const sink of t.sinks) if (sink.kind === 'ci_variable') forgetVariableList(ctx, sink);
     const failed = outcomes.filter((o) => o.error !== undefined);
     const reached = outcomes.filter((o) => o.receipt !== undefined);
@@ -543,6 +572,10 @@ class TokenApply {
         }),
       );
     }
+    if (priors) {
+      await this.#putBack(t, reached.map((o) => o.sink), priors);
+      return false;
+    }
     if (reached.length > 0) {
       this.#diagnostics.push(
         planDiagnostic(ctx, {
@@ -556,6 +589,51 @@ class TokenApply {
       );
     }
     return false;
+  }
+
+  /** After an overlap delivery failed: which sinks were put back, and which hold the successor's (revoked) secret. */
+  #rollback: { restored: string[]; unrestored: string[] } = { restored: [], unrestored: [] };
+
+  /**
+   * Puts back every sink the failed delivery wrote (./sink-restore.ts), each read back. A sink that
+   * cannot be put back is an error located at it, and its delivery record is dropped from the
+   * slot, so the next plan delivers a fresh secret there (`sink-added`) even where nothing else
+   * would tell (a hidden variable's value cannot be compared).
+   */
+  async #putBack(t: DesiredAccessToken, written: readonly TokenSink[], priors: ReadonlyMap<TokenSink, Prior>): Promise<void> {
+    const ctx = this.#ctx;
+    const results = await Promise.all(
+      written.map(async (sink) => {
+        const prior = priors.get(sink)!;
+        if (prior.kind === 'unrestorable') return { sink, why: prior.why };
+        try {
+          await restorePrior(prior);
+          return { sink };
+        } catch (err) {
+          return { sink, why: `putting it back failed: ${ctx.secrets.redact(err instanceof Error ? err.message : String(err))}` };
+        }
+      }),
+    );
+    const lost = results.filter((r) => r.why !== undefined);
+    this.#rollback = { restored: results.filter((r) => r.why === undefined).map((r) => describeSink(r.sink)), unrestored: lost.map((r) => describeSink(r.sink)) };
+    for (const r of lost) {
+      this.#diagnostics.push(
+        planDiagnostic(ctx, {
+          severity: 'error',
+          code: 'PLUMB_SINK_PARTIAL',
+          summary: `${describeSink(r.sink)} holds a revoked secret: the next apply delivers a fresh one (${r.why})`,
+          address: this.#change.address,
+          pointer: r.sink.pointer ?? t.pointer,
+        }),
+      );
+    }
+    const recorded = this.#slot()?.delivered;
+    if (!recorded) return;
+    const drop = new Set(lost.flatMap((r) => (r.sink.kind === 'ci_variable' ? [variableSinkId(ctx.instance.name, r.sink)] : [])));
+    if (drop.size === 0) return;
+    const kept = Object.fromEntries(Object.entries(recorded).filter(([id]) => !drop.has(id)));
+    this.#updateSlot({ delivered: Object.keys(kept).length > 0 ? kept : undefined });
+    await ctx.state.saveSoon();
   }
 
   /**

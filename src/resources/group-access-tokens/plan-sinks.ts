@@ -70,7 +70,7 @@ export async function sinkStatuses(ctx: InstanceContext, g: DesiredGroup, slotOf
           const rec = recorded[id];
           if (!rec) {
             found.add('sink-added');
-            lines.push(`${words} is a new sink of token "${t.name}": plumb never delivered there, and keeps no secret to copy; apply issues a fresh secret for every sink`);
+            lines.push(`${words} is a new sink of token "${t.name}" (or one a failed apply left holding a revoked secret): plumb has no delivery of the current secret there, and keeps no secret to copy; apply issues a fresh secret for every sink`);
             return;
           }
           const moved = metaDifferences(declaredMeta(sink), rec.meta);

@@ -83,7 +83,7 @@ export function metaDifferences(a: VariableMeta, b: VariableMeta): string[] {
 }
 
 /** Constant-time equality of two strings (through their sha256, so the lengths do not show). */
-function sameSecretValue(a: string, b: string): boolean {
+export function sameSecretValue(a: string, b: string): boolean {
   const digest = (v: string) => createHash('sha256').update(v).digest();
   return timingSafeEqual(digest(a), digest(b));
 }

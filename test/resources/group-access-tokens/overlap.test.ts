@@ -4,7 +4,7 @@
  * working, the predecessor is revoked by the first apply after the overlap, a lost create answer
  * leaves one successor, and a delivery that fails revokes the successor and leaves the predecessor.
  */
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, BASE_DAY, addDays, expectNoFamilyRevoked, harness, seedToken } from './helpers.js';
@@ -168,6 +168,89 @@ describe('rotation with an overlap window', () => {
     expect(await variable('projects', 'platform/app')).toBe(oldSecret);
     expect(await works(oldSecret)).toBe(true);
     expect(readFileSync(path.join(h.wd.dir, '.plumb/state.json'), 'utf8')).not.toContain('"retiring"');
+  });
+
+  it('puts back every sink already written when a later one is refused: the project variable and the file hold the predecessor again, the successor is revoked, apply exits 1 naming the sink', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    h.config({
+      platform: {
+        tokens: {
+          deploy: {
+            rotation: OVERLAP,
+            sinks: '[{ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}, {ci_variable: {group: platform, key: DEPLOY_TOKEN}}, {file: secrets/deploy.token}]',
+          },
+        },
+      },
+    });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldSecret = (await variable('projects', 'platform/app'))!;
+    expect(h.sinkValue('deploy')).toBe(oldSecret);
+    const old = h.emu.state.tokenByValue(oldSecret)!;
+    h.setToday(addDays(BASE_DAY, 24));
+    h.addFault({ method: 'PUT', path: /\/groups\/[^/]+\/variables\/DEPLOY_TOKEN$/, action: { kind: 'status', status: 403 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/PLUMB_SINK_FAILED[^\n]*ci_variable group platform DEPLOY_TOKEN/);
+    expect(out).toContain('The other sinks were restored to what they held before, and read back: ci_variable platform/app DEPLOY_TOKEN, file secrets/deploy.token.');
+    expect(out).not.toContain('holds a revoked secret');
+    // Read back: both hold what the first apply delivered.
+    expect(await variable('projects', 'platform/app')).toBe(oldSecret);
+    expect(h.sinkValue('deploy')).toBe(oldSecret);
+    expect(statSync(path.join(h.wd.dir, 'secrets/deploy.token')).mode & 0o777).toBe(0o600);
+    expect(await variable('groups', 'platform')).toBe(oldSecret);
+    expect(await works(oldSecret)).toBe(true);
+    const successor = h.emu.state.tokens.find((t) => t.kind === 'group' && t.name === 'deploy' && t.id !== old.id)!;
+    expect(successor.revoked).toBe(true);
+    expect(h.active('platform', 'deploy').map((t) => t.id)).toEqual([old.id]);
+    expect(readFileSync(path.join(h.wd.dir, '.plumb/state.json'), 'utf8')).not.toContain('"retiring"');
+  });
+
+  it('delivers a hidden variable after the sinks it can put back, and names it when a later sink fails: it holds a revoked secret, and the next apply delivers a fresh one', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    h.wd.write('vault.sh', '#!/bin/sh\ncat >/dev/null\nif [ -f sealed ]; then echo "vault is sealed" >&2; exit 3; fi\n');
+    chmodSync(path.join(h.wd.dir, 'vault.sh'), 0o755);
+    h.config({
+      platform: {
+        tokens: {
+          deploy: {
+            rotation: OVERLAP,
+            sinks: '[{ci_variable: {group: platform, key: DEPLOY_TOKEN, hidden: true}}, {command: [./vault.sh]}, {ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}]',
+          },
+        },
+      },
+    });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldSecret = (await variable('projects', 'platform/app'))!;
+    const hidden = () => h.emu.state.groups.find((g) => g.fullPath === 'platform')!.variables.find((v) => v.key === 'DEPLOY_TOKEN')!;
+    expect(hidden().value).toBe(oldSecret);
+    const old = h.emu.state.tokenByValue(oldSecret)!;
+    // The hidden variable edited by hand (no longer protected): a fresh secret is due, by successor.
+    expect((await new Api(h.emu).put('/groups/platform/variables/DEPLOY_TOKEN', { token: ADMIN_TOKEN, json: { protected: false } })).status).toBe(200);
+    expect((await planJson()).changes.find((x) => x.address.endsWith('access_token["deploy"]'))?.reasons).toEqual(['sink-drifted']);
+    h.wd.write('sealed', '');
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/PLUMB_SINK_FAILED[^\n]*command vault\.sh[^\n]*vault is sealed/);
+    expect(out).toContain('ci_variable group platform DEPLOY_TOKEN holds a revoked secret: the next apply delivers a fresh one');
+    expect(out).toContain('restored to what they held before, and read back: ci_variable platform/app DEPLOY_TOKEN.');
+    const successor = h.emu.state.tokens.find((t) => t.kind === 'group' && t.name === 'deploy' && t.id !== old.id)!;
+    expect(successor.revoked).toBe(true);
+    expect(hidden().value).not.toBe(oldSecret); // the successor's, revoked: what the report says
+    expect(await variable('projects', 'platform/app')).toBe(oldSecret);
+    expect(await works(oldSecret)).toBe(true);
+    // Nothing else would show it (a hidden value cannot be compared, its fields are as declared): the next plan still delivers there.
+    const again = (await planJson()).changes.find((x) => x.address.endsWith('access_token["deploy"]'))!;
+    expect(again.action).toBe('rotate');
+    expect(again.reasons).toEqual(['sink-added']);
+    rmSync(path.join(h.wd.dir, 'sealed'));
+    const fixed = await h.run(['apply', '--auto-approve']);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    const fresh = (await variable('projects', 'platform/app'))!;
+    expect(hidden().value).toBe(fresh);
+    expect(h.emu.state.tokenByValue(fresh)!.revoked).toBeFalsy();
+    expect((await h.run(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
   it('issues the fresh secret a drifted sink needs by successor too: the predecessor keeps working for the other consumers', async () => {
