@@ -73,6 +73,7 @@ class LocalInstance extends TerraformStack {
       project: instanceConfig,
       filePath: 'CODEOWNERS',
       content: '* @platform/infra\n',
+      // delivery: { mergeRequest: { labels: ['plumb'] } },   // the project's (docs/cdktf.md#file-delivery); default: one commit
       commitMessages: {
         create: 'chore: add {path} (managed by plumb)',
         update: 'chore: restore {path} (managed by plumb)',

@@ -29,6 +29,13 @@ export interface TerraformResourceShape {
    * YAML or apply's flags: by the attribute's place in the resource (`source`, `sink.command`).
    */
   readonly terraformWords?: Readonly<Record<string, string>>;
+  /**
+   * Attributes each resource carries though plumb declares them once for a container (a file's
+   * `delivery`, declared per project): attribute → the configuration schema's definition it takes
+   * and where its value sits under `instances.<name>` (`{attr}` as in keyPath). The schema
+   * generator adds them to the block; the CDKTF reader puts their value there, once per container.
+   */
+  readonly lifted?: Readonly<Record<string, { readonly definition: string; readonly keyPath: readonly string[] }>>;
 }
 
 /**

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { joinPointer } from '../config/pointer.js';
 import { closestMatch } from '../util/suggest.js';
-import { interpolationAllowed } from '../config/places.js';
+import { describePointer, interpolationAllowed } from '../config/places.js';
 import type { KindPointer } from '../config/pointer.js';
 import type { TerraformResourceShape } from '../catalogue/index.js';
 
@@ -50,6 +50,12 @@ export interface StackDocuments {
   readonly origins: Map<string, SourceLocation>;
   /** Resources of other providers, by address, ignored. */
   readonly ignored: string[];
+  /**
+   * Lifted attributes (a file's `delivery`) two constructs state differently for one container:
+   * both documents keep theirs, so the merge stage reports the second as a duplicate, located at
+   * both; keyed by `pointer` and the second construct's path, the words that replace its message.
+   */
+  readonly disagreements: Map<string, Omit<Diagnostic, 'severity' | 'location' | 'related'> & { readonly first: string }>;
 }
 
 /** Terraform meta-arguments: what they mean for plumb. */
@@ -85,12 +91,28 @@ const REFERENCE = /^(plumb_[a-z_]+)\.([A-Za-z0-9_-]+)((?:\.[A-Za-z0-9_]+|\[0\])+
  * `places`: the kinds' places (`ConfigKinds.pointers`), which say where a secret may be read.
  */
 export function stackDocuments(stacks: readonly SynthesizedStack[], appDir: string, cwd: string, shapes: readonly TerraformResourceShape[], places: readonly KindPointer[]): StackDocuments {
-  const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [] };
-  for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes, places);
+  const out: StackDocuments = { documents: [], pending: [], located: [], origins: new Map(), ignored: [], disagreements: new Map() };
+  const stated = new Map<string, Stated>();
+  for (const stack of stacks) mapStack(stack, appDir, cwd, out, shapes, places, stated);
   return out;
 }
 
-function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments, shapes: readonly TerraformResourceShape[], places: readonly KindPointer[]): void {
+/** A lifted attribute's value as the first construct that states it for its container gave it (by pointer). */
+interface Stated {
+  readonly constructPath: string;
+  readonly json: string;
+}
+
+/** Disagreement key: the pointer and the construct whose document states it a second time. */
+export const disagreementKey = (pointer: string, constructPath: string): string => `${pointer}\n${constructPath}`;
+
+/** A lifted value's nested blocks, which synthesize as objects or lists of one, as objects, two levels down (`delivery { merge_request {…} }`). */
+function unwrapLifted(v: Json): Json {
+  const top = unwrapBlocks(v);
+  return isObject(top) ? Object.fromEntries(Object.entries(top).map(([k, x]) => [k, unwrapBlocks(x)])) : top;
+}
+
+function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: StackDocuments, shapes: readonly TerraformResourceShape[], places: readonly KindPointer[], stated: Map<string, Stated>): void {
   const types = shapes.map((r) => r.type);
   const resources = new Map<string, Resource>();
   for (const [type, byName] of Object.entries(isObject(stack.json.resource) ? stack.json.resource : {})) {
@@ -135,7 +157,7 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
     const instance = alias ?? stack.name;
     const file = alias ? `${stack.name}/provider.plumb.${alias}` : `${stack.name}/provider.plumb`;
     const fields = Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'alias' && k !== '//'));
-    addDocument(out, appDir, file, ['instances', instance], fields);
+    addDocument(out, appDir, file, nest(['instances', instance], fields));
   }
 
   for (const r of resources.values()) {
@@ -149,8 +171,10 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
       return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
     };
     // `{attr}` segments take the identity attribute's value.
-    const keyPath = r.shape.keyPath.map((seg) => (/^\{.+\}$/.test(seg) ? (take(seg.slice(1, -1)) ?? '') : seg));
+    const fill = (segs: readonly string[]) => segs.map((seg) => (/^\{.+\}$/.test(seg) ? (take(seg.slice(1, -1)) ?? '') : seg));
+    const keyPath = fill(r.shape.keyPath);
     const identity = new Set(r.shape.identity.map((i) => i.name));
+    const lifted = r.shape.lifted ?? {};
     for (const [k, v] of Object.entries(r.body)) {
       if (IGNORED_META.has(k)) continue;
       if (REFUSED_META.has(k)) {
@@ -164,12 +188,20 @@ function mapStack(stack: SynthesizedStack, appDir: string, cwd: string, out: Sta
         });
         continue;
       }
-      if (identity.has(k)) continue;
+      if (identity.has(k) || k in lifted) continue;
       fields[k] = k === 'access_level' && typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : unwrapBlocks(v);
     }
     // References are resolved against the other plumb resources of the stack, after the identity.
     const resolved = resolveAll(fields, where(keyPath), r, resources, out);
-    addDocument(out, appDir, r.constructPath, [...base, ...keyPath], resolved as Record<string, Json>);
+    const doc = nest([...base, ...keyPath], resolved as Record<string, Json>);
+    for (const [attr, l] of Object.entries(lifted)) {
+      const v = r.body[attr];
+      if (v === undefined || v === null) continue;
+      const at = fill(l.keyPath);
+      const value = resolveAll(unwrapLifted(v), where(at), r, resources, out);
+      if (liftOnce(where(at), attr, value, r, stated, out)) setAt(doc, [...base, ...at], value);
+    }
+    addDocument(out, appDir, r.constructPath, doc);
     const origin = r.trace ? originOf(r.trace, appDir, cwd) : undefined;
     if (origin) out.origins.set(r.constructPath, origin);
   }
@@ -281,11 +313,50 @@ function secretVariable(name: string, value: string, pointer: string, r: Resourc
   return `\${env:TF_VAR_${name}}`;
 }
 
-/** One document holding `value` at `keys`, shown as `file`; paths in it resolve against the app's directory. */
-function addDocument(out: StackDocuments, appDir: string, file: string, keys: readonly string[], value: Record<string, Json>): void {
+/** `value` at `keys`. */
+function nest(keys: readonly string[], value: Record<string, Json>): Record<string, Json> {
   let doc: Json = value;
   for (let i = keys.length - 1; i >= 0; i--) doc = { [keys[i]!]: doc };
-  const whole = { version: 1, ...(doc as Record<string, Json>) };
+  return doc as Record<string, Json>;
+}
+
+function setAt(doc: Record<string, Json>, keys: readonly string[], value: Json): void {
+  let at = doc;
+  for (const k of keys.slice(0, -1)) {
+    if (!isObject(at[k])) at[k] = {};
+    at = at[k] as Record<string, Json>;
+  }
+  at[keys[keys.length - 1]!] = value;
+}
+
+/**
+ * Whether this construct's document states the lifted value: the first construct stating it for
+ * its container does; a later one stating the same value does not (plumb declares it once); a
+ * later one stating another does too, so the merge stage reports the two definitions, located at
+ * both constructs, in the words recorded here.
+ */
+function liftOnce(pointer: string, attr: string, value: Json, r: Resource, stated: Map<string, Stated>, out: StackDocuments): boolean {
+  const { constructPath } = r;
+  const json = JSON.stringify(value);
+  const first = stated.get(pointer);
+  if (!first) {
+    stated.set(pointer, { constructPath, json });
+    return true;
+  }
+  if (first.json === json) return false;
+  out.disagreements.set(disagreementKey(pointer, constructPath), {
+    code: 'PLUMB_CDKTF_DELIVERY_MISMATCH',
+    first: first.constructPath,
+    summary: `Constructs ${first.constructPath} and ${constructPath} state ${describePointer(pointer, r.places)} differently`,
+    detail: `${attr} is the project's, not one file's: plumb delivers all changed files of a project one way (one commit per branch, or one merge request). ${first.constructPath} says ${first.json}; ${constructPath} says ${json}.`,
+    suggestion: `give every file of the project the same ${attr} (one shared constant), or state it on one of them only`,
+  });
+  return true;
+}
+
+/** One document, shown as `file`; paths in it resolve against the app's directory. */
+function addDocument(out: StackDocuments, appDir: string, file: string, doc: Record<string, Json>): void {
+  const whole = { version: 1, ...doc };
   // JSON.stringify leaves DEL and the C1 controls as they are: escaped, the text a code frame shows
   // cannot drive a terminal, and it still parses to the same value (a YAML file would be refused).
   const text = JSON.stringify(whole, null, 2).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';

@@ -21,7 +21,7 @@ import { validateLoaded } from '../config/validate.js';
 import { configRoot, secretRootsFrom } from '../config/files.js';
 import type { FileRoots } from '../config/files.js';
 import type { ConfigResult, ValidateOptions } from '../config/validate.js';
-import { stackDocuments } from './documents.js';
+import { disagreementKey, stackDocuments } from './documents.js';
 import type { StackDocument, SynthesizedStack } from './documents.js';
 
 export interface CdktfResult extends ConfigResult {
@@ -310,6 +310,13 @@ export function fromStacks(stacks: readonly SynthesizedStack[], appDir: string, 
   // The documents are data already: they enter the pipeline at the parse stage's output.
   const roots: FileRoots = { root: opts.root ?? configRoot(appDir, cwd), secretRoots: secretRootsFrom(opts.env ?? process.env) };
   const sources = mergeConfig(parsedDocuments(mapped.documents, roots), mergeOptions(opts));
+  // Two constructs stating a project's delivery differently: the merge stage's duplicate, in the CDKTF reader's words.
+  sources.diagnostics.splice(0, sources.diagnostics.length, ...sources.diagnostics.map((d) => {
+    const words = d.pointer !== undefined && d.location ? mapped.disagreements.get(disagreementKey(d.pointer, d.location.file)) : undefined;
+    if (!words) return d;
+    const { first, ...rest } = words;
+    return { ...d, ...rest, related: (d.related ?? []).map((r) => ({ ...r, message: `construct ${first} states it here` })) };
+  }));
   const earlier: Diagnostic[] = [...mapped.located];
   for (const { pointer, ...d } of mapped.pending) {
     const l = sources.locations.get(pointer);

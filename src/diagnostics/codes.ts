@@ -31,10 +31,12 @@ export const DIAGNOSTIC_CODES = {
   PLUMB_CDKTF_SYNTH: "The CDKTF app's synth failed, did not finish within --cdktf-timeout, or wrote no readable cdk.tf.json.",
   PLUMB_CDKTF_UNKNOWN_TYPE: 'A resource of the plumb provider has a type plumb does not know.',
   PLUMB_CDKTF_META_ARGUMENT: 'A plumb resource uses a Terraform meta-argument plumb cannot honour (count, for_each, …).',
+  PLUMB_CDKTF_DELIVERY_MISMATCH: 'Two files of one project state different deliveries in a CDKTF app (delivery is the project\'s).',
   PLUMB_CDKTF_REFERENCE: 'A `${…}` Terraform expression in a plumb resource cannot be resolved by plumb.',
   PLUMB_CDKTF_OTHER_PROVIDERS: "The app declares resources of other providers; plumb ignores them (information).",
 
   // The Terraform provider (docs/terraform.md)
+  PLUMB_TF_FILE_MERGE_REQUEST: "A file resource under terraform declares `delivery { merge_request }`: terraform applies one resource per call, so the provider cannot gather a project's files in one merge request (use YAML or CDKTF through plumb apply).",
   PLUMB_TF_SINK_STDOUT: 'A token declared through the Terraform provider has sink {stdout = true}: the provider\'s standard output goes to Terraform\'s log.',
   PLUMB_TF_WRITE_ONLY_UNSUPPORTED: 'A secret setting was given to the Terraform provider by a Terraform without write-only attributes (older than 1.11): it would store the secret in its state.',
   PLUMB_TF_INTERPOLATION: 'A value given to the Terraform provider holds plumb\'s `${env:…}` or `${file:…}`, which plumb reads only in YAML (and CDKTF apps plumb runs); under Terraform use a variable or file().',

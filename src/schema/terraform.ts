@@ -135,7 +135,13 @@ const fieldDescriptions = (fields: readonly { name: string; description: string 
 function resourceBlock(r: TerraformResourceShape, definitions: Readonly<Record<string, JsonSchema>>): TfBlock {
   const schema = definitions[r.definition];
   if (!schema) throw new Error(`the configuration schema has no definition ${r.definition} (${r.type})`);
-  const block = blockOf(schema, {
+  const lifted = Object.entries(r.lifted ?? {}).map(([name, l]) => {
+    const def = definitions[l.definition];
+    if (!def) throw new Error(`the configuration schema has no definition ${l.definition} (${r.type}.${name})`);
+    return [name, def] as const;
+  });
+  const withLifted: JsonSchema = lifted.length > 0 ? { ...schema, properties: { ...(schema.properties as Record<string, JsonSchema>), ...Object.fromEntries(lifted) } } : schema;
+  const block = blockOf(withLifted, {
     description: r.description ?? String(schema.description),
     ...(r.terraformWords && { words: r.terraformWords }),
     ...(r.fields && { descriptions: fieldDescriptions(r.fields) }),

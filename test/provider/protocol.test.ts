@@ -482,6 +482,36 @@ instances:
     expect(await (await fetch(`${file}/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': ADMIN } })).text()).toBe('* @platform @security\n');
   });
 
+  it('honours delivery { commit { skip_ci = true } } (the file in its own commit, no pipeline) and refuses delivery { merge_request } at validate and plan, at the block, never ignoring it', async () => {
+    expect(errors(await configure({ allow_risky: ['admin-push-protected-branch'] }))).toEqual([]);
+    const t = types.plumb_repository_file!;
+    const withDelivery = (delivery: CtyValue) => objectOf(t, { project: 'platform/config', file_path: 'DELIVERY.md', content: 'delivered\n', commit_messages: [], delivery });
+    const mr = withDelivery([{ commit: [], merge_request: [{ branch: null, title: null, description: null, labels: ['plumb'], auto_merge: null, remove_source_branch: null, squash: null }] }]);
+    const steps = [{ attribute_name: 'delivery' }, { element_key_int: 0 }, { attribute_name: 'merge_request' }];
+    const validated = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: 'plumb_repository_file', config: dv(mr, t), client_capabilities: { write_only_attributes_allowed: true } });
+    expect(errors(validated.diagnostics).map((d) => d.summary)).toEqual(['delivery { merge_request } is not supported under terraform']);
+    expect(errors(validated.diagnostics)[0]!.attribute?.steps).toMatchObject(steps);
+    expect(errors(validated.diagnostics)[0]!.detail).toMatch(/one resource at a time[\s\S]*plumb plan\/apply[\s\S]*PLUMB_TF_FILE_MERGE_REQUEST/);
+    const refused = await plan('plumb_repository_file', null, mr);
+    expect(errors(refused.diagnostics).map((d) => d.summary)).toEqual(['delivery { merge_request } is not supported under terraform']);
+    expect(errors(refused.diagnostics)[0]!.attribute?.steps).toMatchObject(steps);
+    const before = emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length;
+
+    // Another file: the refused plan's resource owns DELIVERY.md in this run (one owner per object).
+    const commit = { ...withDelivery([{ commit: [{ skip_ci: true }], merge_request: [] }]), file_path: 'SKIPPED.md' };
+    const validCommit = await p.call<{ diagnostics: Diag[] }>('ValidateResourceConfig', { type_name: 'plumb_repository_file', config: dv(commit, t), client_capabilities: { write_only_attributes_allowed: true } });
+    expect(errors(validCommit.diagnostics)).toEqual([]);
+    const planned = await plan('plumb_repository_file', null, commit);
+    expect(errors(planned.diagnostics)).toEqual([]);
+    // The refused plan wrote nothing.
+    expect(emu.requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length).toBe(before);
+    const created = await apply('plumb_repository_file', null, planned.planned, commit);
+    expect(errors(created.diagnostics)).toEqual([]);
+    const head = emu.state.projects.find((x) => x.pathWithNamespace === 'platform/config')!.repo.branchHead('main')!;
+    expect(head.files.get('SKIPPED.md')!.data.toString()).toBe('delivered\n');
+    expect(head.message).toContain('[skip ci]');
+  });
+
   it('destroys a file with the configured commit message and author', async () => {
     // main is protected (the instance's default): an administrator's commit there is a risk to accept (docs/terraform.md#file-delivery).
     expect(errors(await configure({ allow_risky: ['admin-push-protected-branch'] }))).toEqual([]);
@@ -818,7 +848,7 @@ instances:
 
     const file = await importOne('plumb_repository_file', 'platform/config:main:README.md');
     expect(file.content).toBe('# config\n');
-    expect(await planOver('plumb_repository_file', file, { project: 'platform/config', file_path: 'README.md', content: '# config\n', commit_messages: [] })).toEqual(file);
+    expect(await planOver('plumb_repository_file', file, { project: 'platform/config', file_path: 'README.md', content: '# config\n', commit_messages: [], delivery: [] })).toEqual(file);
 
     const site = await importOne('plumb_project_pages', 'platform/site');
     const pages = await fetch(`${emu.url}/api/v4/projects/31/pages`, { headers: { 'PRIVATE-TOKEN': ADMIN } });

@@ -249,6 +249,19 @@ describe.runIf(cli)(`Terraform end to end (${cli ? path.basename(cli) : 'not ins
     expect((await (await api('/projects/21/pages')).json() as { deployments: unknown[] }).deployments.length).toBeGreaterThan(0);
   });
 
+  it('refuses a file\'s delivery { merge_request } at plan, at the block, with why and what to use instead (issue 32 item 7)', async () => {
+    const mr = path.join(dir, 'merge-request');
+    mkdirSync(mr, { recursive: true });
+    const head = readFileSync(path.join(dir, 'main.tf'), 'utf8').split('# Only the settings written here')[0]!;
+    writeFileSync(
+      path.join(mr, 'main.tf'),
+      `${head}\nresource "plumb_repository_file" "reviewed" {\n  project   = "platform/infra/instance-config"\n  file_path = "REVIEWED.md"\n  content   = "reviewed\\n"\n  delivery {\n    merge_request {\n      labels = ["plumb"]\n    }\n  }\n}\n`,
+    );
+    const planned = await tfIn(mr, 'plan', '-input=false', '-no-color', '-detailed-exitcode');
+    expect(planned.code).toBe(1);
+    expect(planned.out).toMatch(/Error: delivery \{ merge_request \} is not supported under terraform[\s\S]*?merge_request \{[\s\S]*?one resource at a time[\s\S]*?plumb plan\/apply/);
+  });
+
   it('says at plan time what a destroy of the settings and of Pages leaves as it is (issue 21 defect 10)', async () => {
     const leaving = path.join(dir, 'leaving');
     mkdirSync(leaving, { recursive: true });

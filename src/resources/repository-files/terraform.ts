@@ -43,6 +43,27 @@ function lockConflicts(prior: TfObject | null, changes: ReturnType<typeof fileCh
     }));
 }
 
+/** A nested block's one element (Terraform gives a list of at most one object), when known. */
+function block(v: CtyValue | undefined): TfObject | undefined {
+  const x = Array.isArray(v) ? (v as CtyValue[])[0] : v;
+  return x !== null && x !== undefined && typeof x === 'object' && !Array.isArray(x) && !isUnknown(x) ? (x as TfObject) : undefined;
+}
+
+/**
+ * `delivery { merge_request {…} }` under terraform: refused, never ignored. Terraform plans and
+ * applies one resource (one file) per call, so the provider never holds a project's files together
+ * to put them in one merge request (docs/terraform.md#file-delivery).
+ */
+function mergeRequestRefused(config: TfObject): TfDiagnostic[] {
+  if (!block(block(config.delivery)?.merge_request)) return [];
+  return [{
+    severity: 'error',
+    summary: 'delivery { merge_request } is not supported under terraform',
+    detail: `Terraform plans and applies one resource at a time, so the provider never holds a project's files together to put them in one merge request: each plumb_repository_file is written in its own commit. Nothing was planned.\nhelp: use delivery { commit {} } (skip_ci = true for no pipeline) here, or declare the files in YAML, or in this CDKTF app run through plumb plan/apply, which open one merge request per project (${'PLUMB_TF_FILE_MERGE_REQUEST' satisfies DiagnosticCode})`,
+    path: [{ attribute: 'delivery' }, { index: 0 }, { attribute: 'merge_request' }],
+  }];
+}
+
 /** A repository file's plumb document; `absent`: the file is to be deleted (its content is not needed). */
 function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
   return (h) => {
@@ -66,8 +87,10 @@ function fileDocument(f: TfObject, absent: boolean): FragmentBuilder {
     }
     // Delivered by its own commit, always: Terraform plans and applies one resource (one file) at a
     // time, so a project's files are never all in one plan to be put in one merge request
-    // (docs/terraform.md#decisions).
-    return { projects: { [f.project]: { delivery: 'commit', files: { [f.file_path]: out } } } };
+    // (docs/terraform.md#file-delivery; `merge_request` is refused by validate and plan).
+    const commit = block(block(f.delivery)?.commit);
+    const delivery = commit && commit.skip_ci === true ? { commit: { skip_ci: true } } : 'commit';
+    return { projects: { [f.project]: { delivery, files: { [f.file_path]: out } } } };
   };
 }
 
@@ -108,12 +131,18 @@ export const repositoryFileTerraform: TerraformPart = {
   pathOf(rest, blocks) {
     // projects/<ref>/files/<path>/…
     if (rest.length <= 2) return [{ attribute: 'project' }];
+    // projects/<ref>/delivery/<commit|merge_request>/<attribute>: nested blocks, one element each.
+    if (rest[2] === 'delivery') return [{ attribute: 'delivery' }, { index: 0 }, ...rest.slice(3).flatMap((seg, i): PathStep[] => (i === 0 ? [{ attribute: seg }, { index: 0 }] : /^\d+$/.test(seg) ? [{ index: Number(seg) }] : [{ attribute: seg }]))];
     if (rest.length <= 4) return rest.length === 4 ? [{ attribute: 'file_path' }] : undefined;
     return attributeSteps(rest.slice(4), blocks);
   },
 
+  validate: mergeRequestRefused,
+
   async plan(door, prior, proposed, config): Promise<PlanResult> {
     const planned: Record<string, CtyValue> = { ...proposed };
+    const refused = mergeRequestRefused(config);
+    if (refused.length > 0) return { planned, requiresReplace: [], diagnostics: refused };
     const requiresReplace: PathStep[][] = [];
     if (prior) for (const k of this.identity) if (prior[k] !== proposed[k]) requiresReplace.push([{ attribute: k }]);
     planned.content_sha256 = UNKNOWN;
@@ -192,7 +221,7 @@ export const repositoryFileTerraform: TerraformPart = {
     if (!m) return { newState: null, diagnostics: [{ severity: 'error', summary: `Cannot import "${id}"`, detail: 'A repository file is imported as PROJECT:BRANCH:PATH, e.g. platform/infra/instance-config:main:CODEOWNERS.' }] };
     const state: Record<string, CtyValue> = {
       project: m[1]!, file_path: m[3]!, branches: [m[2]!], content: null, source: null, encoding: null, execute_filemode: null, start_branch: null,
-      commit_message: null, commit_messages: [], author_name: null, author_email: null, state: null, content_sha256: {}, last_commit_id: {},
+      commit_message: null, commit_messages: [], author_name: null, author_email: null, state: null, delivery: [], content_sha256: {}, last_commit_id: {},
     };
     const live = await liveFile(door, state);
     if (hasTfErrors(live.diagnostics)) return { newState: null, diagnostics: live.diagnostics };

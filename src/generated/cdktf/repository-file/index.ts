@@ -61,6 +61,10 @@ export interface RepositoryFileConfig extends cdktf.TerraformMetaArguments {
   * commit_messages block
   */
   readonly commitMessages?: RepositoryFileCommitMessages;
+  /**
+  * delivery block
+  */
+  readonly delivery?: RepositoryFileDelivery;
 }
 export interface RepositoryFileCommitMessages {
   /**
@@ -212,6 +216,489 @@ export class RepositoryFileCommitMessagesOutputReference extends cdktf.ComplexOb
     return this._delete;
   }
 }
+export interface RepositoryFileDeliveryCommit {
+  /**
+  * Add [skip ci] to the commit message: the commit starts no pipeline. Default: false.
+  */
+  readonly skipCi?: boolean | cdktf.IResolvable;
+}
+
+export function repositoryFileDeliveryCommitToTerraform(struct?: RepositoryFileDeliveryCommitOutputReference | RepositoryFileDeliveryCommit): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    skip_ci: cdktf.booleanToTerraform(struct!.skipCi),
+  }
+}
+
+
+export function repositoryFileDeliveryCommitToHclTerraform(struct?: RepositoryFileDeliveryCommitOutputReference | RepositoryFileDeliveryCommit): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    skip_ci: {
+      value: cdktf.booleanToHclTerraform(struct!.skipCi),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class RepositoryFileDeliveryCommitOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): RepositoryFileDeliveryCommit | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._skipCi !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.skipCi = this._skipCi;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: RepositoryFileDeliveryCommit | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._skipCi = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._skipCi = value.skipCi;
+    }
+  }
+
+  // skip_ci - computed: false, optional: true, required: false
+  private _skipCi?: boolean | cdktf.IResolvable; 
+  public get skipCi() {
+    return this.getBooleanAttribute('skip_ci');
+  }
+  public set skipCi(value: boolean | cdktf.IResolvable) {
+    this._skipCi = value;
+  }
+  public resetSkipCi() {
+    this._skipCi = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get skipCiInput() {
+    return this._skipCi;
+  }
+}
+export interface RepositoryFileDeliveryMergeRequest {
+  /**
+  * The source branch; default: plumb/<instance>. Not empty.
+  */
+  readonly branch?: string;
+  /**
+  * The merge request's title. Not empty.
+  */
+  readonly title?: string;
+  /**
+  * Text put before plumb's list of the files.
+  */
+  readonly description?: string;
+  /**
+  * Labels of the merge request.
+  */
+  readonly labels?: string[];
+  /**
+  * Ask the service to merge when the pipeline succeeds. Default: false.
+  */
+  readonly autoMerge?: boolean | cdktf.IResolvable;
+  /**
+  * Remove the source branch when merged.
+  */
+  readonly removeSourceBranch?: boolean | cdktf.IResolvable;
+  /**
+  * Squash the commits when merged.
+  */
+  readonly squash?: boolean | cdktf.IResolvable;
+}
+
+export function repositoryFileDeliveryMergeRequestToTerraform(struct?: RepositoryFileDeliveryMergeRequestOutputReference | RepositoryFileDeliveryMergeRequest): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    branch: cdktf.stringToTerraform(struct!.branch),
+    title: cdktf.stringToTerraform(struct!.title),
+    description: cdktf.stringToTerraform(struct!.description),
+    labels: cdktf.listMapper(cdktf.stringToTerraform, false)(struct!.labels),
+    auto_merge: cdktf.booleanToTerraform(struct!.autoMerge),
+    remove_source_branch: cdktf.booleanToTerraform(struct!.removeSourceBranch),
+    squash: cdktf.booleanToTerraform(struct!.squash),
+  }
+}
+
+
+export function repositoryFileDeliveryMergeRequestToHclTerraform(struct?: RepositoryFileDeliveryMergeRequestOutputReference | RepositoryFileDeliveryMergeRequest): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    branch: {
+      value: cdktf.stringToHclTerraform(struct!.branch),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    title: {
+      value: cdktf.stringToHclTerraform(struct!.title),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    description: {
+      value: cdktf.stringToHclTerraform(struct!.description),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "string",
+    },
+    labels: {
+      value: cdktf.listMapperHcl(cdktf.stringToHclTerraform, false)(struct!.labels),
+      isBlock: false,
+      type: "list",
+      storageClassType: "stringList",
+    },
+    auto_merge: {
+      value: cdktf.booleanToHclTerraform(struct!.autoMerge),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    remove_source_branch: {
+      value: cdktf.booleanToHclTerraform(struct!.removeSourceBranch),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+    squash: {
+      value: cdktf.booleanToHclTerraform(struct!.squash),
+      isBlock: false,
+      type: "simple",
+      storageClassType: "boolean",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class RepositoryFileDeliveryMergeRequestOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): RepositoryFileDeliveryMergeRequest | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._branch !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.branch = this._branch;
+    }
+    if (this._title !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.title = this._title;
+    }
+    if (this._description !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.description = this._description;
+    }
+    if (this._labels !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.labels = this._labels;
+    }
+    if (this._autoMerge !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.autoMerge = this._autoMerge;
+    }
+    if (this._removeSourceBranch !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.removeSourceBranch = this._removeSourceBranch;
+    }
+    if (this._squash !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.squash = this._squash;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: RepositoryFileDeliveryMergeRequest | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._branch = undefined;
+      this._title = undefined;
+      this._description = undefined;
+      this._labels = undefined;
+      this._autoMerge = undefined;
+      this._removeSourceBranch = undefined;
+      this._squash = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._branch = value.branch;
+      this._title = value.title;
+      this._description = value.description;
+      this._labels = value.labels;
+      this._autoMerge = value.autoMerge;
+      this._removeSourceBranch = value.removeSourceBranch;
+      this._squash = value.squash;
+    }
+  }
+
+  // branch - computed: false, optional: true, required: false
+  private _branch?: string; 
+  public get branch() {
+    return this.getStringAttribute('branch');
+  }
+  public set branch(value: string) {
+    this._branch = value;
+  }
+  public resetBranch() {
+    this._branch = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get branchInput() {
+    return this._branch;
+  }
+
+  // title - computed: false, optional: true, required: false
+  private _title?: string; 
+  public get title() {
+    return this.getStringAttribute('title');
+  }
+  public set title(value: string) {
+    this._title = value;
+  }
+  public resetTitle() {
+    this._title = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get titleInput() {
+    return this._title;
+  }
+
+  // description - computed: false, optional: true, required: false
+  private _description?: string; 
+  public get description() {
+    return this.getStringAttribute('description');
+  }
+  public set description(value: string) {
+    this._description = value;
+  }
+  public resetDescription() {
+    this._description = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get descriptionInput() {
+    return this._description;
+  }
+
+  // labels - computed: false, optional: true, required: false
+  private _labels?: string[]; 
+  public get labels() {
+    return this.getListAttribute('labels');
+  }
+  public set labels(value: string[]) {
+    this._labels = value;
+  }
+  public resetLabels() {
+    this._labels = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get labelsInput() {
+    return this._labels;
+  }
+
+  // auto_merge - computed: false, optional: true, required: false
+  private _autoMerge?: boolean | cdktf.IResolvable; 
+  public get autoMerge() {
+    return this.getBooleanAttribute('auto_merge');
+  }
+  public set autoMerge(value: boolean | cdktf.IResolvable) {
+    this._autoMerge = value;
+  }
+  public resetAutoMerge() {
+    this._autoMerge = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get autoMergeInput() {
+    return this._autoMerge;
+  }
+
+  // remove_source_branch - computed: false, optional: true, required: false
+  private _removeSourceBranch?: boolean | cdktf.IResolvable; 
+  public get removeSourceBranch() {
+    return this.getBooleanAttribute('remove_source_branch');
+  }
+  public set removeSourceBranch(value: boolean | cdktf.IResolvable) {
+    this._removeSourceBranch = value;
+  }
+  public resetRemoveSourceBranch() {
+    this._removeSourceBranch = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get removeSourceBranchInput() {
+    return this._removeSourceBranch;
+  }
+
+  // squash - computed: false, optional: true, required: false
+  private _squash?: boolean | cdktf.IResolvable; 
+  public get squash() {
+    return this.getBooleanAttribute('squash');
+  }
+  public set squash(value: boolean | cdktf.IResolvable) {
+    this._squash = value;
+  }
+  public resetSquash() {
+    this._squash = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get squashInput() {
+    return this._squash;
+  }
+}
+export interface RepositoryFileDelivery {
+  /**
+  * commit block
+  */
+  readonly commit?: RepositoryFileDeliveryCommit;
+  /**
+  * merge_request block
+  */
+  readonly mergeRequest?: RepositoryFileDeliveryMergeRequest;
+}
+
+export function repositoryFileDeliveryToTerraform(struct?: RepositoryFileDeliveryOutputReference | RepositoryFileDelivery): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  return {
+    commit: repositoryFileDeliveryCommitToTerraform(struct!.commit),
+    merge_request: repositoryFileDeliveryMergeRequestToTerraform(struct!.mergeRequest),
+  }
+}
+
+
+export function repositoryFileDeliveryToHclTerraform(struct?: RepositoryFileDeliveryOutputReference | RepositoryFileDelivery): any {
+  if (!cdktf.canInspect(struct) || cdktf.Tokenization.isResolvable(struct)) { return struct; }
+  if (cdktf.isComplexElement(struct)) {
+    throw new Error("A complex element was used as configuration, this is not supported: https://cdk.tf/complex-object-as-configuration");
+  }
+  const attrs = {
+    commit: {
+      value: repositoryFileDeliveryCommitToHclTerraform(struct!.commit),
+      isBlock: true,
+      type: "list",
+      storageClassType: "RepositoryFileDeliveryCommitList",
+    },
+    merge_request: {
+      value: repositoryFileDeliveryMergeRequestToHclTerraform(struct!.mergeRequest),
+      isBlock: true,
+      type: "list",
+      storageClassType: "RepositoryFileDeliveryMergeRequestList",
+    },
+  };
+
+  // remove undefined attributes
+  return Object.fromEntries(Object.entries(attrs).filter(([_, value]) => value !== undefined && value.value !== undefined));
+}
+
+export class RepositoryFileDeliveryOutputReference extends cdktf.ComplexObject {
+  private isEmptyObject = false;
+
+  /**
+  * @param terraformResource The parent resource
+  * @param terraformAttribute The attribute on the parent resource this class is referencing
+  */
+  public constructor(terraformResource: cdktf.IInterpolatingParent, terraformAttribute: string) {
+    super(terraformResource, terraformAttribute, false, 0);
+  }
+
+  public get internalValue(): RepositoryFileDelivery | undefined {
+    let hasAnyValues = this.isEmptyObject;
+    const internalValueResult: any = {};
+    if (this._commit?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.commit = this._commit?.internalValue;
+    }
+    if (this._mergeRequest?.internalValue !== undefined) {
+      hasAnyValues = true;
+      internalValueResult.mergeRequest = this._mergeRequest?.internalValue;
+    }
+    return hasAnyValues ? internalValueResult : undefined;
+  }
+
+  public set internalValue(value: RepositoryFileDelivery | undefined) {
+    if (value === undefined) {
+      this.isEmptyObject = false;
+      this._commit.internalValue = undefined;
+      this._mergeRequest.internalValue = undefined;
+    }
+    else {
+      this.isEmptyObject = Object.keys(value).length === 0;
+      this._commit.internalValue = value.commit;
+      this._mergeRequest.internalValue = value.mergeRequest;
+    }
+  }
+
+  // commit - computed: false, optional: true, required: false
+  private _commit = new RepositoryFileDeliveryCommitOutputReference(this, "commit");
+  public get commit() {
+    return this._commit;
+  }
+  public putCommit(value: RepositoryFileDeliveryCommit) {
+    this._commit.internalValue = value;
+  }
+  public resetCommit() {
+    this._commit.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get commitInput() {
+    return this._commit.internalValue;
+  }
+
+  // merge_request - computed: false, optional: true, required: false
+  private _mergeRequest = new RepositoryFileDeliveryMergeRequestOutputReference(this, "merge_request");
+  public get mergeRequest() {
+    return this._mergeRequest;
+  }
+  public putMergeRequest(value: RepositoryFileDeliveryMergeRequest) {
+    this._mergeRequest.internalValue = value;
+  }
+  public resetMergeRequest() {
+    this._mergeRequest.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get mergeRequestInput() {
+    return this._mergeRequest.internalValue;
+  }
+}
 
 /**
 * Represents a plumb_repository_file
@@ -281,6 +768,7 @@ export class RepositoryFile extends cdktf.TerraformResource {
     this._authorEmail = config.authorEmail;
     this._state = config.state;
     this._commitMessages.internalValue = config.commitMessages;
+    this._delivery.internalValue = config.delivery;
   }
 
   // ==========
@@ -489,6 +977,22 @@ export class RepositoryFile extends cdktf.TerraformResource {
     return this._commitMessages.internalValue;
   }
 
+  // delivery - computed: false, optional: true, required: false
+  private _delivery = new RepositoryFileDeliveryOutputReference(this, "delivery");
+  public get delivery() {
+    return this._delivery;
+  }
+  public putDelivery(value: RepositoryFileDelivery) {
+    this._delivery.internalValue = value;
+  }
+  public resetDelivery() {
+    this._delivery.internalValue = undefined;
+  }
+  // Temporarily expose input value. Use with caution.
+  public get deliveryInput() {
+    return this._delivery.internalValue;
+  }
+
   // =========
   // SYNTHESIS
   // =========
@@ -508,6 +1012,7 @@ export class RepositoryFile extends cdktf.TerraformResource {
       author_email: cdktf.stringToTerraform(this._authorEmail),
       state: cdktf.stringToTerraform(this._state),
       commit_messages: repositoryFileCommitMessagesToTerraform(this._commitMessages.internalValue),
+      delivery: repositoryFileDeliveryToTerraform(this._delivery.internalValue),
     };
   }
 
@@ -590,6 +1095,12 @@ export class RepositoryFile extends cdktf.TerraformResource {
         isBlock: true,
         type: "list",
         storageClassType: "RepositoryFileCommitMessagesList",
+      },
+      delivery: {
+        value: repositoryFileDeliveryToHclTerraform(this._delivery.internalValue),
+        isBlock: true,
+        type: "list",
+        storageClassType: "RepositoryFileDeliveryList",
       },
     };
 
