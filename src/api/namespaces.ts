@@ -22,6 +22,21 @@ export interface ProjectRef {
   readonly visibility?: string;
   /** Archived projects are read-only: the service refuses every write to them, an administrator's too. */
   readonly archived?: boolean;
+  /**
+   * The role of the credential's user in the project as the answer's `permissions` state it: the
+   * higher of `project_access` (a member of the project) and `group_access` (of its group or a
+   * parent group); 0 when neither. A role held only through a group the project is shared with is
+   * not in it. Absent when the answer has no `permissions`.
+   */
+  readonly role?: number;
+}
+
+/** The role `permissions` (of `GET /projects/:id`) state, or undefined when there are none. */
+function roleOf(permissions: unknown): number | undefined {
+  if (typeof permissions !== 'object' || permissions === null) return undefined;
+  const level = (v: unknown) => (typeof v === 'object' && v !== null && typeof (v as { access_level?: unknown }).access_level === 'number' ? (v as { access_level: number }).access_level : 0);
+  const p = permissions as Record<string, unknown>;
+  return Math.max(level(p.project_access), level(p.group_access));
 }
 
 export async function getGroupRef(client: ApiClient, group: PathParam): Promise<GroupRef> {
@@ -39,12 +54,14 @@ export async function getProjectRef(client: ApiClient, project: PathParam): Prom
   if (typeof b?.id !== 'number' || typeof b.path_with_namespace !== 'string') {
     throw ApiInvalidResponseError.lacking('GET', path, res.status, "the project's id and path_with_namespace");
   }
+  const role = roleOf((res.body as { permissions?: unknown }).permissions);
   return {
     id: b.id,
     path_with_namespace: b.path_with_namespace,
     ...(typeof b.default_branch === 'string' && { default_branch: b.default_branch }),
     ...(typeof b.visibility === 'string' && { visibility: b.visibility }),
     ...(typeof b.archived === 'boolean' && { archived: b.archived }),
+    ...(role !== undefined && { role }),
   };
 }
 

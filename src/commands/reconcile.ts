@@ -613,7 +613,7 @@ async function driftCommand(flags: DriftFlags, io: Io, hooks: RunHooks): Promise
   }
   return withState(l, undefined, async () => {
     const t0 = performance.now();
-    const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, l.engine), l.view);
+    const plan = await planWithProgress(io, l.redact, () => makePlan(l.loaded, l.config, { ...l.engine, compareOnly: true }), l.view);
     if (junit) {
       try {
         await writeFileAtomic(junit, l.redact(renderDriftJunit(plan, l.kinds.reasonText, (performance.now() - t0) / 1000)), { mode: 0o644 });

@@ -73,7 +73,24 @@ export function renderProject(state: EmulatorState, p: ProjectRecord, baseUrl: s
   };
 }
 
+/**
+ * `permissions` of `GET /projects/:id` (Entities::ProjectWithAccess): the caller's own membership of
+ * the project (`project_access`) and the highest of the project's group and its ancestors
+ * (`group_access`, `highest_group_member`), each null when there is none. A role through a group
+ * the project is shared with is in neither, as on the real service; an administrator who is no
+ * member gets two nulls.
+ */
+function permissionsOf(state: EmulatorState, caller: Caller | null, p: ProjectRecord): Record<string, unknown> {
+  const access = (level: number) => (level > 0 ? { access_level: level, notification_level: 3 } : null);
+  const ns = state.groupById(p.namespaceId);
+  const id = caller?.user.id;
+  return {
+    project_access: access(id === undefined ? 0 : (p.members.get(id) ?? 0)),
+    group_access: access(id === undefined || !ns ? 0 : state.groupAccess(id, ns)),
+  };
+}
+
 export function getProject(ctx: NamespaceCtx, ref: string): ApiResponse {
   const p = findProject(ctx.state, ctx.caller, ref);
-  return json(200, renderProject(ctx.state, p, ctx.baseUrl));
+  return json(200, { ...renderProject(ctx.state, p, ctx.baseUrl), permissions: permissionsOf(ctx.state, ctx.caller, p) });
 }

@@ -60,6 +60,18 @@ export interface InstanceContext {
    * kind's plan on a machine that holds no sink.
    */
   readonly readOnly?: boolean;
+  /**
+   * The plan only compares the instance with the configuration and is never applied (`plumb drift`,
+   * and `plumb report`, which sets `readOnly` too): a kind skips the checks that only judge whether
+   * apply could carry a change out with plumb's token (whether it may push a file's commit to its
+   * branch). A difference is reported whoever may fix it.
+   */
+  readonly compareOnly?: boolean;
+  /**
+   * What the registry's kinds tell each other about the instance as this plan will leave it
+   * ({@link KindFacts}): a kind asks here, never by importing another kind.
+   */
+  readonly facts: KindFacts;
   /** `plan --show-content`: a kind may read content to show a diff (repository files). */
   readonly showContent?: boolean;
   /**
@@ -191,6 +203,8 @@ export interface ResourceProvider<P = unknown> extends KindDeclaration {
    * output; the commands then send everything meant for people to standard error. Absent: never.
    */
   writesStdout?(instance: DesiredInstance): boolean;
+  /** The facts this kind answers for the others ({@link KindFacts}). */
+  readonly facts?: KindFacts;
 }
 
 /** One attribute as a payload decides it (`describePayload`). */
@@ -212,6 +226,55 @@ export interface PayloadMeaning {
   readonly attributes: readonly DescribedAttribute[];
   /** Attributes the payload does not decide (live values, notes for people): shown as the plan says. */
   readonly cosmetic?: readonly string[];
+}
+
+/**
+ * A branch's protection once the plan is applied, as push rights go (a {@link KindFacts} answer):
+ * what the service decides a push with (`Gitlab::UserAccess#can_push_to_branch?`).
+ */
+export interface PlannedBranchProtection {
+  readonly protected: boolean;
+  /** The lowest role that may push: 0 nobody (administrators included), 30 Developer (an unprotected branch), 40 Maintainer, 60 administrators. */
+  readonly pushAccessLevel: number;
+  /** Whether a role (30 Developer, 40 Maintainer, 50 Owner, 60 an administrator) may push under it. */
+  allowsPush(role: number): boolean;
+  /** The rules that make it, by name, with where the configuration declares each (absent: a rule the instance keeps). */
+  readonly rules: readonly { readonly name: string; readonly pointer?: string }[];
+  /** The addresses of the plan's changes that make it so: a write to the branch is applied after them. */
+  readonly madeBy: readonly string[];
+}
+
+/**
+ * Named questions one kind answers for the others about the instance as the configuration will
+ * leave it (docs/architecture.md#facts-between-kinds). A kind never imports another: it answers a
+ * fact through its provider's `facts`, the session hands every kind the registry's answers
+ * (`InstanceContext.facts`), and a kind asks there. Each fact is answered by at most one kind of a
+ * registry; a fact no kind answers is absent, and the asking kind does without it.
+ */
+export interface KindFacts {
+  /**
+   * The protection `branch` of `project` (as the configuration writes the project: a path or an id)
+   * will have once the plan is applied, where the configuration declares that project's protected
+   * branches and they change the branch's push rights; undefined everywhere else (what the instance
+   * holds now stands).
+   */
+  readonly branchProtectionAfterApply?: (ctx: InstanceContext, project: string, branch: string) => Promise<PlannedBranchProtection | undefined>;
+}
+
+/** The facts a registry's kinds answer, together (`InstanceContext.facts`); a fact answered twice is a registry mistake. */
+export function registryFacts(kinds: KindRegistry): KindFacts {
+  const facts: Record<string, unknown> = {};
+  const by = new Map<string, string>();
+  for (const p of kinds.providers) {
+    for (const [name, answer] of Object.entries(p.facts ?? {})) {
+      if (answer === undefined) continue;
+      const other = by.get(name);
+      if (other !== undefined) throw new Error(`kinds ${other} and ${p.kind} both answer the fact ${name}`);
+      by.set(name, p.kind);
+      facts[name] = answer;
+    }
+  }
+  return facts as KindFacts;
 }
 
 /** The kinds a command runs the engine with, in the order a plan lists and apply executes them. */

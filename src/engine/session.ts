@@ -14,7 +14,7 @@ import type { PlanDiagnostic } from './plan.js';
 import { splitPointer } from '../config/pointer.js';
 import type { ExpiryWindow, InstanceContext, KindRegistry, SelectorMatchOf } from './resource.js';
 import { RunMemo } from './memo.js';
-import { planDiagnostic } from './resource.js';
+import { planDiagnostic, registryFacts } from './resource.js';
 import { StateProblem, StateStore } from './state.js';
 import { targetSet } from './targets.js';
 import { trustedCaFile, urlPolicy, urlRefusal } from './connection.js';
@@ -65,8 +65,10 @@ export interface EngineOptions {
   readonly memo?: RunMemo;
   /** `--allow-url` values: instances the token may be sent to, besides the environment's (connection.ts). */
   readonly allowedUrls?: readonly string[];
-  /** `plumb report`: the plan is never applied (InstanceContext.readOnly). */
+  /** `plumb report`: the plan is never applied (InstanceContext.readOnly; compareOnly too). */
   readonly readOnly?: boolean;
+  /** `plumb drift`: the plan only compares, it is never applied (InstanceContext.compareOnly). */
+  readonly compareOnly?: boolean;
   /** `report --max-requests`: the run's request budget, shared by every instance's client. */
   readonly budget?: RequestBudget;
   /** `--expiring-within` (plan, drift, report): list what expires within the window (`Plan.expiring`). */
@@ -128,6 +130,7 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
   }
   const policy = urlPolicy(opts.env, opts.allowedUrls);
   const memo = opts.memo ?? new RunMemo();
+  const facts = registryFacts(opts.kinds);
   for (const instance of selected) {
     // The configuration chooses among the instances allowed from outside it; nothing is sent (not
     // even the token read) for one that is not.
@@ -212,6 +215,8 @@ export function openSession(loaded: ConfigResult, config: DesiredConfig, opts: E
       peer: (name: string) => contexts.get(name),
       ...(opts.expiringWithin && { expiring: expiryWindow(opts.now, opts.expiringWithin.days) }),
       ...(opts.readOnly && { readOnly: true }),
+      ...((opts.readOnly || opts.compareOnly) && { compareOnly: true }),
+      facts,
     });
   }
   return {

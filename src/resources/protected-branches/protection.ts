@@ -94,14 +94,23 @@ export function protectionOf(rules: readonly RuleValues[], branch: string): Bran
  * The protection `branch` of a project will have once the configuration is applied: the declared
  * rules (their undeclared fields from `live`, else the service's defaults), plus the live rules the
  * configuration does not declare unless it prunes them. Without `live`, only the declared rules
- * count (what the configuration guarantees whatever the instance holds besides).
+ * count (what the configuration guarantees whatever the instance holds besides). `applies`: which
+ * rules (by name) this apply changes (a `--target` leaves the others as the instance has them);
+ * default every one.
  */
-export function protectionAfterApply(project: Pick<ProtectedBranchesProject, 'protections' | 'prune'>, branch: string, live?: readonly RuleValues[]): BranchProtection {
+export function protectionAfterApply(project: Pick<ProtectedBranchesProject, 'protections' | 'prune'>, branch: string, live?: readonly RuleValues[], applies: (name: string) => boolean = () => true): BranchProtection {
+  return protectionOf(rulesAfterApply(project, live, applies), branch);
+}
+
+/** Every rule the project has once the configuration is applied (see {@link protectionAfterApply}). */
+export function rulesAfterApply(project: Pick<ProtectedBranchesProject, 'protections' | 'prune'>, live?: readonly RuleValues[], applies: (name: string) => boolean = () => true): RuleValues[] {
   const byName = new Map((live ?? []).map((r) => [r.name, r]));
-  const declared = project.protections.map((d) => ruleAfterApply(d, byName.get(d.name)));
-  const names = new Set(project.protections.map((d) => d.name));
-  const kept = project.prune ? [] : (live ?? []).filter((r) => !names.has(r.name));
-  return protectionOf([...declared, ...kept], branch);
+  const declared = project.protections.filter((d) => applies(d.name)).map((d) => ruleAfterApply(d, byName.get(d.name)));
+  const names = new Set(declared.map((d) => d.name));
+  const all = new Set(project.protections.map((d) => d.name));
+  // A live rule stays unless a declared one replaces it or pruning removes it (an undeclared one this apply changes).
+  const kept = (live ?? []).filter((r) => !names.has(r.name) && !(project.prune && !all.has(r.name) && applies(r.name)));
+  return [...declared, ...kept];
 }
 
 /**

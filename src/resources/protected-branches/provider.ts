@@ -17,7 +17,7 @@ import { ApiError, ApiForbiddenError, ApiNotFoundError } from '../../api/errors.
 import { joinPointer } from '../../config/pointer.js';
 import { stateFingerprint } from '../../engine/fingerprint.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, ResourceChange } from '../../engine/plan.js';
-import type { ApplyResponse, DescribedAttribute, InstanceContext, PlanResponse, ResourceProvider } from '../../engine/resource.js';
+import type { ApplyResponse, DescribedAttribute, InstanceContext, PlannedBranchProtection, PlanResponse, ResourceProvider } from '../../engine/resource.js';
 import { mergePlanResponses, planDiagnostic } from '../../engine/resource.js';
 import { flagRisk } from '../../engine/risks.js';
 import { distinctProjects } from '../../engine/same-project.js';
@@ -31,6 +31,9 @@ import { KIND, protectedBranchesOf } from './model.js';
 import type { DesiredProtection, ProtectedBranchesProject } from './model.js';
 import { parseProtectedBranchPayload } from './payload.js';
 import type { ProtectedBranchPayload } from './payload.js';
+import { API_DEFAULTS } from './levels.js';
+import { mayPush, protectionAfterApply, protectionOf } from './protection.js';
+import type { RuleValues } from './protection.js';
 
 type Field = LevelField | FlagField;
 const FIELDS: readonly Field[] = [...LEVEL_FIELDS, ...FLAG_FIELDS];
@@ -199,7 +202,7 @@ async function planProject(ctx: InstanceContext, project: ProtectedBranchesProje
   const call = `GET /projects/${project.ref}/protected_branches`;
   let live: LiveRule[];
   try {
-    live = await listRules(ctx.client, project.ref);
+    live = await rulesOf(ctx, project.ref);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const d = refusal(ctx, project, err, projectAddress(instance.name, project.ref), call, pointerOfProject(project));
@@ -320,6 +323,48 @@ async function applyChange(ctx: InstanceContext, change: ResourceChange, payload
   }
 }
 
+/** A project's rules as the instance holds them: one listing per plan, shared by the plan and the fact below. */
+function rulesOf(ctx: InstanceContext, ref: string): Promise<LiveRule[]> {
+  return ctx.memo.session.get(`protected-branches:rules:${ref}`, () => listRules(ctx.client, ref));
+}
+
+/** A live rule whole: the Premium fields the instance does not return as the service's defaults (they decide no push). */
+function ruleValues(r: LiveRule): RuleValues {
+  return { ...r, unprotect_access_level: r.unprotect_access_level ?? API_DEFAULTS.unprotect_access_level, code_owner_approval_required: r.code_owner_approval_required ?? false };
+}
+
+/**
+ * The fact `branchProtectionAfterApply` (engine/resource.ts `KindFacts`): the protection a branch of
+ * a declared project has once this plan is applied (./protection.ts `protectionAfterApply`, from the
+ * project's rules as the plan listed them and the rules `--target` selects), where that moves its
+ * push rights; undefined where the configuration declares nothing for the project, and where it
+ * leaves the branch's push rights as they are. Where the rules cannot be read (this kind's plan
+ * reports why), the declared rules alone answer for a branch they protect.
+ */
+async function branchProtectionAfterApply(ctx: InstanceContext, ref: string, branch: string): Promise<PlannedBranchProtection | undefined> {
+  const project = protectedBranchesOf(ctx.instance).find((p) => p.ref === ref);
+  if (!project || !ctx.targets.within(projectAddress(ctx.instance.name, ref))) return undefined;
+  const address = (name: string) => protectedBranchAddress(ctx.instance.name, ref, name);
+  const applies = (name: string) => ctx.targets.targeted(address(name));
+  let live: RuleValues[] | undefined;
+  try {
+    live = (await rulesOf(ctx, ref)).map(ruleValues);
+  } catch {
+    live = undefined; // this kind's plan reports why; the declared rules alone say what the configuration guarantees
+  }
+  const now = live && protectionOf(live, branch);
+  const after = protectionAfterApply(project, branch, live, applies);
+  if (now ? now.protected === after.protected && now.push_access_level === after.push_access_level : !after.protected) return undefined;
+  const declared = new Map(project.protections.filter((d) => applies(d.name)).map((d) => [d.name, d.pointer]));
+  return {
+    protected: after.protected,
+    pushAccessLevel: after.push_access_level,
+    allowsPush: (role) => mayPush(after, role),
+    rules: after.rules.map((name) => ({ name, ...(declared.has(name) && { pointer: declared.get(name)! }) })),
+    madeBy: [...new Set([...(now?.rules ?? []), ...after.rules])].map(address),
+  };
+}
+
 export const protectedBranchesProvider: ResourceProvider<ProtectedBranchPayload> = {
   kind: KIND,
 
@@ -354,4 +399,6 @@ export const protectedBranchesProvider: ResourceProvider<ProtectedBranchPayload>
   },
 
   apply: applyChange,
+
+  facts: { branchProtectionAfterApply },
 };

@@ -16,7 +16,7 @@ import { PRIVATE_CONTENT_WITHHELD } from '../../engine/plan.js';
 import type { AttributeChange, DriftEntry, PlanDiagnostic, PlanRisk, Reason, ResourceChange } from '../../engine/plan.js';
 import { credentialOf, flagRisk } from '../../engine/risks.js';
 import { getBranchAccess } from '../../api/branches.js';
-import { liveProtection, pushVerdict } from './protection.js';
+import { ADMIN_ROLE, liveProtection, pushVerdict, pushWho, roleFor } from './protection.js';
 import type { InstanceContext, PlanResponse } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import { distinctProjects } from '../../engine/same-project.js';
@@ -151,8 +151,10 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
   diagnostics.push(...delivered.diagnostics);
   diagnostics.push(...(await archivedProjects(ctx, distinct, changes, projectOf)));
   // A merge request writes only its own branch: protection is read for the commits onto the files' branches.
-  const pushes = await pushRights(ctx, distinct, commits);
+  const pushes = await pushRights(ctx, distinct, commits, projectOf);
   diagnostics.push(...pushes.diagnostics);
+  // A commit onto a branch whose declared protection changes is applied after the changes that make it.
+  if (pushes.after.size > 0) changes.splice(0, changes.length, ...changes.map((c) => withAfter(c, pushes.after)));
   for (const { created, first } of missing.values()) {
     if (created) continue;
     const p = first.payload as FilePayload;
@@ -173,15 +175,26 @@ export async function planRepositoryFiles(ctx: InstanceContext): Promise<PlanRes
 
 /**
  * Protection is planned: for each project and branch that has changes, whether plumb's token may
- * push the commit there (one `GET …/repository/branches/:branch` per project and branch with
- * changes: the service's `can_push` for plumb's user and whether the branch is protected; `GET
- * /user` once per run, only when a protected branch lets plumb push, for the administrator flag). A branch the token may not push to is an error
- * at the project's `delivery` (or the first file), suggesting a merge request; an administrator's
- * push onto a protected branch is the risk `admin-push-protected-branch`. A branch that does not
- * exist yet (created by the commit from start_branch) is not checked: apply tells.
+ * push the commit there, under the protection the branch will have when the commit arrives (one
+ * `GET …/repository/branches/:branch` per project and branch with changes: the service's `can_push`
+ * for plumb's user and whether the branch is protected; `GET /user` once per run, only when a
+ * protected branch lets plumb push, for the administrator flag). Where the configuration declares
+ * the project's protected branches and they move the branch's push rights, the protection after
+ * apply replaces the live one (the fact `branchProtectionAfterApply`, answered by the kind that owns
+ * them; plumb's role from the project's `permissions`, ./protection.ts `roleFor`), and the commit is
+ * applied after the changes that make it. A branch the token may not push to is an error at the
+ * project's `delivery` (or the first file), suggesting a merge request; an administrator's push onto a
+ * protected branch is the risk `admin-push-protected-branch`. A branch that does not exist yet
+ * (created by the commit from start_branch) is not checked: apply tells.
  */
-async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[], changes: readonly ResourceChange[]): Promise<{ diagnostics: PlanDiagnostic[]; risks: PlanRisk[] }> {
+async function pushRights(
+  ctx: InstanceContext,
+  projects: readonly FilesProject[],
+  changes: readonly ResourceChange[],
+  projectOf: (ref: string) => Promise<ProjectRef>,
+): Promise<{ diagnostics: PlanDiagnostic[]; risks: PlanRisk[]; after: Map<string, readonly string[]> }> {
   const lanes = new Map<string, ResourceChange[]>();
+  const after = new Map<string, readonly string[]>();
   // Only what is committed to the branch: a merge request's files go to a branch of plumb's own.
   const committed = new Set(projects.filter((pr) => pr.delivery.kind === 'commit').map((pr) => pr.ref));
   for (const c of changes) {
@@ -193,8 +206,8 @@ async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[
     else lanes.set(l, [c]);
   }
   const existing = [...lanes.values()].filter((list) => !list.some((c) => (c.payload as FilePayload).startBranch !== undefined));
-  // A plan made to be read (`plumb report`) is never applied: who may push does not matter there.
-  if (existing.length === 0 || ctx.readOnly) return { diagnostics: [], risks: [] };
+  // A plan made to be read or compared (`plumb report`, `plumb drift`) is never applied: who may push does not matter there.
+  if (existing.length === 0 || ctx.compareOnly) return { diagnostics: [], risks: [], after };
   // Asked only for a protected branch the token may push to: who pushes decides whether it is a risk.
   let admin: Promise<boolean> | undefined;
   const isAdmin = () => (admin ??= credentialOf(ctx).then((c) => c.user?.is_admin === true));
@@ -205,35 +218,57 @@ async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[
       const project = projects.find((pr) => pr.ref === p.project)!;
       const at = project.delivery.pointer ?? first.pointer;
       let access;
+      let declared;
       try {
         access = await getBranchAccess(ctx.client, p.project, p.branch);
+        declared = access && (await ctx.facts.branchProtectionAfterApply?.(ctx, p.project, p.branch));
       } catch (err) {
         return { diagnostic: readFailure(ctx, err, at ?? project.pointer, `branch "${p.branch}" of project "${p.project}"`) };
       }
       if (!access) return {};
-      const willHave = liveProtection(access);
-      const verdict = pushVerdict(willHave, willHave.protected && willHave.canPush && (await isAdmin()));
+      let willHave = liveProtection(access);
+      let byAdmin: boolean;
+      if (declared) {
+        after.set(lane(p.project, p.branch), declared.madeBy);
+        byAdmin = await isAdmin();
+        willHave = { protected: declared.protected, canPush: declared.allowsPush(byAdmin ? ADMIN_ROLE : await roleFor(p.project, access, projectOf)) };
+      } else byAdmin = willHave.protected && willHave.canPush && (await isAdmin());
+      const verdict = pushVerdict(willHave, byAdmin);
       const files = `${list.length} file(s) (${list.map((c) => (c.payload as FilePayload).path).join(', ')})`;
+      const rules = declared?.rules.map((r) => `"${r.name}"`).join(', ');
+      const related = (declared?.rules ?? []).flatMap((r) => {
+        const loc = r.pointer === undefined ? undefined : ctx.locate(r.pointer);
+        return loc ? [{ message: `protected branch "${r.name}" is declared here`, file: loc.file, line: loc.line, column: loc.column }] : [];
+      });
       if (verdict === 'denied') {
         return {
           diagnostic: planDiagnostic(ctx, {
             severity: 'error',
             code: 'PLUMB_FILE_PUSH_DENIED',
-            summary: `plumb's token may not push to ${willHave.protected ? 'protected ' : ''}branch "${p.branch}" of project "${p.project}", where ${files} would be committed`,
-            detail: willHave.protected
-              ? 'The branch is protected, and its push rule does not let plumb\'s user through: the service would refuse the commit. A merge request proposes the change for someone allowed to merge it.'
-              : "plumb's user may not push to the project (a role below Developer): the service would refuse the commit.",
-            suggestion: willHave.protected ? 'deliver the files through a merge request (`delivery: merge_request`), or allow plumb\'s user to push to the branch' : "give plumb's user the Developer role or above in the project, or leave its files out",
+            summary: declared
+              ? `plumb's token may not push to branch "${p.branch}" of project "${p.project}" once the configuration's protected branches are applied (${declared.protected ? `rule ${rules}: ${pushWho(declared.pushAccessLevel)} may push` : 'unprotected'}), where ${files} would be committed`
+              : `plumb's token may not push to ${willHave.protected ? 'protected ' : ''}branch "${p.branch}" of project "${p.project}", where ${files} would be committed`,
+            detail: declared
+              ? "The configuration declares this project's protected branches, and apply changes the branch's protection before the files arrive; under it, plumb's user may not push there: the service would refuse the commit. A merge request proposes the change for someone allowed to merge it."
+              : willHave.protected
+                ? 'The branch is protected, and its push rule does not let plumb\'s user through: the service would refuse the commit. A merge request proposes the change for someone allowed to merge it.'
+                : "plumb's user may not push to the project (a role below Developer): the service would refuse the commit.",
+            suggestion:
+              declared || willHave.protected
+                ? `deliver the files through a merge request (\`delivery: merge_request\`), or allow plumb's user to push to the branch${declared ? ' (the declared push_access_level)' : ''}`
+                : "give plumb's user the Developer role or above in the project, or leave its files out",
             pointer: at,
+            ...(related.length > 0 && { related }),
           }),
         };
       }
       if (verdict === 'admin-on-protected') {
+        const protectedBy = declared && !liveProtection(access).protected ? ` (protected once the configuration's rule ${rules} is applied)` : '';
         return {
           risk: flagRisk(ctx, {
             id: 'admin-push-protected-branch',
             address: first.address,
-            summary: `${files} would be committed straight to protected branch "${p.branch}" of project "${p.project}" with an administrator's token, skipping the review the protection stands for (\`delivery: merge_request\` proposes them instead)`,
+            summary: `${files} would be committed straight to protected branch "${p.branch}" of project "${p.project}"${protectedBy} with an administrator's token, skipping the review the protection stands for (\`delivery: merge_request\` proposes them instead)`,
             ...(at !== undefined && { pointer: at }),
           }),
         };
@@ -244,7 +279,16 @@ async function pushRights(ctx: InstanceContext, projects: readonly FilesProject[
   return {
     diagnostics: found.flatMap((f) => (f.diagnostic ? [f.diagnostic] : [])),
     risks: found.flatMap((f) => (f.risk ? [f.risk] : [])),
+    after,
   };
+}
+
+/** A change of a lane in `after`, ordered after the changes its lane's protection waits for. */
+function withAfter(c: ResourceChange, after: ReadonlyMap<string, readonly string[]>): ResourceChange {
+  const p = c.payload as FilePayload;
+  const edges = c.action === 'no-op' ? undefined : after.get(lane(p.project, p.branch));
+  if (!edges || edges.length === 0) return c;
+  return { ...c, order: { ...c.order, after: [...(c.order?.after ?? []), ...edges] } };
 }
 
 /**
