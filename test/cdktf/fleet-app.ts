@@ -7,7 +7,7 @@ import { dataPlumbGroups, dataPlumbProjects, provider, repositoryFile } from 'pl
 const app = new App();
 const stack = new TerraformStack(app, 'fleet');
 const url = new TerraformVariable(stack, 'url', { type: 'string' });
-new provider.PlumbProvider(stack, 'plumb', { url: url.stringValue, tokenEnv: 'PLUMB_TOKEN' });
+new provider.PlumbProvider(stack, 'plumb', { url: url.stringValue, tokenEnv: 'PLUMB_TOKEN', allowRisky: ['admin-push-protected-branch'] });
 const platform = new dataPlumbProjects.DataPlumbProjects(stack, 'platform', { group: 'platform', exclude: ['platform/legacy/**'] });
 const each = TerraformIterator.fromList(platform.paths);
 new repositoryFile.RepositoryFile(stack, 'security', {

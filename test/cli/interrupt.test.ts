@@ -39,7 +39,11 @@ async function interruptHarness(opts: { latencyMs?: number } = {}): Promise<Harn
   return hh;
 }
 
-/** plumb.yaml: one setting, tokens (raw YAML of each sink), two files in one project (one lane: one commit at a time). */
+/**
+ * plumb.yaml: one setting, tokens (raw YAML of each sink), two files in one project and branch (one
+ * lane: one commit at a time) with two authors, so they are two commits (the files of one author
+ * would be one).
+ */
 function writeConfig(hh: Harness, tokens: Record<string, string>): void {
   const lines = [
     'version: 1',
@@ -58,7 +62,7 @@ function writeConfig(hh: Harness, tokens: Record<string, string>): void {
     const file = /^\{file: (.+)\}$/.exec(sink)?.[1];
     if (file) hh.allow(file);
   }
-  lines.push('    projects:', `      ${PROJECT}:`, '        files:', '          a.txt: {content: "a\\n"}', '          b.txt: {content: "b\\n"}');
+  lines.push('    projects:', `      ${PROJECT}:`, '        files:', '          a.txt: {content: "a\\n"}', '          b.txt: {content: "b\\n", author_name: Second, author_email: second@example.test}');
   hh.wd.write('plumb.yaml', lines.join('\n') + '\n');
 }
 

@@ -29,7 +29,7 @@ const ALLOWED = [
   /^schemas\/[a-z-]+\.schema\.json$/,
   /^proto\/[a-z0-9-]+\.proto$/,
   /^docs\/[a-z-]+\.md$/,
-  /^examples\/(emulator-seed\.yaml|files-by-merge-request\.yaml|plumb\/[a-z]+\.yaml|cdktf\/main\.ts|ci\/([a-z-]+\.yml|emulator-seed\.yaml)|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
+  /^examples\/(emulator-seed\.yaml|files-by-merge-request\.yaml|plumb\/[a-z-]+\.yaml|cdktf\/main\.ts|ci\/([a-z-]+\.yml|emulator-seed\.yaml)|terraform\/main\.tf|files\/SECURITY\.md|secrets\/(README\.md|\.gitignore))$/,
 ];
 
 /** What the runs below read from the installed package. */
@@ -124,7 +124,7 @@ describe('the npm package, packed and installed as users get it', () => {
     try {
       const config = examplesAt(path.join(installed, 'examples'), work, emu.url);
       const v = await run(plumb, ['validate', config], { cwd: work, env: env() });
-      expect(v.stdout + v.stderr).toContain('Configuration is valid: 5 file(s), 1 instance(s).');
+      expect(v.stdout + v.stderr).toContain('Configuration is valid: 7 file(s), 1 instance(s).');
       expect(v.code).toBe(0);
       const p = await run(plumb, ['plan', config, '--detailed-exitcode'], { cwd: work, env: { ...env(), PLUMB_TOKEN: ADMIN } });
       expect(p.stderr).toBe('');

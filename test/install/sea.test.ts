@@ -60,7 +60,7 @@ describe('the standalone executable', () => {
     try {
       const config = examplesAt(path.join(root, 'examples'), work, emu.url);
       const v = await run(exe, ['validate', config], { cwd: work, env });
-      expect(v.stdout + v.stderr).toContain('Configuration is valid: 5 file(s), 1 instance(s).');
+      expect(v.stdout + v.stderr).toContain('Configuration is valid: 7 file(s), 1 instance(s).');
       expect(v.code).toBe(0);
       const p = await run(exe, ['plan', config, '--detailed-exitcode'], { cwd: work, env: { ...env, PLUMB_TOKEN: ADMIN } });
       expect(p.stderr).toBe('');
