@@ -74,7 +74,7 @@ export const STDOUT_ALLOWED: readonly RegExp[] = [
   /^commands\/output\.ts$/, // the Io object itself: where stdout is bound
   /^render\//,
   /^cli\.ts$/, // --help, --version, usage
-  /^resources\/group-access-tokens\/apply\.ts$/, // a token's `stdout: true` sink (machine-readable output), when no InstanceContext.stdout is given
+  /^resources\/group-access-tokens\/deliver-all\.ts$/, // a token's `stdout: true` sink (machine-readable output), when no InstanceContext.stdout is given
   /^emulator\//, // a separate program
   /^provider\/server\.ts$/, // go-plugin's handshake line is the provider's protocol
 ];

@@ -14,9 +14,9 @@ import type { PlanDiagnostic, ResourceChange } from '../../engine/plan.js';
 import type { ApplyResponse, InstanceContext } from '../../engine/resource.js';
 import { planDiagnostic } from '../../engine/resource.js';
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
-import { checkSink, deliverSecret, DEFAULT_SINK_TIMEOUT_MS, describeSink, SinkError } from './sinks.js';
-import type { DeliverOptions, DeliveryReceipt, SinkProblem } from './sinks.js';
-import { restorePrior, takePrior } from './sink-restore.js';
+import { checkSink, describeSink } from './sinks.js';
+import type { SinkProblem } from './sinks.js';
+import { deliverToSinks, putBackSinks } from './deliver-all.js';
 import type { Prior } from './sink-restore.js';
 import type { DeliveredVariable } from './sink-ci-variable.js';
 import { forgetVariableList } from './sink-ci-variable.js';
@@ -28,18 +28,6 @@ import { issueMayHaveActed, withIssued, withRevoked } from './apply-steps.js';
 import { applyOverlap } from './apply-overlap.js';
 import type { OverlapSteps } from './apply-overlap.js';
 import { confirmList, env, findDeclared, groupParam, sharedList, sinkCheckCache, tokenListKey, tokenState } from './shared.js';
-
-
-/**
- * The client a ci_variable sink is delivered with: the token's instance's, or the sink's
- * `instance:`'s as this session opened it (its URL pin and credential). Never another URL.
- */
-function variableClient(ctx: InstanceContext, name: string | undefined) {
-  if (name === undefined || name === ctx.instance.name) return ctx.client;
-  const peer = ctx.peer?.(name);
-  if (!peer) throw new SinkError(`instance "${name}" is not open in this run`);
-  return peer.client;
-}
 
 /** Applies one change: a `TokenApply` per change, its notes and diagnostics its own. */
 export function applyTokenChange(ctx: InstanceContext, change: ResourceChange, payload: TokenPayload): Promise<ApplyResponse> {
@@ -499,58 +487,15 @@ class TokenApply {
   }
 
   /**
-   * Delivers the new secret to every sink of the token (at once), each confirmed where it can be
-   * (deliverSecret's receipt). Each failed sink is a diagnostic located at that sink's line; when
-   * some sinks received the secret and others did not, a second diagnostic says which, so nobody
-   * takes "failed" for "nothing changed". Returns whether every sink received it.
-   *
-   * With `rollback` (an overlap rotation, whose predecessor every sink still holds): what each sink
-   * holds is taken first (./sink-restore.ts, memory only), the sinks that can be put back are
-   * delivered at once, and only when they all succeeded the others (a hidden variable, a command,
-   * standard output), one at a time in the declared order, standard output last. When a delivery
-   * fails, every sink already written is put back and read back before this returns (`#rollback`
-   * says which were and which could not be); the caller then revokes the successor.
+   * Delivers the new secret to every sink (./deliver-all.ts: the order), each confirmed where it can
+   * be. Each failed sink is a diagnostic at its line; when some sinks received the secret and others
+   * did not, a second one says which. With `rollback` (an overlap rotation), the sinks already
+   * written are put back and read back before this returns (`#rollback` says which were and which
+   * could not be); the caller then revokes the successor. Returns whether every sink received it.
    */
   async #deliver(t: DesiredAccessToken, issued: NewGroupAccessToken, rollback = false): Promise<boolean> {
     const ctx = this.#ctx;
-    const raw = env(ctx).PLUMB_SINK_TIMEOUT_SECONDS;
-    const timeoutMs = raw && /^\d+(\.\d+)?$/.test(raw) ? Number(raw) * 1000 : DEFAULT_SINK_TIMEOUT_MS;
-    const delivery = { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token };
-    const clientFor = (name: string | undefined) => variableClient(ctx, name);
-    const opts: DeliverOptions = {
-      env: env(ctx),
-      stdout: ctx.stdout ?? ((s) => void process.stdout.write(s)),
-      timeoutMs,
-      hideEnv: [ctx.instance.tokenEnv],
-      variables: { clientFor },
-    };
-    type Outcome = { sink: TokenSink; receipt?: DeliveryReceipt; error?: string };
-    const deliverOne = async (sink: TokenSink): Promise<Outcome> => {
-      try {
-        return { sink, receipt: await deliverSecret(sink, delivery, opts) };
-      } catch (err) {
-        return { sink, error: ctx.secrets.redact(err instanceof Error ? err.message : String(err)) };
-      }
-    };
-    let outcomes: Outcome[];
-    let priors: Map<TokenSink, Prior> | undefined;
-    // One sink: nothing else is written before it could fail, so there is nothing to take or put back.
-    if (!rollback || t.sinks.length < 2) outcomes = await Promise.all(t.sinks.map(deliverOne));
-    else {
-      const taken = await Promise.all(t.sinks.map(async (s) => [s, await takePrior(s, clientFor, ctx.secrets)] as const));
-      priors = new Map(taken);
-      const first = taken.filter(([, p]) => p.kind !== 'unrestorable').map(([s]) => s);
-      const last = taken.filter(([, p]) => p.kind === 'unrestorable').map(([s]) => s);
-      last.sort((a, b) => Number(a.kind === 'stdout') - Number(b.kind === 'stdout'));
-      outcomes = await Promise.all(first.map(deliverOne));
-      if (outcomes.every((o) => o.error === undefined)) {
-        for (const sink of last) {
-          const o = await deliverOne(sink);
-          outcomes.push(o);
-          if (o.error !== undefined) break;
-        }
-      }
-    }
+    const { outcomes, priors } = await deliverToSinks(ctx, t, { group: this.#p.group, name: t.name, id: issued.id, expiresAt: issued.expires_at, token: issued.token }, rollback);
     for (const sink of t.sinks) if (sink.kind === 'ci_variable') forgetVariableList(ctx, sink);
     const failed = outcomes.filter((o) => o.error !== undefined);
     const reached = outcomes.filter((o) => o.receipt !== undefined);
@@ -601,39 +546,14 @@ class TokenApply {
    * would tell (a hidden variable's value cannot be compared).
    */
   async #putBack(t: DesiredAccessToken, written: readonly TokenSink[], priors: ReadonlyMap<TokenSink, Prior>): Promise<void> {
-    const ctx = this.#ctx;
-    const results = await Promise.all(
-      written.map(async (sink) => {
-        const prior = priors.get(sink)!;
-        if (prior.kind === 'unrestorable') return { sink, why: prior.why };
-        try {
-          await restorePrior(prior);
-          return { sink };
-        } catch (err) {
-          return { sink, why: `putting it back failed: ${ctx.secrets.redact(err instanceof Error ? err.message : String(err))}` };
-        }
-      }),
-    );
-    const lost = results.filter((r) => r.why !== undefined);
-    this.#rollback = { restored: results.filter((r) => r.why === undefined).map((r) => describeSink(r.sink)), unrestored: lost.map((r) => describeSink(r.sink)) };
-    for (const r of lost) {
-      this.#diagnostics.push(
-        planDiagnostic(ctx, {
-          severity: 'error',
-          code: 'PLUMB_SINK_PARTIAL',
-          summary: `${describeSink(r.sink)} holds a revoked secret: the next apply delivers a fresh one (${r.why})`,
-          address: this.#change.address,
-          pointer: r.sink.pointer ?? t.pointer,
-        }),
-      );
-    }
+    const back = await putBackSinks(this.#ctx, t, written, priors, this.#change.address);
+    this.#rollback = back;
+    this.#diagnostics.push(...back.diagnostics);
     const recorded = this.#slot()?.delivered;
-    if (!recorded) return;
-    const drop = new Set(lost.flatMap((r) => (r.sink.kind === 'ci_variable' ? [variableSinkId(ctx.instance.name, r.sink)] : [])));
-    if (drop.size === 0) return;
-    const kept = Object.fromEntries(Object.entries(recorded).filter(([id]) => !drop.has(id)));
+    if (!recorded || back.dropRecords.size === 0) return;
+    const kept = Object.fromEntries(Object.entries(recorded).filter(([id]) => !back.dropRecords.has(id)));
     this.#updateSlot({ delivered: Object.keys(kept).length > 0 ? kept : undefined });
-    await ctx.state.saveSoon();
+    await this.#ctx.state.saveSoon();
   }
 
   /**
