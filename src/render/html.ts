@@ -414,7 +414,7 @@ function page(p: Page): string {
 
 function riskSection(risks: readonly PlanRisk[]): string {
   const head = '<section aria-labelledby="risks"><h2 id="risks">Risks</h2>';
-  if (risks.length === 0) return `${head}<p>None: no change can lock administrators or plumb out, and nothing is destroyed.</p></section>`;
+  if (risks.length === 0) return `${head}<p>None: no change can lock people or plumb out, skip a review or leave something unprotected, and nothing is destroyed.</p></section>`;
   const rows = risks
     .map((r) => {
       const accepted = r.acknowledged ? (r.gate === 'destroy' ? 'yes, by the resource\'s opt-in' : 'yes, by allow_risky') : r.gate === 'destroy' ? 'no: apply needs --allow-destroy' : 'no: apply needs --allow-risky';

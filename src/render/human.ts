@@ -218,7 +218,7 @@ export function renderRisks(risks: readonly PlanRisk[]): string[] {
   }
   const lockouts = risks.filter((r) => r.gate !== 'destroy');
   if (lockouts.length === 0) return out;
-  out.push('', 'Risky changes (can lock administrators or plumb out):', ...lockouts.map((r) => `  ${riskLine(r)}`));
+  out.push('', 'Risky changes (they can lock people or plumb out, skip a review or leave something unprotected):', ...lockouts.map((r) => `  ${riskLine(r)}`));
   const open = lockouts.filter((r) => !r.acknowledged);
   if (open.length > 0) {
     const ids = [...new Set(open.map((r) => r.id))];

@@ -66,7 +66,7 @@ export function renderPlanMarkdown(plan: Plan, limit: number, reasons: ReasonTex
   }
   const lockouts = plan.risks.filter((r) => r.gate !== 'destroy');
   if (lockouts.length > 0) {
-    head.push('**Risky changes** (can lock administrators or plumb out; apply needs `--allow-risky` or `allow_risky` for the unaccepted ones):', '');
+    head.push('**Risky changes** (they can lock people or plumb out, skip a review or leave something unprotected; apply needs `--allow-risky` or `allow_risky` for the unaccepted ones):', '');
     for (const r of lockouts) head.push(`- ⚠️ ${mdCode(r.id)} ${r.acknowledged ? '(accepted by allow_risky) ' : ''}${mdCode(r.address)}: ${mdText(r.summary)}`);
     head.push('');
   }

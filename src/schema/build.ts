@@ -82,7 +82,7 @@ export function instanceSchema(kinds: readonly KindConfig[]): JsonSchema {
         // Ids are checked by plumb itself (unknown id with a did-you-mean), not by a pattern here.
         items: { type: 'string' },
         description:
-          'Ids of risky changes (changes that can lock administrators or plumb out) this instance accepts without --allow-risky; see docs/plans.md.',
+          'Ids of risky changes (changes that can lock people or plumb out, skip a review or leave something unprotected) this instance accepts without --allow-risky; see docs/plans.md.',
       },
       lock: {
         type: 'object',

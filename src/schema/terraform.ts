@@ -83,7 +83,7 @@ function describe(s: JsonSchema, fallback = ''): string {
  */
 const PROVIDER_WORDS: Readonly<Record<string, string>> = {
   ca_bundle: 'PEM file of a private CA (relative to the working directory). Not empty.',
-  allow_risky: 'Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
+  allow_risky: 'Ids of risky changes (changes that can lock people or plumb out, skip a review or leave something unprotected; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.',
 };
 
 /** A JSON Schema object's properties as a Terraform block: objects with known keys become nested blocks. */

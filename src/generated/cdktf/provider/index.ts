@@ -30,7 +30,7 @@ export interface PlumbProviderConfig {
   */
   readonly settingsVerifySeconds?: number;
   /**
-  * Ids of risky changes (changes that can lock administrators or plumb out; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.
+  * Ids of risky changes (changes that can lock people or plumb out, skip a review or leave something unprotected; docs/plans.md, "Risky changes") plumb may carry out. A risky change whose id is not listed is an error at plan.
   */
   readonly allowRisky?: string[];
   /**
