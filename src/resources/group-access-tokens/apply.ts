@@ -198,15 +198,18 @@ class TokenApply {
     this.#ctx.secrets.add(issued.token);
     this.#record(withIssued(issued));
     this.#notes.push(`created replacement id ${issued.id} (expires ${issued.expires_at ?? 'never'})`);
-    const delivered = await this.#deliver(t, issued);
+    // The old token stays valid until every sink holds the new one: as for an overlap, the sinks
+    // already written are put back when another fails (./deliver-all.ts).
+    const delivered = await this.#deliver(t, issued, true);
     if (!delivered) {
       // The old token is still valid and still in use: drop the undeliverable new one.
       const revoked = await this.#revoke(issued.id);
       if (!revoked) this.#remember({ id: issued.id, name: p.name, kind: 'revoke-pending' });
+      const restored = this.#rollback.restored;
       return this.#stop(
         'PLUMB_TOKEN_SECRET_NOT_DELIVERED',
         `The secret of the replacement for "${p.name}" (new id ${issued.id}) could not be delivered; the old token was kept`,
-        `State now: id ${old.id} (the old token) is active and unchanged; id ${issued.id} ${revoked ? 'was revoked again' : `could not be revoked and is noted in ${this.#ctx.state.file}: the next plan revokes it`}. The next plan replaces "${p.name}" again.`,
+        `State now: id ${old.id} (the old token) is active and unchanged; id ${issued.id} ${revoked ? 'was revoked again' : `could not be revoked and is noted in ${this.#ctx.state.file}: the next plan revokes it`}.${restored.length > 0 ? ` The other sinks were restored to what they held before, and read back: ${restored.join(', ')}.` : ''} The next plan replaces "${p.name}" again.`,
         'fix the sink and run `plumb apply` again',
       );
     }

@@ -206,6 +206,30 @@ describe('rotation with an overlap window', () => {
     expect(readFileSync(path.join(h.wd.dir, '.plumb/state.json'), 'utf8')).not.toContain('"retiring"');
   });
 
+  it('puts back the sinks already written when a replacement (scopes changed) cannot reach another one: the old token and its secret keep working everywhere', async () => {
+    h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
+    const sinks = '[{ci_variable: {project: platform/app, key: DEPLOY_TOKEN}}, {ci_variable: {group: platform, key: DEPLOY_TOKEN}}, {file: secrets/deploy.token}]';
+    h.config({ platform: { tokens: { deploy: { sinks } } } });
+    expect((await h.run(['apply', '--auto-approve'])).code).toBe(0);
+    const oldSecret = (await variable('projects', 'platform/app'))!;
+    const old = h.emu.state.tokenByValue(oldSecret)!;
+    // A new scope replaces the token (a new one first, the old one revoked once every sink has the new secret).
+    h.config({ platform: { tokens: { deploy: { sinks, scopes: ['read_api', 'read_repository'] } } } });
+    h.addFault({ method: 'PUT', path: /\/groups\/[^/]+\/variables\/DEPLOY_TOKEN$/, action: { kind: 'status', status: 403 } });
+    const r = await h.run(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    const out = r.stdout + r.stderr;
+    expect(out).toMatch(/PLUMB_SINK_FAILED[^\n]*ci_variable group platform DEPLOY_TOKEN/);
+    expect(out).toContain('The other sinks were restored to what they held before, and read back: ci_variable platform/app DEPLOY_TOKEN, file secrets/deploy.token.');
+    expect(await variable('projects', 'platform/app')).toBe(oldSecret);
+    expect(h.sinkValue('deploy')).toBe(oldSecret);
+    expect(await variable('groups', 'platform')).toBe(oldSecret);
+    expect(await works(oldSecret)).toBe(true);
+    const replacement = h.emu.state.tokens.find((t) => t.kind === 'group' && t.name === 'deploy' && t.id !== old.id)!;
+    expect(replacement.revoked).toBe(true);
+    expect(h.active('platform', 'deploy').map((t) => t.id)).toEqual([old.id]);
+  });
+
   it('delivers a hidden variable after the sinks it can put back, and names it when a later sink fails: it holds a revoked secret, and the next apply delivers a fresh one', async () => {
     h = await harness({ projects: [{ path_with_namespace: 'platform/app' }] });
     h.wd.write('vault.sh', '#!/bin/sh\ncat >/dev/null\nif [ -f sealed ]; then echo "vault is sealed" >&2; exit 3; fi\n');
