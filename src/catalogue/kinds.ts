@@ -38,6 +38,11 @@ export interface TerraformResourceShape {
   readonly lifted?: Readonly<Record<string, { readonly definition: string; readonly keyPath: readonly string[] }>>;
 }
 
+/** The identity attribute naming the project or group a resource belongs to (`project`, `group`). */
+export function ownerIdentity(owner: 'project' | 'group'): { readonly name: string; readonly description: string } {
+  return { name: owner, description: `The ${owner}: its full path or numeric id.` };
+}
+
 /**
  * The provider's address, as a `required_providers` source. plumb is in no registry, so the host is
  * one no one can publish under: `.invalid` is reserved (RFC 6761 §6.4: never resolves, no

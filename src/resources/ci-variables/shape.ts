@@ -4,6 +4,7 @@
  * provider has them. Each sits under the key's `scopes:` (src/catalogue/kinds.ts).
  */
 import type { TerraformResourceShape } from '../../catalogue/kinds.js';
+import { ownerIdentity } from '../../catalogue/kinds.js';
 
 const words = {
   value: 'The value. Write-only (Terraform 1.11+): give it from a variable (ephemeral = true, or sensitive); Terraform keeps it out of plan and state, and plumb compares it in memory with the instance\'s, or for a hidden variable through a salted fingerprint, and notices a change through write_only_revision.',
@@ -17,7 +18,7 @@ function shape(container: 'projects' | 'groups'): TerraformResourceShape {
     definition: 'ci_variable_scope',
     keyPath: [container, `{${owner}}`, 'variables', '{key}', 'scopes', '{environment_scope}'],
     identity: [
-      { name: owner, description: `The ${owner}: its full path or numeric id.` },
+      ownerIdentity(owner),
       { name: 'key', description: "The variable's key: letters, digits and _, at most 255 characters." },
       { name: 'environment_scope', description: 'The environments that receive it ("*": all).' },
     ],

@@ -1,5 +1,6 @@
 /** A protected branch as a Terraform resource: its type and address (src/catalogue/kinds.ts). */
 import type { TerraformResourceShape } from '../../catalogue/kinds.js';
+import { ownerIdentity } from '../../catalogue/kinds.js';
 import { KIND } from './model.js';
 
 const LEVEL_WORDS_TF = (who: string) => `Who may ${who}: "no_access", "developer" (Developers + Maintainers), "maintainer" or "admin". Default for a new rule: "maintainer".`;
@@ -10,7 +11,7 @@ export const PROTECTED_BRANCH_SHAPE: TerraformResourceShape = {
   definition: 'protected_branch',
   keyPath: ['projects', '{project}', 'protected_branches', '{branch}'],
   identity: [
-    { name: 'project', description: 'The project: its full path or numeric id.' },
+    ownerIdentity('project'),
     { name: 'branch', description: 'The branch name, or a wildcard (release/*: * matches any characters, / included).' },
   ],
   terraformWords: {
