@@ -20,10 +20,11 @@ import { planDiagnostic } from '../../engine/resource.js';
 import { checkSink, describeSink } from './sinks.js';
 import { revocationRisks } from './risks.js';
 import { credentialOf } from '../../engine/risks.js';
-import type { TokenNote, TokenSlot } from './state.js';
+import type { TokenNote } from './state.js';
 import type { NewTokenProps, TokenPayload } from './payload.js';
 import { addDays, attributeDiffs, daysBetween, identify, isActive, liveState, newExpiry, rotationReason, type Identity } from './identity.js';
 import { overlapOf, planOverlap, planRetiring, retiringNames } from './plan-overlap.js';
+import type { DeclaredParts } from './plan-overlap.js';
 import { changeFingerprint, env, findDeclared, freshSinkChecks, groupParam, managesTokens, runsAsGroupToken, sharedList, tokenAddress, tokenListKey, tokenState, undeclaredAddress } from './shared.js';
 
 const KNOWN_AFTER = '(known after apply)';
@@ -349,17 +350,9 @@ async function listFailureHelp(ctx: InstanceContext, err: unknown, group: string
  * What one declared token's plan is made of, shared by its steps: where it is, what the state file
  * remembers of it, and how its attributes are shown.
  */
-interface DeclaredToken {
-  readonly ctx: InstanceContext;
-  readonly g: DesiredGroup;
-  readonly t: DesiredAccessToken;
-  readonly live: readonly GroupAccessToken[];
-  readonly out: PlanResponse;
-  readonly address: string;
-  readonly base: Pick<ResourceChange, 'address' | 'instance' | 'kind' | 'pointer'>;
+interface DeclaredToken extends DeclaredParts {
   /** `Token "<name>" of group "<ref>"`, for diagnostics. */
   readonly who: string;
-  readonly slot: TokenSlot | undefined;
   /**
    * The token whose secret the sink holds: the last one delivered, or, after a rotation or
    * replacement whose outcome is unknown, the one it acted on.
