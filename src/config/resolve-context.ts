@@ -76,10 +76,10 @@ export function rootsOf(ctx: Ctx, pointer: string): FileRoots {
 function landing(p: string): string {
   const abs = path.resolve(p);
   try {
-    return realpathSync(abs);
+    return realpathSync.native(abs);
   } catch {
     try {
-      return path.join(realpathSync(path.dirname(abs)), path.basename(abs));
+      return path.join(realpathSync.native(path.dirname(abs)), path.basename(abs));
     } catch {
       return abs;
     }
