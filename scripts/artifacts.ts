@@ -4,6 +4,8 @@ import { configSchema, standaloneSchemas } from '../src/schema/build.js';
 import { ruleSchemas, settingValueSchema, writableSettings } from '../src/resources/settings/schema.js';
 import type { JsonSchema } from '../src/schema/build.js';
 import { terraformProviderSchema } from '../src/schema/terraform.js';
+import { VALIDATOR_OPTIONS, validationSchema } from '../src/schema/compact.js';
+import { namePatterns } from '../src/schema/name-patterns.js';
 import { SETTINGS, SETTING_RULES, NON_SETTING_ROWS } from '../src/catalogue/index.js';
 import type { SettingSpec } from '../src/catalogue/types.js';
 import { DIAGNOSTIC_CODES } from '../src/diagnostics/codes.js';
@@ -15,40 +17,12 @@ function json(v: unknown): string {
   return JSON.stringify(v, null, 2) + '\n';
 }
 
-/** Ajv options shared by the build-time compile and the tests that compile the schemas again. */
-export const AJV_OPTIONS = {
-  allErrors: true,
-  strict: true,
-  allowUnionTypes: true,
-  // `if` blocks test properties without repeating `type: object`; the enclosing schema has it.
-  strictTypes: false,
-  // A rule's `then: {required: [...]}` names properties defined by the enclosing schema.
-  strictRequired: false,
-  multipleOfPrecision: 9,
-  code: { source: true, esm: true, lines: false },
-} as const;
-
-const ANNOTATIONS = new Set(['description', 'default', 'examples', 'title', 'writeOnly', 'readOnly', '$comment', 'deprecated']);
-const SCHEMA_MAPS = new Set(['properties', 'definitions', 'patternProperties']);
-
-/**
- * The schema without annotations: the precompiled validator only needs assertions, and leaving the
- * ~400 descriptions out keeps the generated module (loaded on every `plumb validate`) small.
- */
-export function stripAnnotations(schema: unknown, isMap = false): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => stripAnnotations(s));
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if (!isMap && ANNOTATIONS.has(k)) continue;
-    out[k] = isMap ? stripAnnotations(v) : stripAnnotations(v, SCHEMA_MAPS.has(k));
-  }
-  return out;
-}
+/** Ajv options of the build-time compile: the validator's own, with code generation. */
+export const AJV_OPTIONS = { ...VALIDATOR_OPTIONS, code: { ...VALIDATOR_OPTIONS.code, source: true, esm: true, lines: false } } as const;
 
 function compileStandalone(schema: JsonSchema): string {
   const ajv = new Ajv.default(AJV_OPTIONS);
-  const validate = ajv.compile(stripAnnotations(schema) as JsonSchema);
+  const validate = ajv.compile(validationSchema(schema));
   let code = standaloneCode.default(ajv, validate);
   // Node's ESM resolver needs the file extension for ajv's runtime helpers (ajv has no exports map).
   // Node hands the CJS module object to a default import (`.default` is the helper); bundlers and
@@ -60,8 +34,9 @@ function compileStandalone(schema: JsonSchema): string {
     return `__ajvRuntime_${name}`;
   });
   const runtimes = [...new Set([...code.matchAll(/__ajvRuntime_([a-z0-9_]+)/gi)].map((m) => m[1]!))];
-  const imports = runtimes.map((n) => `import __ajvRuntime_${n} from 'ajv/dist/runtime/${n}.js';`).join('\n');
-  return `// @ts-nocheck\n/* eslint-disable */\n${GENERATED}${imports}\n${code}\n`;
+  const imports = runtimes.map((n) => `import __ajvRuntime_${n} from 'ajv/dist/runtime/${n}.js';`);
+  if (code.includes(namePatterns.code)) imports.push(`import { namePatterns as ${namePatterns.code} } from '../schema/name-patterns.js';`);
+  return `// @ts-nocheck\n/* eslint-disable */\n${GENERATED}${imports.join('\n')}\n${code}\n`;
 }
 
 function cell(v: unknown): string {

@@ -6,13 +6,12 @@
  */
 import Ajv from 'ajv';
 import { configSchema } from './build.js';
+import { VALIDATOR_OPTIONS, validationSchema } from './compact.js';
 import type { CompiledConfigSchema, KindConfig } from '../config/kinds.js';
 
-/** The options the build compiles the generated validator with (scripts/artifacts.ts AJV_OPTIONS), less code generation. */
-const OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, strictTypes: false, strictRequired: false, multipleOfPrecision: 9 } as const;
 
 export function compileConfigSchema(kinds: readonly KindConfig[]): CompiledConfigSchema {
   const json = configSchema(kinds);
-  const validate = new Ajv.default(OPTIONS).compile(json);
+  const validate = new Ajv.default(VALIDATOR_OPTIONS).compile(validationSchema(json));
   return { validate, json: () => json };
 }
