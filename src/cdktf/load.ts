@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { nodeOs } from '../util/node-os.js';
 import path from 'node:path';
 import type { Diagnostic, SourceLocation } from '../diagnostics/index.js';
 import { mergeOptions, noSources } from '../config/load.js';
@@ -236,7 +236,7 @@ export async function loadCdktfConfig(dir: string, opts: CdktfOptions): Promise<
   }
   const listed = listedSecretNames(env);
   if (listed) return failed(listed);
-  const outdir = mkdtempSync(path.join(os.tmpdir(), 'plumb-cdktf-out-'));
+  const outdir = mkdtempSync(path.join(nodeOs().tmpdir(), 'plumb-cdktf-out-'));
   try {
     const started = performance.now();
     const appEnv = appEnvironment(env);

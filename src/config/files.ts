@@ -15,9 +15,9 @@
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { PlumbError } from '../diagnostics/error.js';
+import { homeDir } from '../util/node-os.js';
 
 /** Size caps, in bytes, by what the file is for. */
 export const FILE_LIMITS = {
@@ -91,7 +91,7 @@ export function configRoot(given: string, cwd?: string): string {
 
 function safeHome(): string | undefined {
   try {
-    return realpathSync.native(os.homedir());
+    return realpathSync.native(homeDir());
   } catch {
     return undefined;
   }

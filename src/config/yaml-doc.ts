@@ -21,11 +21,11 @@ export interface RawLocation {
   readonly value: readonly [number, number];
 }
 
-const requireCjs = createRequire(import.meta.url);
 type YamlModule = typeof YamlLib;
 let yamlModule: YamlModule | undefined;
 export function yamlLib(): YamlModule {
-  yamlModule ??= requireCjs('yaml') as YamlModule;
+  // createRequire only here: it walks node_modules paths, which a valid configuration never needs.
+  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
   return yamlModule;
 }
 

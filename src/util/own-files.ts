@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { nodeOs } from './node-os.js';
 import path from 'node:path';
 import { findUp } from './find-up.js';
 
@@ -46,7 +46,7 @@ export function ownPath(name: string, fromUrl: string): string | undefined {
   const wanted = embedded.names.filter((n) => n === name || n.startsWith(`${name}/`));
   if (wanted.length === 0) return undefined;
   if (materialized === undefined) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'plumb-files-'));
+    const dir = mkdtempSync(path.join(nodeOs().tmpdir(), 'plumb-files-'));
     materialized = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
