@@ -21,11 +21,12 @@ export interface RawLocation {
   readonly value: readonly [number, number];
 }
 
+/** createRequire only when called: it walks node_modules paths, which a valid configuration never needs. */
+const requireCjs = (id: string): unknown => createRequire(import.meta.url)(id);
 type YamlModule = typeof YamlLib;
 let yamlModule: YamlModule | undefined;
 export function yamlLib(): YamlModule {
-  // createRequire only here: it walks node_modules paths, which a valid configuration never needs.
-  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule;
+  yamlModule ??= requireCjs('yaml') as YamlModule;
   return yamlModule;
 }
 
