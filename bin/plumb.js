@@ -45,7 +45,10 @@ function loadMain() {
   }
   const script = new vm.Script(readFileSync(bundle, 'latin1'), { filename: bundle, cachedData });
   const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, require('node:module').createRequire(bundle), mod, bundle, path.dirname(bundle));
+  // The launcher's own require: the bundles ask it for node's modules and, from plumb provider,
+  // for packages in node_modules, which it finds from bin/ as from dist/ (createRequire(bundle)
+  // would cost every start its own module-path walk).
+  script.runInThisContext()(mod.exports, require, mod, bundle, path.dirname(bundle));
   // Recorded after the command ran, so the functions it compiled are in the cache.
   if (record) process.once('beforeExit', () => writeFileSync(cacheFile, script.createCachedData()));
   return Promise.resolve(mod.exports.main);

@@ -15,12 +15,14 @@ export interface NamePattern {
   toString(): string;
 }
 
-const NAMES = /^\^\(\?:([A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*)\)\$$/;
+const OPEN = '^(?:';
+const CLOSE = ')$';
+const NAME_LIST = /^[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*$/;
 
 export function namePatterns(pattern: string, flags: string): NamePattern {
-  const m = NAMES.exec(pattern);
-  if (!m) return new RegExp(pattern, flags);
-  const names = new Set(m[1]!.split('|'));
+  const inner = pattern.startsWith(OPEN) && pattern.endsWith(CLOSE) ? pattern.slice(OPEN.length, -CLOSE.length) : undefined;
+  if (inner === undefined || !NAME_LIST.test(inner)) return new RegExp(pattern, flags);
+  const names = new Set(inner.split('|'));
   return { test: (s) => names.has(s), toString: () => `/${pattern}/${flags}` };
 }
 
