@@ -182,6 +182,7 @@ describe('the settings-cache wait (defect 6a)', () => {
     const elapsed = Date.now() - t0;
     expect(r.stdout + r.stderr).toContain('PLUMB_SETTING_NOT_CONVERGED');
     expect(elapsed).toBeGreaterThanOrEqual(2900);
-    expect(r.stdout + r.stderr).toMatch(/still shows its old value after waiting 3 s/);
+    // How long it really waited: 3 s, or a tenth more on a loaded machine (the last re-read ends after the bound).
+    expect(r.stdout + r.stderr).toMatch(/still shows its old value after waiting 3(\.[0-9])? s/);
   }, 20_000);
 });
