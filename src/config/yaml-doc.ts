@@ -3,7 +3,6 @@
  * fast path reads with js-yaml): a configuration file as read, its document with positions, and its
  * line counter.
  */
-import { createRequire } from 'node:module';
 import type { Document, LineCounter } from 'yaml';
 import type * as YamlLib from 'yaml';
 
@@ -21,8 +20,11 @@ export interface RawLocation {
   readonly value: readonly [number, number];
 }
 
-/** createRequire only when called: it walks node_modules paths, which a valid configuration never needs. */
-const requireCjs = (id: string): unknown => createRequire(import.meta.url)(id);
+/**
+ * A require made when called (`node:module` through `process.getBuiltinModule`): loading that
+ * module and walking node_modules paths is what a valid configuration never needs.
+ */
+const requireCjs = (id: string): unknown => process.getBuiltinModule('node:module').createRequire(import.meta.url)(id);
 type YamlModule = typeof YamlLib;
 let yamlModule: YamlModule | undefined;
 export function yamlLib(): YamlModule {

@@ -79,8 +79,8 @@ export class MirrorError extends PlumbError {
 export function launcherScript(version: string): string {
   return `#!/bin/sh
 # plumb's Terraform provider (plumb-gitops ${version}), written by \`plumb provider mirror\`:
-# runs ${PROVIDER_FILE} beside this file with the Node.js on PATH (20.9 or newer).
-command -v node >/dev/null 2>&1 || { echo "plumb's Terraform provider needs Node.js (20.9 or newer) on the PATH Terraform runs with" >&2; exit 127; }
+# runs ${PROVIDER_FILE} beside this file with the Node.js on PATH (20.16 or newer).
+command -v node >/dev/null 2>&1 || { echo "plumb's Terraform provider needs Node.js (20.16 or newer) on the PATH Terraform runs with" >&2; exit 127; }
 exec node "$(dirname "$0")/${PROVIDER_FILE}" "$@"
 `;
 }

@@ -1,17 +1,15 @@
 /**
- * `node:os`, loaded when first asked for. Most commands never need a home or temporary directory,
- * and loading the module costs a cold `plumb validate` about 0.3 ms of its ~15 (issue 30), so the
- * modules on validate's path do not import it at start-up.
+ * `node:os`, loaded when first asked for, through `process.getBuiltinModule` (Node 20.16+, hence
+ * `engines`): most commands never need a home or temporary directory, and neither a static import
+ * of `node:os` nor a `createRequire` (which loads `node:module`) is free in a cold `plumb
+ * validate` (~0.3 ms each of its ~15, issue 30).
  */
-import { createRequire } from 'node:module';
 import type * as NodeOsModule from 'node:os';
 
 type NodeOs = typeof NodeOsModule;
-let os: NodeOs | undefined;
 
 export function nodeOs(): NodeOs {
-  os ??= createRequire(import.meta.url)('node:os') as NodeOs;
-  return os;
+  return process.getBuiltinModule('node:os');
 }
 
 /**
