@@ -21,7 +21,7 @@ import { namePatterns } from './name-patterns.js';
 /** A `properties` map smaller than this is left as it is: its per-key code is already small. */
 const MIN_PROPERTIES = 32;
 /** A leaf schema shared by fewer keys than this keeps its per-key entries. */
-const MIN_SHARED = 8;
+const MIN_SHARED = 2;
 
 const NAME = /^[A-Za-z0-9_]+$/;
 
