@@ -8,7 +8,16 @@ import { DIAGNOSTIC_CODES } from '../diagnostics/codes.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 
 export function codesOf(prefixes: readonly string[]): readonly DiagnosticCode[] {
-  return (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter((c) => prefixes.some((p) => (p.endsWith('_') ? c.startsWith(p) : c === p)));
+  // Loops rather than filter(some(…)): every kind's registry entry calls this when plumb starts,
+  // and a closure per code and kind was ~100 KB of garbage in every cold `plumb validate`.
+  const out: DiagnosticCode[] = [];
+  for (const c of Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]) if (claims(prefixes, c)) out.push(c);
+  return out;
+}
+
+function claims(prefixes: readonly string[], code: string): boolean {
+  for (const p of prefixes) if (p.endsWith('_') ? code.startsWith(p) : code === p) return true;
+  return false;
 }
 
 /**
