@@ -24,6 +24,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
 import { bundleEverything, embeddedFiles } from './sea.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,6 +48,25 @@ const onlyValidate = {
   },
 };
 
+/**
+ * `import path from 'node:path'` as Node's own ES modules read it: the default export is the
+ * builtin's module object itself. esbuild's CommonJS interop (`__toESM`) instead copies its ~20
+ * exports into a new object of getters for every module that imports it so, eleven on validate's
+ * path: ~80 KB built and kept at start-up and ~0.3 ms of a cold `plumb validate` (issue 30). Here
+ * all of them share one small module that hands over `require('node:path')`.
+ */
+const pathAsItself = {
+  name: 'path-as-itself',
+  setup(b) {
+    b.onResolve({ filter: /^node:path$/ }, (a) => (a.namespace === 'path-as-itself' ? undefined : { path: 'node:path', namespace: 'path-as-itself' }));
+    b.onLoad({ filter: /.*/, namespace: 'path-as-itself' }, () => {
+      const names = Object.keys(require('node:path')).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
+      const contents = `const m = require('node:path');\nexport default m;\n${names.map((n) => `export const ${n} = m.${n};`).join('\n')}\n`;
+      return { contents, loader: 'js', resolveDir: root };
+    });
+  },
+};
+
 async function bundleCli(outfile, plugins) {
   await build({
     entryPoints: [entry],
@@ -60,7 +82,7 @@ async function bundleCli(outfile, plugins) {
     charset: 'ascii',
     legalComments: 'linked',
     logLevel: 'warning',
-    plugins,
+    plugins: [pathAsItself, ...plugins],
     // Modules find plumb's own files (schemas/, examples/) by walking up from their own URL.
     define: { 'import.meta.url': '__plumb_module_url' },
     banner: { js: "(function (exports, require, module, __filename, __dirname) {var __plumb_module_url = require('node:url').pathToFileURL(__filename).href;" },
