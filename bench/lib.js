@@ -23,16 +23,30 @@ export function timeNode(args, opts = {}) {
 
 /** Runs `command args…` `runs` times; returns the median and best wall time in ms. */
 export function timeCommand(command, args, { runs = scale(20, 1), env = {}, cwd = root } = {}) {
-  const times = [];
+  return timeCommands([{ command, args, env, cwd }], runs)[0];
+}
+
+/**
+ * Runs each of `commands` once per round, `runs` rounds, in turn (a, b, c, a, b, c, …); returns
+ * each one's median, best and p10 wall time in ms. In turn, so that a machine slowing down or
+ * speeding up during the measurement (another tenant, a frequency change) weighs on every command
+ * alike: a ratio of two of them (plumb validate to `node -e 0`) then measures plumb, not the drift.
+ */
+export function timeCommands(commands, runs = scale(20, 1)) {
+  const times = commands.map(() => []);
   for (let i = 0; i < runs; i++) {
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0 && r.status !== 2) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-    times.push(ms);
+    commands.forEach(({ command = process.execPath, args, env = {}, cwd = root }, k) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0 && r.status !== 2) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      times[k].push(ms);
+    });
   }
-  times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], best: times[0], p10: times[Math.floor(times.length / 10)] };
+  return times.map((t) => {
+    t.sort((a, b) => a - b);
+    return { median: t[Math.floor(t.length / 2)], best: t[0], p10: t[Math.floor(t.length / 10)] };
+  });
 }
 
 export function printTable(rows) {
