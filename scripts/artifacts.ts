@@ -7,6 +7,7 @@ import { terraformProviderSchema } from '../src/schema/terraform.js';
 import { VALIDATOR_OPTIONS, validationSchema } from '../src/schema/compact.js';
 import { namePatterns } from '../src/schema/name-patterns.js';
 import { pruneSchemaConstants } from './prune-schema-constants.js';
+import { compactErrorPushes } from './error-pushes.js';
 import { SETTINGS, SETTING_RULES, NON_SETTING_ROWS } from '../src/catalogue/index.js';
 import type { SettingSpec } from '../src/catalogue/types.js';
 import { DIAGNOSTIC_CODES } from '../src/diagnostics/codes.js';
@@ -24,7 +25,7 @@ export const AJV_OPTIONS = { ...VALIDATOR_OPTIONS, code: { ...VALIDATOR_OPTIONS.
 function compileStandalone(schema: JsonSchema): string {
   const ajv = new Ajv.default(AJV_OPTIONS);
   const validate = ajv.compile(validationSchema(schema));
-  let code = pruneSchemaConstants(standaloneCode.default(ajv, validate));
+  let code = compactErrorPushes(pruneSchemaConstants(standaloneCode.default(ajv, validate)));
   // Node's ESM resolver needs the file extension for ajv's runtime helpers (ajv has no exports map).
   // Node hands the CJS module object to a default import (`.default` is the helper); bundlers and
   // vitest hand over `exports.default` itself. Accept both.
