@@ -8,21 +8,19 @@ import { DIAGNOSTIC_CODES } from '../diagnostics/codes.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
 
 export function codesOf(prefixes: readonly string[]): readonly DiagnosticCode[] {
-  // Indexed loops rather than filter(some(…)) or for-of: every kind's registry entry calls this
-  // when plumb starts, where code runs cold, and a closure or an iterator result per code and kind
-  // was 100-150 KB of garbage in every `plumb validate`.
-  const codes = Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[];
-  const out: DiagnosticCode[] = [];
-  for (let i = 0; i < codes.length; i++) if (claims(prefixes, codes[i]!)) out.push(codes[i]!);
-  return out;
+  // filter and some with named functions and a `this`: no closure per code (every kind's registry
+  // entry calls this when plumb starts, ~100 KB of garbage in every cold `plumb validate` with
+  // `filter((c) => prefixes.some(…))`), and no loop of our own, which V8 compiled with TurboFan
+  // in the middle of start-up (on-stack replacement, 2 ms) once it had run a few thousand times.
+  return (Object.keys(DIAGNOSTIC_CODES) as DiagnosticCode[]).filter(claimedBy, prefixes);
 }
 
-function claims(prefixes: readonly string[], code: string): boolean {
-  for (let i = 0; i < prefixes.length; i++) {
-    const p = prefixes[i]!;
-    if (p.endsWith('_') ? code.startsWith(p) : code === p) return true;
-  }
-  return false;
+function claimedBy(this: readonly string[], code: string): boolean {
+  return this.some(claims, code);
+}
+
+function claims(this: string, prefix: string): boolean {
+  return prefix.endsWith('_') ? this.startsWith(prefix) : this === prefix;
 }
 
 /**
