@@ -66,9 +66,14 @@ const sections = [
   ['suite', async () => (await import('./suite.js')).suiteBenchmarks()],
 ];
 
+// `PLUMB_BENCH_SECTIONS=start-up,validate` runs only the sections named (an unknown name is an error).
+const only = process.env.PLUMB_BENCH_SECTIONS?.split(',').map((s) => s.trim()).filter(Boolean);
+const unknown = (only ?? []).filter((n) => !sections.some(([name]) => name === n));
+if (unknown.length > 0) throw new Error(`PLUMB_BENCH_SECTIONS names no section ${unknown.join(', ')} (sections: ${sections.map(([n]) => n).join(', ')})`);
+
 const rows = [];
 const failures = [];
-for (const [name, section] of sections) {
+for (const [name, section] of sections.filter(([n]) => !only || only.includes(n))) {
   const t0 = performance.now();
   try {
     const got = await section();
