@@ -99,6 +99,12 @@ function renderSettingsDoc(): string {
   return out.join('\n');
 }
 
+/** The registry's code names, which the program reads without building their meanings (src/diagnostics/codes.ts). */
+function renderCodeNames(): string {
+  const names = Object.keys(DIAGNOSTIC_CODES).sort();
+  return `/* eslint-disable */\n${GENERATED}\nimport type { DiagnosticCode } from '../diagnostics/codes.js';\n\n/** Every code of src/diagnostics/codes.ts, in order. */\nexport const DIAGNOSTIC_CODE_NAMES: readonly DiagnosticCode[] = ${JSON.stringify(names)};\n`;
+}
+
 function renderRuleIndex(): string {
   const { ruleIndex } = ruleSchemas();
   return `/* eslint-disable */\n${GENERATED}\n/** allOf index of the settings schema → index of the catalogue rule it encodes. */\nexport const SETTINGS_RULE_INDEX: readonly number[] = ${JSON.stringify(ruleIndex)};\n`;
@@ -128,6 +134,7 @@ export function renderArtifacts(): Record<string, string> {
     'schemas/terraform-provider.schema.json': json(terraformProviderSchema(configs, terraformShapes)),
     'src/generated/config-validator.ts': compileStandalone(withoutDefaults(config)),
     'src/generated/settings-rule-index.ts': renderRuleIndex(),
+    'src/generated/diagnostic-code-names.ts': renderCodeNames(),
     'docs/settings.md': renderSettingsDoc(),
     'docs/diagnostics.md': renderDiagnosticsDoc(),
   };

@@ -53,7 +53,7 @@ export const TABLE: Readonly<Record<string, readonly string[]>> = {
   'resources/terraform': ['engine', 'catalogue'],
   // A registry of other kinds (a test's fifth kind): compiles their schemas at run time.
   'resources/with-kinds': ['resources/index', 'schema', ...KIND_SHARED],
-  'resources/codes': ['diagnostics'],
+  'resources/codes': ['diagnostics', 'generated'],
   render: ['engine/plan', 'engine/report', 'util/terminal', 'util/html', 'util/days'],
   emulator: ['catalogue', 'util'],
   schema: ['catalogue', 'util', 'config'],

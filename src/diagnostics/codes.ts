@@ -3,6 +3,9 @@
  * is typed by it, so a new code does not compile until it is listed here, and docs/diagnostics.md
  * is generated from it (`npm run generate`; a test fails when the page is stale). Callers and tests
  * match on codes, never on message text, so a code is never renamed or reused.
+ *
+ * Read at run time only by tests and the generation: the program reads the codes' names from
+ * src/generated/diagnostic-code-names.ts, so that no run builds the meanings (issue 30).
  */
 
 export const DIAGNOSTIC_CODES = {
@@ -248,20 +251,11 @@ declare const KIND_CODE: unique symbol;
 /**
  * A code a kind outside this registry declares itself, with its meaning (`KindEntry.ownCodes`: a
  * kind that is not built in, such as a test's fifth kind, test/fixtures/kinds/). Only
- * {@link ownCodes} makes one, so a plain string still does not compile as a code.
+ * `ownCodes` (./own-codes.ts) makes one, so a plain string still does not compile as a code.
  */
 export type KindCode = string & { readonly [KIND_CODE]: true };
 
 export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES | KindCode;
-
-/**
- * A kind's own codes, each with its one-line meaning → the codes, typed so the kind can emit them
- * (`code: CODES.PLUMB_MAINTENANCE_BLANK_MESSAGE`). The kind's registry entry lists the meanings
- * (`KindEntry.ownCodes`); the registry refuses one that is registered here or claimed by another kind.
- */
-export function ownCodes<K extends string>(meanings: Readonly<Record<K, string>>): { readonly [P in K]: KindCode } {
-  return Object.fromEntries(Object.keys(meanings).map((c) => [c, c])) as { readonly [P in K]: KindCode };
-}
 
 export function isDiagnosticCode(code: string): code is DiagnosticCode {
   return Object.hasOwn(DIAGNOSTIC_CODES, code);

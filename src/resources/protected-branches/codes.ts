@@ -2,7 +2,7 @@
  * The protected-branches kind's diagnostic codes, owned by its folder (`KindEntry.ownCodes`);
  * docs/diagnostics.md lists them with the registry's (scripts/artifacts.ts).
  */
-import { ownCodes } from '../../diagnostics/codes.js';
+import { ownCodes } from '../../diagnostics/own-codes.js';
 
 export const PROTECTED_BRANCH_CODE_MEANINGS = {
   PLUMB_PROTECTED_BRANCH_NAME: 'A protected_branches key is not a branch name or wildcard Git could ever match (empty, a space, "..", …).',
