@@ -38,7 +38,7 @@ export interface KindEntry<P = unknown> {
   readonly codes: readonly DiagnosticCode[];
   /**
    * Codes the kind declares itself, outside the closed registry, each with its one-line meaning
-   * (`ownCodes(...)` in src/diagnostics/codes.ts types them), so a kind's codes can live in its
+   * (`ownCodes(...)` in src/diagnostics/own-codes.ts types them), so a kind's codes can live in its
    * folder (the protected branches', a test's fifth kind); docs/diagnostics.md lists the built-in
    * kinds' with the registry's. The registry refuses one the closed registry or another kind holds.
    */
