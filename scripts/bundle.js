@@ -25,9 +25,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { bundleEverything, embeddedFiles } from './sea.js';
 
 const require = createRequire(import.meta.url);
-import { bundleEverything, embeddedFiles } from './sea.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entry = path.join(root, 'dist/cli.js');

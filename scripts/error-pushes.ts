@@ -13,6 +13,8 @@
  * holds the result to the schema as written.
  */
 
+import { endOfJson } from './prune-schema-constants.js';
+
 const HELPER =
   'function __plumbError(vErrors, instancePath, schemaPath, keyword, params) {const err = {instancePath, schemaPath, keyword, params};if (vErrors === null) return [err];vErrors.push(err);return vErrors;}\n' +
   'function __plumbPush(vErrors, err) {if (vErrors === null) return [err];vErrors.push(err);return vErrors;}\n';
@@ -20,21 +22,14 @@ const HELPER =
 const PUSH = /const (err\d+) = (\{.*?\});if\(vErrors === null\)\{vErrors = \[\1\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
 const FIELDS = /^\{instancePath:(.+?),schemaPath:("(?:[^"\\]|\\.)*"),keyword:("(?:[^"\\]|\\.)*"),params:(.*)\}$/;
 
-/** Whether `text` is one object literal: its first `{` closes at its last character (strings skipped). */
+/** Whether `text` is one object literal: its first `{` closes at its last character. */
 function oneObject(text: string): boolean {
   if (!text.startsWith('{')) return false;
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = undefined;
-    } else if (c === '"' || c === "'") quote = c;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i === text.length - 1;
+  try {
+    return endOfJson(text, 0) === text.length;
+  } catch {
+    return false; // not closed within it
   }
-  return false;
 }
 
 export function compactErrorPushes(code: string): string {

@@ -16,8 +16,11 @@
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** The index one past the JSON value that starts at `start` (an object or array literal). */
-function endOfJson(code: string, start: number): number {
+/**
+ * The index one past the object or array literal that starts at `start`, written as ajv writes
+ * them (strings in double quotes). Also read by ./error-pushes.ts.
+ */
+export function endOfJson(code: string, start: number): number {
   let depth = 0;
   let inString = false;
   for (let i = start; i < code.length; i++) {

@@ -116,11 +116,6 @@ export class ArgvReader {
   }
 }
 
-/**
- * `--max-changes -1` as `--max-changes=-1`: a negative number is never an option, so the option's
- * own check says what it takes ("a whole number of 1 or more, not "-1""), where parseArgs would
- * say it "needs a value".
- */
 /** What ArgvReader reads of a token of node's parseArgs. */
 type Token = { kind: 'positional'; value: string } | { kind: 'option'; name: string; rawName: string; value?: string | undefined; inlineValue?: boolean | undefined } | { kind: 'option-terminator' };
 
@@ -136,6 +131,11 @@ function tokensOf(args: string[], options: Options): readonly Token[] {
   return parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true }).tokens as readonly Token[];
 }
 
+/**
+ * `--max-changes -1` as `--max-changes=-1`: a negative number is never an option, so the option's
+ * own check says what it takes ("a whole number of 1 or more, not "-1""), where parseArgs would
+ * say it "needs a value".
+ */
 function negativeValuesJoined(args: readonly string[], options: Options): string[] {
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
