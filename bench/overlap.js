@@ -17,48 +17,25 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, scale } from './lib.js';
-import { remoteEmulator, run } from './wire.js';
+import { ADMIN, CONCURRENCY, LATENCY_MS, LIFETIME, ROTATE_DAY, addDays, adminUser, floorMs, median, remoteEmulator, run, tokenFleet } from './wire.js';
 
-const ADMIN = 'bench-admin-token-0123456789';
-const LATENCY_MS = 20;
-const CONCURRENCY = 8;
 const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 /** A directory: plumb's processes write CPU profiles there (node --cpu-prof). */
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
 /** Scale for a quick look: PLUMB_BENCH_GROUPS groups (of 5 tokens). */
 const GROUPS = Number(process.env.PLUMB_BENCH_GROUPS ?? scale(200, 4));
-const TODAY = '2026-03-01';
-const LIFETIME = 60;
-const addDays = (date, days) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-const ROTATE_DAY = addDays(TODAY, LIFETIME - 5); // every token within rotate_before_days (7)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const floorMs = (requests) => Math.ceil(requests / CONCURRENCY) * LATENCY_MS;
-const adminUser = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
 
 function workload(groups, tokens) {
-  const names = Array.from({ length: groups }, (_, g) => `team-${String(g).padStart(4, '0')}`);
-  const secret = (name, t) => `bench-${name}-tok-${t}-secret`;
-  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    allow_risky: [large-change-set]', '    groups:'];
-  for (const name of names) {
-    lines.push(`      ${name}:`, '        access_tokens:');
-    for (let t = 0; t < tokens; t++) {
-      lines.push(
-        `          tok-${t}:`,
-        '            scopes: [read_api]',
-        '            access_level: developer',
-        `            rotation: {lifetime_days: ${LIFETIME}, rotate_before_days: 7, overlap: 2d}`,
-        `            sink: {ci_variable: {group: ${name}, key: TOK_${t}}}`,
-      );
-    }
-  }
+  // Each token's sink is a variable of its own group, which already holds the predecessor's secret.
+  const { names, secret, yaml, seedTokens } = tokenFleet(groups, tokens, { overlap: '2d', sink: (name, t) => `{ci_variable: {group: ${name}, key: TOK_${t}}}` });
   return {
     count: groups * tokens,
-    yaml: lines.join('\n') + '\n',
+    yaml,
     seed: {
       users: [adminUser],
       groups: names.map((name) => ({
         full_path: name,
-        access_tokens: Array.from({ length: tokens }, (_, t) => ({ name: `tok-${t}`, token: secret(name, t), scopes: ['read_api'], access_level: 30, expires_at: addDays(TODAY, LIFETIME) })),
+        access_tokens: seedTokens(name),
         variables: Array.from({ length: tokens }, (_, t) => ({ key: `TOK_${t}`, value: secret(name, t), protected: true, masked: true, raw: true })),
       })),
     },

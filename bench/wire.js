@@ -16,25 +16,53 @@ import { SETTINGS, SETTING_RULES } from '../dist/catalogue/index.js';
 import { createEmulatorState } from '../dist/emulator/index.js';
 import { root, scale } from './lib.js';
 
-const ADMIN = 'bench-admin-token-0123456789';
-const LATENCY_MS = 20;
-const CONCURRENCY = 8; // plumb's default, given explicitly so the floor is known
+export const ADMIN = 'bench-admin-token-0123456789';
+export const LATENCY_MS = 20;
+export const CONCURRENCY = 8; // plumb's default, given explicitly so the floor is known
 const RUNS = Number(process.env.PLUMB_BENCH_RUNS ?? scale(3, 1));
 /** Rows to run (comma-separated: plan,apply,rotate,saved,settings,large); default all. */
 const ONLY = process.env.PLUMB_BENCH_ONLY?.split(',');
 /** A directory: plumb's processes write CPU profiles there (node --cpu-prof). */
 const PROFILE = process.env.PLUMB_BENCH_PROFILE;
-const TODAY = '2026-03-01';
-const LIFETIME = 60;
-const ROTATE_DAY = addDays(TODAY, LIFETIME - 5); // every token is within rotate_before_days (7)
+export const TODAY = '2026-03-01';
+export const LIFETIME = 60;
+export const ROTATE_DAY = addDays(TODAY, LIFETIME - 5); // every token is within rotate_before_days (7)
 
-function addDays(date, days) {
+export function addDays(date, days) {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const floorMs = (requests) => Math.ceil(requests / CONCURRENCY) * LATENCY_MS;
-const adminUser = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const floorMs = (requests) => Math.ceil(requests / CONCURRENCY) * LATENCY_MS;
+export const adminUser = { username: 'root', admin: true, personal_access_tokens: [{ name: 'bench', token: ADMIN, scopes: ['api'] }] };
+
+/**
+ * `groups` groups (team-0000, …) of `tokens` group access tokens each, every one due on ROTATE_DAY:
+ * the configuration's YAML (`rotation` given its `overlap` when one is asked for; `sink(name, t)`
+ * writes each token's sink) and the tokens the emulator is seeded with (`seedTokens(name)`, each
+ * holding the secret `secret(name, t)`). The token rows of this file and bench/overlap.js.
+ */
+export function tokenFleet(groups, tokens, { overlap, sink }) {
+  const names = Array.from({ length: groups }, (_, g) => `team-${String(g).padStart(4, '0')}`);
+  const secret = (name, t) => `bench-${name}-tok-${t}-secret`;
+  // More changes than --max-changes (100) is the risk large-change-set: accepted, the bench measures speed.
+  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    allow_risky: [large-change-set]', '    groups:'];
+  for (const name of names) {
+    lines.push(`      ${name}:`, '        access_tokens:');
+    for (let t = 0; t < tokens; t++) {
+      lines.push(
+        `          tok-${t}:`,
+        '            scopes: [read_api]',
+        '            access_level: developer',
+        `            rotation: {lifetime_days: ${LIFETIME}, rotate_before_days: 7${overlap ? `, overlap: ${overlap}` : ''}}`,
+        `            sink: ${sink(name, t)}`,
+      );
+    }
+  }
+  const seedTokens = (name) =>
+    Array.from({ length: tokens }, (_, t) => ({ name: `tok-${t}`, token: secret(name, t), scopes: ['read_api'], access_level: 30, expires_at: addDays(TODAY, LIFETIME) }));
+  return { names, secret, yaml: lines.join('\n') + '\n', seedTokens };
+}
 
 /** The emulator in a worker thread, driven by messages (bench/emulator-worker.js). */
 export async function remoteEmulator() {
@@ -91,39 +119,14 @@ export function run(args, cwd, { ok = [0] } = {}) {
 // Workloads
 
 function tokenWorkload(groups, tokens) {
-  const names = Array.from({ length: groups }, (_, g) => `team-${String(g).padStart(4, '0')}`);
-  // More changes than --max-changes (100) is the risk large-change-set: accepted, the bench measures speed.
-  const lines = ['version: 1', 'instances:', '  bench:', '    url: URL', '    token_env: PLUMB_TOKEN', '    allow_risky: [large-change-set]', '    groups:'];
-  for (const name of names) {
-    lines.push(`      ${name}:`, '        access_tokens:');
-    for (let t = 0; t < tokens; t++) {
-      lines.push(
-        `          tok-${t}:`,
-        '            scopes: [read_api]',
-        '            access_level: developer',
-        `            rotation: {lifetime_days: ${LIFETIME}, rotate_before_days: 7}`,
-        `            sink: {file: secrets/${name}-tok-${t}.token}`, // every sink in one directory
-      );
-    }
-  }
-  const seedGroups = (withTokens) =>
-    names.map((name) => ({
-      full_path: name,
-      ...(withTokens && {
-        access_tokens: Array.from({ length: tokens }, (_, t) => ({
-          name: `tok-${t}`,
-          token: `bench-${name}-tok-${t}-secret`,
-          scopes: ['read_api'],
-          access_level: 30,
-          expires_at: addDays(TODAY, LIFETIME),
-        })),
-      }),
-    }));
+  // Every sink in one directory.
+  const { names, yaml, seedTokens } = tokenFleet(groups, tokens, { sink: (name, t) => `{file: secrets/${name}-tok-${t}.token}` });
+  const seedGroups = (withTokens) => names.map((name) => ({ full_path: name, ...(withTokens && { access_tokens: seedTokens(name) }) }));
   const count = (groups * tokens).toLocaleString('en');
   return {
     count,
     label: `${count} tokens / ${groups.toLocaleString('en')} groups`,
-    yaml: lines.join('\n') + '\n',
+    yaml,
     seed: (withTokens) => ({ users: [adminUser], groups: seedGroups(withTokens) }),
     groups: names.map((name) => ({ path: name, tokens: Array.from({ length: tokens }, (_, t) => ({ name: `tok-${t}` })) })),
   };
