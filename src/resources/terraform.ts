@@ -239,6 +239,28 @@ export function hasTfErrors(ds: readonly TfDiagnostic[]): boolean {
   return ds.some((d) => d.severity === 'error');
 }
 
+/**
+ * Apply's common path for a kind's Terraform resource: the engine's plan of its document made
+ * afresh (read from the instance, not through the walk's shared reads), then exactly the changes
+ * `pick` takes from that plan applied. `ok: false` when the plan or the apply failed: the
+ * diagnostics say why, and the resource keeps its prior state. A warning the apply gives again
+ * after the fresh plan gave it is not repeated. `applied`: the changes sent.
+ */
+export async function applyFresh(
+  door: TerraformDoor,
+  build: FragmentBuilder,
+  pick: (plan: Plan) => readonly ResourceChange[],
+): Promise<{ ok: boolean; applied: readonly ResourceChange[]; diagnostics: TfDiagnostic[] }> {
+  const made = await door.plan(build, { fresh: true });
+  const { plan, diagnostics } = made;
+  if (!plan || hasTfErrors(diagnostics)) return { ok: false, applied: [], diagnostics };
+  const changes = pick(plan);
+  if (changes.length === 0) return { ok: true, applied: [], diagnostics };
+  const r = await door.apply(made, changes);
+  diagnostics.push(...r.diagnostics.filter((d) => !(d.severity === 'warning' && diagnostics.some((x) => x.summary === d.summary))));
+  return { ok: r.ok, applied: changes, diagnostics };
+}
+
 /** A change's action and reasons, for a plan warning: `update: declared values differ from the instance; …`, the reasons in words (`texts`: the kind's), never their ids. */
 export function describeChange(c: ResourceChange, texts: Readonly<Record<string, string>>): string {
   return `${c.action}${c.reasons.length > 0 ? `: ${c.reasons.map((r) => texts[r] ?? r).join('; ')}` : ''}`;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { listVariables } from '../../api/variables.js';
 import { ApiError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
+import { UNKNOWN, containsUnknown, applyFresh, describeChange, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart, TfJsonAttribute, TfObject } from '../terraform.js';
 import { CI_VARIABLE_REASONS } from './reasons.js';
 import { KIND, apiOwner, variableAddress } from './model.js';
@@ -74,17 +74,10 @@ function part(container: 'projects' | 'groups'): TerraformPart {
     async apply(door, prior, planned, config): Promise<ApplyResult> {
       // Destroy stops managing the variable; it stays on the instance (said at plan).
       if (planned === null || config === null) return { newState: null, diagnostics: [] };
-      const made = await door.plan(this.document(config), { fresh: true });
-      const { plan, diagnostics } = made;
-      if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
+      const { ok, applied, diagnostics } = await applyFresh(door, this.document(config), (plan) => changesOf(plan, config));
+      if (!ok) return { newState: prior, diagnostics };
       const state: Record<string, CtyValue> = { ...withoutValue(planned), id: idOf(config), environment_scope: scopeOf(config), write_only_revision: prior?.write_only_revision ?? 'none' };
-      const changes = changesOf(plan, config);
-      if (changes.length > 0) {
-        const r = await door.apply(made, changes);
-        diagnostics.push(...r.diagnostics);
-        if (!r.ok) return { newState: prior, diagnostics };
-        if (changes.some(sendsValue)) state.write_only_revision = randomBytes(8).toString('hex');
-      }
+      if (applied.some(sendsValue)) state.write_only_revision = randomBytes(8).toString('hex');
       if (isUnknown(state.write_only_revision)) state.write_only_revision = 'none';
       return { newState: state, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
     },

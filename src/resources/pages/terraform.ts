@@ -9,7 +9,7 @@ import { getPages } from '../../api/pages.js';
 import type { PagesSettings } from '../../api/pages.js';
 import { ApiError, ApiNotFoundError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
+import { UNKNOWN, applyFresh, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformPart } from '../terraform.js';
 
 
@@ -57,15 +57,8 @@ export const projectPagesTerraform: TerraformPart = {
     // Destroy stops managing: the settings stay and the site stays published (said at plan). Unpublishing is
     // `published = false` (with allow_unpublish = true), applied before the resource is removed.
     if (planned === null || config === null) return { newState: null, diagnostics: [] };
-    const made = await door.plan(this.document(config), { fresh: true });
-    const { plan, diagnostics } = made;
-    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
-    const changes = pagesChanges(plan);
-    if (changes.length > 0) {
-      const r = await door.apply(made, changes);
-      diagnostics.push(...r.diagnostics.filter((d) => !(d.severity === 'warning' && diagnostics.some((x) => x.summary === d.summary))));
-      if (!r.ok) return { newState: prior, diagnostics };
-    }
+    const { ok, diagnostics } = await applyFresh(door, this.document(config), pagesChanges);
+    if (!ok) return { newState: prior, diagnostics };
     return { newState: { ...planned, id: config.project as string }, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
   },
 

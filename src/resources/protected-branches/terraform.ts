@@ -8,7 +8,7 @@
 import { PROTECTED_BRANCH_SHAPE as SHAPE } from './shape.js';
 import { ApiError, ApiNotFoundError } from '../../api/errors.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
-import { UNKNOWN, containsUnknown, hasTfErrors, shapeParts } from '../terraform.js';
+import { UNKNOWN, applyFresh, containsUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyValue, PathStep, PlanResult, TerraformDoor, TerraformPart, TfObject } from '../terraform.js';
 import { deleteRule, listRules } from './api.js';
 import type { LiveRule } from './api.js';
@@ -90,15 +90,8 @@ export const protectedBranchTerraform: TerraformPart = {
       if (r.value) return { newState: prior, diagnostics: [{ severity: 'error', summary: r.value, detail: `DELETE /projects/${project}/protected_branches/${branch}` }] };
       return { newState: r.value === undefined ? prior : null, diagnostics: r.diagnostics };
     }
-    const made = await door.plan(this.document(config), { fresh: true });
-    const { plan, diagnostics } = made;
-    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
-    const changes = ruleChanges(plan);
-    if (changes.length > 0) {
-      const r = await door.apply(made, changes);
-      diagnostics.push(...r.diagnostics.filter((d) => !(d.severity === 'warning' && diagnostics.some((x) => x.summary === d.summary))));
-      if (!r.ok) return { newState: prior, diagnostics };
-    }
+    const { ok, diagnostics } = await applyFresh(door, this.document(config), ruleChanges);
+    if (!ok) return { newState: prior, diagnostics };
     return { newState: { ...planned, id: idOf(config) }, diagnostics: diagnostics.filter((d) => d.severity === 'error') };
   },
 

@@ -11,7 +11,7 @@ import type { SettingSpec } from '../../catalogue/index.js';
 import { getApplicationSettings } from '../../api/settings.js';
 import type { Plan, ResourceChange } from '../../engine/plan.js';
 import { SETTINGS_REASONS } from './reasons.js';
-import { UNKNOWN, attributeSteps, containsUnknown, describeChange, hasTfErrors, isUnknown, shapeParts } from '../terraform.js';
+import { UNKNOWN, attributeSteps, containsUnknown, applyFresh, describeChange, isUnknown, shapeParts } from '../terraform.js';
 import type { ApplyResult, CtyType, CtyValue, DataSourceDoor, PlanResult, TerraformPart, TfJsonAttribute, TfJsonSchema, TfObject } from '../terraform.js';
 
 
@@ -178,19 +178,12 @@ export const settingsTerraform: TerraformPart = {
   async apply(door, prior, planned, config): Promise<ApplyResult> {
     // Destroy forgets the settings and changes nothing on the instance (said at plan).
     if (planned === null || config === null) return { newState: null, diagnostics: [] };
-    const made = await door.plan(this.document(config), { fresh: true });
-    const { plan, diagnostics } = made;
+    const { ok, applied, diagnostics } = await applyFresh(door, this.document(config), (plan) => [settingsChange(plan) ?? []].flat());
+    if (!ok) return { newState: prior, diagnostics };
     const state: Record<string, CtyValue> = withoutWriteOnly(planned);
     state.id = ID;
     state.write_only_revision = prior?.write_only_revision ?? 'none';
-    if (!plan || hasTfErrors(diagnostics)) return { newState: prior, diagnostics };
-    const change = settingsChange(plan);
-    if (change) {
-      const r = await door.apply(made, [change]);
-      diagnostics.push(...r.diagnostics);
-      if (!r.ok) return { newState: prior, diagnostics };
-      if (change.attributes.some((a) => a.sensitive || a.writeOnly)) state.write_only_revision = randomBytes(8).toString('hex');
-    }
+    if (applied.some((c) => c.attributes.some((a) => a.sensitive || a.writeOnly))) state.write_only_revision = randomBytes(8).toString('hex');
     if (isUnknown(state.write_only_revision)) state.write_only_revision = 'none';
     return { newState: state, diagnostics };
   },
