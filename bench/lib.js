@@ -28,18 +28,19 @@ export function timeCommand(command, args, { runs = scale(20, 1), env = {}, cwd 
 
 /**
  * Runs each of `commands` once per round, `runs` rounds, in turn (a, b, c, a, b, c, …); returns
- * each one's median, best and p10 wall time in ms. In turn, so that a machine slowing down or
+ * each one's median, best and p10 wall time in ms (`ok`: the exit statuses a command may end with,
+ * 0 and 2 unless said). In turn, so that a machine slowing down or
  * speeding up during the measurement (another tenant, a frequency change) weighs on every command
  * alike: a ratio of two of them (plumb validate to `node -e 0`) then measures plumb, not the drift.
  */
 export function timeCommands(commands, runs = scale(20, 1)) {
   const times = commands.map(() => []);
   for (let i = 0; i < runs; i++) {
-    commands.forEach(({ command = process.execPath, args, env = {}, cwd = root }, k) => {
+    commands.forEach(({ command = process.execPath, args, env = {}, cwd = root, ok = [0, 2] }, k) => {
       const t0 = process.hrtime.bigint();
       const r = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8' });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (r.status !== 0 && r.status !== 2) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      if (!ok.includes(r.status)) throw new Error(`${path.basename(command)} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       times[k].push(ms);
     });
   }
